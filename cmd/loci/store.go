@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/sqlite"
+)
+
+// dbFlag registers --db, defaulting to $LOCI_DB.
+func dbFlag(fs *flag.FlagSet) *string {
+	return fs.String("db", os.Getenv("LOCI_DB"), "database: a file path, :memory:, or postgres://… (default $LOCI_DB, else a file in the user's data directory)")
+}
+
+// defaultDBPath is loci.db in the user's data directory.
+func defaultDBPath() (string, error) {
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the user's data directory: %w", err)
+		}
+		if runtime.GOOS == "darwin" {
+			dir = filepath.Join(home, "Library", "Application Support")
+		} else {
+			dir = filepath.Join(home, ".local", "share")
+		}
+	}
+	return filepath.Join(dir, "loci", "loci.db"), nil
+}
+
+// openStore opens the store that dsn names.
+func openStore(ctx context.Context, dsn string) (loci.Store, string, error) {
+	if dsn == "" {
+		p, err := defaultDBPath()
+		if err != nil {
+			return nil, "", err
+		}
+		dsn = p
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return nil, "", loci.Errorf(loci.EINVALID, "PostgreSQL is not available in this build")
+	}
+	db, err := sqlite.Open(ctx, dsn)
+	if err != nil {
+		return nil, "", err
+	}
+	return db, dsn, nil
+}
+
+// openService opens the store and the service on it.
+func openService(ctx context.Context, dsn string, logger *slog.Logger) (*memory.Service, func(), error) {
+	store, _, err := openStore(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc := memory.New(store, memory.WithLogger(logger))
+	return svc, func() { store.Close() }, nil
+}

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+var _ loci.NoteService = (*Client)(nil)
+
+// Client talks to a running loci server and implements the same service
+// interfaces as the local memory.Service, so the CLI can use either.
+type Client struct {
+	BaseURL string
+	Key     string // API key, sent as a bearer token when set
+	HTTP    *http.Client
+}
+
+// NewClient returns a client for the server at baseURL.
+func NewClient(baseURL, key string) *Client {
+	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// do sends a request and decodes a success body into out; an error body
+// becomes the domain error it describes.
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
+	if err != nil {
+		return loci.Errorf(loci.EINVALID, "bad server URL: %v", err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("read response: %w", err)
+	}
+	if resp.StatusCode >= 400 {
+		var e struct {
+			Error string `json:"error"`
+			Code  string `json:"code"`
+		}
+		if json.Unmarshal(raw, &e) != nil || e.Error == "" {
+			return fmt.Errorf("%s %s: status %d", method, path, resp.StatusCode)
+		}
+		if e.Code == "" {
+			e.Code = codeOf(resp.StatusCode)
+		}
+		return &loci.Error{Code: e.Code, Message: e.Error}
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("decode response: %w", err)
+		}
+	}
+	return nil
+}
+
+func notePath(agentID, key string) string {
+	p := "/v1/agents/" + url.PathEscape(agentID) + "/notes"
+	if key != "" {
+		p += "/" + url.PathEscape(key)
+	}
+	return p
+}
+
+// Remember creates or updates a note on the server.
+func (c *Client) Remember(ctx context.Context, agentID, key string, value json.RawMessage) (*loci.RememberResult, error) {
+	if strings.TrimSpace(agentID) == "" || strings.TrimSpace(key) == "" {
+		return nil, loci.Errorf(loci.EINVALID, "agent_id and key must not be empty")
+	}
+	var res loci.RememberResult
+	err := c.do(ctx, http.MethodPut, notePath(agentID, key), rememberRequest{Value: value}, &res)
+	return &res, err
+}
+
+// Recall returns one note from the server.
+func (c *Client) Recall(ctx context.Context, agentID, key string) (*loci.Note, error) {
+	if strings.TrimSpace(agentID) == "" || strings.TrimSpace(key) == "" {
+		return nil, loci.Errorf(loci.EINVALID, "agent_id and key must not be empty")
+	}
+	var n loci.Note
+	err := c.do(ctx, http.MethodGet, notePath(agentID, key), nil, &n)
+	return &n, err
+}
+
+// RecallAll returns every note of the agent from the server.
+func (c *Client) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, error) {
+	if strings.TrimSpace(agentID) == "" {
+		return nil, loci.Errorf(loci.EINVALID, "agent_id must not be empty")
+	}
+	var res struct {
+		Memories []*loci.Note `json:"memories"`
+	}
+	err := c.do(ctx, http.MethodGet, notePath(agentID, ""), nil, &res)
+	return res.Memories, err
+}
+
+// Forget deletes a note on the server.
+func (c *Client) Forget(ctx context.Context, agentID, key string) error {
+	if strings.TrimSpace(agentID) == "" || strings.TrimSpace(key) == "" {
+		return loci.Errorf(loci.EINVALID, "agent_id and key must not be empty")
+	}
+	return c.do(ctx, http.MethodDelete, notePath(agentID, key), nil, nil)
+}
+
+// History returns a note's versions from the server.
+func (c *Client) History(ctx context.Context, agentID, key string) ([]loci.NoteVersion, error) {
+	if strings.TrimSpace(agentID) == "" || strings.TrimSpace(key) == "" {
+		return nil, loci.Errorf(loci.EINVALID, "agent_id and key must not be empty")
+	}
+	var res struct {
+		Versions []loci.NoteVersion `json:"versions"`
+	}
+	err := c.do(ctx, http.MethodGet, notePath(agentID, key)+"/history", nil, &res)
+	return res.Versions, err
+}

@@ -1,0 +1,160 @@
+// Package httpapi is loci's REST transport: the /v1 handlers of API.md, the
+// error envelope, health endpoints, and a Client that implements the same
+// service interfaces over the wire.
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/loci-memory/loci"
+)
+
+// MaxBodyBytes bounds every request body.
+const MaxBodyBytes = 1 << 20
+
+// Server routes HTTP requests to a loci.Service.
+type Server struct {
+	svc    loci.Service
+	logger *slog.Logger
+	mux    *http.ServeMux
+}
+
+// NewServer returns a handler for svc.
+func NewServer(svc loci.Service, logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &Server{svc: svc, logger: logger, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /readyz", s.handleReady)
+	s.noteRoutes()
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ok"})
+}
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if err := s.svc.Ping(r.Context()); err != nil {
+		s.logger.Error("readiness", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false, "error": "storage unreachable", "code": loci.EINTERNAL})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready"})
+}
+
+// statusOf maps a domain error code to its HTTP status: the one place.
+var statusOf = map[string]int{
+	loci.EINVALID:      http.StatusBadRequest,
+	loci.EUNAUTHORIZED: http.StatusUnauthorized,
+	loci.EFORBIDDEN:    http.StatusForbidden,
+	loci.ENOTFOUND:     http.StatusNotFound,
+	loci.ECONFLICT:     http.StatusConflict,
+	loci.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	loci.ERATELIMIT:    http.StatusTooManyRequests,
+	loci.EINTERNAL:     http.StatusInternalServerError,
+}
+
+// codeOf maps an HTTP status back to a domain code, for the client.
+func codeOf(status int) string {
+	for code, st := range statusOf {
+		if st == status {
+			return code
+		}
+	}
+	return loci.EINTERNAL
+}
+
+// Error writes err in the error envelope; internal errors are logged with
+// their chain and shown as "internal error".
+func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
+	code, msg := loci.ErrorCode(err), loci.ErrorMessage(err)
+	if code == loci.EINTERNAL {
+		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	writeJSON(w, status, map[string]any{"success": false, "error": msg, "code": code})
+}
+
+// decode reads a JSON object body into v: at most MaxBodyBytes, no unknown
+// fields, nothing after the object.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
+		}
+		return loci.Errorf(loci.EINVALID, "cannot read request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return loci.Errorf(loci.EINVALID, "request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return loci.Errorf(loci.EINVALID, "malformed JSON: %s", jsonProblem(err))
+	}
+	if dec.More() {
+		return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected data after the object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected data after the object")
+	}
+	return nil
+}
+
+// jsonProblem describes a decoding error without echoing the body.
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return "syntax error at byte " + strconv.FormatInt(se.Offset, 10)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return "field " + strconv.Quote(te.Field) + " must be " + te.Type.String()
+		}
+		return "body must be a JSON object"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of input"
+	default:
+		return err.Error()
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// ok writes a success response: fields beside "success": true.
+func ok(w http.ResponseWriter, status int, fields map[string]any) {
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	fields["success"] = true
+	writeJSON(w, status, fields)
+}

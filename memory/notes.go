@@ -1,0 +1,239 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/loci-memory/loci"
+)
+
+// noteData is a note's kind-specific data.
+type noteData struct {
+	Value json.RawMessage `json:"value"`
+}
+
+func errNoteNotFound() error { return loci.Errorf(loci.ENOTFOUND, "Memory not found") }
+
+// checkNoteValue validates a note's value and returns its compact JSON and
+// the text that is searched and rendered for it.
+func checkNoteValue(value json.RawMessage) (json.RawMessage, string, error) {
+	trimmed := bytes.TrimSpace(value)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil, "", loci.Errorf(loci.EINVALID, "value is required")
+	}
+	if !json.Valid(trimmed) {
+		return nil, "", loci.Errorf(loci.EINVALID, "value must be valid JSON")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, trimmed); err != nil {
+		return nil, "", loci.Errorf(loci.EINVALID, "value must be valid JSON")
+	}
+	compact := json.RawMessage(buf.Bytes())
+	text := string(compact)
+	var s string
+	if compact[0] == '"' {
+		if err := json.Unmarshal(compact, &s); err != nil {
+			return nil, "", loci.Errorf(loci.EINVALID, "value must be valid JSON")
+		}
+		text = s
+		if len(s) > loci.MaxNoteValueBytes {
+			return nil, "", loci.Errorf(loci.ETOOLARGE, "value must be at most %d bytes", loci.MaxNoteValueBytes)
+		}
+		if err := requireText("value", s, 0); err != nil {
+			return nil, "", err
+		}
+	} else if len(compact) > loci.MaxNoteValueBytes {
+		return nil, "", loci.Errorf(loci.ETOOLARGE, "value must be at most %d bytes", loci.MaxNoteValueBytes)
+	}
+	return compact, text, nil
+}
+
+func checkNoteKey(agentID, key string) error {
+	if err := requireText("agent_id", agentID, loci.MaxNoteKeyBytes); err != nil {
+		return err
+	}
+	return requireText("key", key, loci.MaxNoteKeyBytes)
+}
+
+func (s *Service) noteFilter(ctx context.Context, agentID string) loci.RecordFilter {
+	return loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx),
+		Kinds:     []loci.Kind{loci.KindNote},
+		AgentID:   &agentID,
+	}
+}
+
+// findNote returns the note's record, or a "Memory not found" error.
+func (s *Service) findNote(ctx context.Context, tx loci.Tx, agentID, key string) (*loci.Record, error) {
+	f := s.noteFilter(ctx, agentID)
+	f.Key = &key
+	recs, err := tx.FindRecords(ctx, f)
+	if err != nil {
+		return nil, err
+	} else if len(recs) == 0 {
+		return nil, errNoteNotFound()
+	}
+	return recs[0], nil
+}
+
+// Remember creates or updates a note, keeping the previous value as a
+// version.
+func (s *Service) Remember(ctx context.Context, agentID, key string, value json.RawMessage) (*loci.RememberResult, error) {
+	if err := checkNoteKey(agentID, key); err != nil {
+		return nil, err
+	}
+	value, text, err := checkNoteValue(value)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(noteData{Value: value})
+	if err != nil {
+		return nil, fmt.Errorf("encode note: %w", err)
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	res := &loci.RememberResult{Key: key}
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
+			return err
+		}
+		now := s.now()
+		res.UpdatedAt = now
+		old, err := s.findNote(ctx, tx, agentID, key)
+		if loci.ErrorCode(err) == loci.ENOTFOUND {
+			res.Action = loci.ActionCreated
+			return tx.InsertRecord(ctx, &loci.Record{
+				ID: newID(), Workspace: ws, Kind: loci.KindNote,
+				Scope: loci.Scope{AgentID: agentID}, Key: key,
+				Content: text, SearchText: searchText(key + " " + text), Data: data,
+				CreatedAt: now, UpdatedAt: now, Version: 1,
+			})
+		} else if err != nil {
+			return err
+		}
+		res.Action = loci.ActionUpdated
+		if err := tx.InsertVersion(ctx, loci.RecordVersion{
+			RecordID: old.ID, Version: old.Version, Content: old.Content, Data: old.Data, UpdatedAt: old.UpdatedAt,
+		}); err != nil {
+			return err
+		}
+		rec := *old
+		rec.Content, rec.SearchText, rec.Data = text, searchText(key+" "+text), data
+		rec.UpdatedAt, rec.Version = now, old.Version+1
+		if text != old.Content {
+			rec.Embedding, rec.EmbeddingModel = nil, ""
+		}
+		return tx.UpdateRecord(ctx, &rec, old.Version)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("remember: %w", err)
+	}
+	return res, nil
+}
+
+// Recall returns one note.
+func (s *Service) Recall(ctx context.Context, agentID, key string) (*loci.Note, error) {
+	if err := checkNoteKey(agentID, key); err != nil {
+		return nil, err
+	}
+	var note *loci.Note
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		rec, err := s.findNote(ctx, tx, agentID, key)
+		if err != nil {
+			return err
+		}
+		note, err = noteOf(rec)
+		return err
+	})
+	return note, err
+}
+
+// RecallAll returns every note of the agent, by key.
+func (s *Service) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, error) {
+	if err := requireText("agent_id", agentID, loci.MaxNoteKeyBytes); err != nil {
+		return nil, err
+	}
+	notes := []*loci.Note{}
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		f := s.noteFilter(ctx, agentID)
+		f.Order = loci.OrderKeyAsc
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			n, err := noteOf(rec)
+			if err != nil {
+				return err
+			}
+			notes = append(notes, n)
+		}
+		return nil
+	})
+	return notes, err
+}
+
+// Forget deletes a note and all its versions.
+func (s *Service) Forget(ctx context.Context, agentID, key string) error {
+	if err := checkNoteKey(agentID, key); err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx loci.Tx) error {
+		f := s.noteFilter(ctx, agentID)
+		f.Key = &key
+		n, err := tx.DeleteRecords(ctx, f)
+		if err != nil {
+			return err
+		} else if n == 0 {
+			return errNoteNotFound()
+		}
+		return nil
+	})
+}
+
+// History returns every value the note has had, the current one first.
+func (s *Service) History(ctx context.Context, agentID, key string) ([]loci.NoteVersion, error) {
+	if err := checkNoteKey(agentID, key); err != nil {
+		return nil, err
+	}
+	var out []loci.NoteVersion
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		rec, err := s.findNote(ctx, tx, agentID, key)
+		if err != nil {
+			return err
+		}
+		cur, err := noteOf(rec)
+		if err != nil {
+			return err
+		}
+		out = append(out, loci.NoteVersion{Value: cur.Value, Version: rec.Version, UpdatedAt: rec.UpdatedAt})
+		versions, err := tx.ListVersions(ctx, rec.ID)
+		if err != nil {
+			return err
+		}
+		for _, v := range versions {
+			var d noteData
+			if err := json.Unmarshal(v.Data, &d); err != nil {
+				return fmt.Errorf("decode note version: %w", err)
+			}
+			out = append(out, loci.NoteVersion{Value: d.Value, Version: v.Version, UpdatedAt: v.UpdatedAt})
+		}
+		return nil
+	})
+	return out, err
+}
+
+func noteOf(rec *loci.Record) (*loci.Note, error) {
+	var d noteData
+	if err := json.Unmarshal(rec.Data, &d); err != nil {
+		return nil, fmt.Errorf("decode note %s: %w", rec.ID, err)
+	}
+	return &loci.Note{Key: rec.Key, Value: d.Value, UpdatedAt: rec.UpdatedAt}, nil
+}
+
+// lockName names the lock that serializes read-modify-write on one thing.
+func lockName(parts ...string) string {
+	return strings.Join(parts, "\x1f")
+}

@@ -1,0 +1,57 @@
+// Package memory holds loci's rules: validation, limits, versions,
+// confidence, decay, consolidation. They are written once, here, above the
+// backends, and run inside the transactions a loci.Store hands out, so a
+// rule tested once holds on every backend.
+package memory
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/loci-memory/loci"
+)
+
+var _ loci.Service = (*Service)(nil)
+
+// Service implements loci.Service on a store.
+type Service struct {
+	store  loci.Store
+	clock  loci.Clock
+	logger *slog.Logger
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the clock every time-dependent rule reads.
+func WithClock(c loci.Clock) Option { return func(s *Service) { s.clock = c } }
+
+// WithLogger sets the service's logger.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.logger = l } }
+
+// New returns a service on store.
+func New(store loci.Store, opts ...Option) *Service {
+	s := &Service{store: store, clock: loci.SystemClock{}, logger: slog.Default()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Store returns the service's store.
+func (s *Service) Store() loci.Store { return s.store }
+
+// Ping reports whether the store is reachable.
+func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
+
+// now returns the clock's time in UTC at the precision every backend keeps.
+func (s *Service) now() time.Time {
+	return s.clock.Now().UTC().Truncate(time.Microsecond)
+}
+
+// newID returns a time-ordered UUIDv7.
+func newID() string {
+	return uuid.Must(uuid.NewV7()).String()
+}

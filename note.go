@@ -1,0 +1,60 @@
+package loci
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Limits on notes (seed 000).
+const (
+	MaxNoteKeyBytes   = 256
+	MaxNoteValueBytes = 64 << 10
+)
+
+// Note is a key-value memory of one agent (seed 000 remember/recall, seed
+// 004 agent state). Value is a JSON string or any other JSON value.
+type Note struct {
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// NoteVersion is one value a note has had.
+type NoteVersion struct {
+	Value     json.RawMessage `json:"value"`
+	Version   int             `json:"version"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// Actions a remember reports.
+const (
+	ActionCreated = "created"
+	ActionUpdated = "updated"
+)
+
+// RememberResult is what remembering a note reports.
+type RememberResult struct {
+	Key       string    `json:"key"`
+	Action    string    `json:"action"` // ActionCreated or ActionUpdated
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// NoteService is remember/recall. memory.Service implements it on a local
+// store and httpapi.Client over the wire, so the CLI uses either.
+type NoteService interface {
+	// Remember creates or updates a note; an update keeps the old value as
+	// a version. EINVALID for an empty or whitespace-only agent, key or
+	// value, or a key over MaxNoteKeyBytes; ETOOLARGE for a value over
+	// MaxNoteValueBytes.
+	Remember(ctx context.Context, agentID, key string, value json.RawMessage) (*RememberResult, error)
+	// Recall returns one note. ENOTFOUND ("Memory not found") when absent.
+	Recall(ctx context.Context, agentID, key string) (*Note, error)
+	// RecallAll returns every note of the agent, by key.
+	RecallAll(ctx context.Context, agentID string) ([]*Note, error)
+	// Forget deletes a note and its versions. ENOTFOUND when absent.
+	Forget(ctx context.Context, agentID, key string) error
+	// History returns every value the note has had, the current one first.
+	// ENOTFOUND when absent.
+	History(ctx context.Context, agentID, key string) ([]NoteVersion, error)
+}

@@ -1,0 +1,130 @@
+package loci
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// DefaultWorkspace is the one workspace of embedded mode.
+const DefaultWorkspace = "default"
+
+// Scope places a record: each field is optional text and an exact-match
+// filter. An empty field means absent (for UserID: global knowledge).
+type Scope struct {
+	AgentID   string `json:"agent_id,omitempty"`
+	UserID    string `json:"user_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	TaskID    string `json:"task_id,omitempty"`
+}
+
+// Record is the one row shape every kind maps onto (DESIGN §1.3). A kind is a
+// policy over it: which fields it uses, how it is keyed, how it ages.
+type Record struct {
+	ID        string `json:"id"`         // UUIDv7, time-ordered
+	Workspace string `json:"workspace"`  // tenant boundary
+	Kind      Kind   `json:"kind"`       // one of Kinds
+	Scope                                // agent, user, session, task
+	Key       string `json:"key,omitempty"` // unique per workspace+kind+scope when set
+
+	// Content is the text that is searched and rendered.
+	Content string `json:"content"`
+	// SearchText is Content as the text analyzer wrote it (lower-cased,
+	// stemmed tokens); the lexical index is built from it. Backends index
+	// Content when it is empty.
+	SearchText string `json:"-"`
+	// Data holds the kind-specific fields as a JSON object.
+	Data json.RawMessage `json:"data,omitempty"`
+	Tags []string        `json:"tags,omitempty"`
+
+	// Kind-specific columns that filters need.
+	Category   string `json:"category,omitempty"`    // fact category
+	ActionType string `json:"action_type,omitempty"` // episode action type
+	Outcome    string `json:"outcome,omitempty"`     // episode outcome
+
+	// Confidence is the kind's score: 0..1 relevance for facts and
+	// episodes, 0..100 for preferences and sessions; unused (0) elsewhere.
+	Confidence     float64   `json:"confidence"`
+	AccessCount    int       `json:"access_count"`
+	LastAccessedAt time.Time `json:"last_accessed_at,omitzero"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
+	ExpiresAt      time.Time `json:"expires_at,omitzero"` // zero: never
+	Version        int       `json:"version"`             // 1 on insert, +1 per update
+
+	// Embedding is the content's vector and the model that made it; nil
+	// while the embedding is pending.
+	Embedding      []float32 `json:"embedding,omitempty"`
+	EmbeddingModel string    `json:"embedding_model,omitempty"`
+}
+
+// Expired reports whether r has expired at t.
+func (r *Record) Expired(t time.Time) bool {
+	return !r.ExpiresAt.IsZero() && !r.ExpiresAt.After(t)
+}
+
+// RecordVersion is a previous value of a record (a note's history).
+type RecordVersion struct {
+	RecordID  string          `json:"record_id"`
+	Version   int             `json:"version"`
+	Content   string          `json:"content"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// Order is the order of a record listing.
+type Order int
+
+// Orders of a record listing. Ties break on id.
+const (
+	OrderCreatedDesc Order = iota // newest first (the default)
+	OrderCreatedAsc
+	OrderUpdatedDesc
+	OrderKeyAsc
+	OrderConfidenceDesc
+)
+
+// RecordFilter selects records. Workspace is required; every other field
+// narrows the selection when set. Scope pointers match exactly, so a
+// pointer to "" selects records without that scope field.
+type RecordFilter struct {
+	Workspace string
+	Kinds     []Kind
+	IDs       []string
+
+	AgentID   *string
+	UserID    *string
+	SessionID *string
+	TaskID    *string
+	// OrGlobalUser widens a UserID filter to global records (user "") too.
+	OrGlobalUser bool
+	Key          *string
+
+	Tags       []string // records carrying every one of these tags
+	Category   *string
+	ActionType *string
+	Outcome    *string
+
+	CreatedAfter  time.Time // exclusive
+	CreatedBefore time.Time // exclusive
+	// LiveAt, when set, hides records whose expires_at is at or before it.
+	LiveAt time.Time
+	// ExpiredAt, when set, selects only records whose expires_at is at or
+	// before it.
+	ExpiredAt time.Time
+
+	MinConfidence *float64
+	MaxConfidence *float64 // exclusive
+
+	Order  Order
+	Limit  int // 0: no limit
+	Offset int
+}
+
+// Ptr returns a pointer to v, for filter fields.
+func Ptr[T any](v T) *T { return &v }
+
+// ScoredRecord is a record with the score a ranking gave it.
+type ScoredRecord struct {
+	Record *Record
+	Score  float64
+}

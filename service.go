@@ -1,0 +1,12 @@
+package loci
+
+import "context"
+
+// Service is everything loci does, as the transports see it: one interface
+// per kind, embedded here. memory.Service implements it on a store.
+type Service interface {
+	NoteService
+
+	// Ping reports whether storage is reachable (readiness).
+	Ping(ctx context.Context) error
+}

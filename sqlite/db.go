@@ -1,0 +1,201 @@
+// Package sqlite is loci's embedded backend: SQLite through modernc.org/sqlite
+// (pure Go, no cgo), in WAL mode, with one writer connection that takes
+// immediate transactions and a pool of readers, and an FTS5 index over the
+// records kept in sync by triggers in the same transaction.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Memory is the path of the transient in-memory store.
+const Memory = ":memory:"
+
+var _ loci.Store = (*DB)(nil)
+
+var memorySeq atomic.Int64
+
+// DB is a SQLite store.
+type DB struct {
+	path   string
+	writer *sql.DB
+	reader *sql.DB
+}
+
+// Open opens (creating it and its directory if needed) the database at path
+// and applies pending migrations. Path ":memory:" opens a transient store
+// that lives as long as the DB.
+func Open(ctx context.Context, path string) (*DB, error) {
+	db := &DB{path: path}
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	if path == Memory || path == "" {
+		// One connection: every connection to :memory: is its own database.
+		name := fmt.Sprintf("file:loci-mem-%d?mode=memory&%s&_txlock=immediate", memorySeq.Add(1), pragmas)
+		w, err := sql.Open("sqlite", name)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		w.SetMaxOpenConns(1)
+		w.SetConnMaxIdleTime(0)
+		w.SetConnMaxLifetime(0)
+		db.writer, db.reader = w, w
+	} else {
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
+		}
+		u := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas + "&_pragma=journal_mode(WAL)"
+		w, err := sql.Open("sqlite", u+"&_txlock=immediate")
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite writer: %w", err)
+		}
+		w.SetMaxOpenConns(1)
+		r, err := sql.Open("sqlite", u+"&_txlock=deferred")
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open sqlite readers: %w", err)
+		}
+		r.SetMaxOpenConns(max(4, runtime.NumCPU()))
+		db.writer, db.reader = w, r
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	err := db.writer.Close()
+	if db.reader != db.writer {
+		if rerr := db.reader.Close(); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var n int
+	if err := db.reader.QueryRowContext(ctx, `SELECT 1`).Scan(&n); err != nil {
+		return fmt.Errorf("ping sqlite: %w", err)
+	}
+	return nil
+}
+
+// Update runs fn in an immediate (write-locked) transaction on the writer.
+func (db *DB) Update(ctx context.Context, fn func(loci.Tx) error) error {
+	return db.run(ctx, db.writer, fn)
+}
+
+// View runs fn in a transaction on the reader pool.
+func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
+	return db.run(ctx, db.reader, fn)
+}
+
+func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) error {
+	sqlTx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(fmt.Errorf("begin: %w", err))
+	}
+	if err := fn(&Tx{tx: sqlTx}); err != nil {
+		sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return translate(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
+
+// migrate applies the embedded migrations not yet recorded in
+// schema_migrations, in order, one transaction each.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := filepath.Base(name)
+		var version int
+		if _, err := fmt.Sscanf(base, "%d_", &version); err != nil {
+			return fmt.Errorf("migration %s: name must start with its number: %w", base, err)
+		}
+		if err := db.applyMigration(ctx, version, base, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) applyMigration(ctx context.Context, version int, base, name string) error {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", base, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+		return fmt.Errorf("migration %s: %w", base, err)
+	} else if n > 0 {
+		return nil
+	}
+	body, err := migrationFS.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("migration %s: %w", base, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		version, strings.TrimSuffix(base, ".sql"), time.Now().UnixMicro()); err != nil {
+		return fmt.Errorf("record migration %s: %w", base, err)
+	}
+	return tx.Commit()
+}
+
+// translate turns driver errors into domain errors, once, at the boundary.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return loci.Errorf(loci.ENOTFOUND, "not found")
+	}
+	var serr *sqlite.Error
+	if errors.As(err, &serr) {
+		switch serr.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return loci.Errorf(loci.ECONFLICT, "already exists")
+		}
+	}
+	return err
+}

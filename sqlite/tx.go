@@ -1,0 +1,436 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+var _ loci.Tx = (*Tx)(nil)
+
+// Tx is a transaction on a SQLite store.
+type Tx struct {
+	tx *sql.Tx
+}
+
+// Lock does nothing: SQLite has one writer, and Update holds it.
+func (tx *Tx) Lock(ctx context.Context, name string) error { return nil }
+
+const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
+	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
+	created_at, updated_at, expires_at, version, embedding, embedding_model`
+
+// InsertRecord stores a new record.
+func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+	args, err := recordArgs(r)
+	if err != nil {
+		return err
+	}
+	_, err = tx.tx.ExecContext(ctx, `INSERT INTO records (`+recordColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	if err != nil {
+		return translate(fmt.Errorf("insert record: %w", err))
+	}
+	return nil
+}
+
+// UpdateRecord overwrites the mutable fields of a record at prevVersion.
+func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int) error {
+	args, err := recordArgs(r)
+	if err != nil {
+		return err
+	}
+	// args[0:3] are id, workspace, kind; created_at is args[18].
+	res, err := tx.tx.ExecContext(ctx, `UPDATE records SET agent_id = ?, user_id = ?, session_id = ?, task_id = ?,
+		key = ?, content = ?, search_text = ?, data = ?, tags = ?, category = ?, action_type = ?, outcome = ?,
+		confidence = ?, access_count = ?, last_accessed_at = ?, updated_at = ?, expires_at = ?,
+		version = ?, embedding = ?, embedding_model = ?
+		WHERE id = ? AND workspace = ? AND version = ?`,
+		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
+	if err != nil {
+		return translate(fmt.Errorf("update record: %w", err))
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		var v int
+		err := tx.tx.QueryRowContext(ctx, `SELECT version FROM records WHERE id = ? AND workspace = ?`, r.ID, r.Workspace).Scan(&v)
+		if err == sql.ErrNoRows {
+			return loci.Errorf(loci.ENOTFOUND, "record %s not found", r.ID)
+		} else if err != nil {
+			return fmt.Errorf("update record: %w", err)
+		}
+		return loci.Errorf(loci.ECONFLICT, "version conflict: expected %d, found %d", prevVersion, v)
+	}
+	return nil
+}
+
+// GetRecord returns one record.
+func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
+	rows, err := tx.tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = ? AND id = ?`, workspace, id)
+	if err != nil {
+		return nil, fmt.Errorf("get record: %w", err)
+	}
+	recs, err := scanRecords(rows)
+	if err != nil {
+		return nil, err
+	} else if len(recs) == 0 {
+		return nil, loci.Errorf(loci.ENOTFOUND, "record %s not found", id)
+	}
+	return recs[0], nil
+}
+
+// FindRecords returns the records that match f.
+func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
+	where, args := whereClause(f, "")
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where + ` ORDER BY ` + orderClause(f.Order) + limitClause(f.Limit, f.Offset)
+	rows, err := tx.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find records: %w", err)
+	}
+	return scanRecords(rows)
+}
+
+// CountRecords counts the records that match f.
+func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	where, args := whereClause(f, "")
+	var n int
+	if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count records: %w", err)
+	}
+	return n, nil
+}
+
+// DeleteRecords deletes the records that match f; versions, links and FTS
+// entries go with them (foreign keys and triggers).
+func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	where, args := whereClause(f, "")
+	res, err := tx.tx.ExecContext(ctx, `DELETE FROM records WHERE `+where, args...)
+	if err != nil {
+		return 0, fmt.Errorf("delete records: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// TouchRecords bumps access_count and last_accessed_at.
+func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := []any{micros(at), workspace}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	_, err := tx.tx.ExecContext(ctx, `UPDATE records SET access_count = access_count + 1, last_accessed_at = ?
+		WHERE workspace = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("touch records: %w", err)
+	}
+	return nil
+}
+
+// InsertVersion keeps a previous value of a record.
+func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
+	_, err := tx.tx.ExecContext(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at)
+		VALUES (?, ?, ?, ?, ?)`, v.RecordID, v.Version, v.Content, jsonText(v.Data), micros(v.UpdatedAt))
+	if err != nil {
+		return translate(fmt.Errorf("insert version: %w", err))
+	}
+	return nil
+}
+
+// ListVersions returns a record's kept versions, newest first.
+func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordVersion, error) {
+	rows, err := tx.tx.QueryContext(ctx, `SELECT record_id, version, content, data, updated_at
+		FROM record_versions WHERE record_id = ? ORDER BY version DESC`, recordID)
+	if err != nil {
+		return nil, fmt.Errorf("list versions: %w", err)
+	}
+	defer rows.Close()
+	var out []loci.RecordVersion
+	for rows.Next() {
+		var v loci.RecordVersion
+		var data string
+		var at int64
+		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &at); err != nil {
+			return nil, fmt.Errorf("scan version: %w", err)
+		}
+		v.Data, v.UpdatedAt = json.RawMessage(data), fromMicros(at)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// SearchLexical ranks matching records by FTS5's bm25().
+func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredRecord, error) {
+	match := matchExpr(terms)
+	if match == "" || limit <= 0 {
+		return nil, nil
+	}
+	where, args := whereClause(f, "r.")
+	q := `SELECT ` + prefixed("r.", recordColumns) + `, bm25(records_fts) AS rank
+		FROM records_fts JOIN records r ON r.seq = records_fts.rowid
+		WHERE records_fts MATCH ? AND ` + where + ` ORDER BY rank, r.id LIMIT ?`
+	rows, err := tx.tx.QueryContext(ctx, q, append(append([]any{match}, args...), limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("search lexical: %w", err)
+	}
+	defer rows.Close()
+	var out []loci.ScoredRecord
+	for rows.Next() {
+		var rank float64
+		r, err := scanRecord(rows, &rank)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, loci.ScoredRecord{Record: r, Score: -rank})
+	}
+	return out, rows.Err()
+}
+
+// matchExpr builds an FTS5 query that ORs the terms, each quoted as a
+// string, so user text is never read as query syntax.
+func matchExpr(terms []string) string {
+	var parts []string
+	for _, t := range terms {
+		t = strings.ToValidUTF8(strings.ReplaceAll(t, "\x00", ""), "")
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// recordArgs returns r's column values in recordColumns order.
+func recordArgs(r *loci.Record) ([]any, error) {
+	tags, err := json.Marshal(nonNil(r.Tags))
+	if err != nil {
+		return nil, fmt.Errorf("encode tags: %w", err)
+	}
+	var key any
+	if r.Key != "" {
+		key = r.Key
+	}
+	search := r.SearchText
+	if search == "" {
+		search = r.Content
+	}
+	var emb any
+	if r.Embedding != nil {
+		emb = encodeVector(r.Embedding)
+	}
+	return []any{
+		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, search,
+		jsonText(r.Data), string(tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullMicros(r.LastAccessedAt),
+		micros(r.CreatedAt), micros(r.UpdatedAt), nullMicros(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
+	}, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecords(rows *sql.Rows) ([]*loci.Record, error) {
+	defer rows.Close()
+	var out []*loci.Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
+	var r loci.Record
+	var kind, data, tags string
+	var key sql.NullString
+	var lastAccessed, expires sql.NullInt64
+	var created, updated int64
+	var emb []byte
+	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
+		&data, &tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
+		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel}
+	if err := s.Scan(append(dest, extra...)...); err != nil {
+		return nil, fmt.Errorf("scan record: %w", err)
+	}
+	r.Kind, r.Key = loci.Kind(kind), key.String
+	r.Data = json.RawMessage(data)
+	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
+		return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
+	}
+	if len(r.Tags) == 0 {
+		r.Tags = nil
+	}
+	r.CreatedAt, r.UpdatedAt = fromMicros(created), fromMicros(updated)
+	if lastAccessed.Valid {
+		r.LastAccessedAt = fromMicros(lastAccessed.Int64)
+	}
+	if expires.Valid {
+		r.ExpiresAt = fromMicros(expires.Int64)
+	}
+	if emb != nil {
+		r.Embedding = decodeVector(emb)
+	}
+	return &r, nil
+}
+
+// whereClause renders f as a SQL condition on columns prefixed by p.
+func whereClause(f loci.RecordFilter, p string) (string, []any) {
+	conds := []string{p + "workspace = ?"}
+	args := []any{f.Workspace}
+	in := func(col string, vals []string) {
+		conds = append(conds, p+col+" IN ("+placeholders(len(vals))+")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	eq := func(col string, v *string) {
+		if v != nil {
+			conds = append(conds, p+col+" = ?")
+			args = append(args, *v)
+		}
+	}
+	if len(f.Kinds) > 0 {
+		kinds := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			kinds[i] = string(k)
+		}
+		in("kind", kinds)
+	}
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			conds = append(conds, "0")
+		} else {
+			in("id", f.IDs)
+		}
+	}
+	eq("agent_id", f.AgentID)
+	if f.UserID != nil && f.OrGlobalUser {
+		conds = append(conds, "("+p+"user_id = ? OR "+p+"user_id = '')")
+		args = append(args, *f.UserID)
+	} else {
+		eq("user_id", f.UserID)
+	}
+	eq("session_id", f.SessionID)
+	eq("task_id", f.TaskID)
+	eq("key", f.Key)
+	eq("category", f.Category)
+	eq("action_type", f.ActionType)
+	eq("outcome", f.Outcome)
+	for _, tag := range f.Tags {
+		conds = append(conds, "EXISTS (SELECT 1 FROM json_each("+p+"tags) WHERE value = ?)")
+		args = append(args, tag)
+	}
+	if !f.CreatedAfter.IsZero() {
+		conds = append(conds, p+"created_at > ?")
+		args = append(args, micros(f.CreatedAfter))
+	}
+	if !f.CreatedBefore.IsZero() {
+		conds = append(conds, p+"created_at < ?")
+		args = append(args, micros(f.CreatedBefore))
+	}
+	if !f.LiveAt.IsZero() {
+		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > ?)")
+		args = append(args, micros(f.LiveAt))
+	}
+	if !f.ExpiredAt.IsZero() {
+		conds = append(conds, p+"expires_at <= ?")
+		args = append(args, micros(f.ExpiredAt))
+	}
+	if f.MinConfidence != nil {
+		conds = append(conds, p+"confidence >= ?")
+		args = append(args, *f.MinConfidence)
+	}
+	if f.MaxConfidence != nil {
+		conds = append(conds, p+"confidence < ?")
+		args = append(args, *f.MaxConfidence)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+func orderClause(o loci.Order) string {
+	switch o {
+	case loci.OrderCreatedAsc:
+		return "created_at, id"
+	case loci.OrderUpdatedDesc:
+		return "updated_at DESC, id DESC"
+	case loci.OrderKeyAsc:
+		return "key, id"
+	case loci.OrderConfidenceDesc:
+		return "confidence DESC, id DESC"
+	default:
+		return "created_at DESC, id DESC"
+	}
+}
+
+func limitClause(limit, offset int) string {
+	if limit <= 0 && offset <= 0 {
+		return ""
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	return fmt.Sprintf(" LIMIT %d OFFSET %d", limit, max(offset, 0))
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func nonNil(tags []string) []string {
+	if tags == nil {
+		return []string{}
+	}
+	return tags
+}
+
+func jsonText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func nullMicros(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// encodeVector stores a vector as little-endian float32s.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}

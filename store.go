@@ -1,0 +1,120 @@
+package loci
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store is a storage backend: SQLite (sqlite/) or PostgreSQL (postgres/).
+// It knows records, not rules: the rules live once, above the backends, in
+// memory/, and run inside the transactions Store hands out.
+type Store interface {
+	// Update runs fn in a read-write transaction, committed when fn returns
+	// nil and rolled back otherwise. fn's error is returned as is.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Ping reports whether storage is reachable (readiness).
+	Ping(ctx context.Context) error
+	// Close releases the store's connections.
+	Close() error
+}
+
+// Tx is one transaction's view of the store. Its methods return domain
+// errors (ENOTFOUND, ECONFLICT, EINVALID) where the listed cases occur and
+// internal errors otherwise.
+type Tx interface {
+	// Lock takes an exclusive lock named name until the transaction ends,
+	// so read-modify-write rules are safe across processes that share one
+	// database. On SQLite (one writer) it does nothing.
+	Lock(ctx context.Context, name string) error
+
+	// InsertRecord stores a new record. ECONFLICT when the id, or the key
+	// in the same workspace, kind and scope, already exists.
+	InsertRecord(ctx context.Context, r *Record) error
+	// UpdateRecord overwrites every mutable field of the record with r's id
+	// (all but id, workspace, kind, created_at) if its stored version is
+	// prevVersion. ENOTFOUND when absent, ECONFLICT when the version differs.
+	UpdateRecord(ctx context.Context, r *Record, prevVersion int) error
+	// GetRecord returns one record of the workspace. ENOTFOUND when absent.
+	GetRecord(ctx context.Context, workspace, id string) (*Record, error)
+	// FindRecords returns the records that match f, in f.Order.
+	FindRecords(ctx context.Context, f RecordFilter) ([]*Record, error)
+	// CountRecords returns how many records match f, ignoring its limit
+	// and offset.
+	CountRecords(ctx context.Context, f RecordFilter) (int, error)
+	// DeleteRecords deletes the records that match f (limit and offset
+	// ignored) with their versions, index entries and embeddings, and
+	// returns how many it deleted.
+	DeleteRecords(ctx context.Context, f RecordFilter) (int, error)
+	// TouchRecords adds one to access_count and sets last_accessed_at for
+	// the given records.
+	TouchRecords(ctx context.Context, workspace string, ids []string, at time.Time) error
+
+	// InsertVersion keeps a previous value of a record.
+	InsertVersion(ctx context.Context, v RecordVersion) error
+	// ListVersions returns a record's kept versions, newest first.
+	ListVersions(ctx context.Context, recordID string) ([]RecordVersion, error)
+
+	// SearchLexical ranks the records that match f by BM25 against terms
+	// (analyzed tokens, matched as plain words: never query syntax) and
+	// returns at most limit of them, best first, with a score where higher
+	// is better. A record matches when it holds any of the terms.
+	SearchLexical(ctx context.Context, f RecordFilter, terms []string, limit int) ([]ScoredRecord, error)
+
+	// InsertAgent creates an agent. ECONFLICT when it exists.
+	InsertAgent(ctx context.Context, a *Agent) error
+	// GetAgent returns an agent. ENOTFOUND when absent.
+	GetAgent(ctx context.Context, workspace, id string) (*Agent, error)
+	// ListAgents returns the workspace's agents by id, and their total.
+	ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*Agent, int, error)
+	// DeleteAgent deletes an agent row and its block links (not its
+	// records: the rules above do that). ENOTFOUND when absent.
+	DeleteAgent(ctx context.Context, workspace, id string) error
+
+	// AttachBlock links a shared block to a consuming agent; attaching
+	// twice is not an error.
+	AttachBlock(ctx context.Context, workspace, blockID, agentID string, at time.Time) error
+	// DetachBlock removes a link and reports whether there was one.
+	DetachBlock(ctx context.Context, workspace, blockID, agentID string) (bool, error)
+	// ListBlockLinks returns the links of a block (blockID set) or of a
+	// consuming agent (agentID set), oldest first.
+	ListBlockLinks(ctx context.Context, workspace, blockID, agentID string) ([]BlockLink, error)
+
+	// EnsureUser creates the user with empty defaults unless it exists, and
+	// returns it with whether it was created.
+	EnsureUser(ctx context.Context, workspace, id string, at time.Time) (*User, bool, error)
+	// GetUser returns a user. ENOTFOUND when absent.
+	GetUser(ctx context.Context, workspace, id string) (*User, error)
+	// UpdateUser replaces a user's defaults. ENOTFOUND when absent.
+	UpdateUser(ctx context.Context, u *User) error
+	// DeleteUser deletes a user row (not its records) and reports whether
+	// it existed.
+	DeleteUser(ctx context.Context, workspace, id string) (bool, error)
+}
+
+// Agent is an agent that owns memory: blocks, notes, passages.
+type Agent struct {
+	Workspace string    `json:"-"`
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// BlockLink attaches a shared block to an agent that is not its owner.
+type BlockLink struct {
+	BlockID   string    `json:"block_id"`
+	AgentID   string    `json:"agent_id"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// User is a person whose preferences and sessions are remembered. Defaults
+// holds the user's standing defaults (seed 001) as a JSON object.
+type User struct {
+	Workspace string          `json:"-"`
+	ID        string          `json:"id"`
+	Defaults  json.RawMessage `json:"defaults"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}

@@ -1,0 +1,548 @@
+// Package storetest is the conformance suite every loci.Store backend runs:
+// SQLite always, PostgreSQL whenever a DSN is configured. Each test opens a
+// fresh store with the opener it is given.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// Opener returns a fresh, empty store that lives until the test ends.
+type Opener func(t testing.TB) loci.Store
+
+// Run runs the whole suite against the backend that open opens.
+func Run(t *testing.T, open Opener) {
+	t.Run("Records", func(t *testing.T) { testRecords(t, open) })
+	t.Run("EveryKind", func(t *testing.T) { testEveryKind(t, open) })
+	t.Run("Filters", func(t *testing.T) { testFilters(t, open) })
+	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
+	t.Run("Lexical", func(t *testing.T) { testLexical(t, open) })
+	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
+	t.Run("BlockLinks", func(t *testing.T) { testBlockLinks(t, open) })
+	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
+	t.Run("Rollback", func(t *testing.T) { testRollback(t, open) })
+}
+
+var base = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)
+
+var seq int
+
+// NewRecord returns a valid record of kind k in the default workspace.
+func NewRecord(k loci.Kind, scope loci.Scope, key, content string) *loci.Record {
+	seq++
+	at := base.Add(time.Duration(seq) * time.Second)
+	return &loci.Record{
+		ID: fmt.Sprintf("0190a000-0000-7000-8000-%012d", seq), Workspace: loci.DefaultWorkspace, Kind: k,
+		Scope: scope, Key: key, Content: content, Data: json.RawMessage(`{}`),
+		CreatedAt: at, UpdatedAt: at, Version: 1,
+	}
+}
+
+// MustInsert inserts records in one transaction or fails the test.
+func MustInsert(t testing.TB, s loci.Store, recs ...*loci.Record) {
+	t.Helper()
+	if err := s.Update(context.Background(), func(tx loci.Tx) error {
+		for _, r := range recs {
+			if err := tx.InsertRecord(context.Background(), r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+}
+
+// MustFind returns the records that match f or fails the test.
+func MustFind(t testing.TB, s loci.Store, f loci.RecordFilter) []*loci.Record {
+	t.Helper()
+	var out []*loci.Record
+	if err := s.View(context.Background(), func(tx loci.Tx) (err error) {
+		out, err = tx.FindRecords(context.Background(), f)
+		return err
+	}); err != nil {
+		t.Fatalf("find: %v", err)
+	}
+	return out
+}
+
+func ids(recs []*loci.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+func wantCode(t testing.TB, err error, code string) {
+	t.Helper()
+	if got := loci.ErrorCode(err); got != code {
+		t.Fatalf("error code = %q (%v), want %q", got, err, code)
+	}
+}
+
+func all() loci.RecordFilter { return loci.RecordFilter{Workspace: loci.DefaultWorkspace} }
+
+func testRecords(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	r := NewRecord(loci.KindFact, loci.Scope{AgentID: "a", UserID: "u"}, "", "the sky is blue")
+	r.Data = json.RawMessage(`{"evidence":{"source_episodes":["e1"]}}`)
+	r.Tags = []string{"sky", "colour"}
+	r.Category, r.Confidence = "general_fact", 0.75
+	r.ExpiresAt = base.Add(48 * time.Hour)
+	r.LastAccessedAt = base.Add(time.Hour)
+	r.Embedding, r.EmbeddingModel = []float32{0.5, -0.25, 1}, "hash-v1"
+	MustInsert(t, s, r)
+
+	t.Run("GetRoundTrip", func(t *testing.T) {
+		var got *loci.Record
+		if err := s.View(ctx, func(tx loci.Tx) (err error) {
+			got, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got.Content != r.Content || got.Kind != r.Kind || got.Scope != r.Scope || got.Category != r.Category ||
+			got.Confidence != r.Confidence || !slices.Equal(got.Tags, r.Tags) || !slices.Equal(got.Embedding, r.Embedding) ||
+			got.EmbeddingModel != r.EmbeddingModel || got.Version != 1 {
+			t.Fatalf("got %+v, want %+v", got, r)
+		}
+		if !got.CreatedAt.Equal(r.CreatedAt) || !got.ExpiresAt.Equal(r.ExpiresAt) || !got.LastAccessedAt.Equal(r.LastAccessedAt) {
+			t.Fatalf("times: got %v %v %v", got.CreatedAt, got.ExpiresAt, got.LastAccessedAt)
+		}
+		var a, b any
+		json.Unmarshal(got.Data, &a)
+		json.Unmarshal(r.Data, &b)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("data = %s, want %s", got.Data, r.Data)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		err := s.View(ctx, func(tx loci.Tx) error {
+			_, err := tx.GetRecord(ctx, loci.DefaultWorkspace, "missing")
+			return err
+		})
+		wantCode(t, err, loci.ENOTFOUND)
+	})
+	t.Run("OtherWorkspaceInvisible", func(t *testing.T) {
+		err := s.View(ctx, func(tx loci.Tx) error {
+			_, err := tx.GetRecord(ctx, "other", r.ID)
+			return err
+		})
+		wantCode(t, err, loci.ENOTFOUND)
+	})
+	t.Run("UpdateCompareAndSet", func(t *testing.T) {
+		u := *r
+		u.Content, u.Version, u.UpdatedAt = "the sky is grey", 2, base.Add(time.Hour)
+		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, 1) }); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, 1) })
+		wantCode(t, err, loci.ECONFLICT)
+		missing := u
+		missing.ID = "missing"
+		err = s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &missing, 1) })
+		wantCode(t, err, loci.ENOTFOUND)
+		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
+		if len(got) != 1 || got[0].Content != "the sky is grey" || got[0].Version != 2 {
+			t.Fatalf("after update: %+v", got)
+		}
+	})
+	t.Run("Touch", func(t *testing.T) {
+		at := base.Add(5 * time.Hour)
+		if err := s.Update(ctx, func(tx loci.Tx) error {
+			return tx.TouchRecords(ctx, loci.DefaultWorkspace, []string{r.ID}, at)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
+		if got[0].AccessCount != 1 || !got[0].LastAccessedAt.Equal(at) {
+			t.Fatalf("access_count %d last_accessed_at %v", got[0].AccessCount, got[0].LastAccessedAt)
+		}
+	})
+	t.Run("ErrDuplicateKey", func(t *testing.T) {
+		a := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "one")
+		MustInsert(t, s, a)
+		b := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "two")
+		err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecord(ctx, b) })
+		wantCode(t, err, loci.ECONFLICT)
+		// The same key in another scope or kind is another record.
+		MustInsert(t, s, NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "three"),
+			NewRecord(loci.KindWorking, loci.Scope{AgentID: "a", TaskID: "t"}, "k", "four"))
+	})
+	t.Run("Delete", func(t *testing.T) {
+		var n int
+		if err := s.Update(ctx, func(tx loci.Tx) (err error) {
+			n, err = tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
+			return err
+		}); err != nil || n != 1 {
+			t.Fatalf("delete: n=%d err=%v", n, err)
+		}
+		if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}}); len(got) != 0 {
+			t.Fatalf("record still there: %+v", got)
+		}
+	})
+}
+
+// testEveryKind stores, reads and filters one record of each of the eight
+// kinds with the scope that kind requires.
+func testEveryKind(t *testing.T, open Opener) {
+	s := open(t)
+	scopes := map[loci.Kind]loci.Scope{
+		loci.KindNote:       {AgentID: "agent-1"},
+		loci.KindBlock:      {AgentID: "agent-1"},
+		loci.KindPassage:    {AgentID: "agent-1"},
+		loci.KindWorking:    {AgentID: "agent-1", UserID: "user-1", TaskID: "task-1"},
+		loci.KindEpisode:    {AgentID: "agent-1", UserID: "user-1"},
+		loci.KindFact:       {UserID: "user-1"},
+		loci.KindPreference: {UserID: "user-1", SessionID: "s-1"},
+		loci.KindSession:    {UserID: "user-1", SessionID: "s-1"},
+	}
+	want := map[loci.Kind]string{}
+	for _, k := range loci.Kinds {
+		r := NewRecord(k, scopes[k], "", string(k)+" content")
+		switch k {
+		case loci.KindNote, loci.KindBlock, loci.KindWorking, loci.KindPreference, loci.KindSession:
+			r.Key = string(k) + "-key"
+		case loci.KindEpisode:
+			r.ActionType, r.Outcome = "search", "success"
+		}
+		MustInsert(t, s, r)
+		// A record of the same kind in someone else's scope must not match.
+		other := NewRecord(k, loci.Scope{AgentID: "agent-2", UserID: "user-2", TaskID: "task-2", SessionID: "s-2"}, r.Key, "other")
+		MustInsert(t, s, other)
+		want[k] = r.ID
+	}
+	for _, k := range loci.Kinds {
+		t.Run(string(k), func(t *testing.T) {
+			sc := scopes[k]
+			f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{k}}
+			if sc.AgentID != "" {
+				f.AgentID = &sc.AgentID
+			}
+			if sc.UserID != "" {
+				f.UserID = &sc.UserID
+			}
+			if sc.TaskID != "" {
+				f.TaskID = &sc.TaskID
+			}
+			if sc.SessionID != "" {
+				f.SessionID = &sc.SessionID
+			}
+			got := MustFind(t, s, f)
+			if len(got) != 1 || got[0].ID != want[k] || got[0].Kind != k || got[0].Scope != sc {
+				t.Fatalf("got %+v, want the one %s record %s", got, k, want[k])
+			}
+		})
+	}
+}
+
+func testFilters(t *testing.T, open Opener) {
+	s := open(t)
+	u1, u2, global := loci.Scope{UserID: "u1"}, loci.Scope{UserID: "u2"}, loci.Scope{}
+	f1 := NewRecord(loci.KindFact, u1, "", "u1 fact")
+	f1.Category, f1.Confidence, f1.Tags = "user_preference", 0.9, []string{"a", "b"}
+	f2 := NewRecord(loci.KindFact, u2, "", "u2 fact")
+	f2.Category, f2.Confidence, f2.Tags = "general_fact", 0.05, []string{"a"}
+	g := NewRecord(loci.KindFact, global, "", "global fact")
+	g.Category, g.Confidence = "general_fact", 0.5
+	e1 := NewRecord(loci.KindEpisode, loci.Scope{UserID: "u1", AgentID: "x"}, "", "episode")
+	e1.ActionType, e1.Outcome, e1.ExpiresAt = "search", "failure", base.Add(24*time.Hour)
+	MustInsert(t, s, f1, f2, g, e1)
+
+	facts := []loci.Kind{loci.KindFact}
+	cases := []struct {
+		name string
+		f    loci.RecordFilter
+		want []string
+	}{
+		{"User", loci.RecordFilter{Kinds: facts, UserID: loci.Ptr("u1")}, []string{f1.ID}},
+		{"UserOrGlobal", loci.RecordFilter{Kinds: facts, UserID: loci.Ptr("u1"), OrGlobalUser: true}, []string{g.ID, f1.ID}},
+		{"GlobalOnly", loci.RecordFilter{Kinds: facts, UserID: loci.Ptr("")}, []string{g.ID}},
+		{"Category", loci.RecordFilter{Kinds: facts, Category: loci.Ptr("general_fact")}, []string{g.ID, f2.ID}},
+		{"Tags", loci.RecordFilter{Kinds: facts, Tags: []string{"a", "b"}}, []string{f1.ID}},
+		{"MinConfidence", loci.RecordFilter{Kinds: facts, MinConfidence: loci.Ptr(0.5)}, []string{g.ID, f1.ID}},
+		{"MaxConfidence", loci.RecordFilter{Kinds: facts, MaxConfidence: loci.Ptr(0.1)}, []string{f2.ID}},
+		{"ActionTypeOutcome", loci.RecordFilter{ActionType: loci.Ptr("search"), Outcome: loci.Ptr("failure")}, []string{e1.ID}},
+		{"LiveBeforeExpiry", loci.RecordFilter{Kinds: []loci.Kind{loci.KindEpisode}, LiveAt: base.Add(23 * time.Hour)}, []string{e1.ID}},
+		{"LiveAtExpiry", loci.RecordFilter{Kinds: []loci.Kind{loci.KindEpisode}, LiveAt: e1.ExpiresAt}, nil},
+		{"ExpiredAt", loci.RecordFilter{ExpiredAt: e1.ExpiresAt}, []string{e1.ID}},
+		{"CreatedAfter", loci.RecordFilter{Kinds: facts, CreatedAfter: f2.CreatedAt}, []string{g.ID}},
+		{"CreatedAsc", loci.RecordFilter{Kinds: facts, Order: loci.OrderCreatedAsc}, []string{f1.ID, f2.ID, g.ID}},
+		{"LimitOffset", loci.RecordFilter{Kinds: facts, Limit: 1, Offset: 1}, []string{f2.ID}},
+		{"ConfidenceDesc", loci.RecordFilter{Kinds: facts, Order: loci.OrderConfidenceDesc}, []string{f1.ID, g.ID, f2.ID}},
+		{"EmptyIDs", loci.RecordFilter{IDs: []string{}}, nil},
+		{"OtherWorkspace", loci.RecordFilter{Workspace: "elsewhere"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.f.Workspace == "" {
+				tc.f.Workspace = loci.DefaultWorkspace
+			}
+			got := ids(MustFind(t, s, tc.f))
+			if !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			var n int
+			if err := s.View(context.Background(), func(tx loci.Tx) (err error) {
+				n, err = tx.CountRecords(context.Background(), tc.f)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.f.Limit == 0 && n != len(tc.want) {
+				t.Fatalf("count = %d, want %d", n, len(tc.want))
+			}
+		})
+	}
+}
+
+func testVersions(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	r := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "v1")
+	MustInsert(t, s, r)
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		for v := 1; v <= 2; v++ {
+			if err := tx.InsertVersion(ctx, loci.RecordVersion{RecordID: r.ID, Version: v, Content: fmt.Sprint("v", v),
+				Data: json.RawMessage(`{"value":1}`), UpdatedAt: base.Add(time.Duration(v) * time.Minute)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var vs []loci.RecordVersion
+	s.View(ctx, func(tx loci.Tx) (err error) { vs, err = tx.ListVersions(ctx, r.ID); return err })
+	if len(vs) != 2 || vs[0].Version != 2 || vs[1].Content != "v1" || !vs[0].UpdatedAt.Equal(base.Add(2*time.Minute)) {
+		t.Fatalf("versions = %+v", vs)
+	}
+	// Deleting the record deletes its versions.
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.View(ctx, func(tx loci.Tx) (err error) { vs, err = tx.ListVersions(ctx, r.ID); return err })
+	if len(vs) != 0 {
+		t.Fatalf("versions left after delete: %+v", vs)
+	}
+}
+
+func testLexical(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	a := NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "Michael grilled his foot on the george foreman grill")
+	b := NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "Dwight keeps beets on the farm; beets and bears")
+	c := NewRecord(loci.KindPassage, loci.Scope{AgentID: "b"}, "", "grilled foot, agent b's secret")
+	a.SearchText, b.SearchText, c.SearchText = "michael grilled his foot on the george foreman grill", "dwight keeps beets on the farm beets and bears", "grilled foot agent b s secret"
+	MustInsert(t, s, a, b, c)
+	search := func(f loci.RecordFilter, terms ...string) []loci.ScoredRecord {
+		t.Helper()
+		var out []loci.ScoredRecord
+		if err := s.View(ctx, func(tx loci.Tx) (err error) {
+			out, err = tx.SearchLexical(ctx, f, terms, 10)
+			return err
+		}); err != nil {
+			t.Fatalf("search %q: %v", terms, err)
+		}
+		return out
+	}
+	agentA := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a")}
+	t.Run("Ranks", func(t *testing.T) {
+		got := search(agentA, "beets")
+		if len(got) != 1 || got[0].Record.ID != b.ID || got[0].Score <= 0 {
+			t.Fatalf("got %+v", got)
+		}
+	})
+	t.Run("ScopeBeforeRanking", func(t *testing.T) {
+		for _, r := range search(agentA, "grilled", "foot") {
+			if r.Record.AgentID != "a" {
+				t.Fatalf("agent b's record leaked: %+v", r.Record)
+			}
+		}
+	})
+	t.Run("HostileTerms", func(t *testing.T) {
+		for _, q := range []string{`"`, `NEAR(`, `*`, `a OR`, `(`, `col:foo`, "\x00", "\xff\xfe", `""""`, `-`, `^x`} {
+			search(agentA, q)
+		}
+	})
+	t.Run("UpdateReindexes", func(t *testing.T) {
+		u := *b
+		u.Content, u.SearchText, u.Version = "nothing left", "nothing left", 2
+		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, 1) }); err != nil {
+			t.Fatal(err)
+		}
+		if got := search(agentA, "beets"); len(got) != 0 {
+			t.Fatalf("stale index entry: %+v", got)
+		}
+		if got := search(agentA, "nothing"); len(got) != 1 {
+			t.Fatalf("new text not indexed: %+v", got)
+		}
+	})
+	t.Run("DeleteUnindexes", func(t *testing.T) {
+		if err := s.Update(ctx, func(tx loci.Tx) error {
+			_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{a.ID}})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := search(agentA, "michael"); len(got) != 0 {
+			t.Fatalf("deleted record found: %+v", got)
+		}
+	})
+}
+
+func testAgents(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	err := s.Update(ctx, func(tx loci.Tx) error {
+		for _, id := range []string{"b", "a"} {
+			if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: loci.DefaultWorkspace, ID: id, Name: "Agent " + id, CreatedAt: base}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(tx loci.Tx) error {
+		return tx.InsertAgent(ctx, &loci.Agent{Workspace: loci.DefaultWorkspace, ID: "a", CreatedAt: base})
+	})
+	wantCode(t, err, loci.ECONFLICT)
+	s.View(ctx, func(tx loci.Tx) error {
+		a, err := tx.GetAgent(ctx, loci.DefaultWorkspace, "a")
+		if err != nil || a.Name != "Agent a" || !a.CreatedAt.Equal(base) {
+			t.Fatalf("get agent: %+v %v", a, err)
+		}
+		list, total, err := tx.ListAgents(ctx, loci.DefaultWorkspace, 1, 0)
+		if err != nil || total != 2 || len(list) != 1 || list[0].ID != "a" {
+			t.Fatalf("list agents: %+v %d %v", list, total, err)
+		}
+		_, err = tx.GetAgent(ctx, loci.DefaultWorkspace, "zzz")
+		wantCode(t, err, loci.ENOTFOUND)
+		return nil
+	})
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.DeleteAgent(ctx, loci.DefaultWorkspace, "a") }); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(tx loci.Tx) error { return tx.DeleteAgent(ctx, loci.DefaultWorkspace, "a") })
+	wantCode(t, err, loci.ENOTFOUND)
+}
+
+func testBlockLinks(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	blk := NewRecord(loci.KindBlock, loci.Scope{AgentID: "owner"}, "office_news", "party on friday")
+	MustInsert(t, s, blk)
+	ws := loci.DefaultWorkspace
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		for _, a := range []string{"c1", "c2", "c1"} { // the second c1 is idempotent
+			if err := tx.AttachBlock(ctx, ws, blk.ID, a, base); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	links := func(blockID, agentID string) []loci.BlockLink {
+		var out []loci.BlockLink
+		if err := s.View(ctx, func(tx loci.Tx) (err error) { out, err = tx.ListBlockLinks(ctx, ws, blockID, agentID); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := links(blk.ID, ""); len(got) != 2 {
+		t.Fatalf("consumers = %+v", got)
+	}
+	if got := links("", "c2"); len(got) != 1 || got[0].BlockID != blk.ID {
+		t.Fatalf("agent links = %+v", got)
+	}
+	var detached bool
+	s.Update(ctx, func(tx loci.Tx) (err error) { detached, err = tx.DetachBlock(ctx, ws, blk.ID, "c2"); return err })
+	if !detached || len(links(blk.ID, "")) != 1 {
+		t.Fatalf("detach failed")
+	}
+	s.Update(ctx, func(tx loci.Tx) (err error) { detached, err = tx.DetachBlock(ctx, ws, blk.ID, "c2"); return err })
+	if detached {
+		t.Fatalf("second detach reported a link")
+	}
+	// Deleting the block deletes its links.
+	s.Update(ctx, func(tx loci.Tx) error {
+		_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: []string{blk.ID}})
+		return err
+	})
+	if got := links("", "c1"); len(got) != 0 {
+		t.Fatalf("links outlived their block: %+v", got)
+	}
+}
+
+func testUsers(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	ws := loci.DefaultWorkspace
+	s.Update(ctx, func(tx loci.Tx) error {
+		u, created, err := tx.EnsureUser(ctx, ws, "u1", base)
+		if err != nil || !created || u.ID != "u1" || string(u.Defaults) != "{}" {
+			t.Fatalf("ensure new user: %+v %v %v", u, created, err)
+		}
+		_, created, err = tx.EnsureUser(ctx, ws, "u1", base.Add(time.Hour))
+		if err != nil || created {
+			t.Fatalf("ensure existing user: %v %v", created, err)
+		}
+		u.Defaults, u.UpdatedAt = json.RawMessage(`{"vertical":"Retail"}`), base.Add(time.Hour)
+		if err := tx.UpdateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		return nil
+	})
+	s.View(ctx, func(tx loci.Tx) error {
+		u, err := tx.GetUser(ctx, ws, "u1")
+		var d map[string]string
+		json.Unmarshal(u.Defaults, &d)
+		if err != nil || d["vertical"] != "Retail" || !u.CreatedAt.Equal(base) {
+			t.Fatalf("get user: %+v %v", u, err)
+		}
+		return nil
+	})
+	s.Update(ctx, func(tx loci.Tx) error {
+		ok, err := tx.DeleteUser(ctx, ws, "u1")
+		if err != nil || !ok {
+			t.Fatalf("delete user: %v %v", ok, err)
+		}
+		_, err = tx.GetUser(ctx, ws, "u1")
+		wantCode(t, err, loci.ENOTFOUND)
+		return nil
+	})
+}
+
+func testRollback(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	r := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "v")
+	boom := fmt.Errorf("boom")
+	err := s.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.InsertRecord(ctx, r); err != nil {
+			return err
+		}
+		return boom
+	})
+	if err != boom {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if got := MustFind(t, s, all()); len(got) != 0 {
+		t.Fatalf("rolled-back insert is visible: %+v", got)
+	}
+}
