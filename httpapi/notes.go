@@ -8,11 +8,11 @@ import (
 )
 
 func (s *Server) noteRoutes() {
-	s.mux.HandleFunc("PUT /v1/agents/{agent_id}/notes/{key}", s.handleRemember)
-	s.mux.HandleFunc("GET /v1/agents/{agent_id}/notes/{key}", s.handleRecall)
-	s.mux.HandleFunc("GET /v1/agents/{agent_id}/notes", s.handleRecallAll)
-	s.mux.HandleFunc("DELETE /v1/agents/{agent_id}/notes/{key}", s.handleForget)
-	s.mux.HandleFunc("GET /v1/agents/{agent_id}/notes/{key}/history", s.handleHistory)
+	s.handle("PUT /v1/agents/{agent_id}/notes/{key}", s.handleRemember)
+	s.handle("GET /v1/agents/{agent_id}/notes/{key}", s.handleRecall)
+	s.handle("GET /v1/agents/{agent_id}/notes", s.handleRecallAll)
+	s.handle("DELETE /v1/agents/{agent_id}/notes/{key}", s.handleForget)
+	s.handle("GET /v1/agents/{agent_id}/notes/{key}/history", s.handleHistory)
 }
 
 // rememberRequest is the body of PUT /v1/agents/{agent_id}/notes/{key}.

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/loci-memory/loci"
 )
@@ -23,6 +24,25 @@ type Server struct {
 	svc    loci.Service
 	logger *slog.Logger
 	mux    *http.ServeMux
+	routes []Route
+}
+
+// Route is one registered endpoint: its method and path pattern.
+type Route struct {
+	Method  string // GET, PUT, POST, DELETE
+	Pattern string // the path pattern, e.g. /v1/agents/{agent_id}/notes/{key}
+}
+
+// Routes returns every registered endpoint, in registration order.
+func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
+
+// handle registers h for "METHOD /path/{wildcards}". Every endpoint is
+// registered through it, so the server knows its routes (for policy,
+// metrics and tests).
+func (s *Server) handle(pattern string, h http.HandlerFunc) {
+	method, path, _ := strings.Cut(pattern, " ")
+	s.routes = append(s.routes, Route{Method: method, Pattern: path})
+	s.mux.HandleFunc(pattern, h)
 }
 
 // NewServer returns a handler for svc.
@@ -31,13 +51,14 @@ func NewServer(svc loci.Service, logger *slog.Logger) *Server {
 		logger = slog.Default()
 	}
 	s := &Server{svc: svc, logger: logger, mux: http.NewServeMux()}
-	s.routes()
+	s.register()
 	return s
 }
 
-func (s *Server) routes() {
-	s.mux.HandleFunc("GET /healthz", s.handleHealth)
-	s.mux.HandleFunc("GET /readyz", s.handleReady)
+// register registers every endpoint: one line per kind's file.
+func (s *Server) register() {
+	s.handle("GET /healthz", s.handleHealth)
+	s.handle("GET /readyz", s.handleReady)
 	s.noteRoutes()
 }
 
