@@ -20,10 +20,10 @@ type Scope struct {
 // Record is the one row shape every kind maps onto (DESIGN §1.3). A kind is a
 // policy over it: which fields it uses, how it is keyed, how it ages.
 type Record struct {
-	ID        string `json:"id"`         // UUIDv7, time-ordered
-	Workspace string `json:"workspace"`  // tenant boundary
-	Kind      Kind   `json:"kind"`       // one of Kinds
-	Scope                                // agent, user, session, task
+	ID        string `json:"id"`        // UUIDv7, time-ordered
+	Workspace string `json:"workspace"` // tenant boundary
+	Kind      Kind   `json:"kind"`      // one of Kinds
+	Scope            // agent, user, session, task
 	Key       string `json:"key,omitempty"` // unique per workspace+kind+scope when set
 
 	// Content is the text that is searched and rendered.
