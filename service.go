@@ -6,6 +6,10 @@ import "context"
 // per kind, embedded here. memory.Service implements it on a store.
 type Service interface {
 	NoteService
+	AgentService
+	BlockService
+	PassageService
+	SessionService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -60,6 +60,9 @@ func (s *Server) register() {
 	s.handle("GET /healthz", s.handleHealth)
 	s.handle("GET /readyz", s.handleReady)
 	s.noteRoutes()
+	s.agentRoutes()
+	s.passageRoutes()
+	s.sessionRoutes()
 }
 
 // ServeHTTP serves one request.

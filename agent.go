@@ -1,0 +1,35 @@
+package loci
+
+import "context"
+
+// Limits on agents.
+const MaxAgentIDBytes = 256
+
+// AgentCreate is what creating an agent takes. Blocks nil gives the agent
+// the StandardBlockLabels, empty; a non-nil empty slice gives it none.
+type AgentCreate struct {
+	ID     string      `json:"id"`
+	Name   string      `json:"name,omitempty"`
+	Blocks []BlockSpec `json:"blocks,omitempty"`
+}
+
+// AgentService manages agents, the owners of blocks, notes and passages
+// (seed 002). Writing a block or a passage for an agent that does not exist
+// creates it with the standard blocks, so an agent needs no setup step;
+// reading a missing agent is ENOTFOUND.
+type AgentService interface {
+	// CreateAgent creates an agent and its blocks and returns them.
+	// EINVALID for an empty id, a bad label or limit, or a label given
+	// twice; ETOOLARGE for content over its block's limit; ECONFLICT when
+	// the agent exists.
+	CreateAgent(ctx context.Context, a AgentCreate) (*Agent, []*Block, error)
+	// GetAgent returns an agent. ENOTFOUND when absent.
+	GetAgent(ctx context.Context, id string) (*Agent, error)
+	// ListAgents returns the workspace's agents by id, and their total.
+	ListAgents(ctx context.Context, limit, offset int) ([]*Agent, int, error)
+	// DeleteAgent deletes an agent and everything it owns: its records of
+	// every kind (blocks, notes, passages, …), its shared blocks with their
+	// links, and its links to other agents' shared blocks. ENOTFOUND when
+	// neither the agent nor any record of it exists.
+	DeleteAgent(ctx context.Context, id string) error
+}

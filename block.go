@@ -1,0 +1,85 @@
+package loci
+
+import (
+	"context"
+	"time"
+)
+
+// Limits on core memory blocks (seed 002). A block's limit counts
+// characters (Unicode code points) of its content.
+const (
+	DefaultBlockLimit  = 5000
+	MaxBlockLimit      = 200000
+	MaxBlockLabelBytes = 128
+)
+
+// StandardBlockLabels are the blocks an agent gets when created without
+// blocks (seed 002).
+var StandardBlockLabels = []string{"personality", "relationships", "current_state"}
+
+// Block is a labelled section of an agent's core memory, always rendered
+// into its prompt. A shared block is owned by one agent and attached to
+// others, who read and write the same block.
+type Block struct {
+	ID           string    `json:"id"`
+	Label        string    `json:"label"`
+	Content      string    `json:"content"`
+	IsShared     bool      `json:"is_shared"`
+	OwnerAgentID string    `json:"owner_agent_id"`
+	Limit        int       `json:"limit"`   // characters
+	Version      int       `json:"version"` // 1 on create, +1 per update
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// BlockSpec describes a block to create. Limit 0 means DefaultBlockLimit.
+type BlockSpec struct {
+	Label   string `json:"label"`
+	Content string `json:"content"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+// BlockWrite is a create-or-replace of a block's content. ExpectedVersion,
+// when set, makes the write a compare-and-set: it applies only if the block
+// is at that version (0: only if the block does not exist yet). Limit, when
+// set, replaces the block's limit.
+type BlockWrite struct {
+	Content         string
+	ExpectedVersion *int
+	Limit           int
+}
+
+// BlockService is core memory: an agent's blocks, shared blocks and the
+// prompt they render into (seed 002).
+type BlockService interface {
+	// ListBlocks returns the agent's owned blocks by label, then the shared
+	// blocks attached to it by label. ENOTFOUND when the agent is absent.
+	ListBlocks(ctx context.Context, agentID string) ([]*Block, error)
+	// GetBlock returns the agent's block with that label, owned or
+	// attached. ENOTFOUND when the agent or the block is absent.
+	GetBlock(ctx context.Context, agentID, label string) (*Block, error)
+	// SetBlock creates or replaces the block with that label (an attached
+	// shared block is written in place) and reports whether it created it.
+	// EINVALID for a bad label or limit; ECONFLICT when ExpectedVersion is
+	// stale; ETOOLARGE when the content passes the limit (nothing changes).
+	SetBlock(ctx context.Context, agentID, label string, w BlockWrite) (*Block, bool, error)
+	// CreateBlock creates a block owned by the agent, shared when shared is
+	// set. EINVALID, ETOOLARGE as SetBlock; ECONFLICT when the agent
+	// already has a block with that label.
+	CreateBlock(ctx context.Context, agentID string, spec BlockSpec, shared bool) (*Block, error)
+	// AttachBlock attaches a shared block to a consuming agent; attaching
+	// twice is not an error. ENOTFOUND when the block is absent; EINVALID
+	// when it is not shared or the agent is its owner; ECONFLICT when the
+	// agent already has another block with its label.
+	AttachBlock(ctx context.Context, blockID, agentID string) error
+	// DetachBlock detaches a shared block from an agent. ENOTFOUND when the
+	// block is absent or not attached to the agent.
+	DetachBlock(ctx context.Context, blockID, agentID string) error
+	// ListBlockConsumers returns the agents a block is attached to, oldest
+	// link first. ENOTFOUND when the block is absent.
+	ListBlockConsumers(ctx context.Context, blockID string) ([]BlockLink, error)
+	// Prompt renders the agent's blocks, in ListBlocks order, each as
+	// "### {label}\n{content}", with a blank line between them. ENOTFOUND
+	// when the agent is absent.
+	Prompt(ctx context.Context, agentID string) (string, error)
+}

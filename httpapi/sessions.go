@@ -1,0 +1,131 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+func (s *Server) sessionRoutes() {
+	s.handle("PUT /v1/sessions/{session_id}", s.handlePutSession)
+	s.handle("POST /v1/sessions/{session_id}/messages", s.handleAppendMessage)
+	s.handle("GET /v1/sessions/{session_id}", s.handleGetSession)
+	s.handle("DELETE /v1/sessions/{session_id}", s.handleDeleteSession)
+	s.handle("GET /v1/users/{user_id}/sessions", s.handleListUserSessions)
+}
+
+// messageRequest is one message of a session: the body of POST
+// /v1/sessions/{session_id}/messages and an item of a PUT's messages.
+type messageRequest struct {
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// putSessionRequest is the body of PUT /v1/sessions/{session_id}.
+type putSessionRequest struct {
+	UserID       string           `json:"user_id"`
+	Context      json.RawMessage  `json:"context"`
+	Summary      string           `json:"summary"`
+	Messages     []messageRequest `json:"messages"`
+	IsPersistent bool             `json:"is_persistent"`
+	ExpiresAt    *time.Time       `json:"expires_at"`
+	Confidence   float64          `json:"confidence"`
+}
+
+func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
+	var req putSessionRequest
+	if err := decode(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	p := loci.SessionPut{
+		UserID: req.UserID, Context: req.Context, Summary: req.Summary,
+		IsPersistent: req.IsPersistent, Confidence: req.Confidence,
+		Messages: make([]loci.Message, len(req.Messages)),
+	}
+	if req.ExpiresAt != nil {
+		p.ExpiresAt = *req.ExpiresAt
+	}
+	for i, m := range req.Messages {
+		p.Messages[i] = loci.Message{Role: m.Role, Content: m.Content, CreatedAt: m.CreatedAt}
+	}
+	sess, created, err := s.svc.PutSession(r.Context(), r.PathValue("session_id"), p)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	status, action := http.StatusOK, loci.ActionUpdated
+	if created {
+		status, action = http.StatusCreated, loci.ActionCreated
+	}
+	fields := sessionFields(sess)
+	fields["action"] = action
+	ok(w, status, fields)
+}
+
+func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {
+	var req messageRequest
+	if err := decode(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	sum, err := s.svc.AppendSessionMessage(r.Context(), r.PathValue("session_id"),
+		loci.Message{Role: req.Role, Content: req.Content, CreatedAt: req.CreatedAt})
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusCreated, map[string]any{
+		"session_id": sum.SessionID, "index": sum.MessageCount - 1,
+		"message_count": sum.MessageCount, "updated_at": sum.UpdatedAt,
+	})
+}
+
+func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.svc.GetSession(r.Context(), r.PathValue("session_id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, sessionFields(sess))
+}
+
+func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
+	existed, err := s.svc.DeleteSession(r.Context(), r.PathValue("session_id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"deleted": existed})
+}
+
+func (s *Server) handleListUserSessions(w http.ResponseWriter, r *http.Request) {
+	limit, offset, err := pageParams(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	sessions, total, err := s.svc.ListUserSessions(r.Context(), r.PathValue("user_id"), limit, offset)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": total, "sessions": sessions})
+}
+
+// sessionFields is a session as the API answers it.
+func sessionFields(sess *loci.Session) map[string]any {
+	f := map[string]any{
+		"session_id": sess.SessionID, "user_id": sess.UserID, "context": sess.Context,
+		"summary": sess.Summary, "messages": sess.Messages, "message_count": sess.MessageCount,
+		"is_persistent": sess.IsPersistent, "confidence": sess.Confidence,
+		"created_at": sess.CreatedAt, "updated_at": sess.UpdatedAt,
+	}
+	if !sess.ExpiresAt.IsZero() {
+		f["expires_at"] = sess.ExpiresAt
+	}
+	return f
+}

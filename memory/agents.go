@@ -1,0 +1,189 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/loci-memory/loci"
+)
+
+func checkAgentID(id string) error {
+	return requireText("agent_id", id, loci.MaxAgentIDBytes)
+}
+
+func errAgentNotFound(id string) error {
+	return loci.Errorf(loci.ENOTFOUND, "agent %s not found", id)
+}
+
+// getAgent returns the agent, or an "agent not found" error.
+func (s *Service) getAgent(ctx context.Context, tx loci.Tx, id string) (*loci.Agent, error) {
+	a, err := tx.GetAgent(ctx, loci.WorkspaceFrom(ctx), id)
+	if loci.ErrorCode(err) == loci.ENOTFOUND {
+		return nil, errAgentNotFound(id)
+	}
+	return a, err
+}
+
+// ensureAgent creates the agent with the standard blocks unless it exists,
+// so that writing a block or passage needs no setup step. The standard
+// block labelled skip is left out: the caller is about to write it.
+func (s *Service) ensureAgent(ctx context.Context, tx loci.Tx, id, skip string) error {
+	ws := loci.WorkspaceFrom(ctx)
+	if _, err := tx.GetAgent(ctx, ws, id); err == nil {
+		return nil
+	} else if loci.ErrorCode(err) != loci.ENOTFOUND {
+		return err
+	}
+	now := s.now()
+	if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: ws, ID: id, CreatedAt: now}); err != nil {
+		return err
+	}
+	for _, label := range loci.StandardBlockLabels {
+		if label == skip {
+			continue
+		}
+		if _, err := s.findOwnedBlock(ctx, tx, id, label); err == nil {
+			continue
+		}
+		if _, err := s.insertBlock(ctx, tx, id, loci.BlockSpec{Label: label, Limit: loci.DefaultBlockLimit}, false, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateAgent creates an agent and its blocks.
+func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (*loci.Agent, []*loci.Block, error) {
+	if err := checkAgentID(in.ID); err != nil {
+		return nil, nil, err
+	}
+	if err := checkOptionalText("name", in.Name, loci.MaxAgentIDBytes); err != nil {
+		return nil, nil, err
+	}
+	specs := in.Blocks
+	if specs == nil {
+		for _, label := range loci.StandardBlockLabels {
+			specs = append(specs, loci.BlockSpec{Label: label})
+		}
+	}
+	seen := map[string]bool{}
+	for i, b := range specs {
+		if err := checkBlockSpec(&specs[i]); err != nil {
+			return nil, nil, err
+		}
+		if seen[b.Label] {
+			return nil, nil, loci.Errorf(loci.EINVALID, "block label %q is given twice", b.Label)
+		}
+		seen[b.Label] = true
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	a := &loci.Agent{Workspace: ws, ID: in.ID, Name: in.Name}
+	var blocks []*loci.Block
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "agent", in.ID)); err != nil {
+			return err
+		}
+		if _, err := tx.GetAgent(ctx, ws, in.ID); err == nil {
+			return loci.Errorf(loci.ECONFLICT, "agent %s already exists", in.ID)
+		} else if loci.ErrorCode(err) != loci.ENOTFOUND {
+			return err
+		}
+		a.CreatedAt = s.now()
+		if err := tx.InsertAgent(ctx, a); err != nil {
+			return err
+		}
+		for _, spec := range specs {
+			rec, err := s.insertBlock(ctx, tx, in.ID, spec, false, a.CreatedAt)
+			if err != nil {
+				return err
+			}
+			b, err := blockOf(rec)
+			if err != nil {
+				return err
+			}
+			blocks = append(blocks, b)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create agent: %w", err)
+	}
+	return a, blocks, nil
+}
+
+// GetAgent returns an agent.
+func (s *Service) GetAgent(ctx context.Context, id string) (*loci.Agent, error) {
+	if err := checkAgentID(id); err != nil {
+		return nil, err
+	}
+	var a *loci.Agent
+	err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+		a, err = s.getAgent(ctx, tx, id)
+		return err
+	})
+	return a, err
+}
+
+// ListAgents returns the workspace's agents by id.
+func (s *Service) ListAgents(ctx context.Context, limit, offset int) ([]*loci.Agent, int, error) {
+	limit, offset = pageOf(limit, offset)
+	agents := []*loci.Agent{}
+	var total int
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		list, n, err := tx.ListAgents(ctx, loci.WorkspaceFrom(ctx), limit, offset)
+		agents, total = append(agents, list...), n
+		return err
+	})
+	return agents, total, err
+}
+
+// DeleteAgent deletes an agent and everything it owns.
+func (s *Service) DeleteAgent(ctx context.Context, id string) error {
+	if err := checkAgentID(id); err != nil {
+		return err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	return s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "agent", id)); err != nil {
+			return err
+		}
+		// Every record of the agent, of every kind; the links to its
+		// shared blocks go with them (foreign keys).
+		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, AgentID: &id})
+		if err != nil {
+			return err
+		}
+		// The agent row and its links to other agents' shared blocks.
+		err = tx.DeleteAgent(ctx, ws, id)
+		if loci.ErrorCode(err) == loci.ENOTFOUND {
+			if n > 0 {
+				return nil
+			}
+			return errAgentNotFound(id)
+		}
+		return err
+	})
+}
+
+// pageOf applies the listing defaults: limit 100, at most 1000.
+func pageOf(limit, offset int) (int, int) {
+	if limit <= 0 {
+		limit = 100
+	}
+	return min(limit, 1000), max(offset, 0)
+}
+
+// checkOptionalText checks an optional text field: valid UTF-8, no NUL
+// bytes, at most max bytes (max 0: no limit).
+func checkOptionalText(field, v string, max int) error {
+	if !utf8.ValidString(v) {
+		return loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", field)
+	} else if strings.ContainsRune(v, 0) {
+		return loci.Errorf(loci.EINVALID, "%s must not contain NUL bytes", field)
+	} else if max > 0 && len(v) > max {
+		return loci.Errorf(loci.EINVALID, "%s must be at most %d bytes", field, max)
+	}
+	return nil
+}

@@ -1,0 +1,329 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// A session is one record (Kind session, Key and SessionID = the session
+// id, Category "session", Content = its summary, Confidence, ExpiresAt,
+// Data sessionData); each of its messages is a record of its own (Kind
+// session, no key, the same user and session, Category "message", Content
+// = the message, Data messageData), so what was said is found by search.
+const (
+	sessionCategory = "session"
+	messageCategory = "message"
+	maxRoleBytes    = 64
+)
+
+// sessionData is a session's kind-specific data.
+type sessionData struct {
+	Context      json.RawMessage `json:"context"`
+	Summary      string          `json:"summary"`
+	IsPersistent bool            `json:"is_persistent"`
+	MessageCount int             `json:"message_count"`
+}
+
+// messageData is a message's kind-specific data.
+type messageData struct {
+	Role  string `json:"role"`
+	Index int    `json:"index"`
+}
+
+func errSessionNotFound(id string) error {
+	return loci.Errorf(loci.ENOTFOUND, "session %s not found", id)
+}
+
+func checkSessionID(id string) error {
+	return requireText("session_id", id, loci.MaxSessionIDBytes)
+}
+
+func checkMessage(m loci.Message) error {
+	if err := requireText("role", m.Role, maxRoleBytes); err != nil {
+		return err
+	} else if err := requireText("content", m.Content, 0); err != nil {
+		return err
+	} else if len(m.Content) > loci.MaxMessageBytes {
+		return loci.Errorf(loci.ETOOLARGE, "a message must be at most %d bytes", loci.MaxMessageBytes)
+	}
+	return nil
+}
+
+// checkSessionContext returns the context as compact JSON, {} when absent.
+func checkSessionContext(c json.RawMessage) (json.RawMessage, error) {
+	c = bytes.TrimSpace(c)
+	if len(c) == 0 || bytes.Equal(c, []byte("null")) {
+		return json.RawMessage("{}"), nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, c); err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "context must be valid JSON")
+	}
+	return buf.Bytes(), nil
+}
+
+func (s *Service) sessionFilter(ctx context.Context) loci.RecordFilter {
+	return loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindSession}}
+}
+
+// findSession returns the session's record, whoever its user.
+func (s *Service) findSession(ctx context.Context, tx loci.Tx, id string) (*loci.Record, error) {
+	f := s.sessionFilter(ctx)
+	f.Key, f.Category = &id, loci.Ptr(sessionCategory)
+	recs, err := tx.FindRecords(ctx, f)
+	if err != nil {
+		return nil, err
+	} else if len(recs) == 0 {
+		return nil, errSessionNotFound(id)
+	}
+	return recs[0], nil
+}
+
+// insertMessage stores message m of a session at index i.
+func (s *Service) insertMessage(ctx context.Context, tx loci.Tx, sess *loci.Record, i int, m loci.Message, now time.Time) error {
+	data, err := json.Marshal(messageData{Role: m.Role, Index: i})
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	at := m.CreatedAt
+	if at.IsZero() {
+		at = now
+	}
+	return tx.InsertRecord(ctx, &loci.Record{
+		ID: newID(), Workspace: sess.Workspace, Kind: loci.KindSession,
+		Scope: loci.Scope{UserID: sess.UserID, SessionID: sess.SessionID}, Category: messageCategory,
+		Content: m.Content, SearchText: searchText(m.Content), Data: data,
+		CreatedAt: at.UTC(), UpdatedAt: now, Version: 1,
+	})
+}
+
+// PutSession stores or replaces a session and its messages.
+func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) (*loci.Session, bool, error) {
+	if err := checkSessionID(id); err != nil {
+		return nil, false, err
+	} else if err := requireText("user_id", p.UserID, loci.MaxAgentIDBytes); err != nil {
+		return nil, false, err
+	} else if err := checkOptionalText("summary", p.Summary, 0); err != nil {
+		return nil, false, err
+	} else if len(p.Summary) > loci.MaxSessionSummary {
+		return nil, false, loci.Errorf(loci.ETOOLARGE, "summary must be at most %d bytes", loci.MaxSessionSummary)
+	} else if math.IsNaN(p.Confidence) || p.Confidence < 0 || p.Confidence > loci.MaxSessionConfidence {
+		return nil, false, loci.Errorf(loci.EINVALID, "confidence must be between 0 and %d", loci.MaxSessionConfidence)
+	}
+	for _, m := range p.Messages {
+		if err := checkMessage(m); err != nil {
+			return nil, false, err
+		}
+	}
+	sctx, err := checkSessionContext(p.Context)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err := json.Marshal(sessionData{Context: sctx, Summary: p.Summary, IsPersistent: p.IsPersistent, MessageCount: len(p.Messages)})
+	if err != nil {
+		return nil, false, fmt.Errorf("encode session: %w", err)
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var created bool
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
+			return err
+		}
+		now := s.now()
+		rec := &loci.Record{
+			ID: newID(), Workspace: ws, Kind: loci.KindSession,
+			Scope: loci.Scope{UserID: p.UserID, SessionID: id}, Key: id, Category: sessionCategory,
+			Content: p.Summary, SearchText: searchText(p.Summary), Data: data,
+			Confidence: p.Confidence, ExpiresAt: p.ExpiresAt.UTC().Truncate(time.Microsecond),
+			CreatedAt: now, UpdatedAt: now, Version: 1,
+		}
+		old, err := s.findSession(ctx, tx, id)
+		switch {
+		case loci.ErrorCode(err) == loci.ENOTFOUND:
+			created = true
+			if err := tx.InsertRecord(ctx, rec); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case old.UserID != p.UserID:
+			return loci.Errorf(loci.ECONFLICT, "session %s belongs to another user", id)
+		default:
+			f := s.sessionFilter(ctx)
+			f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
+			if _, err := tx.DeleteRecords(ctx, f); err != nil {
+				return err
+			}
+			rec.ID, rec.CreatedAt, rec.Version = old.ID, old.CreatedAt, old.Version+1
+			if err := tx.UpdateRecord(ctx, rec, old.Version); err != nil {
+				return err
+			}
+		}
+		for i, m := range p.Messages {
+			if err := s.insertMessage(ctx, tx, rec, i, m, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("put session: %w", err)
+	}
+	sess, err := s.GetSession(ctx, id)
+	return sess, created, err
+}
+
+// AppendSessionMessage appends one message to a session.
+func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Message) (*loci.SessionSummary, error) {
+	if err := checkSessionID(id); err != nil {
+		return nil, err
+	} else if err := checkMessage(m); err != nil {
+		return nil, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var out *loci.SessionSummary
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
+			return err
+		}
+		rec, err := s.findSession(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		var d sessionData
+		if err := json.Unmarshal(rec.Data, &d); err != nil {
+			return fmt.Errorf("decode session %s: %w", id, err)
+		}
+		now := s.now()
+		if err := s.insertMessage(ctx, tx, rec, d.MessageCount, m, now); err != nil {
+			return err
+		}
+		d.MessageCount++
+		next := *rec
+		if next.Data, err = json.Marshal(d); err != nil {
+			return fmt.Errorf("encode session: %w", err)
+		}
+		next.UpdatedAt, next.Version = now, rec.Version+1
+		if err := tx.UpdateRecord(ctx, &next, rec.Version); err != nil {
+			return err
+		}
+		out = &loci.SessionSummary{SessionID: id, UpdatedAt: now, Summary: d.Summary, MessageCount: d.MessageCount}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append message: %w", err)
+	}
+	return out, nil
+}
+
+// GetSession returns a session with its messages in order.
+func (s *Service) GetSession(ctx context.Context, id string) (*loci.Session, error) {
+	if err := checkSessionID(id); err != nil {
+		return nil, err
+	}
+	var out *loci.Session
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		rec, err := s.findSession(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		var d sessionData
+		if err := json.Unmarshal(rec.Data, &d); err != nil {
+			return fmt.Errorf("decode session %s: %w", id, err)
+		}
+		f := s.sessionFilter(ctx)
+		f.SessionID, f.UserID, f.Category = &id, &rec.UserID, loci.Ptr(messageCategory)
+		f.Order = loci.OrderCreatedAsc
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		type indexed struct {
+			i int
+			m loci.Message
+		}
+		msgs := make([]indexed, 0, len(recs))
+		for _, r := range recs {
+			var md messageData
+			if err := json.Unmarshal(r.Data, &md); err != nil {
+				return fmt.Errorf("decode message %s: %w", r.ID, err)
+			}
+			msgs = append(msgs, indexed{md.Index, loci.Message{Role: md.Role, Content: r.Content, CreatedAt: r.CreatedAt}})
+		}
+		sort.SliceStable(msgs, func(a, b int) bool { return msgs[a].i < msgs[b].i })
+		out = &loci.Session{
+			SessionID: id, UserID: rec.UserID, Context: d.Context, Summary: d.Summary,
+			Messages: make([]loci.Message, len(msgs)), MessageCount: d.MessageCount, IsPersistent: d.IsPersistent,
+			ExpiresAt: rec.ExpiresAt, Confidence: rec.Confidence, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
+		}
+		for i, m := range msgs {
+			out.Messages[i] = m.m
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DeleteSession deletes a session and its messages.
+func (s *Service) DeleteSession(ctx context.Context, id string) (bool, error) {
+	if err := checkSessionID(id); err != nil {
+		return false, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var n int
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
+			return err
+		}
+		f := s.sessionFilter(ctx)
+		f.SessionID = &id
+		var err error
+		n, err = tx.DeleteRecords(ctx, f)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("delete session: %w", err)
+	}
+	return n > 0, nil
+}
+
+// ListUserSessions returns a user's sessions' metadata, most recently
+// updated first.
+func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, offset int) ([]loci.SessionSummary, int, error) {
+	if err := requireText("user_id", userID, loci.MaxAgentIDBytes); err != nil {
+		return nil, 0, err
+	}
+	out := []loci.SessionSummary{}
+	var total int
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		f := s.sessionFilter(ctx)
+		f.UserID, f.Category = &userID, loci.Ptr(sessionCategory)
+		n, err := tx.CountRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		total = n
+		f.Order = loci.OrderUpdatedDesc
+		f.Limit, f.Offset = pageOf(limit, offset)
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			var d sessionData
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				return fmt.Errorf("decode session %s: %w", r.Key, err)
+			}
+			out = append(out, loci.SessionSummary{SessionID: r.Key, UpdatedAt: r.UpdatedAt, Summary: d.Summary, MessageCount: d.MessageCount})
+		}
+		return nil
+	})
+	return out, total, err
+}

@@ -1,0 +1,81 @@
+package loci
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Limits on sessions (seeds 001 and 004).
+const (
+	MaxSessionIDBytes    = 256
+	MaxMessageBytes      = 64 << 10
+	MaxSessionSummary    = 64 << 10
+	MaxSessionConfidence = 100
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
+}
+
+// Session is a user's session or conversation (seed 001 session memory,
+// seed 004 conversations): context JSON, a summary, its messages in
+// order, whether it persists, when it expires, and a confidence 0..100.
+type Session struct {
+	SessionID    string          `json:"session_id"`
+	UserID       string          `json:"user_id"`
+	Context      json.RawMessage `json:"context"`
+	Summary      string          `json:"summary"`
+	Messages     []Message       `json:"messages"`
+	MessageCount int             `json:"message_count"`
+	IsPersistent bool            `json:"is_persistent"`
+	ExpiresAt    time.Time       `json:"expires_at,omitzero"`
+	Confidence   float64         `json:"confidence"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+}
+
+// SessionPut stores or replaces a session. Context nil is {}.
+type SessionPut struct {
+	UserID       string
+	Context      json.RawMessage
+	Summary      string
+	Messages     []Message
+	IsPersistent bool
+	ExpiresAt    time.Time // zero: never
+	Confidence   float64
+}
+
+// SessionSummary is a session's metadata, as listings show it.
+type SessionSummary struct {
+	SessionID    string    `json:"session_id"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	Summary      string    `json:"summary"`
+	MessageCount int       `json:"message_count"`
+}
+
+// SessionService stores sessions and conversations. A session id is unique
+// in the workspace. Each message is stored as its own searchable record.
+type SessionService interface {
+	// PutSession stores or replaces a session and its messages and reports
+	// whether it created it. EINVALID for an empty session or user id, a
+	// bad message, a confidence outside 0..100 or context that is not
+	// JSON; ETOOLARGE for a message or summary over its limit; ECONFLICT
+	// when the session belongs to another user.
+	PutSession(ctx context.Context, sessionID string, p SessionPut) (*Session, bool, error)
+	// AppendSessionMessage appends one message and returns the session's
+	// metadata. ENOTFOUND when the session is absent.
+	AppendSessionMessage(ctx context.Context, sessionID string, m Message) (*SessionSummary, error)
+	// GetSession returns a session with its messages in order. ENOTFOUND
+	// when absent.
+	GetSession(ctx context.Context, sessionID string) (*Session, error)
+	// DeleteSession deletes a session and its messages and reports whether
+	// it existed; deleting an absent session is not an error.
+	DeleteSession(ctx context.Context, sessionID string) (bool, error)
+	// ListUserSessions returns a user's sessions' metadata, most recently
+	// updated first, and how many there are.
+	ListUserSessions(ctx context.Context, userID string, limit, offset int) ([]SessionSummary, int, error)
+}
