@@ -30,15 +30,15 @@ func TestAgentsAndBlocks(t *testing.T) {
 		{name: "ErrCreateAgentUnknownField", method: "POST", path: "/v1/agents", body: `{"id":"x","colour":"red"}`,
 			wantStatus: 400, want: `{"code":"invalid"}`},
 		{name: "ErrCreateAgentDuplicateLabel", method: "POST", path: "/v1/agents",
-			body: `{"id":"x","blocks":[{"label":"a","content":""},{"label":"a","content":""}]}`,
+			body:       `{"id":"x","blocks":[{"label":"a","content":""},{"label":"a","content":""}]}`,
 			wantStatus: 400, want: `{"code":"invalid"}`},
 		{name: "ErrCreateAgentOverLimit", method: "POST", path: "/v1/agents",
-			body: `{"id":"x","blocks":[{"label":"a","content":"four","limit":3}]}`,
+			body:       `{"id":"x","blocks":[{"label":"a","content":"four","limit":3}]}`,
 			wantStatus: 413, want: `{"code":"too_large"}`},
 		{name: "ErrCreateAgentNothingStored", method: "GET", path: "/v1/agents/x",
 			wantStatus: 404, want: `{"code":"not_found"}`},
 		{name: "CreateAgentOwnBlocks", method: "POST", path: "/v1/agents",
-			body: `{"id":"dwight","blocks":[{"label":"bio","content":"Assistant to the regional manager","limit":100}]}`,
+			body:       `{"id":"dwight","blocks":[{"label":"bio","content":"Assistant to the regional manager","limit":100}]}`,
 			wantStatus: 201, want: `{"id":"dwight","name":"","blocks":[{"label":"bio","content":"Assistant to the regional manager","limit":100,"version":1}]}`},
 		{name: "GetAgent", method: "GET", path: "/v1/agents/michael",
 			wantStatus: 200, want: `{"id":"michael","name":"Michael Scott","created_at":"2025-07-08T09:00:00Z"}`},
@@ -66,21 +66,21 @@ func TestAgentsAndBlocks(t *testing.T) {
 		{name: "SetBlockUpdate", method: "PUT", path: "/v1/agents/michael/blocks/personality", body: `{"content":"World's best boss"}`,
 			wantStatus: 200, want: `{"action":"updated","label":"personality","content":"World's best boss","version":2,"id":"{{personality}}"}`},
 		{name: "ErrSetBlockStaleVersion", method: "PUT", path: "/v1/agents/michael/blocks/personality",
-			body: `{"content":"Stale write","expected_version":1}`,
+			body:       `{"content":"Stale write","expected_version":1}`,
 			wantStatus: 409, want: `{"code":"conflict"}`},
 		{name: "SetBlockExpectedVersion", method: "PUT", path: "/v1/agents/michael/blocks/personality",
-			body: `{"content":"Improv enthusiast","expected_version":2}`,
+			body:       `{"content":"Improv enthusiast","expected_version":2}`,
 			wantStatus: 200, want: `{"content":"Improv enthusiast","version":3}`},
 		{name: "SetBlockAtLimit", method: "PUT", path: "/v1/agents/michael/blocks/current_state",
-			body: `{"content":"` + atLimit + `"}`,
+			body:       `{"content":"` + atLimit + `"}`,
 			wantStatus: 200, want: `{"version":2}`},
 		{name: "ErrSetBlockOverLimit", method: "PUT", path: "/v1/agents/michael/blocks/personality",
-			body: `{"content":"` + long + `"}`,
+			body:       `{"content":"` + long + `"}`,
 			wantStatus: 413, want: `{"code":"too_large"}`},
 		{name: "OverLimitChangedNothing", method: "GET", path: "/v1/agents/michael/blocks/personality",
 			wantStatus: 200, want: `{"content":"Improv enthusiast","version":3}`},
 		{name: "SetBlockRaiseLimit", method: "PUT", path: "/v1/agents/michael/blocks/personality",
-			body: `{"content":"` + long + `","limit":6000}`,
+			body:       `{"content":"` + long + `","limit":6000}`,
 			wantStatus: 200, want: `{"version":4,"limit":6000}`},
 		{name: "ErrSetBlockMissingContent", method: "PUT", path: "/v1/agents/michael/blocks/personality", body: `{}`,
 			wantStatus: 400, want: `{"code":"invalid"}`},
@@ -128,7 +128,7 @@ func TestAgentsAndBlocks(t *testing.T) {
 		{name: "ConsumerGetsSharedBlock", method: "GET", path: "/v1/agents/dwight/blocks/office_news",
 			wantStatus: 200, want: `{"id":"{{news}}","content":"Party on Friday"}`},
 		{name: "ConsumerWritesSharedBlock", method: "PUT", path: "/v1/agents/dwight/blocks/office_news",
-			body: `{"content":"Party moved to Saturday","expected_version":1}`,
+			body:       `{"content":"Party moved to Saturday","expected_version":1}`,
 			wantStatus: 200, want: `{"id":"{{news}}","action":"updated","version":2,"owner_agent_id":"michael"}`},
 		{name: "OwnerSeesConsumerWrite", method: "GET", path: "/v1/agents/michael/blocks/office_news",
 			wantStatus: 200, want: `{"content":"Party moved to Saturday","version":2}`},
@@ -191,7 +191,7 @@ func TestSharedBlockConcurrentCAS(t *testing.T) {
 		}
 		type result struct {
 			ok, conflicts int
-			err       error
+			err           error
 		}
 		results := make(chan result, writers)
 		for w := 0; w < writers; w++ {
