@@ -33,7 +33,7 @@ func TestSessions(t *testing.T) {
 		{name: "ErrAppendNoContent", method: "POST", path: "/v1/sessions/s1/messages", body: `{"role":"user","content":" "}`,
 			wantStatus: 400, want: `{"code":"invalid"}`},
 		{name: "ErrAppendTooLarge", method: "POST", path: "/v1/sessions/s1/messages",
-			body: `{"role":"user","content":"` + strings.Repeat("a", loci.MaxMessageBytes+1) + `"}`,
+			body:       `{"role":"user","content":"` + strings.Repeat("a", loci.MaxMessageBytes+1) + `"}`,
 			wantStatus: 413, want: `{"code":"too_large"}`},
 		{name: "ErrPutOtherUser", method: "PUT", path: "/v1/sessions/s1", body: `{"user_id":"u2","summary":"hijack"}`,
 			wantStatus: 409, want: `{"code":"conflict"}`},
