@@ -48,6 +48,9 @@ func commands() []command {
 		{"remember", "remember KEY VALUE --agent ID: store a note", runRemember},
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
 		{"forget", "forget KEY --agent ID: delete a note", runForget},
+		{"prompt", "prompt --agent ID: print the agent's core memory as its prompt", runPrompt},
+		{"block", "block list|get LABEL|set LABEL TEXT --agent ID: core memory blocks", runBlock},
+		{"passage", "passage add TEXT|list|search QUERY|delete ID --agent ID: archival memory", runPassage},
 	}
 }
 

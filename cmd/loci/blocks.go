@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/loci-memory/loci"
+)
+
+// agentFlags are the flags of the core memory and archival verbs, which
+// work on the local database.
+type agentFlags struct {
+	agent, db *string
+}
+
+func newAgentFlags(fs *flag.FlagSet) *agentFlags {
+	return &agentFlags{agent: fs.String("agent", "", "agent id (required)"), db: dbFlag(fs)}
+}
+
+// service opens the local service, once --agent is known to be set.
+func (f *agentFlags) service(ctx context.Context) (loci.Service, func(), error) {
+	if *f.agent == "" {
+		return nil, nil, usagef("--agent is required")
+	}
+	return openService(ctx, *f.db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// tagList is a repeatable --tag flag.
+type tagList []string
+
+func (t *tagList) String() string     { return strings.Join(*t, ",") }
+func (t *tagList) Set(v string) error { *t = append(*t, v); return nil }
+
+// subcommand splits "VERB SUB args…" and checks SUB is one of subs.
+func subcommand(verb string, args []string, subs ...string) (string, []string, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", nil, usagef("usage: loci %s %s …", verb, strings.Join(subs, "|"))
+	}
+	for _, s := range subs {
+		if args[0] == s {
+			return s, args[1:], nil
+		}
+	}
+	return "", nil, usagef("unknown %s command %q (want %s)", verb, args[0], strings.Join(subs, ", "))
+}
+
+func runPrompt(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
+	af := newAgentFlags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	} else if len(pos) != 0 {
+		return usagef("usage: loci prompt --agent ID")
+	}
+	svc, done, err := af.service(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	text, err := svc.Prompt(ctx, *af.agent)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, text)
+	return nil
+}
+
+func runBlock(ctx context.Context, e *env, args []string) error {
+	sub, args, err := subcommand("block", args, "list", "get", "set")
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("block "+sub, flag.ContinueOnError)
+	af := newAgentFlags(fs)
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	expected := fs.Int("expected-version", -1, "set: write only if the block is at this version (0: only if it does not exist)")
+	limit := fs.Int("limit", 0, "set: the block's limit in characters (default: keep, or 5000 for a new block)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	want := map[string]int{"list": 0, "get": 1, "set": 2}[sub]
+	if len(pos) != want {
+		return usagef("usage: loci block %s --agent ID", map[string]string{"list": "list", "get": "get LABEL", "set": "set LABEL TEXT|-"}[sub])
+	}
+	svc, done, err := af.service(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	switch sub {
+	case "list":
+		blocks, err := svc.ListBlocks(ctx, *af.agent)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, map[string]any{"success": true, "count": len(blocks), "blocks": blocks})
+		}
+		for _, b := range blocks {
+			owner := ""
+			if b.IsShared {
+				owner = "\tshared by " + b.OwnerAgentID
+			}
+			fmt.Fprintf(e.stdout, "%s\tv%d\t%d/%d chars%s\n", b.Label, b.Version, len([]rune(b.Content)), b.Limit, owner)
+		}
+		return nil
+	case "get":
+		b, err := svc.GetBlock(ctx, *af.agent, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, b)
+		}
+		fmt.Fprintln(e.stdout, b.Content)
+		return nil
+	default:
+		text := pos[1]
+		if text == "-" {
+			raw, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return fmt.Errorf("read stdin: %w", err)
+			}
+			text = strings.TrimSuffix(string(raw), "\n")
+		}
+		w := loci.BlockWrite{Content: text, Limit: *limit}
+		if *expected >= 0 {
+			w.ExpectedVersion = expected
+		}
+		b, created, err := svc.SetBlock(ctx, *af.agent, pos[0], w)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, b)
+		}
+		action := loci.ActionUpdated
+		if created {
+			action = loci.ActionCreated
+		}
+		fmt.Fprintf(e.stdout, "%s %s (version %d)\n", strings.ToUpper(action[:1])+action[1:], b.Label, b.Version)
+		return nil
+	}
+}
+
+func runPassage(ctx context.Context, e *env, args []string) error {
+	sub, args, err := subcommand("passage", args, "add", "list", "search", "delete")
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("passage "+sub, flag.ContinueOnError)
+	af := newAgentFlags(fs)
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	var tags tagList
+	fs.Var(&tags, "tag", "add: a tag (repeatable); list, search: only passages with this tag")
+	limit := fs.Int("limit", 0, "list, search: at most this many (default 100 for list, 10 for search)")
+	offset := fs.Int("offset", 0, "list: skip this many")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	usage := map[string]string{"add": "add TEXT [--tag T]…", "list": "list [--tag T]", "search": "search QUERY [--tag T]", "delete": "delete ID"}[sub]
+	if (sub == "list" && len(pos) != 0) || (sub != "list" && len(pos) != 1) {
+		return usagef("usage: loci passage %s --agent ID", usage)
+	}
+	if sub != "add" && len(tags) > 1 {
+		return usagef("--tag may be given once for %s", sub)
+	}
+	f := loci.PassageFilter{Limit: *limit, Offset: *offset}
+	if sub != "add" && len(tags) == 1 {
+		f.Tag = tags[0]
+	}
+	svc, done, err := af.service(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	switch sub {
+	case "add":
+		p, err := svc.AddPassage(ctx, *af.agent, pos[0], tags)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, map[string]any{"success": true, "id": p.ID, "created_at": p.CreatedAt})
+		}
+		fmt.Fprintln(e.stdout, p.ID)
+	case "list":
+		passages, total, err := svc.ListPassages(ctx, *af.agent, f)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, map[string]any{"success": true, "count": total, "passages": passages})
+		}
+		for _, p := range passages {
+			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.ID, strings.Join(p.Tags, ","), p.Content)
+		}
+	case "search":
+		results, err := svc.SearchPassages(ctx, *af.agent, pos[0], f)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, map[string]any{"success": true, "count": len(results), "results": results})
+		}
+		for _, r := range results {
+			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", strconv.FormatFloat(r.Score, 'f', 3, 64), r.ID, r.Content)
+		}
+	case "delete":
+		if err := svc.DeletePassage(ctx, *af.agent, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Deleted: %s\n", pos[0])
+	}
+	return nil
+}
