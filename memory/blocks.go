@@ -249,6 +249,12 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 	if err := tx.Lock(ctx, lockName(rec.Workspace, "block", rec.ID)); err != nil {
 		return nil, err
 	}
+	// Read it again under the block's own lock: a consumer of a shared
+	// block locks another label name than its owner does.
+	rec, err := tx.GetRecord(ctx, rec.Workspace, rec.ID)
+	if err != nil {
+		return nil, err
+	}
 	if w.ExpectedVersion != nil && *w.ExpectedVersion != rec.Version {
 		return nil, loci.Errorf(loci.ECONFLICT, "version conflict: block %q is at version %d, expected %d", rec.Key, rec.Version, *w.ExpectedVersion)
 	}
