@@ -57,7 +57,10 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	return nil
 }
 
-// UpdateRecord overwrites the mutable fields of a record at prevVersion.
+// UpdateRecord overwrites the mutable fields of a record at prevVersion. A
+// key that another record of the scope holds is checked in the statement,
+// not left to the unique index, so that ECONFLICT leaves the transaction
+// usable.
 func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int) error {
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
@@ -68,7 +71,9 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		key = $5, content = $6, search_text = $7, data = $8::json, tags = $9::text[], category = $10, action_type = $11,
 		outcome = $12, confidence = $13, access_count = $14, last_accessed_at = $15, updated_at = $16,
 		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20
-		WHERE id = $21 AND workspace = $22 AND version = $23`,
+		WHERE id = $21 AND workspace = $22 AND version = $23
+		AND ($5::text IS NULL OR NOT EXISTS (SELECT 1 FROM records o WHERE o.workspace = $22 AND o.kind = records.kind
+			AND o.agent_id = $1 AND o.user_id = $2 AND o.session_id = $3 AND o.task_id = $4 AND o.key = $5 AND o.id <> $21))`,
 		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
 		return translate(fmt.Errorf("update record: %w", err))
@@ -81,7 +86,10 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		} else if err != nil {
 			return fmt.Errorf("update record: %w", err)
 		}
-		return loci.Errorf(loci.ECONFLICT, "version conflict: expected %d, found %d", prevVersion, v)
+		if v != prevVersion {
+			return loci.Errorf(loci.ECONFLICT, "version conflict: expected %d, found %d", prevVersion, v)
+		}
+		return loci.Errorf(loci.ECONFLICT, "key %q already exists", r.Key)
 	}
 	return nil
 }

@@ -575,13 +575,26 @@ func testConflictKeepsTx(t *testing.T, open Opener) {
 		if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: loci.DefaultWorkspace, ID: "x", CreatedAt: base}); loci.ErrorCode(err) != loci.ECONFLICT {
 			t.Errorf("duplicate agent: error code = %q (%v), want conflict", loci.ErrorCode(err), err)
 		}
-		return tx.InsertRecord(ctx, c)
+		if err := tx.InsertRecord(ctx, c); err != nil {
+			return err
+		}
+		moved := *c
+		moved.Key, moved.Version = "k", 2
+		if err := tx.UpdateRecord(ctx, &moved, 1); loci.ErrorCode(err) != loci.ECONFLICT {
+			t.Errorf("update onto a taken key: error code = %q (%v), want conflict", loci.ErrorCode(err), err)
+		}
+		renamed := *c
+		renamed.Key, renamed.Version = "k4", 2
+		return tx.UpdateRecord(ctx, &renamed, 1)
 	})
 	if err != nil {
 		t.Fatalf("transaction after conflicts: %v", err)
 	}
 	if got := ids(MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Order: loci.OrderCreatedAsc})); !slices.Equal(got, []string{a.ID, c.ID}) {
 		t.Fatalf("records = %v, want %v", got, []string{a.ID, c.ID})
+	}
+	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Key: loci.Ptr("k4")}); len(got) != 1 || got[0].ID != c.ID {
+		t.Fatalf("renamed record: %+v", got)
 	}
 }
 
