@@ -2,7 +2,8 @@ GO ?= go
 
 .PHONY: test build vet fmt bench serve
 
-## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set)
+## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
+## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both)
 test: vet
 	$(GO) test -count=1 ./...
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -47,7 +49,11 @@ func openStore(ctx context.Context, dsn string) (loci.Store, string, error) {
 		dsn = p
 	}
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, "", loci.Errorf(loci.EINVALID, "PostgreSQL is not available in this build")
+		db, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			return nil, "", err
+		}
+		return db, redactDSN(dsn), nil
 	}
 	db, err := sqlite.Open(ctx, dsn)
 	if err != nil {
@@ -64,4 +70,13 @@ func openService(ctx context.Context, dsn string, logger *slog.Logger) (*memory.
 	}
 	svc := memory.New(store, memory.WithLogger(logger))
 	return svc, func() { store.Close() }, nil
+}
+
+// redactDSN returns a postgres:// URL without its password, for logs.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres"
+	}
+	return u.Redacted()
 }

@@ -6,12 +6,24 @@ package testdb
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/sqlite"
 )
+
+// PostgresEnv names the environment variable that holds the DSN of a
+// PostgreSQL server for tests; each test gets a fresh schema in it.
+const PostgresEnv = "LOCI_TEST_POSTGRES_DSN"
 
 // Backend opens a fresh, empty store for one test; it closes it at the
 // test's end.
@@ -22,7 +34,11 @@ type Backend struct {
 
 // Backends returns every backend configured for this run.
 func Backends() []Backend {
-	return []Backend{{Name: "sqlite", Open: OpenSQLite}}
+	bs := []Backend{{Name: "sqlite", Open: OpenSQLite}}
+	if dsn := os.Getenv(PostgresEnv); dsn != "" {
+		bs = append(bs, Backend{Name: "postgres", Open: func(t testing.TB) loci.Store { return OpenPostgres(t, dsn) }})
+	}
+	return bs
 }
 
 // OpenSQLite opens a fresh SQLite database in the test's temp directory.
@@ -34,6 +50,84 @@ func OpenSQLite(t testing.TB) loci.Store {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// OpenPostgres opens a PostgreSQL store on dsn in a fresh schema that is
+// dropped when the test ends.
+func OpenPostgres(t testing.TB, dsn string) *postgres.DB {
+	t.Helper()
+	ctx := context.Background()
+	schema := NewSchema(t, dsn)
+	cfg, err := PostgresConfig(dsn, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.OpenConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// NewSchema creates a schema with a random name on dsn's database and
+// drops it, with everything in it, when the test ends.
+func NewSchema(t testing.TB, dsn string) string {
+	t.Helper()
+	ctx := context.Background()
+	b := make([]byte, 8)
+	rand.Read(b)
+	schema := "loci_test_" + hex.EncodeToString(b)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect to postgres (%s): %v", PostgresEnv, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Errorf("connect to drop schema %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `DROP SCHEMA `+schema+` CASCADE`); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	return schema
+}
+
+// PostgresConfig parses dsn and points its connections at schema (then
+// public, where the vector extension lives).
+func PostgresConfig(dsn, schema string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema + ", public"
+	// Set it again once connected too: PGlite serves every connection from
+	// one session and ignores startup parameters.
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, `SET search_path TO `+schema+`, public`)
+		return err
+	}
+	return cfg, nil
+}
+
+// PostgresDSN returns dsn (a postgres:// URL) with its search_path set to
+// schema, for a process (such as `loci serve`) that takes a DSN.
+func PostgresDSN(dsn, schema string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", fmt.Errorf("%s must be a postgres:// URL", PostgresEnv)
+	}
+	q := u.Query()
+	q.Set("search_path", schema+",public")
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
 
 // Each runs fn as a subtest once per backend.

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci/internal/testdb"
+)
+
+// replica is one running `loci serve` process.
+type replica struct {
+	name string
+	url  string
+	cmd  *exec.Cmd
+}
+
+// do sends a JSON request and returns the status and the decoded answer.
+func (r *replica) do(t testing.TB, method, path string, body any) (int, map[string]any) {
+	t.Helper()
+	status, out, err := r.try(method, path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, out
+}
+
+// try is do for goroutines other than the test's: it returns its error.
+func (r *replica) try(method, path string, body any) (int, map[string]any, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, r.url+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s %s on %s: %w", method, path, r.name, err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return 0, nil, fmt.Errorf("%s %s on %s: decode answer: %w", method, path, r.name, err)
+	}
+	return resp.StatusCode, out, nil
+}
+
+// must is do that fails the test unless the status is want.
+func (r *replica) must(t testing.TB, want int, method, path string, body any) map[string]any {
+	t.Helper()
+	status, out := r.do(t, method, path, body)
+	if status != want {
+		t.Fatalf("%s %s on %s: status %d (%v), want %d", method, path, r.name, status, out, want)
+	}
+	return out
+}
+
+// buildLoci builds the loci binary into the test's temp directory.
+func buildLoci(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "loci")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startReplica starts `loci serve` on port 0 and waits for its address.
+func startReplica(t *testing.T, bin, name, dsn string) *replica {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dsn)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	r := &replica{name: name, cmd: cmd}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", name, stderr.String())
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Wait()
+		t.Fatalf("%s printed no address: %v\n%s", name, err, stderr.String())
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "loci listening on ")
+	if !ok {
+		t.Fatalf("%s: first line %q, want \"loci listening on http://ADDR\"", name, line)
+	}
+	r.url = addr
+	go io.Copy(io.Discard, stdout)
+	return r
+}
+
+// TestReplicas runs two stateless `loci serve` processes on one PostgreSQL
+// schema and interleaves work across them. Each step gets the two replicas
+// and must hold whichever one serves a request; add steps for new shared
+// state here (a shared block's compare-and-set from both replicas, search on
+// one finding the other's writes) as their endpoints land.
+func TestReplicas(t *testing.T) {
+	dsn := os.Getenv(testdb.PostgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: no PostgreSQL server for the replicas to share (.ci/run always sets it)", testdb.PostgresEnv)
+	}
+	schemaDSN, err := testdb.PostgresDSN(dsn, testdb.NewSchema(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildLoci(t)
+	a := startReplica(t, bin, "replica A", schemaDSN)
+	b := startReplica(t, bin, "replica B", schemaDSN)
+
+	steps := []struct {
+		name string
+		fn   func(t *testing.T, a, b *replica)
+	}{
+		{"NoteWrittenOnOneReadOnOther", testReplicaNoteVisible},
+		{"ConcurrentNoteUpdatesLoseNothing", testReplicaConcurrentNotes},
+		{"ForgetOnOneGoneOnOther", testReplicaForget},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) { s.fn(t, a, b) })
+	}
+}
+
+func testReplicaNoteVisible(t *testing.T, a, b *replica) {
+	a.must(t, http.StatusCreated, "PUT", "/v1/agents/writer/notes/tone", map[string]any{"value": "friendly"})
+	got := b.must(t, http.StatusOK, "GET", "/v1/agents/writer/notes/tone", nil)
+	if got["value"] != "friendly" {
+		t.Fatalf("B reads %v, want the value A wrote", got)
+	}
+	b.must(t, http.StatusOK, "PUT", "/v1/agents/writer/notes/tone", map[string]any{"value": map[string]any{"style": "dry"}})
+	got = a.must(t, http.StatusOK, "GET", "/v1/agents/writer/notes/tone", nil)
+	if v, _ := got["value"].(map[string]any); v["style"] != "dry" {
+		t.Fatalf("A reads %v, want the value B wrote", got)
+	}
+	list := a.must(t, http.StatusOK, "GET", "/v1/agents/writer/notes", nil)
+	if list["count"] != float64(1) {
+		t.Fatalf("A lists %v, want one note", list)
+	}
+}
+
+// testReplicaConcurrentNotes writes one note key from both replicas at once:
+// every write must succeed and land in the history, with no version lost.
+func testReplicaConcurrentNotes(t *testing.T, a, b *replica) {
+	const writers, each = 4, 5 // per replica
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*writers*each)
+	for _, r := range []*replica{a, b} {
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					status, out, err := r.try("PUT", "/v1/agents/counter/notes/shared",
+						map[string]any{"value": fmt.Sprintf("%s writer %d write %d", r.name, w, i)})
+					if err != nil {
+						errs <- err.Error()
+					} else if status != http.StatusOK && status != http.StatusCreated {
+						errs <- fmt.Sprintf("%s: status %d: %v", r.name, status, out)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for _, r := range []*replica{a, b} {
+		h := r.must(t, http.StatusOK, "GET", "/v1/agents/counter/notes/shared/history", nil)
+		if want := float64(2 * writers * each); h["count"] != want {
+			t.Fatalf("history on %s has %v versions, want %v (one per write)", r.name, h["count"], want)
+		}
+	}
+}
+
+func testReplicaForget(t *testing.T, a, b *replica) {
+	b.must(t, http.StatusCreated, "PUT", "/v1/agents/writer/notes/temp", map[string]any{"value": "soon gone"})
+	a.must(t, http.StatusOK, "DELETE", "/v1/agents/writer/notes/temp", nil)
+	b.must(t, http.StatusNotFound, "GET", "/v1/agents/writer/notes/temp", nil)
+}

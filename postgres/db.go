@@ -1,0 +1,208 @@
+// Package postgres is loci's shared backend: PostgreSQL through pgx, for
+// stateless `loci serve` replicas on one database. Read-modify-write rules
+// serialize on transaction-scoped advisory locks (Tx.Lock), so replicas never
+// lose an update. Lexical search is PostgreSQL's full-text search over a
+// generated tsvector column with a GIN index; embeddings are kept as real[]
+// (exact search on any server) and, where the pgvector extension is
+// available, also as a generated pgvector column with per-dimension HNSW
+// cosine indexes.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/loci-memory/loci"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+var _ loci.Store = (*DB)(nil)
+
+// migrationLock is the advisory lock key migrations run under. It is one
+// key per database, not per schema: creating the vector extension is a
+// database-wide act that two schemas migrating at once must not race on.
+var migrationLock = lockKey("loci:migrate")
+
+// DB is a PostgreSQL store.
+type DB struct {
+	pool *pgxpool.Pool
+	// vector reports whether records have the pgvector column.
+	vector bool
+	// vectorIndexes holds the dimensions known to have an HNSW index.
+	vectorIndexes sync.Map
+}
+
+// Open connects to the database that dsn names (a postgres:// URL or a
+// key=value connection string) and applies pending migrations.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "invalid PostgreSQL DSN: %v", err)
+	}
+	return OpenConfig(ctx, cfg)
+}
+
+// OpenConfig is Open with a parsed pool configuration, for callers that set
+// connection parameters (such as search_path) in code.
+func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	db := &DB{pool: pool}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec' AND NOT attisdropped)`).Scan(&db.vector); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("inspect schema: %w", err)
+	}
+	return db, nil
+}
+
+// Close closes the pool's connections.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("ping postgres: %w", err)
+	}
+	return nil
+}
+
+// HasPGVector reports whether the records table has the pgvector column
+// embedding_vec (the vector extension was available when it migrated).
+func (db *DB) HasPGVector() bool { return db.vector }
+
+// Update runs fn in a read-write transaction.
+func (db *DB) Update(ctx context.Context, fn func(loci.Tx) error) error {
+	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadWrite}, fn)
+}
+
+// View runs fn in a read-only transaction.
+func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
+	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
+}
+
+func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
+	pgTx, err := db.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	tx := &Tx{tx: pgTx, db: db}
+	if err := fn(tx); err != nil {
+		pgTx.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	if err := pgTx.Commit(ctx); err != nil {
+		return translate(fmt.Errorf("commit: %w", err))
+	}
+	for _, dims := range tx.newIndexes {
+		db.vectorIndexes.Store(dims, true)
+	}
+	return nil
+}
+
+// migrate applies the embedded migrations not yet recorded in
+// schema_migrations, in order, one transaction each, holding a session
+// advisory lock so that processes starting together take turns.
+func (db *DB) migrate(ctx context.Context) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := path.Base(name)
+		var version int
+		if _, err := fmt.Sscanf(base, "%d_", &version); err != nil {
+			return fmt.Errorf("migration %s: name must start with its number: %w", base, err)
+		}
+		if err := applyMigration(ctx, conn.Conn(), version, base, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, conn *pgx.Conn, version int, base, name string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", base, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	var applied bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version).Scan(&applied); err != nil {
+		return fmt.Errorf("migration %s: %w", base, err)
+	} else if applied {
+		return nil
+	}
+	body, err := migrationFS.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	// No parameters: the simple protocol, which runs several statements.
+	if _, err := tx.Exec(ctx, string(body), pgx.QueryExecModeSimpleProtocol); err != nil {
+		return fmt.Errorf("migration %s: %w", base, err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`,
+		version, strings.TrimSuffix(base, ".sql")); err != nil {
+		return fmt.Errorf("record migration %s: %w", base, err)
+	}
+	return tx.Commit(ctx)
+}
+
+// lockKey maps a lock name to an advisory lock key.
+func lockKey(name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return int64(h.Sum64())
+}
+
+// translate turns driver errors into domain errors, once, at the boundary.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return loci.Errorf(loci.ENOTFOUND, "not found")
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
+		return loci.Errorf(loci.ECONFLICT, "already exists")
+	}
+	return err
+}

@@ -1,0 +1,472 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/loci-memory/loci"
+)
+
+var _ loci.Tx = (*Tx)(nil)
+
+// Tx is a transaction on a PostgreSQL store.
+type Tx struct {
+	tx pgx.Tx
+	db *DB
+	// newIndexes are the vector dimensions this transaction built an HNSW
+	// index for; the DB remembers them once it commits.
+	newIndexes []int
+}
+
+// Lock takes a transaction-scoped advisory lock on name, released when the
+// transaction ends. Names map to 64-bit keys by FNV-1a; two names that
+// collide only serialize more than needed.
+func (tx *Tx) Lock(ctx context.Context, name string) error {
+	if _, err := tx.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey(name)); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	return nil
+}
+
+const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
+	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
+	created_at, updated_at, expires_at, version, embedding, embedding_model`
+
+// InsertRecord stores a new record. It inserts with ON CONFLICT DO NOTHING
+// rather than raising a unique violation, so that ECONFLICT leaves the
+// transaction usable, as it is on SQLite.
+func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
+		return err
+	}
+	tag, err := tx.tx.Exec(ctx, `INSERT INTO records (`+recordColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
+		$19, $20, $21, $22, $23::real[], $24)
+		ON CONFLICT DO NOTHING`, recordArgs(r)...)
+	if err != nil {
+		return translate(fmt.Errorf("insert record: %w", err))
+	}
+	if tag.RowsAffected() == 0 {
+		return loci.Errorf(loci.ECONFLICT, "record %s already exists", r.ID)
+	}
+	return nil
+}
+
+// UpdateRecord overwrites the mutable fields of a record at prevVersion. A
+// key that another record of the scope holds is checked in the statement,
+// not left to the unique index, so that ECONFLICT leaves the transaction
+// usable.
+func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int) error {
+	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
+		return err
+	}
+	args := recordArgs(r)
+	// args[0:3] are id, workspace, kind; created_at is args[18].
+	tag, err := tx.tx.Exec(ctx, `UPDATE records SET agent_id = $1, user_id = $2, session_id = $3, task_id = $4,
+		key = $5, content = $6, search_text = $7, data = $8::json, tags = $9::text[], category = $10, action_type = $11,
+		outcome = $12, confidence = $13, access_count = $14, last_accessed_at = $15, updated_at = $16,
+		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20
+		WHERE id = $21 AND workspace = $22 AND version = $23
+		AND ($5::text IS NULL OR NOT EXISTS (SELECT 1 FROM records o WHERE o.workspace = $22 AND o.kind = records.kind
+			AND o.agent_id = $1 AND o.user_id = $2 AND o.session_id = $3 AND o.task_id = $4 AND o.key = $5 AND o.id <> $21))`,
+		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
+	if err != nil {
+		return translate(fmt.Errorf("update record: %w", err))
+	}
+	if tag.RowsAffected() == 0 {
+		var v int
+		err := tx.tx.QueryRow(ctx, `SELECT version FROM records WHERE id = $1 AND workspace = $2`, r.ID, r.Workspace).Scan(&v)
+		if err == pgx.ErrNoRows {
+			return loci.Errorf(loci.ENOTFOUND, "record %s not found", r.ID)
+		} else if err != nil {
+			return fmt.Errorf("update record: %w", err)
+		}
+		if v != prevVersion {
+			return loci.Errorf(loci.ECONFLICT, "version conflict: expected %d, found %d", prevVersion, v)
+		}
+		return loci.Errorf(loci.ECONFLICT, "key %q already exists", r.Key)
+	}
+	return nil
+}
+
+// GetRecord returns one record.
+func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
+	rows, err := tx.tx.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = $1 AND id = $2`, workspace, id)
+	if err != nil {
+		return nil, fmt.Errorf("get record: %w", err)
+	}
+	recs, err := scanRecords(rows)
+	if err != nil {
+		return nil, err
+	} else if len(recs) == 0 {
+		return nil, loci.Errorf(loci.ENOTFOUND, "record %s not found", id)
+	}
+	return recs[0], nil
+}
+
+// FindRecords returns the records that match f.
+func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
+	var a args
+	where := whereClause(f, "", &a)
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where + ` ORDER BY ` + orderClause(f.Order) + limitClause(f.Limit, f.Offset)
+	rows, err := tx.tx.Query(ctx, q, a...)
+	if err != nil {
+		return nil, fmt.Errorf("find records: %w", err)
+	}
+	return scanRecords(rows)
+}
+
+// CountRecords counts the records that match f.
+func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	var a args
+	where := whereClause(f, "", &a)
+	var n int
+	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM records WHERE `+where, a...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count records: %w", err)
+	}
+	return n, nil
+}
+
+// DeleteRecords deletes the records that match f; versions and links go
+// with them (ON DELETE CASCADE), index entries with the rows.
+func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	var a args
+	where := whereClause(f, "", &a)
+	tag, err := tx.tx.Exec(ctx, `DELETE FROM records WHERE `+where, a...)
+	if err != nil {
+		return 0, fmt.Errorf("delete records: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// TouchRecords bumps access_count and last_accessed_at.
+func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.tx.Exec(ctx, `UPDATE records SET access_count = access_count + 1, last_accessed_at = $1
+		WHERE workspace = $2 AND id = ANY($3::text[])`, at, workspace, ids)
+	if err != nil {
+		return fmt.Errorf("touch records: %w", err)
+	}
+	return nil
+}
+
+// InsertVersion keeps a previous value of a record.
+func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
+	tag, err := tx.tx.Exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at)
+		VALUES ($1, $2, $3, $4::json, $5) ON CONFLICT DO NOTHING`, v.RecordID, v.Version, v.Content, jsonText(v.Data), v.UpdatedAt)
+	if err != nil {
+		return translate(fmt.Errorf("insert version: %w", err))
+	}
+	if tag.RowsAffected() == 0 {
+		return loci.Errorf(loci.ECONFLICT, "version %d of %s already exists", v.Version, v.RecordID)
+	}
+	return nil
+}
+
+// ListVersions returns a record's kept versions, newest first.
+func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordVersion, error) {
+	rows, err := tx.tx.Query(ctx, `SELECT record_id, version, content, data::text, updated_at
+		FROM record_versions WHERE record_id = $1 ORDER BY version DESC`, recordID)
+	if err != nil {
+		return nil, fmt.Errorf("list versions: %w", err)
+	}
+	defer rows.Close()
+	var out []loci.RecordVersion
+	for rows.Next() {
+		var v loci.RecordVersion
+		var data string
+		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &v.UpdatedAt); err != nil {
+			return nil, fmt.Errorf("scan version: %w", err)
+		}
+		v.Data, v.UpdatedAt = json.RawMessage(data), v.UpdatedAt.UTC()
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// SearchLexical ranks matching records by ts_rank_cd (cover density; higher
+// is better). The query ORs one plainto_tsquery per term, each term a bound
+// parameter, so user text is never read as tsquery syntax.
+func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredRecord, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var a args
+	var parts []string
+	for _, t := range terms {
+		t = cleanText(t)
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		parts = append(parts, "plainto_tsquery('simple', "+a.add(t)+")")
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	query := strings.Join(parts, " || ")
+	where := whereClause(f, "r.", &a)
+	q := `SELECT ` + prefixed("r.", recordColumns) + `, ts_rank_cd(r.search_vector, q.query) AS rank
+		FROM records r, (SELECT ` + query + ` AS query) q
+		WHERE r.search_vector @@ q.query AND ` + where + `
+		ORDER BY rank DESC, r.id LIMIT ` + a.add(limit)
+	rows, err := tx.tx.Query(ctx, q, a...)
+	if err != nil {
+		return nil, fmt.Errorf("search lexical: %w", err)
+	}
+	defer rows.Close()
+	var out []loci.ScoredRecord
+	for rows.Next() {
+		var rank float32
+		r, err := scanRecord(rows, &rank)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, loci.ScoredRecord{Record: r, Score: float64(rank)})
+	}
+	return out, rows.Err()
+}
+
+// ensureVectorIndex builds the HNSW cosine index for vectors of v's
+// dimension the first time one arrives, when the pgvector column exists.
+// pgvector indexes need a fixed dimension, so each is a partial expression
+// index over the rows of that dimension; a vector query of dimension n uses
+// it with `embedding_vec::vector(n) <=> $1` and `vector_dims(embedding_vec) = n`.
+// The build runs in the caller's transaction under an advisory lock, so
+// concurrent first writers take turns and the second finds the index.
+func (tx *Tx) ensureVectorIndex(ctx context.Context, v []float32) error {
+	dims := len(v)
+	if !tx.db.vector || dims == 0 || dims > maxIndexedDims {
+		return nil
+	}
+	if _, ok := tx.db.vectorIndexes.Load(dims); ok {
+		return nil
+	}
+	name := "records_embedding_hnsw_" + strconv.Itoa(dims)
+	if err := tx.Lock(ctx, "loci:vector-index"); err != nil {
+		return err
+	}
+	var exists bool
+	if err := tx.tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("find vector index: %w", err)
+	}
+	if !exists {
+		// The extension's schema is looked up through the type of the
+		// column, so it need not be on search_path.
+		var vectorType string
+		if err := tx.tx.QueryRow(ctx, `SELECT format_type(atttypid, NULL) FROM pg_attribute
+			WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec'`).Scan(&vectorType); err != nil {
+			return fmt.Errorf("find vector type: %w", err)
+		}
+		opclass := strings.TrimSuffix(vectorType, "vector") + "vector_cosine_ops"
+		dimsFn := strings.TrimSuffix(vectorType, "vector") + "vector_dims"
+		if _, err := tx.tx.Exec(ctx, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON records
+			USING hnsw ((embedding_vec::%s(%d)) %s) WHERE %s(embedding_vec) = %d`,
+			name, vectorType, dims, opclass, dimsFn, dims)); err != nil {
+			return fmt.Errorf("create vector index: %w", err)
+		}
+	}
+	tx.newIndexes = append(tx.newIndexes, dims)
+	return nil
+}
+
+// maxIndexedDims is the most dimensions pgvector's HNSW indexes take;
+// longer vectors are searched exactly.
+const maxIndexedDims = 2000
+
+// recordArgs returns r's column values in recordColumns order.
+func recordArgs(r *loci.Record) []any {
+	var key, emb any
+	if r.Key != "" {
+		key = r.Key
+	}
+	search := r.SearchText
+	if search == "" {
+		search = r.Content
+	}
+	if r.Embedding != nil {
+		emb = r.Embedding
+	}
+	return []any{
+		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, cleanText(search),
+		jsonText(r.Data), nonNil(r.Tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullTime(r.LastAccessedAt),
+		r.CreatedAt, r.UpdatedAt, nullTime(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
+	}
+}
+
+func scanRecords(rows pgx.Rows) ([]*loci.Record, error) {
+	defer rows.Close()
+	var out []*loci.Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
+	var r loci.Record
+	var kind, data string
+	var key *string
+	var lastAccessed, expires *time.Time
+	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
+		&data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
+		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel}
+	if err := rows.Scan(append(dest, extra...)...); err != nil {
+		return nil, fmt.Errorf("scan record: %w", err)
+	}
+	r.Kind, r.Data = loci.Kind(kind), json.RawMessage(data)
+	if key != nil {
+		r.Key = *key
+	}
+	if len(r.Tags) == 0 {
+		r.Tags = nil
+	}
+	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+	if lastAccessed != nil {
+		r.LastAccessedAt = lastAccessed.UTC()
+	}
+	if expires != nil {
+		r.ExpiresAt = expires.UTC()
+	}
+	return &r, nil
+}
+
+// args collects query parameters and names them $1, $2, ….
+type args []any
+
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// whereClause renders f as a SQL condition on columns prefixed by p,
+// adding its parameters to a.
+func whereClause(f loci.RecordFilter, p string, a *args) string {
+	conds := []string{p + "workspace = " + a.add(f.Workspace)}
+	eq := func(col string, v *string) {
+		if v != nil {
+			conds = append(conds, p+col+" = "+a.add(*v))
+		}
+	}
+	if len(f.Kinds) > 0 {
+		kinds := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			kinds[i] = string(k)
+		}
+		conds = append(conds, p+"kind = ANY("+a.add(kinds)+"::text[])")
+	}
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			conds = append(conds, "false")
+		} else {
+			conds = append(conds, p+"id = ANY("+a.add(f.IDs)+"::text[])")
+		}
+	}
+	eq("agent_id", f.AgentID)
+	if f.UserID != nil && f.OrGlobalUser {
+		conds = append(conds, "("+p+"user_id = "+a.add(*f.UserID)+" OR "+p+"user_id = '')")
+	} else {
+		eq("user_id", f.UserID)
+	}
+	eq("session_id", f.SessionID)
+	eq("task_id", f.TaskID)
+	eq("key", f.Key)
+	eq("category", f.Category)
+	eq("action_type", f.ActionType)
+	eq("outcome", f.Outcome)
+	if len(f.Tags) > 0 {
+		conds = append(conds, p+"tags @> "+a.add(f.Tags)+"::text[]")
+	}
+	if !f.CreatedAfter.IsZero() {
+		conds = append(conds, p+"created_at > "+a.add(f.CreatedAfter))
+	}
+	if !f.CreatedBefore.IsZero() {
+		conds = append(conds, p+"created_at < "+a.add(f.CreatedBefore))
+	}
+	if !f.LiveAt.IsZero() {
+		at := a.add(f.LiveAt)
+		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > "+at+")")
+	}
+	if !f.ExpiredAt.IsZero() {
+		conds = append(conds, p+"expires_at <= "+a.add(f.ExpiredAt))
+	}
+	if f.MinConfidence != nil {
+		conds = append(conds, p+"confidence >= "+a.add(*f.MinConfidence))
+	}
+	if f.MaxConfidence != nil {
+		conds = append(conds, p+"confidence < "+a.add(*f.MaxConfidence))
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// orderClause matches SQLite's orders: NULL keys first, ties on id.
+func orderClause(o loci.Order) string {
+	switch o {
+	case loci.OrderCreatedAsc:
+		return "created_at, id"
+	case loci.OrderUpdatedDesc:
+		return "updated_at DESC, id DESC"
+	case loci.OrderKeyAsc:
+		return "key NULLS FIRST, id"
+	case loci.OrderConfidenceDesc:
+		return "confidence DESC, id DESC"
+	default:
+		return "created_at DESC, id DESC"
+	}
+}
+
+func limitClause(limit, offset int) string {
+	if limit <= 0 && offset <= 0 {
+		return ""
+	}
+	l := "ALL"
+	if limit > 0 {
+		l = strconv.Itoa(limit)
+	}
+	return fmt.Sprintf(" LIMIT %s OFFSET %d", l, max(offset, 0))
+}
+
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cleanText drops what PostgreSQL text cannot hold: NUL bytes and invalid
+// UTF-8.
+func cleanText(s string) string {
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "")
+}
+
+func nonNil(tags []string) []string {
+	if tags == nil {
+		return []string{}
+	}
+	return tags
+}
+
+func jsonText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
