@@ -15,10 +15,13 @@ import (
 )
 
 // Headers that name the identity of an HTTP session when authentication is
-// off (HeaderIdentity).
+// off (HeaderIdentity), and the query parameters that may stand in for them
+// for clients that can only be given a URL.
 const (
 	AgentHeader = "X-Loci-Agent"
 	UserHeader  = "X-Loci-User"
+	AgentParam  = "agent"
+	UserParam   = "user"
 )
 
 // SessionIdleTimeout is how long an HTTP session may stay idle before the
@@ -32,17 +35,37 @@ const SessionIdleTimeout = time.Hour
 type IdentityFunc func(r *http.Request) (Identity, error)
 
 // HeaderIdentity reads the identity from the X-Loci-Agent and X-Loci-User
-// headers: for a server without authentication. EINVALID when X-Loci-Agent
-// is missing or blank.
+// headers, or, for clients that cannot send headers, from the agent and
+// user query parameters (/mcp?agent=ID&user=ID): for a server without
+// authentication, where whoever reaches it may act as any agent. EINVALID
+// when no agent is named, or a header and a parameter name different ones.
 func HeaderIdentity(r *http.Request) (Identity, error) {
-	id := Identity{AgentID: r.Header.Get(AgentHeader), UserID: r.Header.Get(UserHeader)}
+	agent, err := headerOrParam(r, AgentHeader, AgentParam)
+	if err != nil {
+		return Identity{}, err
+	}
+	user, err := headerOrParam(r, UserHeader, UserParam)
+	if err != nil {
+		return Identity{}, err
+	}
+	id := Identity{AgentID: agent, UserID: user}
 	if strings.TrimSpace(id.AgentID) == "" {
-		return Identity{}, loci.Errorf(loci.EINVALID, "the %s header is required: it names the agent whose memory this MCP session uses", AgentHeader)
+		return Identity{}, loci.Errorf(loci.EINVALID, "the %s header (or the %s query parameter) is required: it names the agent whose memory this MCP session uses", AgentHeader, AgentParam)
 	}
 	if err := id.check(); err != nil {
 		return Identity{}, err
 	}
 	return id, nil
+}
+
+func headerOrParam(r *http.Request, header, param string) (string, error) {
+	h, p := r.Header.Get(header), r.URL.Query().Get(param)
+	if h != "" && p != "" && h != p {
+		return "", loci.Errorf(loci.EINVALID, "the %s header and the %s query parameter name different ids", header, param)
+	} else if h != "" {
+		return h, nil
+	}
+	return p, nil
 }
 
 // Handler serves MCP over streamable HTTP (mount it at /mcp). Each session

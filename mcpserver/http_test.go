@@ -93,6 +93,20 @@ func TestHTTP(t *testing.T) {
 			}
 		})
 
+		t.Run("OKAgentParam", func(t *testing.T) {
+			cs := MustConnectHTTP(t, ts.URL+"?agent=byparam", nil)
+			MustCall(t, cs, "remember", map[string]any{"key": "k", "value": "v"})
+			if _, err := svc.Recall(context.Background(), "byparam", "k"); err != nil {
+				t.Errorf("note of agent byparam: %v", err)
+			}
+		})
+
+		t.Run("ErrAgentHeaderAndParamDiffer", func(t *testing.T) {
+			if resp := post(t, ts.URL+"?agent=b", agentHeader("a"), initialize); resp.status != http.StatusBadRequest {
+				t.Errorf("status = %d, want 400", resp.status)
+			}
+		})
+
 		t.Run("ErrBlankAgentHeader", func(t *testing.T) {
 			if resp := post(t, ts.URL, agentHeader(" "), initialize); resp.status != http.StatusBadRequest {
 				t.Errorf("status = %d, want 400", resp.status)

@@ -103,7 +103,7 @@ func (s *server) noteTools() {
 		Description: "Delete one memory by key, with all its earlier values. Use it when a memory is wrong or no longer wanted. " +
 			"An unknown key is an error \"Memory not found\".",
 		OutputSchema: forgetOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: false},
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true)},
 	}, s.forget)
 }
 

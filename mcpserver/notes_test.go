@@ -63,8 +63,11 @@ func TestNoteToolsList(t *testing.T) {
 				}
 				out := schemaOf(t, tool.OutputSchema)
 				for _, p := range tc.output {
-					if _, ok := out.Properties[p]; !ok {
+					prop, ok := out.Properties[p]
+					if !ok {
 						t.Errorf("output schema lacks %q", p)
+					} else if _, one := prop.Type.(string); !one {
+						t.Errorf("output property %q has type %v, want one type (omitted when absent, never null)", p, prop.Type)
 					}
 				}
 			})

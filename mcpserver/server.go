@@ -185,6 +185,13 @@ func outputSchema[Out any](tweak func(*jsonschema.Schema)) *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: output schema of %T: %v", *new(Out), err))
 	}
+	// Optional fields are omitted, never null: drop the "null" that
+	// inference gives pointers and slices.
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
 	if tweak != nil {
 		tweak(s)
 	}
