@@ -86,7 +86,7 @@ func (s *server) noteTools() {
 			"Storing under an existing key replaces the value (action \"updated\"; the old value is kept as history). " +
 			"Key and value must be non-empty.",
 		OutputSchema: rememberOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false)},
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.remember)
 	addTool(s, &mcp.Tool{
 		Name:  "recall",
@@ -95,7 +95,7 @@ func (s *server) noteTools() {
 			"an unknown key is an error \"Memory not found\". Without a key, returns every memory you have (count and memories, by key). " +
 			"Call it without a key at the start of a task to see what you already know.",
 		OutputSchema: recallOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true},
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.recall)
 	addTool(s, &mcp.Tool{
 		Name:  "forget",
@@ -103,7 +103,7 @@ func (s *server) noteTools() {
 		Description: "Delete one memory by key, with all its earlier values. Use it when a memory is wrong or no longer wanted. " +
 			"An unknown key is an error \"Memory not found\".",
 		OutputSchema: forgetOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true)},
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 	}, s.forget)
 }
 
