@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/mcpserver"
 	"github.com/loci-memory/loci/memory"
 )
 
@@ -37,7 +38,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	srv := &http.Server{
-		Handler:           httpapi.NewServer(svc, logger),
+		Handler:           withMCP(httpapi.NewServer(svc, logger), mcpserver.NewHandler(svc, mcpserver.HeaderIdentity, mcpserver.WithLogger(logger))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

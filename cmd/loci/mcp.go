@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci/mcpserver"
+)
+
+// runMCP serves MCP on stdin/stdout, bound to one agent (and user) for the
+// whole session. Logs go to stderr: stdout is the protocol.
+func runMCP(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	agent := fs.String("agent", "", "agent id whose memory the tools use (required)")
+	user := fs.String("user", "", "user id the agent serves (optional)")
+	dsn := dbFlag(fs)
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	} else if *agent == "" {
+		return usagef("--agent is required")
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	svc, done, err := openService(ctx, *dsn, logger)
+	if err != nil {
+		return err
+	}
+	defer done()
+	srv, err := mcpserver.New(svc, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// withMCP serves MCP's streamable HTTP at /mcp and everything else with
+// rest. MCP responses may be long-lived event streams, so /mcp is exempt
+// from the server's write timeout.
+func withMCP(rest, mcpHandler http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		mcpHandler.ServeHTTP(w, r)
+	}))
+	mux.Handle("/", rest)
+	return mux
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	binPath   string
+	buildErr  error
+	buildOut  []byte
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// MustBuild builds the loci binary once per test run and returns its path.
+func MustBuild(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "loci-e2e")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(buildDir, "loci")
+		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+// callTool calls a tool and returns its output (or error envelope) as a
+// map, and whether it was a tool error.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (map[string]any, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	var out map[string]any
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			json.Unmarshal([]byte(tc.Text), &out)
+		}
+	}
+	return out, res.IsError
+}
+
+// TestMCPStdio runs the built binary as an MCP server over stdio with the
+// SDK's client: initialize, tools/list, remember, recall.
+func TestMCPStdio(t *testing.T) {
+	bin := MustBuild(t)
+	db := filepath.Join(t.TempDir(), "loci.db")
+	ctx := context.Background()
+	connect := func(t *testing.T, agent string) *mcp.ClientSession {
+		t.Helper()
+		cmd := exec.Command(bin, "mcp", "--agent", agent, "--db", db)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("initialize: %v", err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+
+	cs := connect(t, "writer")
+	if got := cs.InitializeResult().ServerInfo.Name; got != "loci" {
+		t.Errorf("server name = %q, want loci", got)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	for _, want := range []string{"remember", "recall", "forget"} {
+		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
+			t.Errorf("tools/list = %v, lacks %s", names, want)
+		}
+	}
+	out, isErr := callTool(t, cs, "remember", map[string]any{"key": "best_posting_time", "value": "Thursday 9am EST"})
+	if isErr || out["message"] != "Remembered: best_posting_time" || out["action"] != "created" {
+		t.Fatalf("remember = %v (isError %v)", out, isErr)
+	}
+	out, isErr = callTool(t, cs, "recall", map[string]any{"key": "best_posting_time"})
+	if isErr || out["value"] != "Thursday 9am EST" {
+		t.Fatalf("recall = %v (isError %v)", out, isErr)
+	}
+	out, isErr = callTool(t, cs, "recall", map[string]any{"key": "nope"})
+	if !isErr || out["error"] != "Memory not found" {
+		t.Errorf("recall of a missing key = %v (isError %v), want Memory not found", out, isErr)
+	}
+	cs.Close()
+
+	// The note persisted in the database, for this agent only.
+	out, _ = callTool(t, connect(t, "writer"), "recall", nil)
+	if out["count"] != float64(1) {
+		t.Errorf("writer's recall in a new process = %v, want 1 memory", out)
+	}
+	out, _ = callTool(t, connect(t, "other"), "recall", nil)
+	if out["count"] != float64(0) {
+		t.Errorf("another agent's recall = %v, want 0 memories", out)
+	}
+}
+
+func TestMCPUsage(t *testing.T) {
+	bin := MustBuild(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"ErrNoAgent", []string{"mcp"}},
+		{"ErrExtraArgument", []string{"mcp", "--agent", "a", "extra"}},
+		{"ErrUnknownFlag", []string{"mcp", "--agent", "a", "--nope"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := exec.Command(bin, tc.args...).Run()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitUsage {
+				t.Errorf("exit = %v, want status %d", err, exitUsage)
+			}
+		})
+	}
+}
+
+// TestServeMCP runs loci serve and talks MCP to /mcp with the SDK's
+// streamable HTTP client; REST still answers beside it.
+func TestServeMCP(t *testing.T) {
+	bin := MustBuild(t)
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "loci.db"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the address line: %v", err)
+	}
+	base := strings.TrimSpace(strings.TrimPrefix(line, "loci listening on "))
+
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:   base + "/mcp",
+		HTTPClient: &http.Client{Transport: agentTransport("writer"), Timeout: 30 * time.Second},
+		MaxRetries: -1,
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatalf("connect to /mcp: %v", err)
+	}
+	defer cs.Close()
+	if out, isErr := callTool(t, cs, "remember", map[string]any{"key": "tone", "value": "friendly"}); isErr {
+		t.Fatalf("remember: %v", out)
+	}
+	// The note is the same one REST serves.
+	resp, err := http.Get(base + "/v1/agents/writer/notes/tone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var note map[string]any
+	json.NewDecoder(resp.Body).Decode(&note)
+	if resp.StatusCode != http.StatusOK || note["value"] != "friendly" {
+		t.Errorf("REST read = %d %v, want 200 with value friendly", resp.StatusCode, note)
+	}
+}
+
+// agentTransport sets X-Loci-Agent on every request.
+type agentTransport string
+
+func (a agentTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Loci-Agent", string(a))
+	return http.DefaultTransport.RoundTrip(r)
+}

@@ -1,0 +1,198 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
+)
+
+// Headers that name the identity of an HTTP session when authentication is
+// off (HeaderIdentity), and the query parameters that may stand in for them
+// for clients that can only be given a URL.
+const (
+	AgentHeader = "X-Loci-Agent"
+	UserHeader  = "X-Loci-User"
+	AgentParam  = "agent"
+	UserParam   = "user"
+)
+
+// SessionIdleTimeout is how long an HTTP session may stay idle before the
+// server closes it; the client then starts a new one.
+const SessionIdleTimeout = time.Hour
+
+// IdentityFunc resolves the identity of an HTTP request. It is the hook for
+// authentication: with auth off it is HeaderIdentity; with API keys it looks
+// the key up and returns the agent (and user) the key is bound to. An error
+// refuses the request: EUNAUTHORIZED (401), EFORBIDDEN (403), EINVALID (400).
+type IdentityFunc func(r *http.Request) (Identity, error)
+
+// HeaderIdentity reads the identity from the X-Loci-Agent and X-Loci-User
+// headers, or, for clients that cannot send headers, from the agent and
+// user query parameters (/mcp?agent=ID&user=ID): for a server without
+// authentication, where whoever reaches it may act as any agent. EINVALID
+// when no agent is named, or a header and a parameter name different ones.
+func HeaderIdentity(r *http.Request) (Identity, error) {
+	agent, err := headerOrParam(r, AgentHeader, AgentParam)
+	if err != nil {
+		return Identity{}, err
+	}
+	user, err := headerOrParam(r, UserHeader, UserParam)
+	if err != nil {
+		return Identity{}, err
+	}
+	id := Identity{AgentID: agent, UserID: user}
+	if strings.TrimSpace(id.AgentID) == "" {
+		return Identity{}, loci.Errorf(loci.EINVALID, "the %s header (or the %s query parameter) is required: it names the agent whose memory this MCP session uses", AgentHeader, AgentParam)
+	}
+	if err := id.check(); err != nil {
+		return Identity{}, err
+	}
+	return id, nil
+}
+
+func headerOrParam(r *http.Request, header, param string) (string, error) {
+	h, p := r.Header.Get(header), r.URL.Query().Get(param)
+	if h != "" && p != "" && h != p {
+		return "", loci.Errorf(loci.EINVALID, "the %s header and the %s query parameter name different ids", header, param)
+	} else if h != "" {
+		return h, nil
+	}
+	return p, nil
+}
+
+// Handler serves MCP over streamable HTTP (mount it at /mcp). Each session
+// gets its own server bound to the identity its opening request resolved
+// to, and every later request of the session must resolve to the same
+// identity: a session cannot be borrowed by another agent.
+type Handler struct {
+	svc     loci.Service
+	resolve IdentityFunc
+	cfg     *config
+	sdk     *mcp.StreamableHTTPHandler
+
+	mu   sync.Mutex
+	pins map[string]*pin // session id → who opened it
+}
+
+// pin is the identity a session was opened with, and the server that
+// serves it.
+type pin struct {
+	id      Identity
+	srv     *mcp.Server
+	created time.Time
+}
+
+type identityKey struct{}
+
+// NewHandler returns the streamable HTTP handler of MCP over svc; resolve
+// says who each request acts for (HeaderIdentity when auth is off).
+func NewHandler(svc loci.Service, resolve IdentityFunc, opts ...Option) *Handler {
+	c := newConfig(opts)
+	if c.schemas == nil {
+		c.schemas = mcp.NewSchemaCache()
+	}
+	h := &Handler{svc: svc, resolve: resolve, cfg: c, pins: map[string]*pin{}}
+	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
+		Logger:         c.logger,
+		SessionTimeout: SessionIdleTimeout,
+	})
+	return h
+}
+
+// ServeHTTP resolves the request's identity, checks it against the
+// session's, and hands the request to the SDK.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id, err := h.resolve(r)
+	if err != nil {
+		h.refuse(w, err)
+		return
+	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		h.mu.Lock()
+		p := h.pins[sid]
+		h.mu.Unlock()
+		if p != nil && p.id != id {
+			h.refuse(w, loci.Errorf(loci.EFORBIDDEN, "this MCP session belongs to another agent"))
+			return
+		}
+		if p != nil && r.Method == http.MethodDelete {
+			defer h.unpin(sid)
+		}
+	}
+	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))
+}
+
+// server returns a new server for a new session, bound to the identity
+// ServeHTTP resolved; the session id it hands out is pinned to it.
+func (h *Handler) server(r *http.Request) *mcp.Server {
+	id, ok := r.Context().Value(identityKey{}).(Identity)
+	if !ok {
+		return nil // 400 from the SDK; cannot happen through ServeHTTP
+	}
+	var srv *mcp.Server
+	srv = newServer(h.svc, id, h.cfg, func() string {
+		sid := rand.Text()
+		h.pin(sid, &pin{id: id, srv: srv, created: time.Now()})
+		return sid
+	})
+	return srv
+}
+
+// pinGrace is how long a new pin is kept before its session has connected.
+const pinGrace = time.Minute
+
+func (h *Handler) pin(sid string, p *pin) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	// Drop the pins of sessions that have ended (closed by the client, or
+	// by the SDK after SessionIdleTimeout), so the map holds live ones only.
+	for k, old := range h.pins {
+		if time.Since(old.created) > pinGrace && !live(old.srv) {
+			delete(h.pins, k)
+		}
+	}
+	h.pins[sid] = p
+}
+
+// live reports whether srv still has a session.
+func live(srv *mcp.Server) bool {
+	for range srv.Sessions() {
+		return true
+	}
+	return false
+}
+
+func (h *Handler) unpin(sid string) {
+	h.mu.Lock()
+	delete(h.pins, sid)
+	h.mu.Unlock()
+}
+
+// statusOf maps the codes an IdentityFunc returns to HTTP statuses.
+var statusOf = map[string]int{
+	loci.EINVALID:      http.StatusBadRequest,
+	loci.EUNAUTHORIZED: http.StatusUnauthorized,
+	loci.EFORBIDDEN:    http.StatusForbidden,
+}
+
+// refuse answers a request whose identity was refused, in the REST error
+// envelope.
+func (h *Handler) refuse(w http.ResponseWriter, err error) {
+	code := loci.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+		h.cfg.logger.Error("mcp identity", "err", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"success": false, "error": loci.ErrorMessage(err), "code": code})
+}

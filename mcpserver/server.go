@@ -1,0 +1,201 @@
+// Package mcpserver is loci's MCP transport: the memory tools of the Model
+// Context Protocol, built with the official Go SDK, over a loci.Service.
+//
+// A server is bound to one Identity (an agent, optionally a user) for the
+// whole connection. No tool takes an agent or user id as an argument, so a
+// model can only ever reach the memory of the identity its connection was
+// opened with: the stdio command's flags, or what an IdentityFunc resolved
+// from an HTTP request.
+//
+// Each kind's tools live in their own file (notes.go, …) and are registered
+// by one line in register.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
+)
+
+// Identity is who a connection acts for. It is fixed when the connection
+// is opened and never comes from a tool argument.
+type Identity struct {
+	// AgentID is the agent whose memory the tools read and write. Required.
+	AgentID string
+	// UserID is the user the agent is serving, if any (for the kinds that
+	// are scoped to a user).
+	UserID string
+	// Workspace is the tenant; empty means the context's (by default
+	// loci.DefaultWorkspace).
+	Workspace string
+}
+
+// check validates an identity. EINVALID when the agent is missing or blank.
+func (id Identity) check() error {
+	if strings.TrimSpace(id.AgentID) == "" {
+		return loci.Errorf(loci.EINVALID, "agent is required")
+	}
+	if id.UserID != "" && strings.TrimSpace(id.UserID) == "" {
+		return loci.Errorf(loci.EINVALID, "user must not be blank")
+	}
+	return nil
+}
+
+// Option configures a server.
+type Option func(*config)
+
+type config struct {
+	logger  *slog.Logger
+	version string
+	schemas *mcp.SchemaCache
+}
+
+// WithLogger sets the logger for internal errors (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithVersion sets the version the server reports to clients (default "dev").
+func WithVersion(v string) Option { return func(c *config) { c.version = v } }
+
+// withSchemaCache shares inferred tool schemas between servers (the HTTP
+// handler builds one server per session).
+func withSchemaCache(sc *mcp.SchemaCache) Option { return func(c *config) { c.schemas = sc } }
+
+func newConfig(opts []Option) *config {
+	c := &config{logger: slog.Default(), version: "dev"}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// server is one MCP server bound to one identity.
+type server struct {
+	svc    loci.Service
+	id     Identity
+	logger *slog.Logger
+	mcp    *mcp.Server
+}
+
+// New returns an MCP server whose tools act on svc for the identity id.
+// Serve it with its Run method on a transport (mcp.StdioTransport for
+// stdio), or over HTTP with NewHandler. EINVALID when id has no agent.
+func New(svc loci.Service, id Identity, opts ...Option) (*mcp.Server, error) {
+	if err := id.check(); err != nil {
+		return nil, err
+	}
+	c := newConfig(opts)
+	return newServer(svc, id, c, nil), nil
+}
+
+func newServer(svc loci.Service, id Identity, c *config, sessionID func() string) *mcp.Server {
+	s := &server{svc: svc, id: id, logger: c.logger}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "loci", Title: "loci memory", Version: c.version}, &mcp.ServerOptions{
+		Instructions: instructions(id),
+		Logger:       c.logger,
+		SchemaCache:  c.schemas,
+		GetSessionID: sessionID,
+	})
+	s.register()
+	return s.mcp
+}
+
+// register adds every tool: one line per kind's file.
+func (s *server) register() {
+	s.noteTools()
+}
+
+func instructions(id Identity) string {
+	return "loci is your long-term memory: what you store here survives across conversations and runs. " +
+		"This connection is bound to agent " + strings.TrimSpace(id.AgentID) +
+		"; every tool reads and writes that agent's memory only. " +
+		"Use remember to store an insight under a short descriptive key (storing again under the same key replaces it), " +
+		"recall to read one key or list everything, and forget to delete a key. Store insights, not raw data dumps."
+}
+
+// ctx returns the context a tool acts in: the identity's workspace.
+func (s *server) ctx(ctx context.Context) context.Context {
+	if s.id.Workspace != "" {
+		return loci.WithWorkspace(ctx, s.id.Workspace)
+	}
+	return ctx
+}
+
+// addTool registers a typed tool whose handler sees only its input: the
+// SDK infers the input and output schemas from In and Out, validates the
+// arguments, and returns Out as structured content (and as JSON text).
+// A returned error becomes a tool error through toolError.
+func addTool[In, Out any](s *server, t *mcp.Tool, h func(ctx context.Context, in In) (Out, error)) {
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		out, err := h(s.ctx(ctx), in)
+		if err != nil {
+			var zero Out
+			return nil, zero, s.toolError(t.Name, err)
+		}
+		return nil, out, nil
+	})
+}
+
+// ToolError is a failed tool call as the client sees it: the result has
+// isError set and its text is this envelope as JSON, the same envelope and
+// message the REST API answers, e.g.
+// {"success":false,"error":"Memory not found","code":"not_found"}.
+type ToolError struct {
+	Success bool   `json:"success"`
+	Message string `json:"error"`
+	Code    string `json:"code"`
+}
+
+// Error returns the envelope as JSON: the SDK puts it in the result's text.
+func (e *ToolError) Error() string {
+	b, _ := json.Marshal(e)
+	return string(b)
+}
+
+// toolError maps err to the error a tool returns: the one place where the
+// MCP transport maps domain errors. Internal errors are logged with their
+// chain and shown as "internal error".
+func (s *server) toolError(tool string, err error) error {
+	code := loci.ErrorCode(err)
+	if code == loci.EINTERNAL {
+		s.logger.Error("mcp tool failed", "tool", tool, "agent", s.id.AgentID, "err", err)
+	}
+	return &ToolError{Success: false, Message: loci.ErrorMessage(err), Code: code}
+}
+
+// schemaOptions are how output schemas are inferred: times are RFC 3339
+// strings.
+var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
+}}
+
+// outputSchema infers the output schema of a tool from Out, then lets tweak
+// refine it (an enum, a bound). Call it once per tool, at package level: the
+// schema is shared by every server.
+func outputSchema[Out any](tweak func(*jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[Out](schemaOptions)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: output schema of %T: %v", *new(Out), err))
+	}
+	// Optional fields are omitted, never null: drop the "null" that
+	// inference gives pointers and slices.
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	if tweak != nil {
+		tweak(s)
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
