@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,6 +151,8 @@ func TestReplicas(t *testing.T) {
 		{"NoteWrittenOnOneReadOnOther", testReplicaNoteVisible},
 		{"ConcurrentNoteUpdatesLoseNothing", testReplicaConcurrentNotes},
 		{"ForgetOnOneGoneOnOther", testReplicaForget},
+		{"SharedBlockCompareAndSetFromBoth", testReplicaSharedBlockCAS},
+		{"SearchOnOneFindsOthersWrites", testReplicaSearch},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, a, b) })
@@ -213,4 +216,87 @@ func testReplicaForget(t *testing.T, a, b *replica) {
 	b.must(t, http.StatusCreated, "PUT", "/v1/agents/writer/notes/temp", map[string]any{"value": "soon gone"})
 	a.must(t, http.StatusOK, "DELETE", "/v1/agents/writer/notes/temp", nil)
 	b.must(t, http.StatusNotFound, "GET", "/v1/agents/writer/notes/temp", nil)
+}
+
+// testReplicaSharedBlockCAS increments a counter in one shared block from
+// both replicas with compare-and-set (read, PUT with expected_version, retry
+// on 409): no increment may be lost, and the final version counts the writes.
+func testReplicaSharedBlockCAS(t *testing.T, a, b *replica) {
+	a.must(t, http.StatusCreated, "POST", "/v1/agents", map[string]any{"id": "owner"})
+	created := a.must(t, http.StatusCreated, "POST", "/v1/agents/owner/blocks",
+		map[string]any{"label": "counter", "content": "0", "shared": true})
+	blockID, _ := created["id"].(string)
+	b.must(t, http.StatusCreated, "POST", "/v1/agents", map[string]any{"id": "consumer"})
+	b.must(t, http.StatusOK, "PUT", "/v1/blocks/"+blockID+"/consumers/consumer", nil)
+
+	const perReplica, each = 2, 5
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*perReplica*each)
+	for i, r := range []*replica{a, b} {
+		agent := []string{"owner", "consumer"}[i]
+		for range perReplica {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				path := "/v1/agents/" + agent + "/blocks/counter"
+				for done := 0; done < each; {
+					status, blk, err := r.try("GET", path, nil)
+					if err != nil || status != http.StatusOK {
+						errs <- fmt.Sprintf("%s: read block: %d %v %v", r.name, status, blk, err)
+						return
+					}
+					var n int
+					fmt.Sscan(blk["content"].(string), &n)
+					status, out, err := r.try("PUT", path, map[string]any{
+						"content": fmt.Sprint(n + 1), "expected_version": blk["version"]})
+					switch {
+					case err != nil:
+						errs <- err.Error()
+						return
+					case status == http.StatusConflict:
+						continue // someone else wrote first: read again
+					case status != http.StatusOK && status != http.StatusCreated:
+						errs <- fmt.Sprintf("%s: write block: %d %v", r.name, status, out)
+						return
+					}
+					done++
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	writes := 2 * perReplica * each
+	for _, r := range []*replica{a, b} {
+		blk := r.must(t, http.StatusOK, "GET", "/v1/agents/owner/blocks/counter", nil)
+		if blk["content"] != fmt.Sprint(writes) || blk["version"] != float64(1+writes) {
+			t.Fatalf("%s: block %v, want content %d and version %d", r.name, blk, writes, 1+writes)
+		}
+	}
+}
+
+// testReplicaSearch stores passages on one replica and searches on the other.
+func testReplicaSearch(t *testing.T, a, b *replica) {
+	a.must(t, http.StatusCreated, "POST", "/v1/agents/archivist/passages",
+		map[string]any{"content": "Michael grilled his foot on a George Foreman grill", "tags": []string{"lore"}})
+	b.must(t, http.StatusCreated, "POST", "/v1/agents/archivist/passages",
+		map[string]any{"content": "Dwight grows beets on his farm"})
+	for _, tc := range []struct {
+		r     *replica
+		query string
+		want  string
+	}{{b, "grilled foot", "Michael"}, {a, "beets", "Dwight"}} {
+		out := tc.r.must(t, http.StatusOK, "GET", "/v1/agents/archivist/passages/search?q="+url.QueryEscape(tc.query), nil)
+		results, _ := out["results"].([]any)
+		if len(results) == 0 {
+			t.Fatalf("%s: search %q found nothing: %v", tc.r.name, tc.query, out)
+		}
+		first, _ := results[0].(map[string]any)
+		if content, _ := first["content"].(string); !strings.Contains(content, tc.want) {
+			t.Fatalf("%s: search %q ranked %v first, want the passage about %s", tc.r.name, tc.query, first, tc.want)
+		}
+	}
 }
