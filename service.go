@@ -6,6 +6,12 @@ import "context"
 // per kind, embedded here. memory.Service implements it on a store.
 type Service interface {
 	NoteService
+	WorkingService
+	EpisodeService
+	FactService
+	PreferenceService
+	UserMemoryService
+	MaintenanceService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error
