@@ -60,6 +60,8 @@ func (s *Server) register() {
 	s.handle("GET /healthz", s.handleHealth)
 	s.handle("GET /readyz", s.handleReady)
 	s.noteRoutes()
+	s.lifecycleRoutes()
+	s.preferenceRoutes()
 }
 
 // ServeHTTP serves one request.

@@ -48,6 +48,7 @@ func commands() []command {
 		{"remember", "remember KEY VALUE --agent ID: store a note", runRemember},
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
 		{"forget", "forget KEY --agent ID: delete a note", runForget},
+		{"maintain", "maintain [--tasks consolidate,decay,prune,expire] [--dry-run]: run lifecycle maintenance", runMaintain},
 	}
 }
 
