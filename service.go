@@ -10,6 +10,12 @@ type Service interface {
 	BlockService
 	PassageService
 	SessionService
+	WorkingService
+	EpisodeService
+	FactService
+	PreferenceService
+	UserMemoryService
+	MaintenanceService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -63,6 +63,8 @@ func (s *Server) register() {
 	s.agentRoutes()
 	s.passageRoutes()
 	s.sessionRoutes()
+	s.lifecycleRoutes()
+	s.preferenceRoutes()
 }
 
 // ServeHTTP serves one request.

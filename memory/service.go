@@ -20,6 +20,7 @@ type Service struct {
 	store  loci.Store
 	clock  loci.Clock
 	logger *slog.Logger
+	life   lifecycle // working, episode limits (lifecycle.go)
 }
 
 // Option configures a Service.

@@ -19,10 +19,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8420", "address to listen on")
 	dsn := dbFlag(fs)
+	maintainEach := fs.Duration("maintain-every", 0, "run every maintenance task at this interval, e.g. 1h (default off)")
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
+	} else if *maintainEach < 0 {
+		return usagef("--maintain-every must not be negative")
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 
@@ -49,6 +52,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "loci listening on http://%s\n", ln.Addr())
 	logger.Info("serving", "addr", ln.Addr().String(), "db", path)
 
+	if *maintainEach > 0 {
+		go maintainEvery(ctx, svc, *maintainEach, logger)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -1,0 +1,100 @@
+package loci
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Episode outcomes (seed 003).
+const (
+	OutcomeSuccess = "success"
+	OutcomePartial = "partial"
+	OutcomeFailure = "failure"
+)
+
+// Outcomes lists the episode outcomes.
+var Outcomes = []string{OutcomeSuccess, OutcomePartial, OutcomeFailure}
+
+// Episode lifecycle defaults (seed 003): an episode expires 30 days after
+// its creation and a user+agent keeps at most 1000, the oldest leaving
+// first.
+const (
+	DefaultEpisodeTTL = 30 * 24 * time.Hour
+	DefaultEpisodeCap = 1000
+)
+
+// Episode is one past action of an agent for a user and its outcome.
+type Episode struct {
+	ID                string           `json:"id"`
+	UserID            string           `json:"user_id"`
+	AgentID           string           `json:"agent_id"`
+	ActionType        string           `json:"action_type"`
+	ActionDescription string           `json:"action_description"`
+	Context           json.RawMessage  `json:"context,omitempty"`
+	Outcome           string           `json:"outcome"`
+	OutcomeDetails    json.RawMessage  `json:"outcome_details,omitempty"`
+	ConfidenceScore   *float64         `json:"confidence_score"`
+	UserFeedback      *EpisodeFeedback `json:"user_feedback,omitempty"`
+	CreatedAt         time.Time        `json:"created_at"`
+	ExpiresAt         time.Time        `json:"expires_at"`
+}
+
+// EpisodeInput records an episode. Context and OutcomeDetails are JSON
+// objects when set; ConfidenceScore is 0..1 when set.
+type EpisodeInput struct {
+	UserID            string          `json:"user_id"`
+	AgentID           string          `json:"agent_id"`
+	ActionType        string          `json:"action_type"`
+	ActionDescription string          `json:"action_description"`
+	Context           json.RawMessage `json:"context,omitempty"`
+	Outcome           string          `json:"outcome"`
+	OutcomeDetails    json.RawMessage `json:"outcome_details,omitempty"`
+	ConfidenceScore   *float64        `json:"confidence_score,omitempty"`
+}
+
+// EpisodeFeedback is a user's feedback on an episode. Corrections is a JSON
+// object when set.
+type EpisodeFeedback struct {
+	Rating      *float64        `json:"rating,omitempty"`
+	Comment     string          `json:"comment,omitempty"`
+	Corrections json.RawMessage `json:"corrections,omitempty"`
+}
+
+// EpisodeQuery selects episodes of one user and agent. Query is the text
+// of a similarity search; Outcome and ActionType narrow when set.
+type EpisodeQuery struct {
+	UserID     string
+	AgentID    string
+	Query      string
+	Outcome    string
+	ActionType string
+	Limit      int
+	Offset     int
+}
+
+// ScoredEpisode is an episode with its similarity score (higher is better).
+type ScoredEpisode struct {
+	*Episode
+	Score float64 `json:"score"`
+}
+
+// EpisodeService is episodic memory: what an agent did for a user and how
+// it went. Expired episodes are invisible.
+type EpisodeService interface {
+	// RecordEpisode stores an episode, evicting the user+agent's oldest
+	// when the cap is reached. EINVALID for a missing user, agent, action
+	// type or description, an unknown outcome, a confidence outside 0..1 or
+	// a context or outcome_details that is not a JSON object.
+	RecordEpisode(ctx context.Context, in EpisodeInput) (*Episode, error)
+	// SearchEpisodes returns the live episodes most similar to q.Query,
+	// best first. EINVALID for a missing user, agent or query, or an
+	// unknown outcome.
+	SearchEpisodes(ctx context.Context, q EpisodeQuery) ([]ScoredEpisode, error)
+	// RecentEpisodes returns live episodes, newest first, and how many
+	// match in all. EINVALID for a missing user or agent.
+	RecentEpisodes(ctx context.Context, q EpisodeQuery) ([]*Episode, int, error)
+	// AddEpisodeFeedback sets the user feedback of a live episode.
+	// ENOTFOUND when absent or expired; EINVALID for empty feedback.
+	AddEpisodeFeedback(ctx context.Context, id string, fb EpisodeFeedback) (*Episode, error)
+}

@@ -1,0 +1,312 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/loci-memory/loci"
+)
+
+// lifecycleRoutes registers working memory, episodes, facts and
+// maintenance (API.md "Working, episodic and long-term memory").
+func (s *Server) lifecycleRoutes() {
+	s.handle("PUT /v1/tasks/{task_id}/working/{key}", s.handleSetWorking)
+	s.handle("GET /v1/tasks/{task_id}/working/{key}", s.handleGetWorking)
+	s.handle("GET /v1/tasks/{task_id}/working", s.handleListWorking)
+	s.handle("DELETE /v1/tasks/{task_id}/working", s.handleClearWorking)
+	s.handle("POST /v1/episodes", s.handleRecordEpisode)
+	s.handle("GET /v1/episodes/search", s.handleSearchEpisodes)
+	s.handle("GET /v1/episodes", s.handleRecentEpisodes)
+	s.handle("POST /v1/episodes/{id}/feedback", s.handleEpisodeFeedback)
+	s.handle("POST /v1/facts", s.handleStoreFact)
+	s.handle("GET /v1/facts/search", s.handleSearchFacts)
+	s.handle("GET /v1/facts", s.handleFactsByKeyword)
+	s.handle("POST /v1/facts/{id}/validate", s.handleValidateFact)
+	s.handle("POST /v1/facts/{id}/contradict", s.handleContradictFact)
+	s.handle("POST /v1/maintenance", s.handleMaintain)
+}
+
+// lifeQueryInt reads an optional integer query parameter (0 when absent).
+func lifeQueryInt(r *http.Request, name string) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, loci.Errorf(loci.EINVALID, "%s must be an integer", name)
+	}
+	return n, nil
+}
+
+// lifeQueryBool reads an optional boolean query parameter.
+func lifeQueryBool(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, loci.Errorf(loci.EINVALID, "%s must be true or false", name)
+	}
+	return b, nil
+}
+
+// lifePage reads limit and offset.
+func lifePage(r *http.Request) (int, int, error) {
+	limit, err := lifeQueryInt(r, "limit")
+	if err != nil {
+		return 0, 0, err
+	}
+	if r.URL.Query().Has("limit") && limit == 0 {
+		return 0, 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and 1000")
+	}
+	offset, err := lifeQueryInt(r, "offset")
+	return limit, offset, err
+}
+
+// workingRequest is the body of PUT /v1/tasks/{task_id}/working/{key}.
+type workingRequest struct {
+	Value   json.RawMessage `json:"value"`
+	AgentID string          `json:"agent_id"`
+	UserID  string          `json:"user_id,omitempty"`
+}
+
+// workingFilterOf reads the optional agent_id and user_id query parameters
+// that narrow a task's working memory.
+func workingFilterOf(r *http.Request) loci.WorkingFilter {
+	q := r.URL.Query()
+	return loci.WorkingFilter{AgentID: q.Get("agent_id"), UserID: q.Get("user_id")}
+}
+
+func (s *Server) handleSetWorking(w http.ResponseWriter, r *http.Request) {
+	var req workingRequest
+	if err := decode(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	e, created, err := s.svc.SetWorking(r.Context(), loci.WorkingInput{
+		TaskID: r.PathValue("task_id"), AgentID: req.AgentID, UserID: req.UserID, Key: r.PathValue("key"), Value: req.Value,
+	})
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	status, action := http.StatusOK, loci.ActionUpdated
+	if created {
+		status, action = http.StatusCreated, loci.ActionCreated
+	}
+	ok(w, status, workingFields(e, map[string]any{"action": action}))
+}
+
+func workingFields(e *loci.WorkingEntry, fields map[string]any) map[string]any {
+	fields["task_id"], fields["agent_id"], fields["key"] = e.TaskID, e.AgentID, e.Key
+	fields["value"], fields["updated_at"], fields["expires_at"] = e.Value, e.UpdatedAt, e.ExpiresAt
+	if e.UserID != "" {
+		fields["user_id"] = e.UserID
+	}
+	return fields
+}
+
+func (s *Server) handleGetWorking(w http.ResponseWriter, r *http.Request) {
+	e, err := s.svc.GetWorking(r.Context(), r.PathValue("task_id"), r.PathValue("key"), workingFilterOf(r))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, workingFields(e, map[string]any{}))
+}
+
+// handleListWorking answers the task's working memory as one object,
+// key to value (the most recently written value when several agents or
+// users wrote the same key), and the entries with their scope.
+func (s *Server) handleListWorking(w http.ResponseWriter, r *http.Request) {
+	entries, err := s.svc.ListWorking(r.Context(), r.PathValue("task_id"), workingFilterOf(r))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	values := map[string]json.RawMessage{}
+	for _, e := range entries {
+		if _, seen := values[e.Key]; !seen {
+			values[e.Key] = e.Value
+		}
+	}
+	ok(w, http.StatusOK, map[string]any{"task_id": r.PathValue("task_id"), "count": len(values), "values": values, "working": entries})
+}
+
+func (s *Server) handleClearWorking(w http.ResponseWriter, r *http.Request) {
+	n, err := s.svc.ClearWorking(r.Context(), r.PathValue("task_id"), workingFilterOf(r))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"deleted": n})
+}
+
+func (s *Server) handleRecordEpisode(w http.ResponseWriter, r *http.Request) {
+	var req loci.EpisodeInput
+	if err := decode(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ep, err := s.svc.RecordEpisode(r.Context(), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusCreated, map[string]any{"id": ep.ID, "created_at": ep.CreatedAt, "expires_at": ep.ExpiresAt})
+}
+
+// episodeQueryOf reads the query parameters of the episode listings.
+func episodeQueryOf(r *http.Request) (loci.EpisodeQuery, error) {
+	q := r.URL.Query()
+	limit, offset, err := lifePage(r)
+	return loci.EpisodeQuery{
+		UserID: q.Get("user_id"), AgentID: q.Get("agent_id"), Query: q.Get("q"), Outcome: q.Get("outcome"),
+		ActionType: q.Get("action_type"), Limit: limit, Offset: offset,
+	}, err
+}
+
+func (s *Server) handleSearchEpisodes(w http.ResponseWriter, r *http.Request) {
+	q, err := episodeQueryOf(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	res, err := s.svc.SearchEpisodes(r.Context(), q)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": len(res), "results": res})
+}
+
+func (s *Server) handleRecentEpisodes(w http.ResponseWriter, r *http.Request) {
+	q, err := episodeQueryOf(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	eps, total, err := s.svc.RecentEpisodes(r.Context(), q)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": total, "episodes": eps})
+}
+
+func (s *Server) handleEpisodeFeedback(w http.ResponseWriter, r *http.Request) {
+	var req loci.EpisodeFeedback
+	if err := decode(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ep, err := s.svc.AddEpisodeFeedback(r.Context(), r.PathValue("id"), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, objectFields(ep))
+}
+
+// objectFields returns v's JSON fields as a map, so a single object is
+// answered with its fields beside "success".
+func objectFields(v any) map[string]any {
+	raw, _ := json.Marshal(v)
+	m := map[string]any{}
+	json.Unmarshal(raw, &m)
+	return m
+}
+
+func (s *Server) handleStoreFact(w http.ResponseWriter, r *http.Request) {
+	var req loci.FactInput
+	if err := decode(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	f, err := s.svc.StoreFact(r.Context(), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusCreated, map[string]any{"id": f.ID, "relevance_score": f.RelevanceScore, "created_at": f.CreatedAt})
+}
+
+// factQueryOf reads the query parameters of the fact listings.
+func factQueryOf(r *http.Request) (loci.FactQuery, error) {
+	q := r.URL.Query()
+	limit, offset, err := lifePage(r)
+	if err != nil {
+		return loci.FactQuery{}, err
+	}
+	global, err := lifeQueryBool(r, "include_global")
+	return loci.FactQuery{
+		UserID: q.Get("user_id"), Query: q.Get("q"), Keyword: q.Get("keyword"), Category: q.Get("category"),
+		IncludeGlobal: global, Limit: limit, Offset: offset,
+	}, err
+}
+
+func (s *Server) handleSearchFacts(w http.ResponseWriter, r *http.Request) {
+	q, err := factQueryOf(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	res, err := s.svc.SearchFacts(r.Context(), q)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": len(res), "results": res})
+}
+
+func (s *Server) handleFactsByKeyword(w http.ResponseWriter, r *http.Request) {
+	q, err := factQueryOf(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	facts, total, err := s.svc.FactsByKeyword(r.Context(), q)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": total, "facts": facts})
+}
+
+func (s *Server) handleValidateFact(w http.ResponseWriter, r *http.Request) {
+	f, err := s.svc.ValidateFact(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, objectFields(f))
+}
+
+func (s *Server) handleContradictFact(w http.ResponseWriter, r *http.Request) {
+	f, err := s.svc.ContradictFact(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, objectFields(f))
+}
+
+// handleMaintain runs maintenance; an empty body runs every task.
+func (s *Server) handleMaintain(w http.ResponseWriter, r *http.Request) {
+	var req loci.MaintenanceRequest
+	if r.ContentLength != 0 {
+		if err := decode(w, r, &req); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+	}
+	rep, err := s.svc.Maintain(r.Context(), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"dry_run": rep.DryRun, "tasks": rep.Tasks})
+}

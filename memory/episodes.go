@@ -1,0 +1,278 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/loci-memory/loci"
+)
+
+// episodeData is an episode's kind-specific data.
+type episodeData struct {
+	Context         json.RawMessage       `json:"context,omitempty"`
+	OutcomeDetails  json.RawMessage       `json:"outcome_details,omitempty"`
+	ConfidenceScore *float64              `json:"confidence_score"`
+	UserFeedback    *loci.EpisodeFeedback `json:"user_feedback,omitempty"`
+}
+
+const maxEpisodeFieldBytes = 256
+
+func errEpisodeNotFound() error { return loci.Errorf(loci.ENOTFOUND, "episode not found") }
+
+func checkOutcome(outcome string, required bool) error {
+	if outcome == "" && !required {
+		return nil
+	}
+	if !slices.Contains(loci.Outcomes, outcome) {
+		return loci.Errorf(loci.EINVALID, "outcome must be one of %s", strings.Join(loci.Outcomes, ", "))
+	}
+	return nil
+}
+
+func checkUserAgent(userID, agentID string) error {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return err
+	}
+	return requireText("agent_id", agentID, maxEpisodeFieldBytes)
+}
+
+// episodeSearchText is what an episode is found by: its action type and
+// description, the text in its context, and its feedback comment.
+func episodeSearchText(actionType, description string, d *episodeData) string {
+	parts := append([]string{actionType, description}, jsonStrings(d.Context)...)
+	if d.UserFeedback != nil {
+		parts = append(parts, d.UserFeedback.Comment)
+	}
+	return searchText(strings.Join(parts, " "))
+}
+
+// RecordEpisode stores an episode that expires after the episode TTL and
+// evicts the oldest of its user+agent beyond the cap.
+func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (*loci.Episode, error) {
+	if err := checkUserAgent(in.UserID, in.AgentID); err != nil {
+		return nil, err
+	} else if err := requireText("action_type", in.ActionType, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	} else if err := requireText("action_description", in.ActionDescription, 0); err != nil {
+		return nil, err
+	} else if err := checkOutcome(in.Outcome, true); err != nil {
+		return nil, err
+	}
+	d := episodeData{ConfidenceScore: in.ConfidenceScore}
+	if c := in.ConfidenceScore; c != nil && (math.IsNaN(*c) || *c < 0 || *c > 1) {
+		return nil, loci.Errorf(loci.EINVALID, "confidence_score must be between 0 and 1")
+	}
+	var err error
+	if d.Context, err = optionalObject("context", in.Context); err != nil {
+		return nil, err
+	} else if d.OutcomeDetails, err = optionalObject("outcome_details", in.OutcomeDetails); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode episode: %w", err)
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var ep *loci.Episode
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "episode", in.UserID, in.AgentID)); err != nil {
+			return err
+		}
+		now := s.now()
+		f := loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, UserID: &in.UserID, AgentID: &in.AgentID}
+		n, err := tx.CountRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		if over := n - s.life.episodeCapOr() + 1; over > 0 {
+			f.Order, f.Limit = loci.OrderCreatedAsc, over
+			oldest, err := tx.FindRecords(ctx, f)
+			if err != nil {
+				return err
+			}
+			ids := make([]string, len(oldest))
+			for i, r := range oldest {
+				ids[i] = r.ID
+			}
+			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, IDs: ids}); err != nil {
+				return err
+			}
+		}
+		rec := &loci.Record{
+			ID: newID(), Workspace: ws, Kind: loci.KindEpisode, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID},
+			Content: in.ActionDescription, SearchText: episodeSearchText(in.ActionType, in.ActionDescription, &d), Data: data,
+			ActionType: in.ActionType, Outcome: in.Outcome,
+			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.episodeTTLOr()), Version: 1,
+		}
+		if in.ConfidenceScore != nil {
+			rec.Confidence = *in.ConfidenceScore
+		}
+		if err := tx.InsertRecord(ctx, rec); err != nil {
+			return err
+		}
+		ep, err = episodeOf(rec)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record episode: %w", err)
+	}
+	return ep, nil
+}
+
+// episodeFilter selects the live episodes of q's user and agent, narrowed
+// by its outcome and action type.
+func (s *Service) episodeFilter(ctx context.Context, q loci.EpisodeQuery) (loci.RecordFilter, error) {
+	if err := checkUserAgent(q.UserID, q.AgentID); err != nil {
+		return loci.RecordFilter{}, err
+	} else if err := checkOutcome(q.Outcome, false); err != nil {
+		return loci.RecordFilter{}, err
+	}
+	f := loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindEpisode},
+		UserID: &q.UserID, AgentID: &q.AgentID, LiveAt: s.now(),
+	}
+	if q.Outcome != "" {
+		f.Outcome = &q.Outcome
+	}
+	if q.ActionType != "" {
+		f.ActionType = &q.ActionType
+	}
+	return f, nil
+}
+
+// SearchEpisodes returns the live episodes most similar to q.Query.
+func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]loci.ScoredEpisode, error) {
+	f, err := s.episodeFilter(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	limit, _, err := checkPage(q.Limit, 0, lifeDefaultSearch)
+	if err != nil {
+		return nil, err
+	}
+	terms := tokens(q.Query)
+	if len(terms) == 0 {
+		return nil, loci.Errorf(loci.EINVALID, "q must contain at least one word")
+	}
+	out := []loci.ScoredEpisode{}
+	err = s.store.View(ctx, func(tx loci.Tx) error {
+		out, err = similarEpisodes(ctx, tx, f, terms, limit)
+		return err
+	})
+	return out, err
+}
+
+// similarEpisodes ranks the episodes that f selects (filtered before
+// ranking) by their similarity to the analyzed query terms. It is the one
+// place episode similarity is computed.
+func similarEpisodes(ctx context.Context, tx loci.Tx, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredEpisode, error) {
+	hits, err := tx.SearchLexical(ctx, f, terms, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]loci.ScoredEpisode, 0, len(hits))
+	for _, h := range hits {
+		ep, err := episodeOf(h.Record)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, loci.ScoredEpisode{Episode: ep, Score: h.Score})
+	}
+	return out, nil
+}
+
+// RecentEpisodes returns live episodes, newest first.
+func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]*loci.Episode, int, error) {
+	f, err := s.episodeFilter(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if f.Limit, f.Offset, err = checkPage(q.Limit, q.Offset, lifeDefaultLimit); err != nil {
+		return nil, 0, err
+	}
+	f.Order = loci.OrderCreatedDesc
+	out := []*loci.Episode{}
+	var total int
+	err = s.store.View(ctx, func(tx loci.Tx) error {
+		if total, err = tx.CountRecords(ctx, f); err != nil {
+			return err
+		}
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			ep, err := episodeOf(r)
+			if err != nil {
+				return err
+			}
+			out = append(out, ep)
+		}
+		return nil
+	})
+	return out, total, err
+}
+
+// AddEpisodeFeedback sets the user feedback of a live episode.
+func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.EpisodeFeedback) (*loci.Episode, error) {
+	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	}
+	if fb.Rating != nil && (math.IsNaN(*fb.Rating) || math.IsInf(*fb.Rating, 0)) {
+		return nil, loci.Errorf(loci.EINVALID, "rating must be a number")
+	}
+	var err error
+	if fb.Corrections, err = optionalObject("corrections", fb.Corrections); err != nil {
+		return nil, err
+	}
+	if fb.Rating == nil && strings.TrimSpace(fb.Comment) == "" && fb.Corrections == nil {
+		return nil, loci.Errorf(loci.EINVALID, "feedback needs a rating, a comment or corrections")
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var ep *loci.Episode
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "episode-id", id)); err != nil {
+			return err
+		}
+		now := s.now()
+		rec, err := tx.GetRecord(ctx, ws, id)
+		if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && (rec.Kind != loci.KindEpisode || rec.Expired(now))) {
+			return errEpisodeNotFound()
+		} else if err != nil {
+			return err
+		}
+		var d episodeData
+		if err := decodeData(rec, &d); err != nil {
+			return err
+		}
+		d.UserFeedback = &fb
+		if rec.Data, err = json.Marshal(d); err != nil {
+			return fmt.Errorf("encode episode: %w", err)
+		}
+		prev := rec.Version
+		rec.SearchText = episodeSearchText(rec.ActionType, rec.Content, &d)
+		rec.UpdatedAt, rec.Version = now, prev+1
+		if err := tx.UpdateRecord(ctx, rec, prev); err != nil {
+			return err
+		}
+		ep, err = episodeOf(rec)
+		return err
+	})
+	return ep, err
+}
+
+func episodeOf(r *loci.Record) (*loci.Episode, error) {
+	var d episodeData
+	if err := decodeData(r, &d); err != nil {
+		return nil, err
+	}
+	return &loci.Episode{
+		ID: r.ID, UserID: r.UserID, AgentID: r.AgentID, ActionType: r.ActionType, ActionDescription: r.Content,
+		Context: d.Context, Outcome: r.Outcome, OutcomeDetails: d.OutcomeDetails, ConfidenceScore: d.ConfidenceScore,
+		UserFeedback: d.UserFeedback, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+	}, nil
+}

@@ -1,0 +1,304 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// factData is a fact's kind-specific data. Relevance is the record's
+// confidence, keywords its tags, the agent its agent_id.
+type factData struct {
+	Evidence           json.RawMessage `json:"evidence,omitempty"`
+	IsValidated        bool            `json:"is_validated"`
+	ValidatedAt        time.Time       `json:"validated_at,omitzero"`
+	ContradictionCount int             `json:"contradiction_count"`
+	// LastDecayAt is when decay last applied, so that one period of disuse
+	// decays once however often maintenance runs.
+	LastDecayAt time.Time `json:"last_decay_at,omitzero"`
+}
+
+const (
+	maxFactKeywordBytes = 100
+	maxFactKeywords     = 100
+)
+
+func errFactNotFound() error { return loci.Errorf(loci.ENOTFOUND, "fact not found") }
+
+func checkCategory(category string, required bool) error {
+	if category == "" && !required {
+		return nil
+	}
+	if !slices.Contains(loci.FactCategories, category) {
+		return loci.Errorf(loci.EINVALID, "category must be one of %s", strings.Join(loci.FactCategories, ", "))
+	}
+	return nil
+}
+
+// cleanKeywords trims keywords and drops empty and repeated ones.
+func cleanKeywords(in []string) ([]string, error) {
+	out := []string{}
+	for _, k := range in {
+		k = strings.TrimSpace(k)
+		if k == "" || slices.Contains(out, k) {
+			continue
+		}
+		if err := requireText("keyword", k, maxFactKeywordBytes); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	if len(out) > maxFactKeywords {
+		return nil, loci.Errorf(loci.EINVALID, "a fact has at most %d keywords", maxFactKeywords)
+	}
+	return out, nil
+}
+
+func factSearchText(fact string, keywords []string) string {
+	return searchText(fact + " " + strings.Join(keywords, " "))
+}
+
+// StoreFact stores a fact of a user (or global) with relevance 1.0.
+func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (*loci.Fact, error) {
+	if err := checkCategory(in.Category, true); err != nil {
+		return nil, err
+	} else if err := requireText("fact", in.Fact, 0); err != nil {
+		return nil, err
+	}
+	for field, v := range map[string]string{"user_id": in.UserID, "agent_id": in.AgentID} {
+		if v != "" {
+			if err := requireText(field, v, maxEpisodeFieldBytes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	keywords, err := cleanKeywords(in.Keywords)
+	if err != nil {
+		return nil, err
+	}
+	var d factData
+	if d.Evidence, err = optionalObject("evidence", in.Evidence); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode fact: %w", err)
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var fact *loci.Fact
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		now := s.now()
+		rec := &loci.Record{
+			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID},
+			Content: in.Fact, SearchText: factSearchText(in.Fact, keywords), Data: data, Tags: keywords,
+			Category: in.Category, Confidence: loci.FactInitialRelevance, CreatedAt: now, UpdatedAt: now, Version: 1,
+		}
+		if err := tx.InsertRecord(ctx, rec); err != nil {
+			return err
+		}
+		fact, err = factOf(rec)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store fact: %w", err)
+	}
+	return fact, nil
+}
+
+// factFilter selects the facts q's user may see: the user's own (and
+// global ones when IncludeGlobal), or only global ones without a user.
+func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.RecordFilter, error) {
+	if err := checkCategory(q.Category, false); err != nil {
+		return loci.RecordFilter{}, err
+	}
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, UserID: &q.UserID}
+	if q.UserID != "" {
+		if err := requireText("user_id", q.UserID, maxEpisodeFieldBytes); err != nil {
+			return loci.RecordFilter{}, err
+		}
+		f.OrGlobalUser = q.IncludeGlobal
+	}
+	if q.Category != "" {
+		f.Category = &q.Category
+	}
+	return f, nil
+}
+
+// SearchFacts ranks facts against q.Query and bumps the access of what it
+// returns.
+func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) ([]loci.ScoredFact, error) {
+	f, err := s.factFilter(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	limit, _, err := checkPage(q.Limit, 0, lifeDefaultSearch)
+	if err != nil {
+		return nil, err
+	}
+	terms := tokens(q.Query)
+	if len(terms) == 0 {
+		return nil, loci.Errorf(loci.EINVALID, "q must contain at least one word")
+	}
+	out := []loci.ScoredFact{}
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		hits, err := tx.SearchLexical(ctx, f, terms, limit)
+		if err != nil {
+			return err
+		}
+		recs := make([]*loci.Record, len(hits))
+		for i, h := range hits {
+			recs[i] = h.Record
+		}
+		if err := s.touchFacts(ctx, tx, recs); err != nil {
+			return err
+		}
+		for _, h := range hits {
+			fact, err := factOf(h.Record)
+			if err != nil {
+				return err
+			}
+			out = append(out, loci.ScoredFact{Fact: fact, Score: h.Score})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// touchFacts bumps the access count and time of facts being returned, in
+// the store and in recs.
+func (s *Service) touchFacts(ctx context.Context, tx loci.Tx, recs []*loci.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	now := s.now()
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.ID
+		r.AccessCount++
+		r.LastAccessedAt = now
+	}
+	return tx.TouchRecords(ctx, recs[0].Workspace, ids, now)
+}
+
+// FactsByKeyword returns the facts carrying q.Keyword, by relevance, and
+// bumps the access of what it returns.
+func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci.Fact, int, error) {
+	f, err := s.factFilter(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if f.Limit, f.Offset, err = checkPage(q.Limit, q.Offset, lifeDefaultLimit); err != nil {
+		return nil, 0, err
+	}
+	if k := strings.TrimSpace(q.Keyword); k != "" {
+		f.Tags = []string{k}
+	}
+	f.Order = loci.OrderConfidenceDesc
+	out := []*loci.Fact{}
+	var total int
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if total, err = tx.CountRecords(ctx, f); err != nil {
+			return err
+		}
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		if err := s.touchFacts(ctx, tx, recs); err != nil {
+			return err
+		}
+		for _, r := range recs {
+			fact, err := factOf(r)
+			if err != nil {
+				return err
+			}
+			out = append(out, fact)
+		}
+		return nil
+	})
+	return out, total, err
+}
+
+// ValidateFact adds 0.1 to a fact's relevance, at most 1.0, and marks it
+// validated.
+func (s *Service) ValidateFact(ctx context.Context, id string) (*loci.Fact, error) {
+	return s.changeFact(ctx, id, func(rec *loci.Record, d *factData, now time.Time) {
+		rec.Confidence = min(round6(rec.Confidence+loci.FactValidateStep), loci.FactMaxRelevance)
+		d.IsValidated, d.ValidatedAt = true, now
+	})
+}
+
+// ContradictFact takes 0.2 from a fact's relevance, at least 0.0, and
+// counts the contradiction.
+func (s *Service) ContradictFact(ctx context.Context, id string) (*loci.Fact, error) {
+	return s.changeFact(ctx, id, func(rec *loci.Record, d *factData, now time.Time) {
+		rec.Confidence = max(round6(rec.Confidence-loci.FactContradictStep), 0)
+		d.ContradictionCount++
+	})
+}
+
+// changeFact applies change to a fact and stores it.
+func (s *Service) changeFact(ctx context.Context, id string, change func(*loci.Record, *factData, time.Time)) (*loci.Fact, error) {
+	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var fact *loci.Fact
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "fact", id)); err != nil {
+			return err
+		}
+		rec, err := tx.GetRecord(ctx, ws, id)
+		if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && rec.Kind != loci.KindFact) {
+			return errFactNotFound()
+		} else if err != nil {
+			return err
+		}
+		now := s.now()
+		if err := updateFact(ctx, tx, rec, now, change); err != nil {
+			return err
+		}
+		fact, err = factOf(rec)
+		return err
+	})
+	return fact, err
+}
+
+// updateFact applies change to rec's fields and data and writes it.
+func updateFact(ctx context.Context, tx loci.Tx, rec *loci.Record, now time.Time, change func(*loci.Record, *factData, time.Time)) error {
+	var d factData
+	if err := decodeData(rec, &d); err != nil {
+		return err
+	}
+	change(rec, &d, now)
+	data, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("encode fact: %w", err)
+	}
+	prev := rec.Version
+	rec.Data, rec.UpdatedAt, rec.Version = data, now, prev+1
+	return tx.UpdateRecord(ctx, rec, prev)
+}
+
+func factOf(r *loci.Record) (*loci.Fact, error) {
+	var d factData
+	if err := decodeData(r, &d); err != nil {
+		return nil, err
+	}
+	keywords := r.Tags
+	if keywords == nil {
+		keywords = []string{}
+	}
+	return &loci.Fact{
+		ID: r.ID, UserID: r.UserID, AgentID: r.AgentID, Category: r.Category, Fact: r.Content,
+		Keywords: keywords, Evidence: d.Evidence, RelevanceScore: r.Confidence,
+		AccessCount: r.AccessCount, LastAccessedAt: r.LastAccessedAt,
+		IsValidated: d.IsValidated, ValidatedAt: d.ValidatedAt, ContradictionCount: d.ContradictionCount,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}, nil
+}

@@ -1,0 +1,288 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// Maintain runs the requested maintenance tasks in one transaction, in
+// loci.MaintenanceTasks order; a dry run rolls it back and reports what it
+// would have changed.
+func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (*loci.MaintenanceReport, error) {
+	for _, t := range req.Tasks {
+		if !slices.Contains(loci.MaintenanceTasks, t) {
+			return nil, loci.Errorf(loci.EINVALID, "task must be one of %s", strings.Join(loci.MaintenanceTasks, ", "))
+		}
+	}
+	tasks := req.Tasks
+	if len(tasks) == 0 {
+		tasks = loci.MaintenanceTasks
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var rep *loci.MaintenanceReport
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "maintenance")); err != nil {
+			return err
+		}
+		rep = &loci.MaintenanceReport{DryRun: req.DryRun, Tasks: map[string]*loci.MaintenanceResult{}}
+		now := s.now()
+		for _, t := range loci.MaintenanceTasks {
+			if !slices.Contains(tasks, t) {
+				continue
+			}
+			res := &loci.MaintenanceResult{IDs: []string{}}
+			var err error
+			switch t {
+			case loci.MaintainConsolidate:
+				err = s.consolidate(ctx, tx, now, res)
+			case loci.MaintainDecay:
+				err = s.decayFacts(ctx, tx, now, res)
+			case loci.MaintainPrune:
+				err = s.pruneFacts(ctx, tx, res)
+			case loci.MaintainExpire:
+				err = s.expire(ctx, tx, now, res)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", t, err)
+			}
+			rep.Tasks[t] = res
+		}
+		if req.DryRun {
+			return errRollback
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errRollback) {
+		return nil, fmt.Errorf("maintain: %w", err)
+	}
+	return rep, nil
+}
+
+// patternKey is the key of the pattern_learned fact of an action type; with
+// the user+agent scope it names the one fact consolidation keeps.
+func patternKey(actionType string) string { return "pattern:" + actionType }
+
+// consolidate turns, for each user+agent, the action types with at least
+// PatternMinEpisodes successful episodes of confidence above
+// PatternMinConfidence among the PatternWindow most recent such episodes
+// into one pattern_learned fact, created once and updated afterwards.
+func (s *Service) consolidate(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
+	ws := loci.WorkspaceFrom(ctx)
+	success, minConf := loci.OutcomeSuccess, loci.PatternMinConfidence
+	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, Outcome: &success,
+		MinConfidence: &minConf, LiveAt: now, Order: loci.OrderCreatedDesc,
+	})
+	if err != nil {
+		return err
+	}
+	type pair struct{ user, agent string }
+	window := map[pair]int{}
+	groups := map[pair]map[string][]*loci.Record{}
+	var order []pair
+	for _, r := range recs {
+		if r.Confidence <= loci.PatternMinConfidence {
+			continue
+		}
+		p := pair{r.UserID, r.AgentID}
+		if window[p] == loci.PatternWindow {
+			continue
+		}
+		window[p]++
+		if groups[p] == nil {
+			groups[p] = map[string][]*loci.Record{}
+			order = append(order, p)
+		}
+		groups[p][r.ActionType] = append(groups[p][r.ActionType], r)
+	}
+	for _, p := range order {
+		types := make([]string, 0, len(groups[p]))
+		for t := range groups[p] {
+			types = append(types, t)
+		}
+		slices.Sort(types)
+		for _, actionType := range types {
+			eps := groups[p][actionType]
+			if len(eps) < loci.PatternMinEpisodes {
+				continue
+			}
+			if err := s.upsertPattern(ctx, tx, now, p.user, p.agent, actionType, eps, res); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// upsertPattern creates or updates the pattern_learned fact of one
+// user+agent+action type from its source episodes.
+func (s *Service) upsertPattern(ctx context.Context, tx loci.Tx, now time.Time, userID, agentID, actionType string, eps []*loci.Record, res *loci.MaintenanceResult) error {
+	ws := loci.WorkspaceFrom(ctx)
+	ids := make([]string, len(eps))
+	for i, e := range eps {
+		ids[i] = e.ID
+	}
+	text := fmt.Sprintf("Successful pattern for %s: High confidence achieved in %d instances", actionType, len(eps))
+	keywords := []string{actionType, "learned_pattern"}
+	if agentID != "" {
+		keywords = append(keywords, agentID)
+	}
+	key := patternKey(actionType)
+	old, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &userID, AgentID: &agentID, Key: &key,
+	})
+	if err != nil {
+		return err
+	}
+	if len(old) == 0 {
+		evidence, err := json.Marshal(map[string]any{"source_episodes": ids})
+		if err != nil {
+			return fmt.Errorf("encode evidence: %w", err)
+		}
+		data, err := json.Marshal(factData{Evidence: evidence})
+		if err != nil {
+			return fmt.Errorf("encode fact: %w", err)
+		}
+		rec := &loci.Record{
+			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: userID, AgentID: agentID}, Key: key,
+			Content: text, SearchText: factSearchText(text, keywords), Data: data, Tags: keywords,
+			Category: loci.CategoryPatternLearned, Confidence: loci.FactInitialRelevance,
+			CreatedAt: now, UpdatedAt: now, Version: 1,
+		}
+		if err := tx.InsertRecord(ctx, rec); err != nil {
+			return err
+		}
+		res.Created++
+		res.IDs = append(res.IDs, rec.ID)
+		return nil
+	}
+	rec := old[0]
+	var d factData
+	if err := decodeData(rec, &d); err != nil {
+		return err
+	}
+	evidence := map[string]any{}
+	if len(d.Evidence) > 0 {
+		if err := json.Unmarshal(d.Evidence, &evidence); err != nil {
+			return fmt.Errorf("decode evidence of %s: %w", rec.ID, err)
+		}
+	}
+	var prevIDs []string
+	if raw, err := json.Marshal(evidence["source_episodes"]); err == nil {
+		json.Unmarshal(raw, &prevIDs)
+	}
+	if slices.Equal(prevIDs, ids) && rec.Content == text {
+		return nil // nothing new
+	}
+	evidence["source_episodes"] = ids
+	raw, err := json.Marshal(evidence)
+	if err != nil {
+		return fmt.Errorf("encode evidence: %w", err)
+	}
+	err = updateFact(ctx, tx, rec, now, func(r *loci.Record, d *factData, now time.Time) {
+		d.Evidence = raw
+		r.Content, r.SearchText, r.Tags = text, factSearchText(text, keywords), keywords
+	})
+	if err != nil {
+		return err
+	}
+	res.Updated++
+	res.IDs = append(res.IDs, rec.ID)
+	return nil
+}
+
+// decayFacts multiplies by 0.9 (floor 0.1) the relevance of facts above
+// the floor that nobody accessed for 30 days, at most once per 30-day
+// period of disuse: a fact decays again only 30 days after its last decay.
+func (s *Service) decayFacts(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
+	floor := loci.FactDecayFloor
+	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, MinConfidence: &floor, Order: loci.OrderCreatedAsc,
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.Confidence <= loci.FactDecayFloor {
+			continue
+		}
+		var d factData
+		if err := decodeData(r, &d); err != nil {
+			return err
+		}
+		since := r.CreatedAt
+		if r.LastAccessedAt.After(since) {
+			since = r.LastAccessedAt
+		}
+		if d.LastDecayAt.After(since) {
+			since = d.LastDecayAt
+		}
+		if now.Sub(since) < loci.FactDecayAfter {
+			continue
+		}
+		err := updateFact(ctx, tx, r, now, func(r *loci.Record, d *factData, now time.Time) {
+			r.Confidence = max(round6(r.Confidence*loci.FactDecayFactor), loci.FactDecayFloor)
+			d.LastDecayAt = now
+		})
+		if err != nil {
+			return err
+		}
+		res.Updated++
+		res.IDs = append(res.IDs, r.ID)
+	}
+	return nil
+}
+
+// pruneFacts deletes the facts below relevance 0.1 that are not validated.
+func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, res *loci.MaintenanceResult) error {
+	ws := loci.WorkspaceFrom(ctx)
+	below := loci.FactPruneBelow
+	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, MaxConfidence: &below, Order: loci.OrderCreatedAsc,
+	})
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, r := range recs {
+		var d factData
+		if err := decodeData(r, &d); err != nil {
+			return err
+		}
+		if !d.IsValidated {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	n, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, IDs: ids})
+	res.Deleted += n
+	res.IDs = append(res.IDs, ids...)
+	return err
+}
+
+// expire deletes the working entries and episodes whose time has come.
+func (s *Service) expire(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
+	f := loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindWorking, loci.KindEpisode},
+		ExpiredAt: now, Order: loci.OrderCreatedAsc,
+	}
+	recs, err := tx.FindRecords(ctx, f)
+	if err != nil || len(recs) == 0 {
+		return err
+	}
+	for _, r := range recs {
+		res.IDs = append(res.IDs, r.ID)
+	}
+	n, err := tx.DeleteRecords(ctx, f)
+	res.Deleted += n
+	return err
+}

@@ -1,0 +1,383 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// prefData is a preference's kind-specific data: seed 001's JSON (type,
+// value, context, learned_from, first_observed, observation_count) and the
+// confidence state. The stored confidence is the record's confidence.
+type prefData struct {
+	Type              string          `json:"type"`
+	Value             json.RawMessage `json:"value"`
+	Context           string          `json:"context,omitempty"`
+	LearnedFrom       string          `json:"learned_from"`
+	FirstObserved     string          `json:"first_observed"`
+	ObservationCount  int             `json:"observation_count"`
+	Source            string          `json:"source"`
+	Peak              int             `json:"peak"`
+	IsPersistent      bool            `json:"is_persistent"`
+	FlaggedForRemoval bool            `json:"flagged_for_removal"`
+	LastUsedAt        time.Time       `json:"last_used_at"`
+}
+
+const (
+	maxPrefTypeBytes    = 100
+	maxPrefContextBytes = 4096
+)
+
+// learnedFrom says how a source learns a preference.
+var learnedFrom = map[string]string{
+	loci.SourceExplicit: "explicit statement",
+	loci.SourceImplicit: "session behavior",
+	loci.SourceDecision: "session decision",
+}
+
+func errPrefNotFound() error { return loci.Errorf(loci.ENOTFOUND, "preference not found") }
+
+// effectiveConfidence is the stored confidence less the decay for disuse
+// at now: 10 after 30 days unused, 25 after 90 days, never below 0.
+func effectiveConfidence(stored int, lastUsed, now time.Time) int {
+	unused := now.Sub(lastUsed)
+	switch {
+	case unused >= loci.PrefUnusedLongDuration:
+		stored -= loci.PrefUnused90Days
+	case unused >= loci.PrefUnusedShortDuration:
+		stored -= loci.PrefUnused30Days
+	}
+	return max(stored, 0)
+}
+
+func checkPrefName(userID, typ string) error {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return err
+	}
+	return requireText("type", typ, maxPrefTypeBytes)
+}
+
+func prefSearchText(d *prefData) string {
+	parts := append([]string{strings.ReplaceAll(d.Type, "_", " "), d.Context}, jsonStrings(d.Value)...)
+	if len(d.Value) > 0 && d.Value[0] != '"' && d.Value[0] != '[' && d.Value[0] != '{' {
+		parts = append(parts, string(d.Value)) // numbers and booleans
+	}
+	return searchText(strings.Join(parts, " "))
+}
+
+// setPrefRecord writes d into rec: data, content and search text.
+func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("encode preference: %w", err)
+	}
+	rec.Data, rec.Confidence = data, float64(confidence)
+	rec.Content = d.Type + ": " + string(d.Value)
+	rec.SearchText = prefSearchText(d)
+	return nil
+}
+
+// ObservePreference applies one observation of a preference (seed 001):
+// explicit sets 100 and persistent; implicit starts at 40 and adds 15 per
+// repeat of the same value up to 85; a decision is stored with its session
+// at 100, not persistent. A new value replaces the old one and restarts
+// its count.
+func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput) (*loci.Preference, bool, error) {
+	if err := checkPrefName(in.UserID, in.Type); err != nil {
+		return nil, false, err
+	}
+	if _, ok := learnedFrom[in.Source]; !ok {
+		return nil, false, loci.Errorf(loci.EINVALID, "source must be explicit, implicit or decision")
+	}
+	value, err := requiredJSON("value", in.Value)
+	if err != nil {
+		return nil, false, err
+	}
+	if in.Context != "" {
+		if err := requireText("context", in.Context, maxPrefContextBytes); err != nil {
+			return nil, false, err
+		}
+	}
+	sessionID := ""
+	if in.Source == loci.SourceDecision {
+		if err := requireText("session_id", in.SessionID, maxEpisodeFieldBytes); err != nil {
+			return nil, false, loci.Errorf(loci.EINVALID, "a decision needs its session_id")
+		}
+		sessionID = in.SessionID
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var pref *loci.Preference
+	created := false
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "preference", in.UserID, sessionID, in.Type)); err != nil {
+			return err
+		}
+		now := s.now()
+		old, err := s.findPref(ctx, tx, in.UserID, in.Type, sessionID)
+		if err != nil && loci.ErrorCode(err) != loci.ENOTFOUND {
+			return err
+		}
+		var rec *loci.Record
+		var d prefData
+		conf := 0
+		if old == nil {
+			created = true
+			rec = &loci.Record{
+				ID: newID(), Workspace: ws, Kind: loci.KindPreference,
+				Scope: loci.Scope{UserID: in.UserID, SessionID: sessionID}, Key: in.Type,
+				CreatedAt: now, Version: 1,
+			}
+			d = prefData{Type: in.Type, Value: value, FirstObserved: now.Format(time.DateOnly), ObservationCount: 1, Source: in.Source}
+			switch in.Source {
+			case loci.SourceExplicit:
+				conf, d.IsPersistent = loci.PrefExplicitConfidence, true
+			case loci.SourceImplicit:
+				conf = loci.PrefImplicitStart
+			case loci.SourceDecision:
+				conf = loci.PrefDecisionConfidence
+			}
+		} else {
+			rec = old
+			if err := decodeData(rec, &d); err != nil {
+				return err
+			}
+			eff := effectiveConfidence(int(math.Round(rec.Confidence)), d.LastUsedAt, now)
+			same := bytes.Equal(d.Value, value) && !d.FlaggedForRemoval
+			if same {
+				d.ObservationCount++
+			} else {
+				d.Value, d.ObservationCount, d.FirstObserved, d.Peak = value, 1, now.Format(time.DateOnly), 0
+				d.FlaggedForRemoval, d.IsPersistent = false, false
+			}
+			switch {
+			case in.Source == loci.SourceExplicit:
+				conf, d.IsPersistent, d.Source = loci.PrefExplicitConfidence, true, in.Source
+			case in.Source == loci.SourceDecision:
+				conf, d.Source = loci.PrefDecisionConfidence, in.Source
+			case same: // an implicit repeat
+				conf = max(eff, min(eff+loci.PrefImplicitStep, loci.PrefImplicitMax))
+			default: // implicit, new value
+				conf, d.Source = loci.PrefImplicitStart, in.Source
+			}
+		}
+		if in.Context != "" {
+			d.Context = in.Context
+		}
+		d.LearnedFrom = learnedFrom[d.Source]
+		d.Peak, d.LastUsedAt = max(d.Peak, conf), now
+		if err := setPrefRecord(rec, &d, conf); err != nil {
+			return err
+		}
+		rec.UpdatedAt = now
+		if created {
+			err = tx.InsertRecord(ctx, rec)
+		} else {
+			prev := rec.Version
+			rec.Version = prev + 1
+			err = tx.UpdateRecord(ctx, rec, prev)
+		}
+		if err != nil {
+			return err
+		}
+		pref, err = prefOf(rec, now)
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("observe preference: %w", err)
+	}
+	return pref, created, nil
+}
+
+// findPref returns the user's preference of type typ in session sessionID
+// ("" for the user-level one). ENOTFOUND when absent.
+func (s *Service) findPref(ctx context.Context, tx loci.Tx, userID, typ, sessionID string) (*loci.Record, error) {
+	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindPreference},
+		UserID: &userID, SessionID: &sessionID, Key: &typ,
+	})
+	if err != nil {
+		return nil, err
+	} else if len(recs) == 0 {
+		return nil, errPrefNotFound()
+	}
+	return recs[0], nil
+}
+
+// ListPreferences returns the user's preferences by effective confidence.
+func (s *Service) ListPreferences(ctx context.Context, userID, sessionID string) ([]*loci.Preference, error) {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	}
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID}
+	if sessionID != "" {
+		f.SessionID = &sessionID
+	}
+	var out []*loci.Preference
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		var err error
+		out, err = s.preferencesOf(ctx, tx, f)
+		return err
+	})
+	return out, err
+}
+
+// preferencesOf returns the preferences f selects, by effective confidence,
+// then type, then session.
+func (s *Service) preferencesOf(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.Preference, error) {
+	recs, err := tx.FindRecords(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	out := []*loci.Preference{}
+	for _, r := range recs {
+		p, err := prefOf(r, now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		} else if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		return a.SessionID < b.SessionID
+	})
+	return out, nil
+}
+
+// UsePreference adds 5 to the effective confidence, up to the peak, and
+// marks the preference used now.
+func (s *Service) UsePreference(ctx context.Context, userID, typ, sessionID string) (*loci.Preference, error) {
+	return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
+		d.LastUsedAt = now
+		return min(eff+loci.PrefUseStep, max(d.Peak, eff))
+	})
+}
+
+// ConfirmPreference sets the confidence to 100 and makes the preference
+// persistent.
+func (s *Service) ConfirmPreference(ctx context.Context, userID, typ, sessionID string) (*loci.Preference, error) {
+	return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
+		d.LastUsedAt, d.IsPersistent, d.FlaggedForRemoval = now, true, false
+		d.Peak = loci.PrefExplicitConfidence
+		return loci.PrefExplicitConfidence
+	})
+}
+
+// ContradictPreference applies a contradiction: by behaviour (implicit) it
+// takes 30 at once; by the user (explicit) it sets 0 and flags the
+// preference for removal.
+func (s *Service) ContradictPreference(ctx context.Context, userID, typ, sessionID, source string) (*loci.Preference, error) {
+	switch source {
+	case loci.SourceImplicit:
+		return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
+			return max(stored-loci.PrefContradictImplicit, 0)
+		})
+	case loci.SourceExplicit:
+		return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
+			d.FlaggedForRemoval = true
+			return 0
+		})
+	default:
+		return nil, loci.Errorf(loci.EINVALID, "source must be implicit or explicit")
+	}
+}
+
+// changePref applies change, which returns the new stored confidence, to
+// a preference.
+func (s *Service) changePref(ctx context.Context, userID, typ, sessionID string, change func(d *prefData, stored, eff int, now time.Time) int) (*loci.Preference, error) {
+	if err := checkPrefName(userID, typ); err != nil {
+		return nil, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var pref *loci.Preference
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "preference", userID, sessionID, typ)); err != nil {
+			return err
+		}
+		rec, err := s.findPref(ctx, tx, userID, typ, sessionID)
+		if err != nil {
+			return err
+		}
+		var d prefData
+		if err := decodeData(rec, &d); err != nil {
+			return err
+		}
+		now := s.now()
+		stored := int(math.Round(rec.Confidence))
+		conf := change(&d, stored, effectiveConfidence(stored, d.LastUsedAt, now), now)
+		if err := setPrefRecord(rec, &d, conf); err != nil {
+			return err
+		}
+		prev := rec.Version
+		rec.UpdatedAt, rec.Version = now, prev+1
+		if err := tx.UpdateRecord(ctx, rec, prev); err != nil {
+			return err
+		}
+		pref, err = prefOf(rec, now)
+		return err
+	})
+	return pref, err
+}
+
+// ClearPreferences deletes every preference of the user.
+func (s *Service) ClearPreferences(ctx context.Context, userID string) (int, error) {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return 0, err
+	}
+	var n int
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		var err error
+		n, err = tx.DeleteRecords(ctx, loci.RecordFilter{
+			Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID,
+		})
+		return err
+	})
+	return n, err
+}
+
+// DeletePreference deletes the user's preferences of one type.
+func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (int, error) {
+	if err := checkPrefName(userID, typ); err != nil {
+		return 0, err
+	}
+	var n int
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		var err error
+		n, err = tx.DeleteRecords(ctx, loci.RecordFilter{
+			Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID, Key: &typ,
+		})
+		if err == nil && n == 0 {
+			return errPrefNotFound()
+		}
+		return err
+	})
+	return n, err
+}
+
+func prefOf(r *loci.Record, now time.Time) (*loci.Preference, error) {
+	var d prefData
+	if err := decodeData(r, &d); err != nil {
+		return nil, err
+	}
+	stored := int(math.Round(r.Confidence))
+	eff := effectiveConfidence(stored, d.LastUsedAt, now)
+	return &loci.Preference{
+		UserID: r.UserID, SessionID: r.SessionID, Type: d.Type, Value: d.Value, Context: d.Context,
+		LearnedFrom: d.LearnedFrom, FirstObserved: d.FirstObserved, ObservationCount: d.ObservationCount,
+		Source: d.Source, Confidence: eff, StoredConfidence: stored, Peak: d.Peak, Tier: loci.Tier(eff),
+		IsPersistent: d.IsPersistent, FlaggedForRemoval: d.FlaggedForRemoval, LastUsedAt: d.LastUsedAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}, nil
+}

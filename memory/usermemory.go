@@ -1,0 +1,250 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/loci-memory/loci"
+)
+
+// Sessions are stored by the session rules as one record of kind session
+// and category "session" per session (key = session_id, confidence 0..100,
+// expires_at zero for none) and one record of category "message" per
+// message. A session start reads the session records directly.
+
+// contextSessionData is the part of a session record's data a session
+// start reads.
+type contextSessionData struct {
+	Context      json.RawMessage `json:"context,omitempty"`
+	Summary      string          `json:"summary,omitempty"`
+	IsPersistent bool            `json:"is_persistent"`
+	MessageCount int             `json:"message_count"`
+}
+
+// UserContext starts a session (seed 001): it creates the user with empty
+// defaults if new, and returns the preferences to apply and the last 5
+// sessions that are persistent or unexpired, by confidence descending.
+func (s *Service) UserContext(ctx context.Context, userID string) (*loci.UserContext, error) {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	out := &loci.UserContext{Preferences: []*loci.Preference{}, Sessions: []*loci.ContextSession{}}
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		now := s.now()
+		var err error
+		if out.User, out.Created, err = tx.EnsureUser(ctx, ws, userID, now); err != nil {
+			return err
+		}
+		prefs, err := s.preferencesOf(ctx, tx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID})
+		if err != nil {
+			return err
+		}
+		for _, p := range prefs {
+			if (p.SessionID == "" || p.IsPersistent) && !p.FlaggedForRemoval {
+				out.Preferences = append(out.Preferences, p)
+			}
+		}
+		cat := sessionCategory
+		recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+			Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat, Order: loci.OrderUpdatedDesc,
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			var d contextSessionData
+			if err := decodeData(r, &d); err != nil {
+				return err
+			}
+			if !d.IsPersistent && r.Expired(now) {
+				continue
+			}
+			out.Sessions = append(out.Sessions, &loci.ContextSession{
+				SessionID: sessionIDOf(r), Summary: d.Summary, Context: d.Context, IsPersistent: d.IsPersistent,
+				Confidence: r.Confidence, MessageCount: d.MessageCount, ExpiresAt: r.ExpiresAt, UpdatedAt: r.UpdatedAt,
+			})
+			if len(out.Sessions) == loci.ContextSessionCount {
+				break
+			}
+		}
+		sort.SliceStable(out.Sessions, func(i, j int) bool { return out.Sessions[i].Confidence > out.Sessions[j].Confidence })
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("user context: %w", err)
+	}
+	return out, nil
+}
+
+// userFilter selects every record about a user.
+func userFilter(ctx context.Context, userID string) loci.RecordFilter {
+	return loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), UserID: &userID, Order: loci.OrderCreatedAsc}
+}
+
+// UserMemories returns every record about the user, of every kind, by kind
+// and then age.
+func (s *Service) UserMemories(ctx context.Context, userID string) ([]*loci.UserMemory, error) {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	}
+	out := []*loci.UserMemory{}
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		recs, err := tx.FindRecords(ctx, userFilter(ctx, userID))
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			out = append(out, userMemoryOf(r))
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out, err
+}
+
+// ForgetUserMemories deletes the user's records that hold every word of
+// req.Query or whose ids req.IDs names, and returns them; a dry run only
+// returns them.
+func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) ([]*loci.UserMemory, error) {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	}
+	terms := tokens(req.Query)
+	if strings.TrimSpace(req.Query) != "" && len(terms) == 0 {
+		return nil, loci.Errorf(loci.EINVALID, "query must contain at least one word")
+	}
+	if len(terms) == 0 && len(req.IDs) == 0 {
+		return nil, loci.Errorf(loci.EINVALID, "forget needs a query or ids")
+	}
+	out := []*loci.UserMemory{}
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		f := userFilter(ctx, userID)
+		var found []*loci.Record
+		if len(req.IDs) > 0 {
+			byID := f
+			byID.IDs = req.IDs
+			recs, err := tx.FindRecords(ctx, byID)
+			if err != nil {
+				return err
+			}
+			found = append(found, recs...)
+		}
+		if len(terms) > 0 {
+			n, err := tx.CountRecords(ctx, f)
+			if err != nil {
+				return err
+			}
+			hits, err := tx.SearchLexical(ctx, f, terms, n)
+			if err != nil {
+				return err
+			}
+			for _, h := range hits {
+				if holdsEvery(h.Record, terms) {
+					found = append(found, h.Record)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		var ids []string
+		for _, r := range found {
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				ids = append(ids, r.ID)
+				out = append(out, userMemoryOf(r))
+			}
+		}
+		if req.DryRun || len(ids) == 0 {
+			return nil
+		}
+		del := f
+		del.IDs = ids
+		_, err := tx.DeleteRecords(ctx, del)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("forget: %w", err)
+	}
+	return out, nil
+}
+
+// holdsEvery reports whether a record's indexed text holds every term.
+func holdsEvery(r *loci.Record, terms []string) bool {
+	text := r.SearchText
+	if text == "" {
+		text = r.Content
+	}
+	have := map[string]bool{}
+	for _, t := range tokens(text) {
+		have[t] = true
+	}
+	for _, t := range terms {
+		if !have[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// DeleteUser deletes every record about the user, of every kind (with
+// their versions, index entries and embeddings), the messages of the
+// user's sessions that carry no user, and the user.
+func (s *Service) DeleteUser(ctx context.Context, userID string) (int, error) {
+	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+		return 0, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var n int
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "user", userID)); err != nil {
+			return err
+		}
+		cat := sessionCategory
+		sessions, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat})
+		if err != nil {
+			return err
+		}
+		noUser, msgCat := "", messageCategory
+		for _, r := range sessions {
+			sid := sessionIDOf(r)
+			m, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+				Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: &sid, UserID: &noUser, Category: &msgCat,
+			})
+			if err != nil {
+				return err
+			}
+			n += m
+		}
+		m, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, UserID: &userID})
+		if err != nil {
+			return err
+		}
+		n += m
+		_, err = tx.DeleteUser(ctx, ws, userID)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete user: %w", err)
+	}
+	return n, nil
+}
+
+func userMemoryOf(r *loci.Record) *loci.UserMemory {
+	return &loci.UserMemory{
+		ID: r.ID, Kind: r.Kind, AgentID: r.AgentID, SessionID: r.SessionID, TaskID: r.TaskID, Key: r.Key,
+		Content: r.Content, Data: r.Data, Tags: r.Tags, Category: r.Category, ActionType: r.ActionType,
+		Outcome: r.Outcome, Confidence: r.Confidence, AccessCount: r.AccessCount,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+	}
+}
+
+// sessionIDOf returns the id of a session record: its key, else its scope.
+func sessionIDOf(r *loci.Record) string {
+	if r.Key != "" {
+		return r.Key
+	}
+	return r.SessionID
+}

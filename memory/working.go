@@ -1,0 +1,205 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/loci-memory/loci"
+)
+
+// workingData is a working entry's kind-specific data.
+type workingData struct {
+	Value json.RawMessage `json:"value"`
+}
+
+func errWorkingNotFound() error { return loci.Errorf(loci.ENOTFOUND, "working memory entry not found") }
+
+// workingFilter selects a task's entries, narrowed by f.
+func (s *Service) workingFilter(ctx context.Context, taskID string, f loci.WorkingFilter) (loci.RecordFilter, error) {
+	if err := requireText("task_id", taskID, loci.MaxWorkingKeyBytes); err != nil {
+		return loci.RecordFilter{}, err
+	}
+	rf := loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx),
+		Kinds:     []loci.Kind{loci.KindWorking},
+		TaskID:    &taskID,
+	}
+	if f.AgentID != "" {
+		rf.AgentID = &f.AgentID
+	}
+	if f.UserID != "" {
+		rf.UserID = &f.UserID
+	}
+	return rf, nil
+}
+
+// SetWorking creates or replaces a working-memory value. The task's live
+// values, this one included, must total at most the task limit.
+func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.WorkingEntry, bool, error) {
+	if err := requireText("task_id", in.TaskID, loci.MaxWorkingKeyBytes); err != nil {
+		return nil, false, err
+	} else if err := requireText("agent_id", in.AgentID, loci.MaxNoteKeyBytes); err != nil {
+		return nil, false, err
+	} else if in.UserID != "" {
+		if err := requireText("user_id", in.UserID, loci.MaxNoteKeyBytes); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := requireText("key", in.Key, loci.MaxWorkingKeyBytes); err != nil {
+		return nil, false, err
+	}
+	value, err := requiredJSON("value", in.Value)
+	if err != nil {
+		return nil, false, err
+	}
+	limit := s.life.workingLimitOr()
+	if len(value) > limit {
+		return nil, false, loci.Errorf(loci.ETOOLARGE, "working memory of a task must total at most %d bytes", limit)
+	}
+	data, err := json.Marshal(workingData{Value: value})
+	if err != nil {
+		return nil, false, fmt.Errorf("encode working entry: %w", err)
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	scope := loci.Scope{TaskID: in.TaskID, AgentID: in.AgentID, UserID: in.UserID}
+	var entry *loci.WorkingEntry
+	created := false
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "working", in.TaskID)); err != nil {
+			return err
+		}
+		now := s.now()
+		live, err := tx.FindRecords(ctx, loci.RecordFilter{
+			Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &in.TaskID, LiveAt: now,
+		})
+		if err != nil {
+			return err
+		}
+		total := len(value)
+		for _, r := range live {
+			if r.Scope == scope && r.Key == in.Key {
+				continue // replaced by this write
+			}
+			total += len(r.Content)
+		}
+		if total > limit {
+			return loci.Errorf(loci.ETOOLARGE, "working memory of task %q would total %d bytes, more than %d", in.TaskID, total, limit)
+		}
+		old, err := tx.FindRecords(ctx, loci.RecordFilter{
+			Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &in.TaskID,
+			AgentID: &in.AgentID, UserID: &in.UserID, Key: &in.Key,
+		})
+		if err != nil {
+			return err
+		}
+		rec := &loci.Record{
+			ID: newID(), Workspace: ws, Kind: loci.KindWorking, Scope: scope, Key: in.Key,
+			Content: string(value), SearchText: searchText(in.Key + " " + string(value)), Data: data,
+			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.workingTTLOr()), Version: 1,
+		}
+		if len(old) > 0 && !old[0].Expired(now) {
+			prev := old[0]
+			rec.ID, rec.CreatedAt, rec.Version = prev.ID, prev.CreatedAt, prev.Version+1
+			if err := tx.UpdateRecord(ctx, rec, prev.Version); err != nil {
+				return err
+			}
+		} else {
+			if len(old) > 0 { // expired, not yet removed: a new entry replaces it
+				if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: []string{old[0].ID}}); err != nil {
+					return err
+				}
+			}
+			created = true
+			if err := tx.InsertRecord(ctx, rec); err != nil {
+				return err
+			}
+		}
+		entry, err = workingOf(rec)
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("set working: %w", err)
+	}
+	return entry, created, nil
+}
+
+// GetWorking returns the most recently written live value of key.
+func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (*loci.WorkingEntry, error) {
+	rf, err := s.workingFilter(ctx, taskID, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireText("key", key, loci.MaxWorkingKeyBytes); err != nil {
+		return nil, err
+	}
+	rf.Key, rf.LiveAt, rf.Order, rf.Limit = &key, s.now(), loci.OrderUpdatedDesc, 1
+	var entry *loci.WorkingEntry
+	err = s.store.View(ctx, func(tx loci.Tx) error {
+		recs, err := tx.FindRecords(ctx, rf)
+		if err != nil {
+			return err
+		} else if len(recs) == 0 {
+			return errWorkingNotFound()
+		}
+		entry, err = workingOf(recs[0])
+		return err
+	})
+	return entry, err
+}
+
+// ListWorking returns the task's live values by key, the most recently
+// written first within a key.
+func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.WorkingFilter) ([]*loci.WorkingEntry, error) {
+	rf, err := s.workingFilter(ctx, taskID, f)
+	if err != nil {
+		return nil, err
+	}
+	rf.LiveAt, rf.Order = s.now(), loci.OrderUpdatedDesc
+	out := []*loci.WorkingEntry{}
+	err = s.store.View(ctx, func(tx loci.Tx) error {
+		recs, err := tx.FindRecords(ctx, rf)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			e, err := workingOf(r)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, err
+}
+
+// ClearWorking deletes the task's values (expired ones too).
+func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (int, error) {
+	rf, err := s.workingFilter(ctx, taskID, f)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(rf.Workspace, "working", taskID)); err != nil {
+			return err
+		}
+		n, err = tx.DeleteRecords(ctx, rf)
+		return err
+	})
+	return n, err
+}
+
+func workingOf(r *loci.Record) (*loci.WorkingEntry, error) {
+	var d workingData
+	if err := decodeData(r, &d); err != nil {
+		return nil, err
+	}
+	return &loci.WorkingEntry{
+		TaskID: r.TaskID, AgentID: r.AgentID, UserID: r.UserID, Key: r.Key, Value: d.Value,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+	}, nil
+}

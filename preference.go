@@ -1,0 +1,117 @@
+package loci
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Preference sources (seed 001): what the user said, what their behaviour
+// shows, and a choice made within one session.
+const (
+	SourceExplicit = "explicit"
+	SourceImplicit = "implicit"
+	SourceDecision = "decision"
+)
+
+// Confidence tiers (seed 001): how assertively a preference is applied.
+const (
+	TierHigh   = "high"   // 80..100: apply without asking
+	TierMedium = "medium" // 50..79: suggest, let the user override
+	TierLow    = "low"    // below 50: do not apply
+)
+
+// The confidence framework of seed 001, on a 0..100 scale.
+const (
+	PrefExplicitConfidence  = 100
+	PrefDecisionConfidence  = 100
+	PrefImplicitStart       = 40
+	PrefImplicitStep        = 15
+	PrefImplicitMax         = 85
+	PrefUseStep             = 5 // up to the preference's peak
+	PrefContradictImplicit  = 30
+	PrefUnused30Days        = 10 // effective confidence lost after 30 days unused
+	PrefUnused90Days        = 25 // ... and after 90 days unused (in all, not added to the 10)
+	PrefTierHighMin         = 80
+	PrefTierMediumMin       = 50
+	PrefUnusedShortDuration = 30 * 24 * time.Hour
+	PrefUnusedLongDuration  = 90 * 24 * time.Hour
+)
+
+// Tier returns the tier of an effective confidence.
+func Tier(confidence int) string {
+	switch {
+	case confidence >= PrefTierHighMin:
+		return TierHigh
+	case confidence >= PrefTierMediumMin:
+		return TierMedium
+	default:
+		return TierLow
+	}
+}
+
+// Preference is a user's preference (or, with a session, a decision),
+// stored as seed 001's JSON (type, value, context, learned_from,
+// first_observed, observation_count) plus its confidence state.
+// Confidence is the effective confidence at read time: the stored one
+// less the decay for disuse.
+type Preference struct {
+	UserID            string          `json:"user_id"`
+	SessionID         string          `json:"session_id,omitempty"`
+	Type              string          `json:"type"`
+	Value             json.RawMessage `json:"value"`
+	Context           string          `json:"context,omitempty"`
+	LearnedFrom       string          `json:"learned_from"`
+	FirstObserved     string          `json:"first_observed"` // YYYY-MM-DD
+	ObservationCount  int             `json:"observation_count"`
+	Source            string          `json:"source"`
+	Confidence        int             `json:"confidence"`
+	StoredConfidence  int             `json:"stored_confidence"`
+	Peak              int             `json:"peak"`
+	Tier              string          `json:"tier"`
+	IsPersistent      bool            `json:"is_persistent"`
+	FlaggedForRemoval bool            `json:"flagged_for_removal"`
+	LastUsedAt        time.Time       `json:"last_used_at"`
+	CreatedAt         time.Time       `json:"created_at"`
+	UpdatedAt         time.Time       `json:"updated_at"`
+}
+
+// PreferenceInput is an observation of a preference. SessionID is
+// required for a decision and ignored otherwise.
+type PreferenceInput struct {
+	UserID    string          `json:"user_id"`
+	Type      string          `json:"type"`
+	Value     json.RawMessage `json:"value"`
+	Source    string          `json:"source"`
+	SessionID string          `json:"session_id,omitempty"`
+	Context   string          `json:"context,omitempty"`
+}
+
+// PreferenceService is seed 001's preference memory. A preference is named
+// by user and type; a decision also by its session (sessionID "" names the
+// user-level preference).
+type PreferenceService interface {
+	// ObservePreference applies one observation and reports whether it
+	// created the preference. EINVALID for a missing user, type or value,
+	// an unknown source, or a decision without a session.
+	ObservePreference(ctx context.Context, in PreferenceInput) (*Preference, bool, error)
+	// ListPreferences returns the user's preferences (only the session's
+	// when sessionID is set), by effective confidence, then type.
+	ListPreferences(ctx context.Context, userID, sessionID string) ([]*Preference, error)
+	// UsePreference adds 5 to the effective confidence, up to the peak,
+	// and marks it used. ENOTFOUND when absent.
+	UsePreference(ctx context.Context, userID, typ, sessionID string) (*Preference, error)
+	// ConfirmPreference sets the confidence to 100 and makes the
+	// preference persistent. ENOTFOUND when absent.
+	ConfirmPreference(ctx context.Context, userID, typ, sessionID string) (*Preference, error)
+	// ContradictPreference takes 30 (source implicit) or sets 0 and flags
+	// for removal (source explicit). EINVALID for another source,
+	// ENOTFOUND when absent.
+	ContradictPreference(ctx context.Context, userID, typ, sessionID, source string) (*Preference, error)
+	// ClearPreferences deletes every preference of the user and returns
+	// how many it deleted.
+	ClearPreferences(ctx context.Context, userID string) (int, error)
+	// DeletePreference deletes the user's preferences of one type (the
+	// user-level one and decisions). ENOTFOUND when there is none.
+	DeletePreference(ctx context.Context, userID, typ string) (int, error)
+}

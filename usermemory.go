@@ -1,0 +1,82 @@
+package loci
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// ContextSessionCount is how many recent sessions a session start loads.
+const ContextSessionCount = 5
+
+// UserContext is what a session starts with (seed 001): the user (created
+// with empty defaults if new), the preferences to apply with their tiers,
+// and recent sessions.
+type UserContext struct {
+	User        *User             `json:"user"`
+	Created     bool              `json:"created"`
+	Preferences []*Preference     `json:"preferences"`
+	Sessions    []*ContextSession `json:"sessions"`
+}
+
+// ContextSession is a recent session as a session start sees it.
+type ContextSession struct {
+	SessionID    string          `json:"session_id"`
+	Summary      string          `json:"summary,omitempty"`
+	Context      json.RawMessage `json:"context,omitempty"`
+	IsPersistent bool            `json:"is_persistent"`
+	Confidence   float64         `json:"confidence"`
+	MessageCount int             `json:"message_count"`
+	ExpiresAt    time.Time       `json:"expires_at,omitzero"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+}
+
+// UserMemory is one record about a user, of any kind, as the user sees it:
+// no embedding, no internal fields.
+type UserMemory struct {
+	ID          string          `json:"id"`
+	Kind        Kind            `json:"kind"`
+	AgentID     string          `json:"agent_id,omitempty"`
+	SessionID   string          `json:"session_id,omitempty"`
+	TaskID      string          `json:"task_id,omitempty"`
+	Key         string          `json:"key,omitempty"`
+	Content     string          `json:"content"`
+	Data        json.RawMessage `json:"data,omitempty"`
+	Tags        []string        `json:"tags,omitempty"`
+	Category    string          `json:"category,omitempty"`
+	ActionType  string          `json:"action_type,omitempty"`
+	Outcome     string          `json:"outcome,omitempty"`
+	Confidence  float64         `json:"confidence"`
+	AccessCount int             `json:"access_count"`
+	CreatedAt   time.Time       `json:"created_at"`
+	UpdatedAt   time.Time       `json:"updated_at"`
+	ExpiresAt   time.Time       `json:"expires_at,omitzero"`
+}
+
+// ForgetRequest says what of a user's memory to forget: the records that
+// hold every word of Query, and the records named by IDs (only the user's
+// own). DryRun reports without deleting.
+type ForgetRequest struct {
+	Query  string   `json:"query,omitempty"`
+	IDs    []string `json:"ids,omitempty"`
+	DryRun bool     `json:"dry_run,omitempty"`
+}
+
+// UserMemoryService is seed 001's session start and privacy queries.
+type UserMemoryService interface {
+	// UserContext starts a session: it creates the user with empty
+	// defaults if new and returns the preferences to apply (user-level or
+	// persistent, not flagged for removal) and the last 5 sessions that
+	// are persistent or unexpired, by confidence. EINVALID for an empty
+	// user.
+	UserContext(ctx context.Context, userID string) (*UserContext, error)
+	// UserMemories returns every record about the user, of every kind.
+	UserMemories(ctx context.Context, userID string) ([]*UserMemory, error)
+	// ForgetUserMemories deletes what req matches among the user's records
+	// and returns it. EINVALID when req has neither query nor ids.
+	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
+	// DeleteUser deletes every record about the user (all kinds, their
+	// versions, index entries and embeddings) and the user, and returns how
+	// many records it deleted.
+	DeleteUser(ctx context.Context, userID string) (int, error)
+}

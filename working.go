@@ -1,0 +1,67 @@
+package loci
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Limits of working memory (seed 003). A kilobyte here is 1024 bytes: the
+// values of one task total at most MaxWorkingTaskBytes = 51200 bytes, each
+// value counted as the length of its compact JSON encoding.
+const (
+	MaxWorkingKeyBytes  = 100
+	MaxWorkingTaskBytes = 50 * 1024
+	DefaultWorkingTTL   = 24 * time.Hour
+)
+
+// WorkingEntry is one value of a task's working memory: the scratchpad of
+// one execution. It expires a fixed time (24 h by default) after its last
+// write.
+type WorkingEntry struct {
+	TaskID    string          `json:"task_id"`
+	AgentID   string          `json:"agent_id"`
+	UserID    string          `json:"user_id,omitempty"`
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	ExpiresAt time.Time       `json:"expires_at"`
+}
+
+// WorkingInput is a write to working memory.
+type WorkingInput struct {
+	TaskID  string
+	AgentID string
+	UserID  string // optional
+	Key     string
+	Value   json.RawMessage
+}
+
+// WorkingFilter narrows a task's working memory to one agent and/or one
+// user; an empty field matches any.
+type WorkingFilter struct {
+	AgentID string
+	UserID  string
+}
+
+// WorkingService is working memory: per task (with agent and optional user)
+// JSON values. An entry is unique per task, agent, user and key; a read by
+// key without agent and user returns the most recently written match.
+type WorkingService interface {
+	// SetWorking creates or replaces a value and reports whether it was
+	// created. EINVALID for an empty task, agent or key, a key over
+	// MaxWorkingKeyBytes or a missing value; ETOOLARGE when the task's live
+	// values would total more than MaxWorkingTaskBytes (nothing changes).
+	SetWorking(ctx context.Context, in WorkingInput) (*WorkingEntry, bool, error)
+	// GetWorking returns the live value of key in the task, narrowed by f;
+	// when several match, the most recently written. ENOTFOUND when absent
+	// or expired.
+	GetWorking(ctx context.Context, taskID, key string, f WorkingFilter) (*WorkingEntry, error)
+	// ListWorking returns the task's live values, narrowed by f, by key
+	// (most recently written first within a key).
+	ListWorking(ctx context.Context, taskID string, f WorkingFilter) ([]*WorkingEntry, error)
+	// ClearWorking deletes the task's values, narrowed by f, and returns
+	// how many it deleted.
+	ClearWorking(ctx context.Context, taskID string, f WorkingFilter) (int, error)
+}
