@@ -269,20 +269,58 @@ func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, res *loci.Maintena
 	return err
 }
 
-// expire deletes the working entries and episodes whose time has come.
+// expire deletes the working entries, episodes and non-persistent sessions
+// whose time has come.
 func (s *Service) expire(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
 	f := loci.RecordFilter{
 		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindWorking, loci.KindEpisode},
 		ExpiredAt: now, Order: loci.OrderCreatedAsc,
 	}
 	recs, err := tx.FindRecords(ctx, f)
-	if err != nil || len(recs) == 0 {
+	if err != nil {
+		return err
+	}
+	if len(recs) > 0 {
+		for _, r := range recs {
+			res.IDs = append(res.IDs, r.ID)
+		}
+		n, err := tx.DeleteRecords(ctx, f)
+		res.Deleted += n
+		if err != nil {
+			return err
+		}
+	}
+	return s.expireSessions(ctx, tx, now, res)
+}
+
+// expireSessions deletes the sessions that are not persistent and whose
+// expires_at has passed, with their messages. Persistent sessions are never
+// deleted automatically (DESIGN §1.2), whatever their expires_at says.
+func (s *Service) expireSessions(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
+	ws := loci.WorkspaceFrom(ctx)
+	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, Category: loci.Ptr(sessionCategory),
+		ExpiredAt: now, Order: loci.OrderCreatedAsc,
+	})
+	if err != nil {
 		return err
 	}
 	for _, r := range recs {
+		var d sessionData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return fmt.Errorf("decode session %s: %w", r.Key, err)
+		}
+		if d.IsPersistent {
+			continue
+		}
+		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+			Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: loci.Ptr(r.SessionID),
+		})
+		if err != nil {
+			return err
+		}
+		res.Deleted += n
 		res.IDs = append(res.IDs, r.ID)
 	}
-	n, err := tx.DeleteRecords(ctx, f)
-	res.Deleted += n
-	return err
+	return nil
 }
