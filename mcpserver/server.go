@@ -111,6 +111,8 @@ func newServer(svc loci.Service, id Identity, c *config, sessionID func() string
 // register adds every tool: one line per kind's file.
 func (s *server) register() {
 	s.noteTools()
+	s.blockTools()
+	s.passageTools()
 }
 
 func instructions(id Identity) string {
@@ -118,7 +120,10 @@ func instructions(id Identity) string {
 		"This connection is bound to agent " + strings.TrimSpace(id.AgentID) +
 		"; every tool reads and writes that agent's memory only. " +
 		"Use remember to store an insight under a short descriptive key (storing again under the same key replaces it), " +
-		"recall to read one key or list everything, and forget to delete a key. Store insights, not raw data dumps."
+		"recall to read one key or list everything, and forget to delete a key. Store insights, not raw data dumps. " +
+		"Your core memory (core_memory_read, update_memory; the resource " + CoreMemoryURI + ") is a few labelled blocks about yourself, " +
+		"your relationships and your current state, meant to sit in your prompt: keep them short and current. " +
+		"store_memory keeps a longer passage in your archival memory."
 }
 
 // ctx returns the context a tool acts in: the identity's workspace.
@@ -177,6 +182,20 @@ var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonsc
 	reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
 }}
 
+// inputSchema infers the input schema of a tool from In, then lets tweak
+// refine it (an enum, a bound). Call it once per tool, at package level.
+func inputSchema[In any](tweak func(*jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema of %T: %v", *new(In), err))
+	}
+	dropNull(s)
+	if tweak != nil {
+		tweak(s)
+	}
+	return s
+}
+
 // outputSchema infers the output schema of a tool from Out, then lets tweak
 // refine it (an enum, a bound). Call it once per tool, at package level: the
 // schema is shared by every server.
@@ -185,17 +204,22 @@ func outputSchema[Out any](tweak func(*jsonschema.Schema)) *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: output schema of %T: %v", *new(Out), err))
 	}
-	// Optional fields are omitted, never null: drop the "null" that
-	// inference gives pointers and slices.
+	dropNull(s)
+	if tweak != nil {
+		tweak(s)
+	}
+	return s
+}
+
+// dropNull makes optional fields omitted, never null: it drops the "null"
+// that inference gives pointers and slices (a type list also confuses some
+// models' tool calling).
+func dropNull(s *jsonschema.Schema) {
 	for _, p := range s.Properties {
 		if len(p.Types) == 2 && p.Types[0] == "null" {
 			p.Type, p.Types = p.Types[1], nil
 		}
 	}
-	if tweak != nil {
-		tweak(s)
-	}
-	return s
 }
 
 func ptr[T any](v T) *T { return &v }
