@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -26,6 +27,11 @@ func checkNoteValue(value json.RawMessage) (json.RawMessage, string, error) {
 	}
 	if !json.Valid(trimmed) {
 		return nil, "", loci.Errorf(loci.EINVALID, "value must be valid JSON")
+	}
+	// encoding/json accepts invalid UTF-8 inside strings (and would
+	// replace it on decoding): refuse it, as for keys.
+	if !utf8.Valid(trimmed) {
+		return nil, "", loci.Errorf(loci.EINVALID, "value must be valid UTF-8")
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, trimmed); err != nil {
