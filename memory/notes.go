@@ -64,11 +64,19 @@ func checkNoteKey(agentID, key string) error {
 	return requireText("key", key, loci.MaxNoteKeyBytes)
 }
 
+// noteFilter selects the agent's notes. A note's scope is its agent alone:
+// the other scope fields are pinned to "" (as stored), which also lets a
+// lookup by key use the records' unique key index instead of scanning
+// every note of the agent.
 func (s *Service) noteFilter(ctx context.Context, agentID string) loci.RecordFilter {
+	none := ""
 	return loci.RecordFilter{
 		Workspace: loci.WorkspaceFrom(ctx),
 		Kinds:     []loci.Kind{loci.KindNote},
 		AgentID:   &agentID,
+		UserID:    &none,
+		SessionID: &none,
+		TaskID:    &none,
 	}
 }
 
