@@ -13,6 +13,11 @@ func (s *Server) noteRoutes() {
 	s.handle("GET /v1/agents/{agent_id}/notes", s.handleRecallAll)
 	s.handle("DELETE /v1/agents/{agent_id}/notes/{key}", s.handleForget)
 	s.handle("GET /v1/agents/{agent_id}/notes/{key}/history", s.handleHistory)
+	// An empty key (".../notes/") is bad input, answered 400 invalid by the
+	// same handlers (their key is ""), not an unknown route.
+	s.handle("PUT /v1/agents/{agent_id}/notes/{$}", s.handleRemember)
+	s.handle("GET /v1/agents/{agent_id}/notes/{$}", s.handleRecall)
+	s.handle("DELETE /v1/agents/{agent_id}/notes/{$}", s.handleForget)
 }
 
 // rememberRequest is the body of PUT /v1/agents/{agent_id}/notes/{key}.

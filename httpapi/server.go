@@ -164,7 +164,8 @@ func jsonProblem(err error) string {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "unexpected end of input"
 	default:
-		return err.Error()
+		// e.g. `json: unknown field "ttl"`, which has no error type.
+		return strings.TrimPrefix(err.Error(), "json: ")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -26,6 +27,11 @@ func checkNoteValue(value json.RawMessage) (json.RawMessage, string, error) {
 	}
 	if !json.Valid(trimmed) {
 		return nil, "", loci.Errorf(loci.EINVALID, "value must be valid JSON")
+	}
+	// encoding/json accepts invalid UTF-8 inside strings (and would
+	// replace it on decoding): refuse it, as for keys.
+	if !utf8.Valid(trimmed) {
+		return nil, "", loci.Errorf(loci.EINVALID, "value must be valid UTF-8")
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, trimmed); err != nil {
@@ -58,11 +64,19 @@ func checkNoteKey(agentID, key string) error {
 	return requireText("key", key, loci.MaxNoteKeyBytes)
 }
 
+// noteFilter selects the agent's notes. A note's scope is its agent alone:
+// the other scope fields are pinned to "" (as stored), which also lets a
+// lookup by key use the records' unique key index instead of scanning
+// every note of the agent.
 func (s *Service) noteFilter(ctx context.Context, agentID string) loci.RecordFilter {
+	none := ""
 	return loci.RecordFilter{
 		Workspace: loci.WorkspaceFrom(ctx),
 		Kinds:     []loci.Kind{loci.KindNote},
 		AgentID:   &agentID,
+		UserID:    &none,
+		SessionID: &none,
+		TaskID:    &none,
 	}
 }
 

@@ -79,11 +79,43 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		r.SetMaxOpenConns(max(4, runtime.NumCPU()))
 		db.writer, db.reader = w, r
 	}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateRetry(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrateRetry migrates, retrying while the database is busy. Processes
+// that open the same new file at once race to switch it to WAL, and the
+// losers can get SQLITE_BUSY without the busy timeout being waited;
+// migrating is idempotent, so they try again.
+func (db *DB) migrateRetry(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		err := db.migrate(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED (any
+// extended code).
+func isBusy(err error) bool {
+	var serr *sqlite.Error
+	if errors.As(err, &serr) {
+		switch serr.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return true
+		}
+	}
+	return false
 }
 
 // Close closes the database.

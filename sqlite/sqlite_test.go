@@ -2,12 +2,16 @@ package sqlite_test
 
 import (
 	"context"
-
-	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/sqlite"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
 	"testing"
 
+	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/sqlite"
 	"github.com/loci-memory/loci/storetest"
 )
 
@@ -24,4 +28,81 @@ func TestConformanceInMemory(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		return db
 	})
+}
+
+// TestTwoHandlesOneFile has two stores open the same file, as two loci
+// processes would, and write to one note from both at once: no write may
+// fail with SQLITE_BUSY, and every write is kept as a version.
+func TestTwoHandlesOneFile(t *testing.T) {
+	const perHandle, writes = 8, 10
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "loci.db")
+	var svcs []*memory.Service
+	for range 2 {
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		svcs = append(svcs, memory.New(db))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*perHandle*writes)
+	for _, svc := range svcs {
+		for g := range perHandle {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range writes {
+					if _, err := svc.Remember(ctx, "a", "shared", json.RawMessage(fmt.Sprintf(`"%d-%d"`, g, i))); err != nil {
+						errs <- err
+					}
+					if _, err := svc.Recall(ctx, "a", "shared"); err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	h, err := svcs[1].History(ctx, "a", "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * perHandle * writes; len(h) != want {
+		t.Errorf("versions: got %d, want %d", len(h), want)
+	}
+}
+
+// TestConcurrentOpen opens one new file from several handles at once, as
+// processes starting together would: the migrations must not race.
+func TestConcurrentOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "loci.db")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sqlite.Open(ctx, path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			if _, err := memory.New(db).RecallAll(ctx, "a"); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
