@@ -5,51 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	binPath   string
-	buildErr  error
-	buildOut  []byte
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
-
 // MustBuild builds the loci binary once per test run and returns its path.
 func MustBuild(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "loci-e2e")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(buildDir, "loci")
-		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
-	}
-	return binPath
+	return lociBinary(t)
 }
 
 // callTool calls a tool and returns its output (or error envelope) as a

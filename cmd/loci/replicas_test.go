@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -73,17 +72,6 @@ func (r *replica) must(t testing.TB, want int, method, path string, body any) ma
 	return out
 }
 
-// buildLoci builds the loci binary into the test's temp directory.
-func buildLoci(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "loci")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // startReplica starts `loci serve` on port 0 and waits for its address.
 func startReplica(t *testing.T, bin, name, dsn string) *replica {
 	t.Helper()
@@ -140,7 +128,7 @@ func TestReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := buildLoci(t)
+	bin := lociBinary(t)
 	a := startReplica(t, bin, "replica A", schemaDSN)
 	b := startReplica(t, bin, "replica B", schemaDSN)
 
