@@ -6,6 +6,9 @@ import "context"
 // per kind, embedded here. memory.Service implements it on a store.
 type Service interface {
 	NoteService
+	KeyService
+	AuditService
+	ExportService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

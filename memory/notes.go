@@ -113,6 +113,11 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 		} else if err != nil {
 			return err
 		}
+		// Creating needs the creator role (the route's); changing an
+		// existing note needs editor.
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return err
+		}
 		res.Action = loci.ActionUpdated
 		if err := tx.InsertVersion(ctx, loci.RecordVersion{
 			RecordID: old.ID, Version: old.Version, Content: old.Content, Data: old.Data, UpdatedAt: old.UpdatedAt,

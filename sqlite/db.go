@@ -119,14 +119,14 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) error {
 	sqlTx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
-		return translate(fmt.Errorf("begin: %w", err))
+		return markTransient(translate(fmt.Errorf("begin: %w", err)))
 	}
 	if err := fn(&Tx{tx: sqlTx}); err != nil {
 		sqlTx.Rollback()
-		return err
+		return markTransient(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return translate(fmt.Errorf("commit: %w", err))
+		return markTransient(translate(fmt.Errorf("commit: %w", err)))
 	}
 	return nil
 }
@@ -180,6 +180,23 @@ func (db *DB) applyMigration(ctx context.Context, version int, base, name string
 		return fmt.Errorf("record migration %s: %w", base, err)
 	}
 	return tx.Commit()
+}
+
+// markTransient marks err transient when SQLite reported the database busy
+// or locked, so a retry policy above the store may try again.
+func markTransient(err error) error {
+	var serr *sqlite.Error
+	if errors.As(err, &serr) && isBusy(serr.Code()) {
+		return loci.Transient(err)
+	}
+	return err
+}
+
+// isBusy reports whether a (possibly extended) SQLite result code is
+// SQLITE_BUSY or SQLITE_LOCKED.
+func isBusy(code int) bool {
+	primary := code & 0xff
+	return primary == sqlite3.SQLITE_BUSY || primary == sqlite3.SQLITE_LOCKED
 }
 
 // translate turns driver errors into domain errors, once, at the boundary.

@@ -28,6 +28,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("BlockLinks", func(t *testing.T) { testBlockLinks(t, open) })
 	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
 	t.Run("Rollback", func(t *testing.T) { testRollback(t, open) })
+	t.Run("ListUsers", func(t *testing.T) { testListUsers(t, open) })
+	t.Run("Keys", func(t *testing.T) { testKeys(t, open) })
+	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 }
 
 var base = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)
