@@ -88,14 +88,14 @@ func Authorize(ctx context.Context, need Role) error {
 // APIKey is a stored API key. Only the SHA-256 hash of its secret is
 // kept; the secret is shown once, when the key is created.
 type APIKey struct {
-	ID         string    `json:"id"`
-	Workspace  string    `json:"workspace"`
-	Name       string    `json:"name,omitempty"`
-	Role       Role      `json:"role"`
-	AgentID    string    `json:"agent_id,omitempty"`
-	Hash       string    `json:"-"` // hex SHA-256 of the secret
-	CreatedAt  time.Time `json:"created_at"`
-	RevokedAt  time.Time `json:"revoked_at,omitzero"` // zero: active
+	ID        string    `json:"id"`
+	Workspace string    `json:"workspace"`
+	Name      string    `json:"name,omitempty"`
+	Role      Role      `json:"role"`
+	AgentID   string    `json:"agent_id,omitempty"`
+	Hash      string    `json:"-"` // hex SHA-256 of the secret
+	CreatedAt time.Time `json:"created_at"`
+	RevokedAt time.Time `json:"revoked_at,omitzero"` // zero: active
 }
 
 // Active reports whether the key has not been revoked.
