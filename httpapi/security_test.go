@@ -327,7 +327,8 @@ func TestPolicySemantics(t *testing.T) {
 		case http.MethodDelete:
 			ok = pol.Role == editor || pol.Role == admin || strings.HasSuffix(pattern, "/mcp")
 		case http.MethodPost, http.MethodPut, http.MethodPatch:
-			ok = pol.Role.Allows(creator) || strings.HasSuffix(pattern, "/mcp")
+			// A search is a read, even when posted.
+			ok = pol.Role.Allows(creator) || strings.HasSuffix(pattern, "/mcp") || strings.HasSuffix(pattern, "/search")
 		default:
 			ok = pol.Role == viewer // routes of every method (MCP)
 		}
