@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -173,6 +174,9 @@ func strict(raw json.RawMessage, v any) error {
 }
 
 func (s *Service) importLine(ctx context.Context, tx loci.Tx, ws string, raw json.RawMessage, res *loci.ImportResult) error {
+	if !utf8.Valid(raw) {
+		return loci.Errorf(loci.EINVALID, "not valid UTF-8")
+	}
 	var head struct {
 		Type string `json:"type"`
 	}
