@@ -48,6 +48,9 @@ func commands() []command {
 		{"remember", "remember KEY VALUE --agent ID: store a note", runRemember},
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
 		{"forget", "forget KEY --agent ID: delete a note", runForget},
+		{"keys", "keys create --role R [--agent ID] | list | revoke ID: API keys", runKeys},
+		{"export", "export [--user ID] > file.jsonl: the workspace as JSON Lines", runExport},
+		{"import", "import < file.jsonl: load an export", runImport},
 	}
 }
 
