@@ -31,6 +31,9 @@ func checkJSON(body []byte) error {
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
+			if depth != 0 {
+				return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected end of input")
+			}
 			return nil
 		} else if err != nil {
 			var se *json.SyntaxError
@@ -58,4 +61,11 @@ func checkJSON(body []byte) error {
 			}
 		}
 	}
+}
+
+// jsonDecoder returns a decoder over body that keeps numbers as text.
+func jsonDecoder(body []byte) *json.Decoder {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	return dec
 }

@@ -54,7 +54,9 @@ func TestServeNonLoopbackWithAuth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", "0.0.0.0:0", "--db", db, "--auth"}, strings.NewReader(""), &out, &errb) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "0.0.0.0:0", "--db", db, "--auth"}, strings.NewReader(""), &out, &errb)
+	}()
 	var url string
 	for i := 0; i < 500 && url == ""; i++ {
 		if line, ok := strings.CutPrefix(strings.TrimSpace(out.String()), "loci listening on "); ok {
