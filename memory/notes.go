@@ -162,6 +162,7 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, 
 	}
 	notes := []*loci.Note{}
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		notes = notes[:0] // the retry policy may run this twice
 		f := s.noteFilter(ctx, agentID)
 		f.Order = loci.OrderKeyAsc
 		recs, err := tx.FindRecords(ctx, f)
@@ -205,6 +206,7 @@ func (s *Service) History(ctx context.Context, agentID, key string) ([]loci.Note
 	}
 	var out []loci.NoteVersion
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		rec, err := s.findNote(ctx, tx, agentID, key)
 		if err != nil {
 			return err
