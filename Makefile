@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test build vet fmt bench serve
+.PHONY: test build vet fmt bench serve fuzz
 
 ## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both)
@@ -21,3 +21,13 @@ bench:
 
 serve:
 	$(GO) run ./cmd/loci serve
+
+## fuzz: run each fuzz target for FUZZTIME (seed corpora under testdata/fuzz)
+FUZZTIME ?= 20s
+FUZZ_TARGETS = ./httpapi:FuzzRoutes ./httpapi:FuzzCheckJSON ./sqlite:FuzzSearchLexical
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
+	done

@@ -16,6 +16,9 @@ type Service interface {
 	PreferenceService
 	UserMemoryService
 	MaintenanceService
+	KeyService
+	AuditService
+	ExportService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

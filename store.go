@@ -92,6 +92,30 @@ type Tx interface {
 	// DeleteUser deletes a user row (not its records) and reports whether
 	// it existed.
 	DeleteUser(ctx context.Context, workspace, id string) (bool, error)
+	// ListUsers returns the workspace's users by id, and their total.
+	ListUsers(ctx context.Context, workspace string, limit, offset int) ([]*User, int, error)
+
+	// InsertKey stores an API key (its hash, never its secret). ECONFLICT
+	// when the id or the hash exists.
+	InsertKey(ctx context.Context, k *APIKey) error
+	// GetKeyByHash returns the key, active or revoked, whose secret hashes
+	// to hash, in any workspace. ENOTFOUND when absent.
+	GetKeyByHash(ctx context.Context, hash string) (*APIKey, error)
+	// ListKeys returns the keys of a workspace ("" for every workspace),
+	// oldest first, revoked ones included.
+	ListKeys(ctx context.Context, workspace string) ([]*APIKey, error)
+	// RevokeKey marks an active key of the workspace ("" for any) revoked
+	// at at. ENOTFOUND when there is no such active key.
+	RevokeKey(ctx context.Context, workspace, id string, at time.Time) error
+
+	// InsertAudit appends an entry to the access log.
+	InsertAudit(ctx context.Context, e *AuditEntry) error
+	// FindAudit returns the entries that match f, newest first, and how
+	// many match ignoring f's limit and offset.
+	FindAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, int, error)
+	// DeleteAuditBefore deletes the entries of every workspace older than
+	// before and returns how many it deleted.
+	DeleteAuditBefore(ctx context.Context, before time.Time) (int, error)
 }
 
 // Agent is an agent that owns memory: blocks, notes, passages.

@@ -70,13 +70,18 @@ func TestPassages(t *testing.T) {
 	// Hostile queries: text, never syntax.
 	for i, q := range []string{
 		`%22unbalanced`, `grilled%22%20OR%20%22`, `foot%20AND%20(grill%20OR`, `*`, `grill*`, `NEAR(foot%20grill)`,
-		`foot%20NEAR%2F2%20grill`, `-foot`, `%5Efoot`, `foot:grill`, `%F0%9F%94%A5`, `%FF%FE`, `%00foot`, `%27%3B%20DROP%20TABLE%20records%3B--`,
+		`foot%20NEAR%2F2%20grill`, `-foot`, `%5Efoot`, `foot:grill`, `%F0%9F%94%A5`, `%27%3B%20DROP%20TABLE%20records%3B--`,
 		`AND`, `OR%20NOT`, `{foot}`, `%5Bgrill%5D`,
 	} {
 		steps = append(steps, coreStep{name: "HostileQuery" + string(rune('A'+i)), method: "GET",
 			path: "/v1/agents/michael/passages/search?q=" + q, wantStatus: 200, want: `{"results":"*"}`})
 	}
 	steps = append(steps,
+		// Invalid UTF-8 and NUL bytes are not text: a clear 400, never a 500.
+		coreStep{name: "ErrQueryInvalidUTF8", method: "GET", path: "/v1/agents/michael/passages/search?q=%FF%FE",
+			wantStatus: 400, want: `{"code":"invalid"}`},
+		coreStep{name: "ErrQueryNUL", method: "GET", path: "/v1/agents/michael/passages/search?q=%00foot",
+			wantStatus: 400, want: `{"code":"invalid"}`},
 		coreStep{name: "HostileQueryStillFinds", method: "GET", path: "/v1/agents/michael/passages/search?q=%22foot%22%20AND%20(grill*",
 			wantStatus: 200, want: `{"count":1,"results":[{"id":"{{foot}}"}]}`},
 		coreStep{name: "DeletePassage", method: "DELETE", path: "/v1/agents/michael/passages/{{foot}}", wantStatus: 200, want: `{}`},

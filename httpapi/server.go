@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/loci-memory/loci"
 )
@@ -25,6 +26,15 @@ type Server struct {
 	logger *slog.Logger
 	mux    *http.ServeMux
 	routes []Route
+
+	// Security and operations (guard.go).
+	authRequired   bool
+	authSeen       atomic.Bool
+	audit          bool
+	limiter        *rateLimiter
+	observer       Observer
+	metrics        http.Handler
+	maxImportBytes int64
 }
 
 // Route is one registered endpoint: its method and path pattern.
@@ -33,24 +43,41 @@ type Route struct {
 	Pattern string // the path pattern, e.g. /v1/agents/{agent_id}/notes/{key}
 }
 
+// String returns the pattern the route was registered with:
+// "METHOD /path", or the path alone for a route of every method.
+func (rt Route) String() string {
+	if rt.Method == "" {
+		return rt.Pattern
+	}
+	return rt.Method + " " + rt.Pattern
+}
+
 // Routes returns every registered endpoint, in registration order.
 func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
 
 // handle registers h for "METHOD /path/{wildcards}". Every endpoint is
 // registered through it, so the server knows its routes (for policy,
-// metrics and tests).
+// metrics and tests), and every handler runs behind the guard: auth, role
+// and agent policy (policy.go), limits, metrics and the audit log.
 func (s *Server) handle(pattern string, h http.HandlerFunc) {
-	method, path, _ := strings.Cut(pattern, " ")
-	s.routes = append(s.routes, Route{Method: method, Pattern: path})
-	s.mux.HandleFunc(pattern, h)
+	rt := Route{Pattern: pattern}
+	if method, path, ok := strings.Cut(pattern, " "); ok {
+		rt = Route{Method: method, Pattern: path}
+	}
+	s.routes = append(s.routes, rt)
+	s.mux.HandleFunc(pattern, s.guard(rt, h))
 }
 
-// NewServer returns a handler for svc.
-func NewServer(svc loci.Service, logger *slog.Logger) *Server {
+// NewServer returns a handler for svc. By default authentication is on
+// once a key exists, the audit log is on and there is no rate limit.
+func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Server{svc: svc, logger: logger, mux: http.NewServeMux()}
+	s := &Server{svc: svc, logger: logger, mux: http.NewServeMux(), audit: true, maxImportBytes: DefaultMaxImportBytes}
+	for _, o := range opts {
+		o(s)
+	}
 	s.register()
 	return s
 }
@@ -65,6 +92,7 @@ func (s *Server) register() {
 	s.sessionRoutes()
 	s.lifecycleRoutes()
 	s.preferenceRoutes()
+	s.adminRoutes()
 }
 
 // ServeHTTP serves one request.

@@ -127,6 +127,11 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 		} else if err != nil {
 			return err
 		}
+		// Creating needs the creator role (the route's); changing an
+		// existing note needs editor.
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return err
+		}
 		res.Action = loci.ActionUpdated
 		if err := tx.InsertVersion(ctx, loci.RecordVersion{
 			RecordID: old.ID, Version: old.Version, Content: old.Content, Data: old.Data, UpdatedAt: old.UpdatedAt,
@@ -171,6 +176,7 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, 
 	}
 	notes := []*loci.Note{}
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		notes = notes[:0] // the retry policy may run this twice
 		f := s.noteFilter(ctx, agentID)
 		f.Order = loci.OrderKeyAsc
 		recs, err := tx.FindRecords(ctx, f)
@@ -214,6 +220,7 @@ func (s *Service) History(ctx context.Context, agentID, key string) ([]loci.Note
 	}
 	var out []loci.NoteVersion
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		rec, err := s.findNote(ctx, tx, agentID, key)
 		if err != nil {
 			return err

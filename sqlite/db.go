@@ -151,14 +151,14 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) error {
 	sqlTx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
-		return translate(fmt.Errorf("begin: %w", err))
+		return markTransient(translate(fmt.Errorf("begin: %w", err)))
 	}
 	if err := fn(&Tx{tx: sqlTx}); err != nil {
 		sqlTx.Rollback()
-		return err
+		return markTransient(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return translate(fmt.Errorf("commit: %w", err))
+		return markTransient(translate(fmt.Errorf("commit: %w", err)))
 	}
 	return nil
 }
@@ -212,6 +212,15 @@ func (db *DB) applyMigration(ctx context.Context, version int, base, name string
 		return fmt.Errorf("record migration %s: %w", base, err)
 	}
 	return tx.Commit()
+}
+
+// markTransient marks err transient when SQLite reported the database busy
+// or locked, so a retry policy above the store may try again.
+func markTransient(err error) error {
+	if isBusy(err) {
+		return loci.Transient(err)
+	}
+	return err
 }
 
 // translate turns driver errors into domain errors, once, at the boundary.

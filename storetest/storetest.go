@@ -32,6 +32,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ConflictKeepsTx", func(t *testing.T) { testConflictKeepsTx(t, open) })
 	t.Run("ExactValues", func(t *testing.T) { testExactValues(t, open) })
 	t.Run("LockSerializes", func(t *testing.T) { testLockSerializes(t, open) })
+	t.Run("ListUsers", func(t *testing.T) { testListUsers(t, open) })
+	t.Run("Keys", func(t *testing.T) { testKeys(t, open) })
+	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 }
 
 var base = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)

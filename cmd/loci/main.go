@@ -53,6 +53,9 @@ func commands() []command {
 		{"block", "block list|get LABEL|set LABEL TEXT --agent ID: core memory blocks", runBlock},
 		{"passage", "passage add TEXT|list|search QUERY|delete ID --agent ID: archival memory", runPassage},
 		{"maintain", "maintain [--tasks consolidate,decay,prune,expire] [--dry-run]: run lifecycle maintenance", runMaintain},
+		{"keys", "keys create --role R [--agent ID] | list | revoke ID: API keys", runKeys},
+		{"export", "export [--user ID] > file.jsonl: the workspace as JSON Lines", runExport},
+		{"import", "import < file.jsonl: load an export", runImport},
 	}
 }
 

@@ -10,9 +10,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/mcpserver"
 	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/metrics"
+	"github.com/loci-memory/loci/retry"
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -20,6 +23,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8420", "address to listen on")
 	dsn := dbFlag(fs)
 	maintainEach := fs.Duration("maintain-every", 0, "run every maintenance task at this interval, e.g. 1h (default off)")
+	auth := fs.Bool("auth", false, "require an API key even while none exists (it is required anyway once one exists)")
+	rateLimit := fs.Float64("rate-limit", 0, "requests per second allowed per key (per client IP without auth); 0: no limit")
+	rateBurst := fs.Int("rate-burst", 50, "burst allowed above --rate-limit")
+	auditOn := fs.Bool("audit", true, "write every memory access to the audit log")
+	auditRetention := fs.Duration("audit-retention", 0, "delete audit entries older than this (e.g. 720h); 0: keep them")
+	retryBackoff := fs.Duration("retry-backoff", retry.DefaultBackoff, "wait before retrying a transient storage error once")
+	maxImport := fs.Int64("max-import-bytes", httpapi.DefaultMaxImportBytes, "largest POST /v1/import body")
+	readHeader := fs.Duration("read-header-timeout", 10*time.Second, "time to read a request's headers")
+	read := fs.Duration("read-timeout", 30*time.Second, "time to read a whole request")
+	write := fs.Duration("write-timeout", 60*time.Second, "time to write a response (export is exempt)")
+	idle := fs.Duration("idle-timeout", 120*time.Second, "how long an idle keep-alive connection is kept")
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -29,23 +43,44 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 
-	store, path, err := openStore(ctx, *dsn)
+	raw, path, err := openRawStore(ctx, *dsn)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer raw.Close()
+	m := metrics.New()
+	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
 	svc := memory.New(store, memory.WithLogger(logger))
 
+	if !*auth {
+		has, err := svc.HasKeys(ctx)
+		if err != nil {
+			return err
+		}
+		if !has && !isLoopback(*addr) {
+			return loci.Errorf(loci.EINVALID, "refusing to listen on %s with authentication off: anyone who can reach it "+
+				"could read and change every memory. Create a key first (loci keys create --role admin), pass --auth, "+
+				"or listen on 127.0.0.1", *addr)
+		}
+	}
+	opts := []httpapi.Option{
+		httpapi.WithAuth(*auth), httpapi.WithAudit(*auditOn), httpapi.WithRateLimit(*rateLimit, *rateBurst),
+		httpapi.WithObserver(m), httpapi.WithMetrics(m.Handler()), httpapi.WithMaxImportBytes(*maxImport),
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	srv := &http.Server{
-		Handler:           withMCP(httpapi.NewServer(svc, logger), mcpserver.NewHandler(svc, mcpserver.HeaderIdentity, mcpserver.WithLogger(logger))),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		Handler:           withMCP(httpapi.NewServer(svc, logger, opts...), mcpserver.NewHandler(svc, mcpserver.HeaderIdentity, mcpserver.WithLogger(logger))),
+		ReadHeaderTimeout: *readHeader,
+		ReadTimeout:       *read,
+		WriteTimeout:      *write,
+		IdleTimeout:       *idle,
+		MaxHeaderBytes:    64 << 10,
+	}
+	if *auditRetention > 0 {
+		go pruneAudit(ctx, svc, *auditRetention, logger)
 	}
 	// The address line is printed on stdout so scripts and tests can find
 	// the port when --addr ends in :0.
@@ -69,4 +104,37 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// isLoopback reports whether addr listens only on a loopback interface; an
+// empty host (every interface) or any other name is not loopback.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// pruneAudit applies the audit retention now and then hourly until ctx
+// ends.
+func pruneAudit(ctx context.Context, svc *memory.Service, retention time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := svc.PruneAudit(ctx, retention); err != nil {
+			logger.Error("audit retention", "err", err)
+		} else if n > 0 {
+			logger.Info("audit retention: pruned old entries", "deleted", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

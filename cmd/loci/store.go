@@ -14,6 +14,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
+	"github.com/loci-memory/loci/retry"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -39,8 +40,18 @@ func defaultDBPath() (string, error) {
 	return filepath.Join(dir, "loci", "loci.db"), nil
 }
 
-// openStore opens the store that dsn names.
+// openStore opens the store that dsn names, behind the storage failure
+// policy (a transient error is retried once after retry.DefaultBackoff).
 func openStore(ctx context.Context, dsn string) (loci.Store, string, error) {
+	store, path, err := openRawStore(ctx, dsn)
+	if err != nil {
+		return nil, "", err
+	}
+	return retry.New(store, retry.DefaultBackoff), path, nil
+}
+
+// openRawStore opens the backend that dsn names, without decorators.
+func openRawStore(ctx context.Context, dsn string) (loci.Store, string, error) {
 	if dsn == "" {
 		p, err := defaultDBPath()
 		if err != nil {

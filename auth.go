@@ -1,0 +1,129 @@
+package loci
+
+import (
+	"context"
+	"time"
+)
+
+// Role is what an API key may do (seed 000's roles). Each role may do
+// everything the roles below it may.
+type Role string
+
+// The roles, weakest first.
+const (
+	// RoleViewer reads.
+	RoleViewer Role = "viewer"
+	// RoleCreator also adds new memories.
+	RoleCreator Role = "creator"
+	// RoleEditor also updates and deletes existing memories.
+	RoleEditor Role = "editor"
+	// RoleAdmin also manages keys, wipes, maintenance, the audit log,
+	// export and import.
+	RoleAdmin Role = "admin"
+)
+
+// Roles lists every role, weakest first.
+var Roles = []Role{RoleViewer, RoleCreator, RoleEditor, RoleAdmin}
+
+// rank orders the roles; 0 is not a role.
+func (r Role) rank() int {
+	for i, v := range Roles {
+		if r == v {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Valid reports whether r is one of the four roles.
+func (r Role) Valid() bool { return r.rank() > 0 }
+
+// Allows reports whether a holder of r may do what need requires.
+func (r Role) Allows(need Role) bool { return r.Valid() && need.Valid() && r.rank() >= need.rank() }
+
+// ParseRole returns the role named s, or an EINVALID error.
+func ParseRole(s string) (Role, error) {
+	r := Role(s)
+	if !r.Valid() {
+		return "", Errorf(EINVALID, "role must be one of viewer, creator, editor, admin, not %q", s)
+	}
+	return r, nil
+}
+
+// Principal is who a request acts for: the API key that authenticated it.
+// A Principal with AgentID set may see and touch only that agent's memory.
+type Principal struct {
+	KeyID     string
+	Role      Role
+	AgentID   string // "" for a key not bound to an agent
+	Workspace string
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns a context that acts for p.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the context's principal, or nil when the caller is
+// trusted (embedded use, the local CLI, a server with authentication off).
+func PrincipalFrom(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
+
+// Authorize returns an EFORBIDDEN error unless the context's principal
+// holds at least role need; a context without a principal is trusted. The
+// rules call it where the role a call needs depends on the data, e.g. a
+// create-or-update that turns out to be an update needs RoleEditor.
+func Authorize(ctx context.Context, need Role) error {
+	p := PrincipalFrom(ctx)
+	if p == nil || p.Role.Allows(need) {
+		return nil
+	}
+	return Errorf(EFORBIDDEN, "this needs the %s role; the key has %s", need, p.Role)
+}
+
+// APIKey is a stored API key. Only the SHA-256 hash of its secret is
+// kept; the secret is shown once, when the key is created.
+type APIKey struct {
+	ID        string    `json:"id"`
+	Workspace string    `json:"workspace"`
+	Name      string    `json:"name,omitempty"`
+	Role      Role      `json:"role"`
+	AgentID   string    `json:"agent_id,omitempty"`
+	Hash      string    `json:"-"` // hex SHA-256 of the secret
+	CreatedAt time.Time `json:"created_at"`
+	RevokedAt time.Time `json:"revoked_at,omitzero"` // zero: active
+}
+
+// Active reports whether the key has not been revoked.
+func (k *APIKey) Active() bool { return k.RevokedAt.IsZero() }
+
+// KeySpec describes a key to create.
+type KeySpec struct {
+	Role    Role
+	AgentID string // bind the key to one agent; "" for none
+	Name    string // a label for people
+}
+
+// KeyService manages API keys and authenticates requests.
+type KeyService interface {
+	// CreateKey creates a key in the context's workspace and returns it
+	// with its secret, which is not stored and cannot be shown again.
+	// EINVALID for an unknown role or a bad agent id or name.
+	CreateKey(ctx context.Context, spec KeySpec) (*APIKey, string, error)
+	// ListKeys returns the keys of the context's workspace, or of every
+	// workspace when all is set, oldest first.
+	ListKeys(ctx context.Context, all bool) ([]*APIKey, error)
+	// RevokeKey revokes a key of the context's workspace (of any
+	// workspace when the context has no principal). ENOTFOUND when absent.
+	RevokeKey(ctx context.Context, id string) error
+	// Authenticate returns the principal of an active key with that
+	// secret. EUNAUTHORIZED when there is none.
+	Authenticate(ctx context.Context, secret string) (*Principal, error)
+	// HasKeys reports whether any active key exists in any workspace
+	// (authentication is on whenever one does).
+	HasKeys(ctx context.Context) (bool, error)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// workspaceFlag registers --workspace.
+func workspaceFlag(fs *flag.FlagSet) *string {
+	return fs.String("workspace", loci.DefaultWorkspace, "workspace")
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// runKeys is `loci keys create|list|revoke`.
+func runKeys(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("usage: loci keys create --role viewer|creator|editor|admin [--agent ID] [--workspace W] | list | revoke ID")
+	}
+	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
+	dsn := dbFlag(fs)
+	ws := workspaceFlag(fs)
+	switch args[0] {
+	case "create":
+		role := fs.String("role", "", "viewer, creator, editor or admin (required)")
+		agent := fs.String("agent", "", "bind the key to this agent")
+		name := fs.String("name", "", "a label for people")
+		if pos, err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		} else if len(pos) > 0 || *role == "" {
+			return usagef("usage: loci keys create --role viewer|creator|editor|admin [--agent ID] [--workspace W] [--name N]")
+		}
+		r, err := loci.ParseRole(*role)
+		if err != nil {
+			return usagef("%s", loci.ErrorMessage(err))
+		}
+		svc, done, err := openService(ctx, *dsn, quietLogger())
+		if err != nil {
+			return err
+		}
+		defer done()
+		k, secret, err := svc.CreateKey(loci.WithWorkspace(ctx, *ws), loci.KeySpec{Role: r, AgentID: *agent, Name: *name})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, secret)
+		fmt.Fprintf(e.stderr, "created key %s (role %s, workspace %s%s); the key above is shown only once\n",
+			k.ID, k.Role, k.Workspace, boundTo(k.AgentID))
+		return nil
+	case "list":
+		all := fs.Bool("all", false, "list the keys of every workspace")
+		if pos, err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		} else if len(pos) > 0 {
+			return usagef("usage: loci keys list [--workspace W | --all]")
+		}
+		svc, done, err := openService(ctx, *dsn, quietLogger())
+		if err != nil {
+			return err
+		}
+		defer done()
+		keys, err := svc.ListKeys(loci.WithWorkspace(ctx, *ws), *all)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tROLE\tAGENT\tWORKSPACE\tNAME\tCREATED\tSTATUS")
+		for _, k := range keys {
+			status := "active"
+			if !k.Active() {
+				status = "revoked " + k.RevokedAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Role, dash(k.AgentID), k.Workspace, dash(k.Name), k.CreatedAt.Format(time.RFC3339), status)
+		}
+		return tw.Flush()
+	case "revoke":
+		pos, err := parseFlags(fs, args[1:])
+		if err != nil {
+			return err
+		} else if len(pos) != 1 {
+			return usagef("usage: loci keys revoke ID")
+		}
+		svc, done, err := openService(ctx, *dsn, quietLogger())
+		if err != nil {
+			return err
+		}
+		defer done()
+		if err := svc.RevokeKey(ctx, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Revoked: %s\n", pos[0])
+		return nil
+	default:
+		return usagef("unknown keys command %q: create, list or revoke", args[0])
+	}
+}
+
+func boundTo(agent string) string {
+	if agent == "" {
+		return ""
+	}
+	return ", bound to agent " + agent
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// runExport is `loci export [--user ID] > file.jsonl`.
+func runExport(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	dsn := dbFlag(fs)
+	ws := workspaceFlag(fs)
+	user := fs.String("user", "", "export only what is about this user")
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("usage: loci export [--user ID] [--workspace W] > file.jsonl")
+	}
+	svc, done, err := openService(ctx, *dsn, quietLogger())
+	if err != nil {
+		return err
+	}
+	defer done()
+	n, err := svc.Export(loci.WithWorkspace(ctx, *ws), loci.ExportFilter{UserID: *user}, e.stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "exported %d records\n", n)
+	return nil
+}
+
+// runImport is `loci import < file.jsonl`.
+func runImport(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	dsn := dbFlag(fs)
+	ws := workspaceFlag(fs)
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("usage: loci import [--workspace W] < file.jsonl")
+	}
+	svc, done, err := openService(ctx, *dsn, quietLogger())
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := svc.Import(loci.WithWorkspace(ctx, *ws), e.stdin)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "imported %d records (%d versions), %d agents, %d users, %d block links\n",
+		res.Records, res.Versions, res.Agents, res.Users, res.BlockLinks)
+	return nil
+}

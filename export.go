@@ -1,0 +1,35 @@
+package loci
+
+import (
+	"context"
+	"io"
+)
+
+// ExportFilter selects what an export holds: the whole workspace, or only
+// what is about one user.
+type ExportFilter struct {
+	UserID string // "": the whole workspace
+}
+
+// ImportResult counts what an import stored.
+type ImportResult struct {
+	Agents     int `json:"agents"`
+	Users      int `json:"users"`
+	Records    int `json:"records"`
+	Versions   int `json:"versions"`
+	BlockLinks int `json:"block_links"`
+}
+
+// ExportService moves a workspace (or a user) in and out as JSON Lines:
+// one object per agent, user, record (with its versions and embedding) and
+// block link, each with a "type". Export, import into an empty workspace,
+// export again gives identical output.
+type ExportService interface {
+	// Export writes the context's workspace (or one user's records) to w
+	// and returns how many records it wrote.
+	Export(ctx context.Context, f ExportFilter, w io.Writer) (int, error)
+	// Import reads an export into the context's workspace, all or
+	// nothing. EINVALID for a malformed line, ECONFLICT when something in
+	// it already exists.
+	Import(ctx context.Context, r io.Reader) (*ImportResult, error)
+}

@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// adminRoutes are the operations endpoints: keys, the audit log, export
+// and import, metrics.
+func (s *Server) adminRoutes() {
+	s.handle("POST /v1/keys", s.handleCreateKey)
+	s.handle("GET /v1/keys", s.handleListKeys)
+	s.handle("DELETE /v1/keys/{id}", s.handleRevokeKey)
+	s.handle("GET /v1/audit", s.handleAudit)
+	s.handle("GET /v1/export", s.handleExport)
+	s.handle("POST /v1/import", s.handleImport)
+	s.handle("GET /metrics", s.handleMetrics)
+}
+
+// createKeyRequest is the body of POST /v1/keys.
+type createKeyRequest struct {
+	Role    string `json:"role"`
+	AgentID string `json:"agent_id"`
+	Name    string `json:"name"`
+}
+
+func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) {
+	var req createKeyRequest
+	if err := decode(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	k, secret, err := s.svc.CreateKey(r.Context(), loci.KeySpec{Role: loci.Role(req.Role), AgentID: req.AgentID, Name: req.Name})
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	// The secret is answered as "api_key", never "key", so the audit log
+	// (which logs top-level ids and keys) cannot pick it up.
+	ok(w, http.StatusCreated, map[string]any{
+		"id": k.ID, "api_key": secret, "role": k.Role, "agent_id": k.AgentID, "name": k.Name,
+		"workspace": k.Workspace, "created_at": k.CreatedAt,
+	})
+}
+
+func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) {
+	keys, err := s.svc.ListKeys(r.Context(), false)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": len(keys), "keys": keys})
+}
+
+func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request) {
+	if err := s.svc.RevokeKey(r.Context(), r.PathValue("id")); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, nil)
+}
+
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	f := loci.ExportFilter{UserID: r.URL.Query().Get("user_id")}
+	// An export may take longer than the server's write timeout.
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Content-Disposition", `attachment; filename="loci-export.jsonl"`)
+	cw := &countingWriter{w: w}
+	n, err := s.svc.Export(r.Context(), f, cw)
+	setAuditResult(r, nil, n)
+	if err != nil {
+		if cw.n == 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Del("Content-Disposition")
+			s.Error(w, r, err)
+			return
+		}
+		// Too late for an error status: log it; the client sees a
+		// truncated stream.
+		s.logger.Error("export failed mid-stream", "err", err)
+	}
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// tooLargeReader remembers whether the body limit was hit.
+type tooLargeReader struct {
+	r   io.Reader
+	hit bool
+}
+
+func (t *tooLargeReader) Read(b []byte) (int, error) {
+	n, err := t.r.Read(b)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		t.hit = true
+	}
+	return n, err
+}
+
+func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	body := &tooLargeReader{r: r.Body}
+	res, err := s.svc.Import(r.Context(), body)
+	if body.hit {
+		s.Error(w, r, loci.Errorf(loci.ETOOLARGE, "import body must be at most %d bytes", s.maxImportBytes))
+		return
+	} else if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	setAuditResult(r, nil, res.Records)
+	ok(w, http.StatusCreated, map[string]any{
+		"agents": res.Agents, "users": res.Users, "records": res.Records, "versions": res.Versions, "block_links": res.BlockLinks,
+	})
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	if s.metrics == nil {
+		s.Error(w, r, loci.Errorf(loci.ENOTFOUND, "metrics are not enabled"))
+		return
+	}
+	s.metrics.ServeHTTP(w, r)
+}

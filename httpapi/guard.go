@@ -1,0 +1,396 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loci-memory/loci"
+)
+
+// Limits the guard applies to every request.
+const (
+	// MaxPathValueBytes bounds each path segment value and MaxQueryBytes
+	// each query parameter value.
+	MaxPathValueBytes = 1024
+	MaxQueryBytes     = 4096
+	// MaxListLimit is the largest list limit (API.md).
+	MaxListLimit = 1000
+	// MaxJSONDepth bounds how deeply a request body may nest.
+	MaxJSONDepth = 32
+	// DefaultMaxImportBytes bounds an import body.
+	DefaultMaxImportBytes = 1 << 30
+	// maxCapture bounds how much of a JSON response the guard reads for
+	// the audit log's ids.
+	maxCapture = 1 << 20
+	// maxAuditIDs bounds the ids one audit entry keeps.
+	maxAuditIDs = 1000
+)
+
+// scopeFields are the scope names the guard reads from the path, the query
+// and a JSON body.
+var scopeFields = []string{"agent_id", "user_id", "session_id", "task_id"}
+
+// Observer is told about every request (the metrics package implements
+// it).
+type Observer interface {
+	ObserveRequest(method, route string, status int, d time.Duration)
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithAuth turns authentication on even while no key exists. Without it,
+// authentication is on as soon as any active key exists.
+func WithAuth(required bool) Option { return func(s *Server) { s.authRequired = required } }
+
+// WithAudit turns the audit log on or off (on by default).
+func WithAudit(on bool) Option { return func(s *Server) { s.audit = on } }
+
+// WithRateLimit allows each key (each client IP when authentication is
+// off) perSecond requests a second with bursts of burst; perSecond <= 0
+// turns the limit off (the default).
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(s *Server) { s.limiter = newRateLimiter(perSecond, burst) }
+}
+
+// WithObserver reports every request to o (metrics).
+func WithObserver(o Observer) Option { return func(s *Server) { s.observer = o } }
+
+// WithMetrics serves h at GET /metrics.
+func WithMetrics(h http.Handler) Option { return func(s *Server) { s.metrics = h } }
+
+// WithMaxImportBytes bounds the body of POST /v1/import.
+func WithMaxImportBytes(n int64) Option { return func(s *Server) { s.maxImportBytes = n } }
+
+// AuthOn reports whether requests need a key: when the server was told so,
+// or once any active key exists (then for the server's lifetime).
+func (s *Server) AuthOn(ctx context.Context) (bool, error) {
+	if s.authRequired || s.authSeen.Load() {
+		return true, nil
+	}
+	has, err := s.svc.HasKeys(ctx)
+	if err != nil {
+		return true, err
+	}
+	if has {
+		s.authSeen.Store(true)
+	}
+	return has, nil
+}
+
+// auditResult lets a handler that does not answer JSON (export) tell the
+// guard what to log.
+type auditResult struct {
+	set   bool
+	ids   []string
+	count int
+}
+
+type auditResultKey struct{}
+
+// setAuditResult records what a streaming handler touched.
+func setAuditResult(r *http.Request, ids []string, count int) {
+	if ar, ok := r.Context().Value(auditResultKey{}).(*auditResult); ok {
+		ar.set, ar.ids, ar.count = true, ids, count
+	}
+}
+
+// recorder captures a response's status and the start of a JSON body.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+	json   bool
+}
+
+func (w *recorder) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+		w.json = strings.HasPrefix(w.Header().Get("Content-Type"), "application/json")
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.json && w.buf.Len() < maxCapture {
+		w.buf.Write(b[:min(len(b), maxCapture-w.buf.Len())])
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// guard wraps the handler of one route with everything every route needs,
+// in order: input limits on path and query, authentication, the rate
+// limit, the role and agent-binding policy, body limits and checks, then
+// the handler, then metrics and the audit entry.
+func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
+	pattern := route.String()
+	pol, _ := PolicyOf(pattern)
+	wildcards := patternWildcards(route.Pattern)
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		var principal *loci.Principal
+		audited := false
+		var scope loci.Scope
+		var bodyAgent string
+		ar := &auditResult{}
+		defer func() {
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			if s.observer != nil {
+				s.observer.ObserveRequest(r.Method, routeLabel(route), status, time.Since(start))
+			}
+			if audited && s.audit && pol.Op != "" {
+				s.writeAudit(r, pol, principal, scope, wildcards, rec, status, ar)
+			}
+		}()
+
+		if err := checkPathAndQuery(r, wildcards); err != nil {
+			s.Error(rec, r, err)
+			return
+		}
+		ctx := r.Context()
+		if pol.Role != public {
+			on, err := s.AuthOn(ctx)
+			if err != nil {
+				s.Error(rec, r, err)
+				return
+			}
+			if on {
+				principal, err = s.svc.Authenticate(ctx, bearer(r))
+				if err != nil {
+					rec.Header().Set("WWW-Authenticate", `Bearer realm="loci"`)
+					s.Error(rec, r, err)
+					return
+				}
+				ctx = loci.WithPrincipal(loci.WithWorkspace(ctx, principal.Workspace), principal)
+			}
+		}
+		if s.limiter != nil {
+			who := "ip:" + clientIP(r)
+			if principal != nil {
+				who = "key:" + principal.KeyID
+			}
+			if wait, allowed := s.limiter.allow(who); !allowed {
+				rec.Header().Set("Retry-After", strconv.Itoa(wait))
+				s.Error(rec, r, loci.Errorf(loci.ERATELIMIT, "too many requests; retry after %d s", wait))
+				return
+			}
+		}
+		// From here on the request is attributable: it is audited whatever
+		// its outcome.
+		audited = true
+		scope = pathQueryScope(r)
+		if principal != nil && !principal.Role.Allows(pol.Role) {
+			s.Error(rec, r, loci.Errorf(loci.EFORBIDDEN, "this needs the %s role; the key has %s", pol.Role, principal.Role))
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			if pol.Stream {
+				r.Body = http.MaxBytesReader(rec, r.Body, s.maxImportBytes)
+			} else {
+				body, err := readBody(rec, r)
+				if err != nil {
+					s.Error(rec, r, err)
+					return
+				}
+				if err := checkJSON(body); err != nil {
+					s.Error(rec, r, err)
+					return
+				}
+				bodyAgent = bodyScope(body, &scope)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+			}
+		}
+		if principal != nil && principal.AgentID != "" {
+			if err := checkAgent(pol.Agent, principal.AgentID, r, bodyAgent); err != nil {
+				s.Error(rec, r, err)
+				return
+			}
+		}
+		ctx = context.WithValue(ctx, auditResultKey{}, ar)
+		h(rec, r.WithContext(ctx))
+	}
+}
+
+// routeLabel is a route's metrics label: its pattern without the method.
+func routeLabel(rt Route) string { return rt.Pattern }
+
+// bearer returns the key a request presents: "Authorization: Bearer KEY"
+// or "X-API-Key: KEY".
+func bearer(r *http.Request) string {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, key, ok := strings.Cut(auth, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(key)
+		}
+		return ""
+	}
+	return strings.TrimSpace(r.Header.Get("X-API-Key"))
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// patternWildcards returns the names of a pattern's {wildcards}, in order.
+func patternWildcards(pattern string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(pattern, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(pattern[i:], '}')
+		if j < 0 {
+			return out
+		}
+		name := strings.TrimSuffix(pattern[i+1:i+j], "...")
+		if name != "$" {
+			out = append(out, name)
+		}
+		pattern = pattern[i+j+1:]
+	}
+}
+
+// checkText rejects text that is not valid UTF-8, holds NUL or is too long.
+func checkText(what, v string, max int) error {
+	switch {
+	case !utf8.ValidString(v):
+		return loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", what)
+	case strings.IndexByte(v, 0) >= 0:
+		return loci.Errorf(loci.EINVALID, "%s must not contain NUL bytes", what)
+	case len(v) > max:
+		return loci.Errorf(loci.EINVALID, "%s must be at most %d bytes", what, max)
+	}
+	return nil
+}
+
+// checkPathAndQuery applies the input limits every route shares: path
+// values and query values are valid UTF-8 without NUL and not too long;
+// limit and offset are integers in range.
+func checkPathAndQuery(r *http.Request, wildcards []string) error {
+	for _, name := range wildcards {
+		if err := checkText(name, r.PathValue(name), MaxPathValueBytes); err != nil {
+			return err
+		}
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return loci.Errorf(loci.EINVALID, "malformed query string")
+	}
+	for name, vals := range q {
+		if err := checkText("query parameter name", name, 256); err != nil {
+			return err
+		}
+		for _, v := range vals {
+			if err := checkText("query parameter "+strconv.Quote(name), v, MaxQueryBytes); err != nil {
+				return err
+			}
+		}
+	}
+	for name, max := range map[string]int{"limit": MaxListLimit, "offset": 1 << 30} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > max {
+				return loci.Errorf(loci.EINVALID, "%s must be an integer from 0 to %d", name, max)
+			}
+		}
+	}
+	return nil
+}
+
+// readBody reads a request body of at most MaxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
+		}
+		return nil, loci.Errorf(loci.EINVALID, "cannot read request body")
+	}
+	return body, nil
+}
+
+// pathQueryScope reads the scope a request names in its path or query.
+func pathQueryScope(r *http.Request) loci.Scope {
+	get := func(name string) string {
+		if v := r.PathValue(name); v != "" {
+			return v
+		}
+		return r.URL.Query().Get(name)
+	}
+	return loci.Scope{AgentID: get("agent_id"), UserID: get("user_id"), SessionID: get("session_id"), TaskID: get("task_id")}
+}
+
+// bodyScope fills the scope fields the path and query left empty from a
+// JSON object body's top-level string fields, and returns the body's
+// agent_id.
+func bodyScope(body []byte, sc *loci.Scope) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return ""
+	}
+	var agent string
+	if raw, ok := top["agent_id"]; ok {
+		json.Unmarshal(raw, &agent)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"agent_id", &sc.AgentID}, {"user_id", &sc.UserID}, {"session_id", &sc.SessionID}, {"task_id", &sc.TaskID}} {
+		var v string
+		if raw, ok := top[f.name]; ok && json.Unmarshal(raw, &v) == nil && *f.dst == "" {
+			*f.dst = v
+		}
+	}
+	return agent
+}
+
+// checkAgent enforces a key's agent binding: every agent_id the request
+// names (path, query, body) must be the key's, and the route's rule says
+// whether naming none is allowed.
+func checkAgent(rule AgentRule, bound string, r *http.Request, bodyAgent string) error {
+	if rule == AgentDeny {
+		return loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s cannot use this endpoint", bound)
+	}
+	named := []string{r.PathValue("agent_id"), bodyAgent}
+	named = append(named, r.URL.Query()["agent_id"]...)
+	any := false
+	for _, a := range named {
+		if a == "" {
+			continue
+		}
+		any = true
+		if a != bound {
+			return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot reach agent %s", bound, a)
+		}
+	}
+	if !any && rule == AgentNamed {
+		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", bound, bound)
+	}
+	return nil
+}

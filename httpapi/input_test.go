@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/testdb"
+)
+
+// badBodies are hostile request bodies every route that takes a body must
+// refuse with a 4xx, storing nothing.
+var badBodies = map[string][]byte{
+	"InvalidUTF8":   []byte("{\"value\":\"\xff\xfe\",\"agent_id\":\"a1\",\"user_id\":\"u1\"}"),
+	"NULEscape":     []byte(`{"value":"a\u0000b","content":"a\u0000b","query":"a\u0000b"}`),
+	"NULKey":        []byte(`{"val\u0000ue":"x"}`),
+	"RawNUL":        []byte("{\"value\":\"a\x00b\"}"),
+	"HugeNumber":    []byte(`{"value":1e400,"limit":1e400}`),
+	"HugeInteger":   []byte(`{"value":"x","limit":123456789012345678901234567890}`),
+	"DeeplyNested":  []byte(strings.Repeat(`{"value":`, 5000) + `1` + strings.Repeat(`}`, 5000)),
+	"DeepArrays":    []byte(`{"value":` + strings.Repeat(`[`, 100000) + strings.Repeat(`]`, 100000) + `}`),
+	"UnknownField":  []byte(`{"zzz_unknown_field":1}`),
+	"Malformed":     []byte(`{"value":`),
+	"NotAnObject":   []byte(`"value"`),
+	"TrailingData":  []byte(`{"value":"x"} {"value":"y"}`),
+	"Oversize":      []byte(`{"value":"` + strings.Repeat("a", MaxBodyBytes) + `"}`),
+	"EmptyKeyValue": []byte(`{"value":"   "}`),
+}
+
+func TestBadInputStoresNothing(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := newSecEnv(t, open)
+		for _, rt := range e.srv.Routes() {
+			if rt.Method != http.MethodPost && rt.Method != http.MethodPut && rt.Method != http.MethodPatch {
+				continue
+			}
+			for name, body := range badBodies {
+				t.Run(rt.String()+"/"+name, func(t *testing.T) {
+					status, out, _ := e.call(t, rt.Method, concrete(rt), "", body)
+					if status < 400 || status >= 500 {
+						t.Errorf("status %d (%v), want 4xx", status, out)
+					}
+					if out["success"] != false || out["error"] == "" || out["code"] == "" {
+						t.Errorf("no clear error envelope: %v", out)
+					}
+				})
+			}
+		}
+		var buf bytes.Buffer
+		if n, err := e.svc.Export(context.Background(), loci.ExportFilter{}, &buf); err != nil || n != 0 || buf.Len() != 0 {
+			t.Errorf("bad input stored something (%d records, %v):\n%s", n, err, buf.String())
+		}
+		if keys, _ := e.svc.ListKeys(context.Background(), true); len(keys) != 0 {
+			t.Errorf("bad input created keys: %v", keys)
+		}
+	})
+}
+
+func TestBadPathAndQuery(t *testing.T) {
+	e := newSecEnv(t, testdb.OpenSQLite)
+	tests := []struct {
+		name, path string
+	}{
+		{"ErrNULInPath", "/v1/agents/a%001/notes"},
+		{"ErrInvalidUTF8InPath", "/v1/agents/a%ff/notes"},
+		{"ErrLongPath", "/v1/agents/" + strings.Repeat("a", MaxPathValueBytes+1) + "/notes"},
+		{"ErrNULInQuery", "/v1/agents/a1/notes?q=a%00b"},
+		{"ErrInvalidUTF8InQuery", "/v1/agents/a1/notes?q=%ff"},
+		{"ErrLimitText", "/v1/agents/a1/notes?limit=ten"},
+		{"ErrLimitHuge", "/v1/agents/a1/notes?limit=99999999999999999999999"},
+		{"ErrLimitOverMax", "/v1/agents/a1/notes?limit=1001"},
+		{"ErrLimitNegative", "/v1/agents/a1/notes?limit=-1"},
+		{"ErrOffsetNegative", "/v1/agents/a1/notes?offset=-5"},
+		{"ErrMalformedQuery", "/v1/agents/a1/notes?q=%zz"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, out, _ := e.call(t, "GET", tt.path, "", nil)
+			if status != http.StatusBadRequest || out["code"] != loci.EINVALID {
+				t.Errorf("status %d %v, want 400 invalid", status, out)
+			}
+		})
+	}
+	if status, _, _ := e.call(t, "GET", "/v1/agents/a1/notes?limit=1000&offset=0", "", nil); status != 200 {
+		t.Errorf("limit=1000: status %d, want 200", status)
+	}
+}
+
+func TestExportImportHTTP(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		src := newSecEnv(t, open)
+		admin, _ := src.key(t, loci.RoleAdmin, "")
+		for _, k := range []string{"a", "b"} {
+			src.call(t, "PUT", "/v1/agents/a1/notes/"+k, admin, []byte(`{"value":"v1"}`))
+			src.call(t, "PUT", "/v1/agents/a1/notes/"+k, admin, []byte(`{"value":{"v":2}}`))
+		}
+		status, _, rec := src.call(t, "GET", "/v1/export", admin, nil)
+		if status != 200 || rec.Header().Get("Content-Type") != "application/x-ndjson" {
+			t.Fatalf("export: %d %s", status, rec.Header().Get("Content-Type"))
+		}
+		first := rec.Body.String()
+		if strings.Count(first, "\n") != 2 {
+			t.Errorf("export:\n%s", first)
+		}
+		dst := newSecEnv(t, open)
+		status, out, _ := dst.call(t, "POST", "/v1/import", "", []byte(first))
+		if status != http.StatusCreated || out["records"] != 2.0 || out["versions"] != 2.0 {
+			t.Fatalf("import: %d %v", status, out)
+		}
+		_, _, rec = dst.call(t, "GET", "/v1/export", "", nil)
+		if rec.Body.String() != first {
+			t.Errorf("round trip differs:\n%s\n%s", first, rec.Body.String())
+		}
+		if status, _, _ := dst.call(t, "POST", "/v1/import", "", []byte(first)); status != http.StatusConflict {
+			t.Errorf("second import: status %d, want 409", status)
+		}
+		// The export is audited with its count, not its content.
+		entries, _, _ := src.svc.FindAudit(context.Background(), loci.AuditFilter{Operation: "export"})
+		if len(entries) != 1 || entries[0].Count != 2 {
+			t.Errorf("export audit = %+v", entries)
+		}
+		small := newSecEnv(t, open, WithMaxImportBytes(10))
+		if status, _, _ := small.call(t, "POST", "/v1/import", "", []byte(first)); status != http.StatusRequestEntityTooLarge {
+			t.Errorf("oversize import: status %d, want 413", status)
+		}
+	})
+}

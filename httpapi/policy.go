@@ -1,0 +1,166 @@
+package httpapi
+
+import "github.com/loci-memory/loci"
+
+// AgentRule says how a key bound to one agent may use a route.
+type AgentRule int
+
+const (
+	// AgentNamed: the route names its agent (path, query or body
+	// agent_id) and handlers filter by it; a bound key must name its own
+	// agent. The zero value, so a forgotten field fails closed.
+	AgentNamed AgentRule = iota
+	// AgentFree: the route holds no agent-owned data (user preferences,
+	// sessions, global facts, metrics); a bound key may call it, and any
+	// agent_id it names must still be its own.
+	AgentFree
+	// AgentDeny: the route spans agents (or cannot be checked
+	// generically); bound keys get 403.
+	AgentDeny
+)
+
+// Policy is what the guard in front of every handler enforces for one
+// route.
+type Policy struct {
+	// Role is the least role that may call the route; "" makes the route
+	// public (no key needed even when authentication is on).
+	Role loci.Role
+	// Agent is how agent-bound keys are checked.
+	Agent AgentRule
+	// Kind is the kind the route touches, for the audit log; "" for
+	// several or none.
+	Kind loci.Kind
+	// Op names the operation in the audit log; "" leaves the route out
+	// of the audit log (health, metrics, MCP, which audits per tool call).
+	Op string
+	// Stream marks a route whose handler reads a large, non-JSON body
+	// itself (import): the guard neither buffers nor checks it.
+	Stream bool
+}
+
+// Shorthands for the table.
+const (
+	viewer  = loci.RoleViewer
+	creator = loci.RoleCreator
+	editor  = loci.RoleEditor
+	admin   = loci.RoleAdmin
+	public  = loci.Role("")
+)
+
+// policies is the one policy table, keyed by the pattern a route is
+// registered with ("METHOD /path/{wildcards}"). Every registered route
+// must have an entry (TestPolicyCoversEveryRoute); a route without one is
+// admin-only and denied to bound keys.
+//
+// Roles (seed 000): viewer reads; creator also adds; editor also updates
+// and deletes; admin also manages keys, wipes, maintenance, the audit log,
+// export and import. A PUT that creates or updates (notes, blocks,
+// working memory, sessions) needs creator here; the rule that finds the
+// record already exists then calls loci.Authorize(ctx, loci.RoleEditor),
+// so a creator may add but not overwrite.
+//
+// The entries below the notes follow API.md for routes other issues add;
+// adjust them with their handlers.
+var policies = map[string]Policy{
+	"GET /healthz":         {Role: public, Agent: AgentFree},
+	"GET /readyz":          {Role: public, Agent: AgentFree},
+	"GET /metrics":         {Role: viewer, Agent: AgentFree},
+	"GET /v1/openapi.json": {Role: public, Agent: AgentFree},
+	"GET /":                {Role: public, Agent: AgentFree},
+	"GET /{$}":             {Role: public, Agent: AgentFree},
+	"GET /mcp":             {Role: viewer, Agent: AgentFree},
+	"POST /mcp":            {Role: viewer, Agent: AgentFree},
+	"DELETE /mcp":          {Role: viewer, Agent: AgentFree},
+	"/mcp":                 {Role: viewer, Agent: AgentFree},
+	"GET /v1/audit":        {Role: admin, Agent: AgentDeny, Op: "audit.read"},
+	"GET /v1/export":       {Role: admin, Agent: AgentDeny, Op: "export"},
+	"POST /v1/import":      {Role: admin, Agent: AgentDeny, Op: "import", Stream: true},
+	"POST /v1/keys":        {Role: admin, Agent: AgentDeny, Op: "key.create"},
+	"GET /v1/keys":         {Role: admin, Agent: AgentDeny, Op: "key.list"},
+	"DELETE /v1/keys/{id}": {Role: admin, Agent: AgentDeny, Op: "key.revoke"},
+	"POST /v1/maintenance": {Role: admin, Agent: AgentDeny, Op: "maintenance"},
+	"POST /v1/search":      {Role: viewer, Agent: AgentNamed, Op: "search"},
+
+	// Notes (seed 000).
+	"PUT /v1/agents/{agent_id}/notes/{key}":         {Role: creator, Kind: loci.KindNote, Op: "note.remember"},
+	"GET /v1/agents/{agent_id}/notes/{key}":         {Role: viewer, Kind: loci.KindNote, Op: "note.recall"},
+	"GET /v1/agents/{agent_id}/notes":               {Role: viewer, Kind: loci.KindNote, Op: "note.recall_all"},
+	"DELETE /v1/agents/{agent_id}/notes/{key}":      {Role: editor, Kind: loci.KindNote, Op: "note.forget"},
+	"GET /v1/agents/{agent_id}/notes/{key}/history": {Role: viewer, Kind: loci.KindNote, Op: "note.history"},
+	// An empty key ("…/notes/") reaches the handlers so that it gets 400.
+	"PUT /v1/agents/{agent_id}/notes/{$}":    {Role: creator, Kind: loci.KindNote, Op: "note.remember"},
+	"GET /v1/agents/{agent_id}/notes/{$}":    {Role: viewer, Kind: loci.KindNote, Op: "note.recall"},
+	"DELETE /v1/agents/{agent_id}/notes/{$}": {Role: editor, Kind: loci.KindNote, Op: "note.forget"},
+
+	// Agents and core memory blocks (seed 002).
+	"POST /v1/agents":                                   {Role: creator, Agent: AgentDeny, Op: "agent.create"},
+	"GET /v1/agents":                                    {Role: viewer, Agent: AgentDeny, Op: "agent.list"},
+	"GET /v1/agents/{agent_id}":                         {Role: viewer, Op: "agent.get"},
+	"DELETE /v1/agents/{agent_id}":                      {Role: editor, Op: "agent.delete"},
+	"GET /v1/agents/{agent_id}/prompt":                  {Role: viewer, Kind: loci.KindBlock, Op: "agent.prompt"},
+	"GET /v1/agents/{agent_id}/blocks":                  {Role: viewer, Kind: loci.KindBlock, Op: "block.list"},
+	"GET /v1/agents/{agent_id}/blocks/{label}":          {Role: viewer, Kind: loci.KindBlock, Op: "block.get"},
+	"PUT /v1/agents/{agent_id}/blocks/{label}":          {Role: creator, Kind: loci.KindBlock, Op: "block.put"},
+	"DELETE /v1/agents/{agent_id}/blocks/{label}":       {Role: editor, Kind: loci.KindBlock, Op: "block.delete"},
+	"POST /v1/agents/{agent_id}/blocks":                 {Role: creator, Kind: loci.KindBlock, Op: "block.create"},
+	"PUT /v1/blocks/{block_id}/consumers/{agent_id}":    {Role: editor, Kind: loci.KindBlock, Op: "block.attach"},
+	"DELETE /v1/blocks/{block_id}/consumers/{agent_id}": {Role: editor, Kind: loci.KindBlock, Op: "block.detach"},
+	"GET /v1/blocks/{block_id}/consumers":               {Role: viewer, Agent: AgentDeny, Kind: loci.KindBlock, Op: "block.consumers"},
+
+	// Archival passages (seed 002).
+	"POST /v1/agents/{agent_id}/passages":        {Role: creator, Kind: loci.KindPassage, Op: "passage.add"},
+	"GET /v1/agents/{agent_id}/passages":         {Role: viewer, Kind: loci.KindPassage, Op: "passage.list"},
+	"GET /v1/agents/{agent_id}/passages/search":  {Role: viewer, Kind: loci.KindPassage, Op: "passage.search"},
+	"GET /v1/agents/{agent_id}/passages/{id}":    {Role: viewer, Kind: loci.KindPassage, Op: "passage.get"},
+	"DELETE /v1/agents/{agent_id}/passages/{id}": {Role: editor, Kind: loci.KindPassage, Op: "passage.delete"},
+
+	// Working, episodic and long-term memory (seed 003). Working memory
+	// is addressed by task only, so bound keys are denied unless its
+	// handlers filter by a named agent_id.
+	"PUT /v1/tasks/{task_id}/working/{key}":    {Role: creator, Kind: loci.KindWorking, Op: "working.set"},
+	"GET /v1/tasks/{task_id}/working/{key}":    {Role: viewer, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.get"},
+	"GET /v1/tasks/{task_id}/working":          {Role: viewer, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.get_all"},
+	"DELETE /v1/tasks/{task_id}/working":       {Role: editor, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.clear"},
+	"DELETE /v1/tasks/{task_id}/working/{key}": {Role: editor, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.delete"},
+	"POST /v1/episodes":                        {Role: creator, Kind: loci.KindEpisode, Op: "episode.record"},
+	"GET /v1/episodes/search":                  {Role: viewer, Kind: loci.KindEpisode, Op: "episode.search"},
+	"GET /v1/episodes":                         {Role: viewer, Kind: loci.KindEpisode, Op: "episode.list"},
+	"POST /v1/episodes/{id}/feedback":          {Role: editor, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.feedback"},
+	"POST /v1/facts":                           {Role: creator, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.add"},
+	"GET /v1/facts/search":                     {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.search"},
+	"GET /v1/facts":                            {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.list"},
+	"POST /v1/facts/{id}/validate":             {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.validate"},
+	"POST /v1/facts/{id}/contradict":           {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.contradict"},
+
+	// Preferences, sessions and conversations (seeds 001 and 004): about
+	// users, not owned by agents.
+	"POST /v1/users/{user_id}/preferences":                   {Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.observe"},
+	"GET /v1/users/{user_id}/preferences":                    {Role: viewer, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.list"},
+	"POST /v1/users/{user_id}/preferences/{type}/use":        {Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.use"},
+	"POST /v1/users/{user_id}/preferences/{type}/confirm":    {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.confirm"},
+	"POST /v1/users/{user_id}/preferences/{type}/contradict": {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.contradict"},
+	"DELETE /v1/users/{user_id}/preferences":                 {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.clear"},
+	"DELETE /v1/users/{user_id}/preferences/{type}":          {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.forget"},
+	"GET /v1/users/{user_id}/context":                        {Role: viewer, Agent: AgentFree, Op: "user.context"},
+	"PUT /v1/sessions/{session_id}":                          {Role: creator, Agent: AgentFree, Kind: loci.KindSession, Op: "session.put"},
+	"POST /v1/sessions/{session_id}/messages":                {Role: creator, Agent: AgentFree, Kind: loci.KindSession, Op: "session.append"},
+	"GET /v1/sessions/{session_id}":                          {Role: viewer, Agent: AgentFree, Kind: loci.KindSession, Op: "session.get"},
+	"DELETE /v1/sessions/{session_id}":                       {Role: editor, Agent: AgentFree, Kind: loci.KindSession, Op: "session.delete"},
+	"GET /v1/users/{user_id}/sessions":                       {Role: viewer, Agent: AgentFree, Kind: loci.KindSession, Op: "session.list"},
+	"GET /v1/users/{user_id}/memories":                       {Role: viewer, Agent: AgentDeny, Op: "user.memories"},
+	"POST /v1/users/{user_id}/forget":                        {Role: editor, Agent: AgentDeny, Op: "user.forget"},
+	"DELETE /v1/users/{user_id}":                             {Role: editor, Agent: AgentDeny, Op: "user.delete"},
+}
+
+// fallbackPolicy applies to a route missing from the table: fail closed.
+var fallbackPolicy = Policy{Role: admin, Agent: AgentDeny, Op: "unlisted"}
+
+// PolicyOf returns the policy of a registered pattern and whether the
+// table has an entry for it.
+func PolicyOf(pattern string) (Policy, bool) {
+	p, ok := policies[pattern]
+	if !ok {
+		return fallbackPolicy, false
+	}
+	return p, true
+}

@@ -1,0 +1,184 @@
+package memory_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/storetest"
+)
+
+// seedEverything stores one of everything an export holds: agents, users,
+// records of every kind with every field set, versions, a block link.
+func seedEverything(t *testing.T, s loci.Store) {
+	t.Helper()
+	ctx := context.Background()
+	at := time.Date(2026, 2, 3, 4, 5, 6, 789000, time.UTC)
+	var recs []*loci.Record
+	for i, k := range loci.Kinds {
+		r := storetest.NewRecord(k, loci.Scope{AgentID: "a1", UserID: "u1", SessionID: "s1", TaskID: "t1"}, "key-"+string(k), "content of "+string(k)+" ünïcode")
+		r.SearchText = "analyzed " + string(k)
+		r.Data = json.RawMessage(`{"n":` + string(rune('0'+i)) + `,"nested":{"a":[1,2.5,"x"]}}`)
+		r.Tags = []string{"t1", "t2"}
+		r.Category, r.ActionType, r.Outcome = "general_fact", "post", "success"
+		r.Confidence, r.AccessCount = 0.1*float64(i+1), i
+		r.LastAccessedAt, r.ExpiresAt = at.Add(time.Duration(i)*time.Hour), at.Add(48*time.Hour)
+		r.Embedding, r.EmbeddingModel = []float32{0.1, -0.2, 1.0 / 3, float32(i)}, "hash-v1"
+		r.Version = 3
+		recs = append(recs, r)
+	}
+	global := storetest.NewRecord(loci.KindFact, loci.Scope{}, "", "global knowledge")
+	other := storetest.NewRecord(loci.KindPreference, loci.Scope{UserID: "u2"}, "tone", "formal")
+	recs = append(recs, global, other)
+	storetest.MustInsert(t, s, recs...)
+	storetest.MustUpdate(t, s, func(tx loci.Tx) error {
+		for _, a := range []*loci.Agent{{Workspace: loci.DefaultWorkspace, ID: "a1", Name: "Writer", CreatedAt: at}, {Workspace: loci.DefaultWorkspace, ID: "a2", CreatedAt: at}} {
+			if err := tx.InsertAgent(ctx, a); err != nil {
+				return err
+			}
+		}
+		for _, id := range []string{"u1", "u2"} {
+			u, _, err := tx.EnsureUser(ctx, loci.DefaultWorkspace, id, at)
+			if err != nil {
+				return err
+			}
+			u.Defaults, u.UpdatedAt = json.RawMessage(`{"vertical":"Retail"}`), at.Add(time.Minute)
+			if err := tx.UpdateUser(ctx, u); err != nil {
+				return err
+			}
+		}
+		for v := 1; v <= 2; v++ {
+			if err := tx.InsertVersion(ctx, loci.RecordVersion{RecordID: recs[0].ID, Version: v, Content: "old", Data: json.RawMessage(`{"value":"old"}`), UpdatedAt: at.Add(time.Duration(v) * time.Second)}); err != nil {
+				return err
+			}
+		}
+		return tx.AttachBlock(ctx, loci.DefaultWorkspace, recs[1].ID, "a2", at)
+	})
+}
+
+func export(t *testing.T, svc *memory.Service, f loci.ExportFilter) (string, int) {
+	t.Helper()
+	var buf bytes.Buffer
+	n, err := svc.Export(context.Background(), f, &buf)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return buf.String(), n
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		src := memory.New(open(t))
+		seedEverything(t, src.Store())
+		first, n := export(t, src, loci.ExportFilter{})
+		if n != len(loci.Kinds)+2 {
+			t.Errorf("exported %d records, want %d", n, len(loci.Kinds)+2)
+		}
+		lines := strings.Split(strings.TrimSpace(first), "\n")
+		if want := 2 + 2 + len(loci.Kinds) + 2 + 1; len(lines) != want {
+			t.Errorf("export has %d lines, want %d:\n%s", len(lines), want, first)
+		}
+		for _, want := range []string{`"type":"agent"`, `"type":"user"`, `"type":"block_link"`, `"search_text":"analyzed note"`, `"embedding":[0.1,-0.2,0.33333334,0]`, `"versions":[`, `"access_count":2`} {
+			if !strings.Contains(first, want) {
+				t.Errorf("export lacks %s", want)
+			}
+		}
+		dst := memory.New(open(t))
+		res, err := dst.Import(context.Background(), strings.NewReader(first))
+		if err != nil {
+			t.Fatalf("import: %v", err)
+		}
+		if *res != (loci.ImportResult{Agents: 2, Users: 2, Records: len(loci.Kinds) + 2, Versions: 2, BlockLinks: 1}) {
+			t.Errorf("import result = %+v", res)
+		}
+		second, _ := export(t, dst, loci.ExportFilter{})
+		if second != first {
+			t.Errorf("export after import differs:\nfirst:\n%s\nsecond:\n%s", first, second)
+		}
+		// The lexical index was rebuilt from the exported search text.
+		var hits []loci.ScoredRecord
+		storetest.MustView(t, dst.Store(), func(tx loci.Tx) (err error) {
+			hits, err = tx.SearchLexical(context.Background(), loci.RecordFilter{Workspace: loci.DefaultWorkspace}, []string{"analyzed"}, 100)
+			return err
+		})
+		if len(hits) != len(loci.Kinds) {
+			t.Errorf("lexical hits after import = %d, want %d", len(hits), len(loci.Kinds))
+		}
+		t.Run("ErrImportTwice", func(t *testing.T) {
+			_, err := dst.Import(context.Background(), strings.NewReader(first))
+			if loci.ErrorCode(err) != loci.ECONFLICT {
+				t.Errorf("err = %v, want conflict", err)
+			}
+			if again, _ := export(t, dst, loci.ExportFilter{}); again != first {
+				t.Error("a failed import changed the store")
+			}
+		})
+		t.Run("IntoOtherWorkspace", func(t *testing.T) {
+			ctx := loci.WithWorkspace(context.Background(), "copy")
+			dst := memory.New(open(t))
+			if _, err := dst.Import(ctx, strings.NewReader(first)); err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := dst.Export(ctx, loci.ExportFilter{}, &buf); err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.ReplaceAll(first, `"workspace":"default"`, `"workspace":"copy"`); buf.String() != want {
+				t.Errorf("copy differs:\n%s", buf.String())
+			}
+		})
+	})
+}
+
+func TestExportUser(t *testing.T) {
+	svc := memory.New(testdb.OpenSQLite(t))
+	seedEverything(t, svc.Store())
+	out, n := export(t, svc, loci.ExportFilter{UserID: "u2"})
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if n != 1 || len(lines) != 2 || !strings.Contains(lines[0], `"type":"user"`) || !strings.Contains(lines[1], `"content":"formal"`) {
+		t.Errorf("user export (%d records):\n%s", n, out)
+	}
+	dst := memory.New(testdb.OpenSQLite(t))
+	if _, err := dst.Import(context.Background(), strings.NewReader(out)); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := export(t, dst, loci.ExportFilter{UserID: "u2"}); again != out {
+		t.Errorf("user round trip differs:\n%s\n%s", out, again)
+	}
+}
+
+func TestImportBadInput(t *testing.T) {
+	good := `{"type":"record","id":"r1","workspace":"default","kind":"note","content":"c","confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1,"search_text":"c"}`
+	tests := []struct {
+		name, body, code string
+	}{
+		{"ErrMalformed", good + "\n{not json", loci.EINVALID},
+		{"ErrUnknownType", good + "\n" + `{"type":"secret"}`, loci.EINVALID},
+		{"ErrUnknownField", strings.Replace(good, `"id"`, `"evil":1,"id"`, 1), loci.EINVALID},
+		{"ErrUnknownKind", strings.Replace(good, `"note"`, `"memo"`, 1), loci.EINVALID},
+		{"ErrNoID", strings.Replace(good, `"r1"`, `""`, 1), loci.EINVALID},
+		{"ErrNoVersion", strings.Replace(good, `"version":1`, `"version":0`, 1), loci.EINVALID},
+		{"ErrDuplicate", good + "\n" + good, loci.ECONFLICT},
+		{"ErrDanglingLink", `{"type":"block_link","block_id":"nope","agent_id":"a","created_at":"2026-01-01T00:00:00Z"}`, loci.EINVALID},
+		{"ErrNotObject", `[1,2]`, loci.EINVALID},
+		{"ErrInvalidUTF8", strings.Replace(good, `"c"`, "\"\xff\"", 1), loci.EINVALID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := memory.New(testdb.OpenSQLite(t))
+			_, err := svc.Import(context.Background(), strings.NewReader(tt.body))
+			if loci.ErrorCode(err) != tt.code {
+				t.Errorf("err = %v, want %s", err, tt.code)
+			}
+			if out, n := export(t, svc, loci.ExportFilter{}); n != 0 || out != "" {
+				t.Errorf("a failed import stored:\n%s", out)
+			}
+		})
+	}
+}

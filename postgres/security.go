@@ -1,0 +1,179 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/loci-memory/loci"
+)
+
+// ListUsers returns the workspace's users by id.
+func (tx *Tx) ListUsers(ctx context.Context, workspace string, limit, offset int) ([]*loci.User, int, error) {
+	var total int
+	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE workspace = $1`, workspace).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count users: %w", err)
+	}
+	rows, err := tx.tx.Query(ctx, `SELECT id, defaults::text, created_at, updated_at FROM users WHERE workspace = $1 ORDER BY id`+
+		limitClause(limit, offset), workspace)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list users: %w", err)
+	}
+	defer rows.Close()
+	var out []*loci.User
+	for rows.Next() {
+		u := loci.User{Workspace: workspace}
+		var defaults string
+		if err := rows.Scan(&u.ID, &defaults, &u.CreatedAt, &u.UpdatedAt); err != nil {
+			return nil, 0, fmt.Errorf("scan user: %w", err)
+		}
+		u.Defaults, u.CreatedAt, u.UpdatedAt = json.RawMessage(defaults), u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+		out = append(out, &u)
+	}
+	return out, total, rows.Err()
+}
+
+const keyColumns = `id, workspace, name, role, agent_id, hash, created_at, revoked_at`
+
+// InsertKey stores an API key's hash and attributes.
+func (tx *Tx) InsertKey(ctx context.Context, k *loci.APIKey) error {
+	tag, err := tx.tx.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT DO NOTHING`,
+		k.ID, k.Workspace, k.Name, string(k.Role), k.AgentID, k.Hash, k.CreatedAt, nullTime(k.RevokedAt))
+	if err != nil {
+		return translate(fmt.Errorf("insert key: %w", err))
+	}
+	if tag.RowsAffected() == 0 {
+		return loci.Errorf(loci.ECONFLICT, "key %s already exists", k.ID)
+	}
+	return nil
+}
+
+// GetKeyByHash returns the key with that hash.
+func (tx *Tx) GetKeyByHash(ctx context.Context, hash string) (*loci.APIKey, error) {
+	keys, err := tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, hash)
+	if err != nil {
+		return nil, err
+	} else if len(keys) == 0 {
+		return nil, loci.Errorf(loci.ENOTFOUND, "key not found")
+	}
+	return keys[0], nil
+}
+
+// ListKeys returns the keys of a workspace, or of all, oldest first.
+func (tx *Tx) ListKeys(ctx context.Context, workspace string) ([]*loci.APIKey, error) {
+	if workspace == "" {
+		return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
+	}
+	return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE workspace = $1 ORDER BY created_at, id`, workspace)
+}
+
+// RevokeKey marks an active key revoked.
+func (tx *Tx) RevokeKey(ctx context.Context, workspace, id string, at time.Time) error {
+	q := `UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`
+	args := []any{at, id}
+	if workspace != "" {
+		q += ` AND workspace = $3`
+		args = append(args, workspace)
+	}
+	tag, err := tx.tx.Exec(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("revoke key: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return loci.Errorf(loci.ENOTFOUND, "no active key %s", id)
+	}
+	return nil
+}
+
+func (tx *Tx) queryKeys(ctx context.Context, q string, args ...any) ([]*loci.APIKey, error) {
+	rows, err := tx.tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query keys: %w", err)
+	}
+	defer rows.Close()
+	var out []*loci.APIKey
+	for rows.Next() {
+		var k loci.APIKey
+		var role string
+		var revoked *time.Time
+		if err := rows.Scan(&k.ID, &k.Workspace, &k.Name, &role, &k.AgentID, &k.Hash, &k.CreatedAt, &revoked); err != nil {
+			return nil, fmt.Errorf("scan key: %w", err)
+		}
+		k.Role, k.CreatedAt = loci.Role(role), k.CreatedAt.UTC()
+		if revoked != nil {
+			k.RevokedAt = revoked.UTC()
+		}
+		out = append(out, &k)
+	}
+	return out, rows.Err()
+}
+
+// InsertAudit appends an access-log entry.
+func (tx *Tx) InsertAudit(ctx context.Context, e *loci.AuditEntry) error {
+	ids := e.RecordIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	_, err := tx.tx.Exec(ctx, `INSERT INTO audit_log (id, at, key_id, role, operation, workspace,
+		agent_id, user_id, session_id, task_id, kind, record_ids, count, status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		e.ID, e.Time, e.KeyID, string(e.Role), e.Operation, e.Workspace,
+		e.AgentID, e.UserID, e.SessionID, e.TaskID, string(e.Kind), ids, e.Count, e.Status)
+	if err != nil {
+		return translate(fmt.Errorf("insert audit entry: %w", err))
+	}
+	return nil
+}
+
+// FindAudit returns matching entries, newest first.
+func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditEntry, int, error) {
+	conds := []string{"workspace = $1"}
+	args := []any{f.Workspace}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, fmt.Sprintf(cond, len(args)))
+	}
+	for col, v := range map[string]string{"agent_id": f.AgentID, "user_id": f.UserID, "key_id": f.KeyID, "operation": f.Operation} {
+		if v != "" {
+			add(col+" = $%d", v)
+		}
+	}
+	if !f.Since.IsZero() {
+		add("at >= $%d", f.Since)
+	}
+	where := strings.Join(conds, " AND ")
+	var total int
+	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count audit entries: %w", err)
+	}
+	rows, err := tx.tx.Query(ctx, `SELECT id, at, key_id, role, operation, workspace, agent_id, user_id,
+		session_id, task_id, kind, record_ids, count, status FROM audit_log WHERE `+where+
+		` ORDER BY seq DESC`+limitClause(f.Limit, f.Offset), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find audit entries: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*loci.AuditEntry, error) {
+		var e loci.AuditEntry
+		var role, kind string
+		if err := row.Scan(&e.ID, &e.Time, &e.KeyID, &role, &e.Operation, &e.Workspace, &e.AgentID, &e.UserID,
+			&e.SessionID, &e.TaskID, &kind, &e.RecordIDs, &e.Count, &e.Status); err != nil {
+			return nil, fmt.Errorf("scan audit entry: %w", err)
+		}
+		e.Time, e.Role, e.Kind = e.Time.UTC(), loci.Role(role), loci.Kind(kind)
+		return &e, nil
+	})
+	return out, total, err
+}
+
+// DeleteAuditBefore deletes entries older than before.
+func (tx *Tx) DeleteAuditBefore(ctx context.Context, before time.Time) (int, error) {
+	tag, err := tx.tx.Exec(ctx, `DELETE FROM audit_log WHERE at < $1`, before)
+	if err != nil {
+		return 0, fmt.Errorf("delete audit entries: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
