@@ -111,6 +111,8 @@ func newServer(svc loci.Service, id Identity, c *config, sessionID func() string
 // register adds every tool: one line per kind's file.
 func (s *server) register() {
 	s.noteTools()
+	s.lifecycleTools()
+	s.preferenceTools()
 }
 
 func instructions(id Identity) string {
