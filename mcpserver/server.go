@@ -113,6 +113,8 @@ func (s *server) register() {
 	s.noteTools()
 	s.blockTools()
 	s.passageTools()
+	s.lifecycleTools()
+	s.preferenceTools()
 }
 
 func instructions(id Identity) string {
