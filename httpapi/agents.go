@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/loci-memory/loci"
 )
@@ -20,30 +19,6 @@ func (s *Server) agentRoutes() {
 	s.handle("DELETE /v1/blocks/{block_id}/consumers/{agent_id}", s.handleDetachBlock)
 	s.handle("GET /v1/blocks/{block_id}/consumers", s.handleListConsumers)
 	s.handle("GET /v1/agents/{agent_id}/prompt", s.handlePrompt)
-}
-
-// pageParams reads a listing's limit (default 100, at most 1000) and
-// offset from the query.
-func pageParams(r *http.Request) (limit, offset int, err error) {
-	limit, err = intParam(r, "limit", 100)
-	if err != nil {
-		return 0, 0, err
-	}
-	offset, err = intParam(r, "offset", 0)
-	return min(limit, 1000), offset, err
-}
-
-// intParam reads a non-negative integer query parameter.
-func intParam(r *http.Request, name string, def int) (int, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, loci.Errorf(loci.EINVALID, "%s must be a non-negative integer", name)
-	}
-	return n, nil
 }
 
 // createAgentRequest is the body of POST /v1/agents.
@@ -75,7 +50,7 @@ func (s *Server) handleCreateAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListAgents(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r)
+	limit, offset, err := pageParams(r, 100)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/loci-memory/loci"
 )
@@ -25,45 +24,6 @@ func (s *Server) lifecycleRoutes() {
 	s.handle("POST /v1/facts/{id}/validate", s.handleValidateFact)
 	s.handle("POST /v1/facts/{id}/contradict", s.handleContradictFact)
 	s.handle("POST /v1/maintenance", s.handleMaintain)
-}
-
-// lifeQueryInt reads an optional integer query parameter (0 when absent).
-func lifeQueryInt(r *http.Request, name string) (int, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, loci.Errorf(loci.EINVALID, "%s must be an integer", name)
-	}
-	return n, nil
-}
-
-// lifeQueryBool reads an optional boolean query parameter.
-func lifeQueryBool(r *http.Request, name string) (bool, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, loci.Errorf(loci.EINVALID, "%s must be true or false", name)
-	}
-	return b, nil
-}
-
-// lifePage reads limit and offset.
-func lifePage(r *http.Request) (int, int, error) {
-	limit, err := lifeQueryInt(r, "limit")
-	if err != nil {
-		return 0, 0, err
-	}
-	if r.URL.Query().Has("limit") && limit == 0 {
-		return 0, 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and 1000")
-	}
-	offset, err := lifeQueryInt(r, "offset")
-	return limit, offset, err
 }
 
 // workingRequest is the body of PUT /v1/tasks/{task_id}/working/{key}.
@@ -162,7 +122,7 @@ func (s *Server) handleRecordEpisode(w http.ResponseWriter, r *http.Request) {
 // episodeQueryOf reads the query parameters of the episode listings.
 func episodeQueryOf(r *http.Request) (loci.EpisodeQuery, error) {
 	q := r.URL.Query()
-	limit, offset, err := lifePage(r)
+	limit, offset, err := pageParams(r, 0)
 	return loci.EpisodeQuery{
 		UserID: q.Get("user_id"), AgentID: q.Get("agent_id"), Query: q.Get("q"), Outcome: q.Get("outcome"),
 		ActionType: q.Get("action_type"), Limit: limit, Offset: offset,
@@ -237,11 +197,11 @@ func (s *Server) handleStoreFact(w http.ResponseWriter, r *http.Request) {
 // factQueryOf reads the query parameters of the fact listings.
 func factQueryOf(r *http.Request) (loci.FactQuery, error) {
 	q := r.URL.Query()
-	limit, offset, err := lifePage(r)
+	limit, offset, err := pageParams(r, 0)
 	if err != nil {
 		return loci.FactQuery{}, err
 	}
-	global, err := lifeQueryBool(r, "include_global")
+	global, err := queryBool(r, "include_global")
 	return loci.FactQuery{
 		UserID: q.Get("user_id"), Query: q.Get("q"), Keyword: q.Get("keyword"), Category: q.Get("category"),
 		IncludeGlobal: global, Limit: limit, Offset: offset,

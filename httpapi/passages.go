@@ -34,7 +34,7 @@ func (s *Server) handleAddPassage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListPassages(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r)
+	limit, offset, err := pageParams(r, 100)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -49,13 +49,13 @@ func (s *Server) handleListPassages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSearchPassages(w http.ResponseWriter, r *http.Request) {
-	limit, err := intParam(r, "limit", 10)
+	limit, _, err := pageParams(r, 10)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
 	q := r.URL.Query()
-	f := loci.PassageFilter{Tag: q.Get("tag"), Limit: min(limit, 1000)}
+	f := loci.PassageFilter{Tag: q.Get("tag"), Limit: limit}
 	results, err := s.svc.SearchPassages(r.Context(), r.PathValue("agent_id"), q.Get("q"), f)
 	if err != nil {
 		s.Error(w, r, err)

@@ -103,7 +103,7 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListUserSessions(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r)
+	limit, offset, err := pageParams(r, 100)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -56,7 +56,7 @@ func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request)
 }
 
 func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := lifePage(r)
+	limit, offset, err := pageParams(r, 0)
 	if err != nil {
 		s.Error(w, r, err)
 		return

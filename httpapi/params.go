@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/loci-memory/loci"
+)
+
+// MaxLimit is the largest page a listing or search answers.
+const MaxLimit = 1000
+
+// pageParams reads a listing's limit and offset from the query: limit
+// between 1 and MaxLimit (def when absent; 0 lets the service choose),
+// offset not negative.
+func pageParams(r *http.Request, def int) (limit, offset int, err error) {
+	limit, err = queryInt(r, "limit", def)
+	if err != nil {
+		return 0, 0, err
+	}
+	if r.URL.Query().Has("limit") && (limit < 1 || limit > MaxLimit) {
+		return 0, 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", MaxLimit)
+	}
+	offset, err = queryInt(r, "offset", 0)
+	return limit, offset, err
+}
+
+// queryInt reads a non-negative integer query parameter, def when absent.
+func queryInt(r *http.Request, name string, def int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, loci.Errorf(loci.EINVALID, "%s must be a non-negative integer", name)
+	}
+	return n, nil
+}
+
+// queryBool reads a boolean query parameter, false when absent.
+func queryBool(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, loci.Errorf(loci.EINVALID, "%s must be true or false", name)
+	}
+	return b, nil
+}
