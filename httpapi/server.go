@@ -93,6 +93,7 @@ func (s *Server) register() {
 	s.lifecycleRoutes()
 	s.preferenceRoutes()
 	s.adminRoutes()
+	s.openAPIRoutes()
 }
 
 // ServeHTTP serves one request.

@@ -1,0 +1,292 @@
+package apidoc
+
+import (
+	"github.com/loci-memory/loci"
+)
+
+func kindNames() []string {
+	out := make([]string, len(loci.Kinds))
+	for i, k := range loci.Kinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+func roleNames() []string {
+	out := make([]string, len(loci.Roles))
+	for i, r := range loci.Roles {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// errorCodes are the codes of the error envelope, in the order of their
+// HTTP statuses.
+var errorCodes = []string{
+	loci.EINVALID, loci.EUNAUTHORIZED, loci.EFORBIDDEN, loci.ENOTFOUND, loci.ECONFLICT,
+	loci.ETOOLARGE, loci.ERATELIMIT, loci.EINTERNAL,
+}
+
+// schemas are the reusable component schemas: the domain objects as the
+// API answers them, and the request bodies.
+func schemas() obj {
+	return obj{
+		"Success": object([]string{"success"}, obj{"success": obj{"const": true}}),
+		"ErrorEnvelope": withDesc(object([]string{"success", "error", "code"}, obj{
+			"success": obj{"const": false},
+			"error":   str("A human-readable message."),
+			"code":    enum("The machine-readable error code; it determines the HTTP status.", errorCodes...),
+		}), "Every failure is answered in this envelope."),
+
+		"Kind":             enum("A kind of memory.", kindNames()...),
+		"Role":             enum("An API key's role; each includes the ones before it.", roleNames()...),
+		"Outcome":          enum("An episode's outcome.", loci.Outcomes...),
+		"FactCategory":     enum("A fact's category.", loci.FactCategories...),
+		"PreferenceSource": enum("How a preference was learned.", loci.SourceExplicit, loci.SourceImplicit, loci.SourceDecision),
+		"Tier": enum("What to do with a preference: high (80-100) apply, medium (50-79) confirm first, low (<50) do not apply.",
+			loci.TierHigh, loci.TierMedium, loci.TierLow),
+		"MaintenanceTask": enum("A maintenance task.", loci.MaintenanceTasks...),
+		"Action":          enum("Whether a write created the record or updated an existing one.", loci.ActionCreated, loci.ActionUpdated),
+
+		// Notes (seed 000).
+		"Note": withDesc(object([]string{"key", "value", "updated_at"}, obj{
+			"key":        str("The note's key, unique per agent."),
+			"value":      anyJSON("The value: a string or any JSON."),
+			"updated_at": timestamp(""),
+		}), "An agent's key-value memory."),
+		"NoteVersion": object([]string{"value", "version", "updated_at"}, obj{
+			"value":      anyJSON("The value the note had."),
+			"version":    integer("1 for the first value, +1 per update."),
+			"updated_at": timestamp("When the note took this value."),
+		}),
+		"RememberResult": object([]string{"message", "action", "key", "updated_at"}, obj{
+			"message":    str(`"Remembered: {key}".`),
+			"action":     ref("Action"),
+			"key":        str(""),
+			"updated_at": timestamp(""),
+		}),
+
+		// Agents and blocks (seed 002).
+		"Agent": object([]string{"id", "name", "created_at"}, obj{
+			"id":         str(""),
+			"name":       str("A display name; may be empty."),
+			"created_at": timestamp(""),
+		}),
+		"Block": withDesc(object([]string{"id", "label", "content", "is_shared", "owner_agent_id", "limit", "version", "created_at", "updated_at"}, obj{
+			"id":             str(""),
+			"label":          str("Unique among the agent's own blocks."),
+			"content":        str(""),
+			"is_shared":      boolean("Whether other agents may be attached to it."),
+			"owner_agent_id": str(""),
+			"limit":          integer("The most characters the content may hold."),
+			"version":        integer("1 on create, +1 per update; for expected_version."),
+			"created_at":     timestamp(""),
+			"updated_at":     timestamp(""),
+		}), "A core memory block, rendered into the agent's prompt."),
+		"BlockSpec": closed([]string{"label"}, obj{
+			"label":   str(""),
+			"content": str(""),
+			"limit":   integer("Characters; default 5000, at most 200000."),
+		}),
+		"BlockLink": object([]string{"block_id", "agent_id", "created_at"}, obj{
+			"block_id":   str(""),
+			"agent_id":   str("The consumer agent."),
+			"created_at": timestamp("When it was attached."),
+		}),
+
+		// Passages (seed 002).
+		"Passage": withDesc(object([]string{"id", "agent_id", "content", "tags", "created_at"}, obj{
+			"id":         str(""),
+			"agent_id":   str(""),
+			"content":    str(""),
+			"tags":       nullable(strList("")),
+			"created_at": timestamp(""),
+		}), "An archival passage of an agent."),
+		"PassageResult": obj{"allOf": []obj{ref("Passage"), object([]string{"score"}, obj{"score": number("Relevance; higher is better.")})}},
+
+		// Sessions (seeds 001 and 004).
+		"Message": object([]string{"role", "content"}, obj{
+			"role":       str("e.g. user, assistant, system."),
+			"content":    str(""),
+			"created_at": timestamp("Absent when unknown."),
+		}),
+		"Session": withDesc(object([]string{"session_id", "user_id", "context", "summary", "messages", "message_count", "is_persistent", "confidence", "created_at", "updated_at"}, obj{
+			"session_id":    str(""),
+			"user_id":       str(""),
+			"context":       anyJSON("A JSON object; {} when none was given."),
+			"summary":       str(""),
+			"messages":      nullable(array(ref("Message"), "In order.")),
+			"message_count": integer(""),
+			"is_persistent": boolean("A persistent session never expires."),
+			"expires_at":    timestamp("Absent when the session does not expire."),
+			"confidence":    number("0-100."),
+			"created_at":    timestamp(""),
+			"updated_at":    timestamp(""),
+		}), "A conversation session with its messages."),
+		"SessionSummary": object([]string{"session_id", "updated_at", "summary", "message_count"}, obj{
+			"session_id":    str(""),
+			"updated_at":    timestamp(""),
+			"summary":       str(""),
+			"message_count": integer(""),
+		}),
+		"ContextSession": object([]string{"session_id", "is_persistent", "confidence", "message_count", "updated_at"}, obj{
+			"session_id":    str(""),
+			"summary":       str(""),
+			"context":       anyJSON(""),
+			"is_persistent": boolean(""),
+			"confidence":    number(""),
+			"message_count": integer(""),
+			"expires_at":    timestamp(""),
+			"updated_at":    timestamp(""),
+		}),
+
+		// Working, episodic and long-term memory (seed 003).
+		"WorkingEntry": withDesc(object([]string{"task_id", "agent_id", "key", "value", "updated_at", "expires_at"}, obj{
+			"task_id":    str(""),
+			"agent_id":   str(""),
+			"user_id":    str("Absent when none was given."),
+			"key":        str(""),
+			"value":      anyJSON(""),
+			"created_at": timestamp(""),
+			"updated_at": timestamp(""),
+			"expires_at": timestamp("24 hours after the last write."),
+		}), "A task's short-lived working memory entry."),
+		"Episode": withDesc(object([]string{"id", "user_id", "agent_id", "action_type", "action_description", "outcome", "confidence_score", "created_at", "expires_at"}, obj{
+			"id":                 str(""),
+			"user_id":            str(""),
+			"agent_id":           str(""),
+			"action_type":        str(""),
+			"action_description": str(""),
+			"context":            anyJSON("A JSON object."),
+			"outcome":            ref("Outcome"),
+			"outcome_details":    anyJSON("A JSON object."),
+			"confidence_score":   nullable(number("0-1; null when not given.")),
+			"user_feedback":      ref("EpisodeFeedback"),
+			"created_at":         timestamp(""),
+			"expires_at":         timestamp("30 days after it was recorded."),
+		}), "A past action of an agent and its outcome."),
+		"ScoredEpisode": obj{"allOf": []obj{ref("Episode"), object([]string{"score"}, obj{"score": number("Similarity; higher is better.")})}},
+		"EpisodeInput": closed([]string{"user_id", "agent_id", "action_type", "action_description", "outcome"}, obj{
+			"user_id":            str(""),
+			"agent_id":           str(""),
+			"action_type":        str(""),
+			"action_description": str(""),
+			"context":            anyJSON("A JSON object."),
+			"outcome":            ref("Outcome"),
+			"outcome_details":    anyJSON("A JSON object."),
+			"confidence_score":   number("0-1."),
+		}),
+		"EpisodeFeedback": closed(nil, obj{
+			"rating":      number(""),
+			"comment":     str(""),
+			"corrections": anyJSON("Any JSON."),
+		}),
+		"Fact": withDesc(object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at"}, obj{
+			"id":                  str(""),
+			"user_id":             str("Absent for a global fact."),
+			"agent_id":            str("The agent that stored it, when one did."),
+			"category":            ref("FactCategory"),
+			"fact":                str(""),
+			"keywords":            nullable(strList("")),
+			"evidence":            anyJSON(""),
+			"relevance_score":     number("0-1; validate adds 0.1, contradict takes 0.2, decay multiplies by 0.9."),
+			"access_count":        integer("How often searches returned it."),
+			"last_accessed_at":    timestamp(""),
+			"is_validated":        boolean(""),
+			"validated_at":        timestamp(""),
+			"contradiction_count": integer(""),
+			"created_at":          timestamp(""),
+			"updated_at":          timestamp(""),
+		}), "A long-term fact, about a user or global."),
+		"ScoredFact": obj{"allOf": []obj{ref("Fact"), object([]string{"score"}, obj{"score": number("Relevance to the query; higher is better.")})}},
+		"FactInput": closed([]string{"category", "fact"}, obj{
+			"user_id":  str("Omit for a global fact."),
+			"agent_id": str(""),
+			"category": ref("FactCategory"),
+			"fact":     str(""),
+			"keywords": strList(""),
+			"evidence": anyJSON("Any JSON."),
+		}),
+		"MaintenanceResult": object([]string{"created", "updated", "deleted", "ids"}, obj{
+			"created": integer(""),
+			"updated": integer(""),
+			"deleted": integer(""),
+			"ids":     nullable(strList("The records the task changed (or would change on a dry run).")),
+		}),
+
+		// Preferences and users (seeds 001 and 004).
+		"Preference": withDesc(object([]string{"user_id", "type", "value", "learned_from", "first_observed", "observation_count", "source", "confidence", "stored_confidence", "peak", "tier", "is_persistent", "flagged_for_removal", "last_used_at", "created_at", "updated_at"}, obj{
+			"user_id":             str(""),
+			"session_id":          str("Set for a session-scoped decision."),
+			"type":                str("e.g. tone, format; unique per user (and session)."),
+			"value":               anyJSON(""),
+			"context":             str(""),
+			"learned_from":        str(""),
+			"first_observed":      withDesc(obj{"type": "string", "format": "date"}, "YYYY-MM-DD."),
+			"observation_count":   integer(""),
+			"source":              ref("PreferenceSource"),
+			"confidence":          integer("Effective confidence, 0-100, after ageing."),
+			"stored_confidence":   integer("Confidence as stored, before ageing."),
+			"peak":                integer("The most confidence use can restore."),
+			"tier":                ref("Tier"),
+			"is_persistent":       boolean(""),
+			"flagged_for_removal": boolean("Set when an explicit preference was contradicted."),
+			"last_used_at":        timestamp(""),
+			"created_at":          timestamp(""),
+			"updated_at":          timestamp(""),
+		}), "A user's preference with its confidence."),
+		"UserMemory": withDesc(object([]string{"id", "kind", "content", "confidence", "access_count", "created_at", "updated_at"}, obj{
+			"id":           str(""),
+			"kind":         ref("Kind"),
+			"agent_id":     str(""),
+			"session_id":   str(""),
+			"task_id":      str(""),
+			"key":          str(""),
+			"content":      str("The record's text."),
+			"data":         anyJSON("Kind-specific fields."),
+			"tags":         strList(""),
+			"category":     str(""),
+			"action_type":  str(""),
+			"outcome":      str(""),
+			"confidence":   number(""),
+			"access_count": integer(""),
+			"created_at":   timestamp(""),
+			"updated_at":   timestamp(""),
+			"expires_at":   timestamp(""),
+		}), "Any record about a user, of any kind."),
+
+		// Operations.
+		"APIKey": object([]string{"id", "workspace", "role", "created_at"}, obj{
+			"id":         str(""),
+			"workspace":  str(""),
+			"name":       str(""),
+			"role":       ref("Role"),
+			"agent_id":   str("The agent the key is bound to, if any."),
+			"created_at": timestamp(""),
+			"revoked_at": timestamp("Absent while the key is active."),
+		}),
+		"AuditEntry": withDesc(object([]string{"id", "time", "operation", "workspace", "record_ids", "count", "status"}, obj{
+			"id":         str(""),
+			"time":       timestamp(""),
+			"key_id":     str("Absent when authentication is off."),
+			"role":       ref("Role"),
+			"operation":  str(`e.g. "note.recall".`),
+			"workspace":  str(""),
+			"agent_id":   str(""),
+			"user_id":    str(""),
+			"session_id": str(""),
+			"task_id":    str(""),
+			"kind":       ref("Kind"),
+			"record_ids": nullable(strList("Ids (or keys) of what was touched; never content.")),
+			"count":      integer("How many records the operation returned or changed."),
+			"status":     integer("The HTTP status."),
+		}), "One entry of the access log."),
+		"ImportResult": object([]string{"agents", "users", "records", "versions", "block_links"}, obj{
+			"agents":      integer(""),
+			"users":       integer(""),
+			"records":     integer(""),
+			"versions":    integer(""),
+			"block_links": integer(""),
+		}),
+	}
+}
