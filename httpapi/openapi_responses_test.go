@@ -93,6 +93,32 @@ func checkAnswer(c schemaChecker, op map[string]any, status int, contentType str
 	return c.check(mt["schema"].(map[string]any), v, "$")
 }
 
+// checkRequest checks a request body the server accepted against the
+// documented request body.
+func checkRequest(c schemaChecker, op map[string]any, body string) []string {
+	rb, documented := op["requestBody"].(map[string]any)
+	switch {
+	case !documented && body != "":
+		return []string{"a body was accepted but none is documented"}
+	case !documented:
+		return nil
+	case body == "":
+		if rb["required"] == true {
+			return []string{"no body was sent but the body is documented as required"}
+		}
+		return nil
+	}
+	mt, ok := rb["content"].(map[string]any)["application/json"].(map[string]any)
+	if !ok {
+		return nil // not JSON (import)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		return []string{"body is not JSON: " + err.Error()}
+	}
+	return c.check(mt["schema"].(map[string]any), v, "$")
+}
+
 // TestOpenAPIAnswersMatch runs requests over (nearly) every operation and
 // checks each real answer, successes and errors, against the document.
 func TestOpenAPIAnswersMatch(t *testing.T) {
@@ -174,6 +200,11 @@ func runDocSteps(t *testing.T, h http.Handler, clock *loci.FakeClock, c schemaCh
 			tmpl, op := opFor(c.doc, st.method, req.URL.Path)
 			if op != nil {
 				exercised[st.method+" "+tmpl] = true
+				if rec.Code < 300 {
+					for _, p := range checkRequest(c, op, expand(st.body)) {
+						t.Errorf("%s %s request: %s", st.method, tmpl, p)
+					}
+				}
 				for _, p := range checkAnswer(c, op, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes()) {
 					t.Errorf("%s %s -> %d: %s\nbody: %s", st.method, tmpl, rec.Code, p, rec.Body)
 				}

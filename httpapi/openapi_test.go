@@ -71,6 +71,10 @@ func TestOpenAPIDocument(t *testing.T) {
 	})
 	t.Run("Operations", func(t *testing.T) {
 		ids := map[string]string{}
+		declared := map[string]bool{}
+		for _, tag := range doc["tags"].([]any) {
+			declared[tag.(map[string]any)["name"].(string)] = true
+		}
 		for path, item := range doc["paths"].(map[string]any) {
 			for method, o := range item.(map[string]any) {
 				op := o.(map[string]any)
@@ -82,6 +86,11 @@ func TestOpenAPIDocument(t *testing.T) {
 					t.Errorf("%s: operationId %q also names %s", where, id, prev)
 				}
 				ids[id] = where
+				for _, tag := range op["tags"].([]any) {
+					if !declared[tag.(string)] {
+						t.Errorf("%s: tag %q is not declared", where, tag)
+					}
+				}
 				has2xx := false
 				for status := range op["responses"].(map[string]any) {
 					has2xx = has2xx || strings.HasPrefix(status, "2")

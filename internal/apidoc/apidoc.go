@@ -102,7 +102,6 @@ func Document() (map[string]any, error) {
 				"(viewer < creator < editor < admin); a creator may add but not overwrite. " +
 				"`x-loci-agent-binding` says how a key bound to one agent may use it: `named` (the request must name " +
 				"the key's agent), `free` (it may name no agent, and any it names must be its own) or `deny` (bound keys get 403).",
-			"license": obj{"name": "See the repository"},
 		},
 		"servers": []obj{{"url": "http://127.0.0.1:8420", "description": "loci serve, default address"}},
 		"security": []obj{
