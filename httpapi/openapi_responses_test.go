@@ -260,6 +260,7 @@ func docSteps() []docStep {
 		{method: "POST", path: "/v1/agents", body: `{"id": "ag2", "blocks": []}`, wantStatus: 201},
 		{method: "GET", path: "/v1/agents?limit=10", wantStatus: 200},
 		{method: "GET", path: "/v1/agents?limit=5000", wantStatus: 400},
+		{method: "GET", path: "/v1/agents?limit=0", wantStatus: 400},
 		{method: "GET", path: "/v1/agents/ag", wantStatus: 200},
 		{method: "GET", path: "/v1/agents/ag/blocks", wantStatus: 200},
 		{method: "GET", path: "/v1/agents/ag/blocks/personality", wantStatus: 200},

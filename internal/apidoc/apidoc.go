@@ -95,7 +95,7 @@ func Document() (map[string]any, error) {
 				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500.\n\n" +
 				"Request bodies are JSON objects of at most 1 MiB, nested at most 32 deep; unknown fields are rejected (400). " +
 				"Path values are at most 1024 bytes and query values 4096 bytes of UTF-8 without NUL. " +
-				"`limit` is 0-1000 and `offset` 0-2^30 wherever they appear.\n\n" +
+				"`limit` is 1-1000 and `offset` 0-2^30 wherever they appear.\n\n" +
 				"Authentication is off until the first API key exists (or the server is started with it required); " +
 				"from then on every route but the public ones needs a key, sent as `Authorization: Bearer <key>` " +
 				"or `X-API-Key: <key>`. Each operation's `x-loci-role` is the least role it needs " +
@@ -158,9 +158,9 @@ func parameters() obj {
 	}
 	return obj{
 		"Limit": q("limit", "The most items to answer.",
-			obj{"type": "integer", "minimum": 0, "maximum": 1000, "default": 100}),
+			obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}),
 		"SearchLimit": q("limit", "The most results to answer.",
-			obj{"type": "integer", "minimum": 0, "maximum": 1000, "default": 10}),
+			obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 10}),
 		"Offset": q("offset", "How many items to skip.",
 			obj{"type": "integer", "minimum": 0, "maximum": 1 << 30, "default": 0}),
 	}
