@@ -212,6 +212,7 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 	var out *loci.Block
 	var created bool
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "block", agentID, label)); err != nil {
 			return err
 		}
@@ -399,7 +400,7 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) ([]loc
 			return err
 		}
 		l, err := tx.ListBlockLinks(ctx, loci.WorkspaceFrom(ctx), blockID, "")
-		links = append(links, l...)
+		links = append(links[:0], l...)
 		return err
 	})
 	return links, err

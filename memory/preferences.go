@@ -116,6 +116,7 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 	var pref *loci.Preference
 	created := false
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "preference", in.UserID, sessionID, in.Type)); err != nil {
 			return err
 		}

@@ -133,6 +133,7 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 	ws := loci.WorkspaceFrom(ctx)
 	var created bool
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
 			return err
 		}
@@ -303,6 +304,7 @@ func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, of
 	out := []loci.SessionSummary{}
 	var total int
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		f := s.sessionFilter(ctx)
 		f.UserID, f.Category = &userID, loci.Ptr(sessionCategory)
 		n, err := tx.CountRecords(ctx, f)

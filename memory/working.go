@@ -67,6 +67,7 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.W
 	var entry *loci.WorkingEntry
 	created := false
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "working", in.TaskID)); err != nil {
 			return err
 		}
@@ -159,6 +160,7 @@ func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.Working
 	rf.LiveAt, rf.Order = s.now(), loci.OrderUpdatedDesc
 	out := []*loci.WorkingEntry{}
 	err = s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		recs, err := tx.FindRecords(ctx, rf)
 		if err != nil {
 			return err
