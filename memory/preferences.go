@@ -145,6 +145,11 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 				conf = loci.PrefDecisionConfidence
 			}
 		} else {
+			// Creating needs the creator role (the route's); changing a
+			// known preference needs editor.
+			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+				return err
+			}
 			rec = old
 			if err := decodeData(rec, &d); err != nil {
 				return err

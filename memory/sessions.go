@@ -157,6 +157,11 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 		case old.UserID != p.UserID:
 			return loci.Errorf(loci.ECONFLICT, "session %s belongs to another user", id)
 		default:
+			// Creating needs the creator role (the route's); replacing a
+			// session needs editor.
+			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+				return err
+			}
 			f := s.sessionFilter(ctx)
 			f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
 			if _, err := tx.DeleteRecords(ctx, f); err != nil {

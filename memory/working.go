@@ -101,6 +101,11 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.W
 			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.workingTTLOr()), Version: 1,
 		}
 		if len(old) > 0 && !old[0].Expired(now) {
+			// Creating needs the creator role (the route's); replacing a
+			// live value needs editor.
+			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+				return err
+			}
 			prev := old[0]
 			rec.ID, rec.CreatedAt, rec.Version = prev.ID, prev.CreatedAt, prev.Version+1
 			if err := tx.UpdateRecord(ctx, rec, prev.Version); err != nil {
