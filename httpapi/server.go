@@ -35,6 +35,7 @@ type Server struct {
 	observer       Observer
 	metrics        http.Handler
 	maxImportBytes int64
+	mcpHandler     http.Handler // served at /mcp (mcp.go)
 }
 
 // Route is one registered endpoint: its method and path pattern.
@@ -93,6 +94,7 @@ func (s *Server) register() {
 	s.lifecycleRoutes()
 	s.preferenceRoutes()
 	s.adminRoutes()
+	s.mcpRoutes()
 }
 
 // ServeHTTP serves one request.
