@@ -105,12 +105,14 @@ func setAuditResult(r *http.Request, ids []string, count int) {
 	}
 }
 
-// recorder captures a response's status and the start of a JSON body.
+// recorder captures a response's status and, for a route that is
+// audited, the start of a JSON body.
 type recorder struct {
 	http.ResponseWriter
-	status int
-	buf    bytes.Buffer
-	json   bool
+	status  int
+	buf     bytes.Buffer
+	json    bool
+	capture bool
 }
 
 func (w *recorder) WriteHeader(status int) {
@@ -125,7 +127,7 @@ func (w *recorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.json && w.buf.Len() < maxCapture {
+	if w.capture && w.json && w.buf.Len() < maxCapture {
 		w.buf.Write(b[:min(len(b), maxCapture-w.buf.Len())])
 	}
 	return w.ResponseWriter.Write(b)
@@ -144,7 +146,7 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 	wildcards := patternWildcards(route.Pattern)
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w}
+		rec := &recorder{ResponseWriter: w, capture: s.audit && pol.Op != ""}
 		var principal *loci.Principal
 		audited := false
 		var scope loci.Scope

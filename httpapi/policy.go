@@ -54,10 +54,11 @@ const (
 //
 // Roles (seed 000): viewer reads; creator also adds; editor also updates
 // and deletes; admin also manages keys, wipes, maintenance, the audit log,
-// export and import. A PUT that creates or updates (notes, blocks,
-// working memory, sessions) needs creator here; the rule that finds the
-// record already exists then calls loci.Authorize(ctx, loci.RoleEditor),
-// so a creator may add but not overwrite.
+// export and import. A write that creates or updates (the PUTs of notes,
+// blocks, working memory and sessions; observing a preference) needs
+// creator here; the rule that finds the record already exists then calls
+// loci.Authorize(ctx, loci.RoleEditor), so a creator may add but not
+// overwrite.
 //
 // The entries below the notes follow API.md for routes other issues add;
 // adjust them with their handlers.
@@ -92,7 +93,11 @@ var policies = map[string]Policy{
 	"GET /v1/agents/{agent_id}/notes/{$}":    {Role: viewer, Kind: loci.KindNote, Op: "note.recall"},
 	"DELETE /v1/agents/{agent_id}/notes/{$}": {Role: editor, Kind: loci.KindNote, Op: "note.forget"},
 
-	// Agents and core memory blocks (seed 002).
+	// Agents and core memory blocks (seed 002). Attaching puts one
+	// agent's shared block into another agent's memory: it spans two
+	// agents, so bound keys are denied. Detaching changes only the
+	// consumer the path names. Listing consumers names the block by id:
+	// the rule lets a bound key list those of its own agent's blocks only.
 	"POST /v1/agents":                                   {Role: creator, Agent: AgentDeny, Op: "agent.create"},
 	"GET /v1/agents":                                    {Role: viewer, Agent: AgentDeny, Op: "agent.list"},
 	"GET /v1/agents/{agent_id}":                         {Role: viewer, Op: "agent.get"},
@@ -103,9 +108,9 @@ var policies = map[string]Policy{
 	"PUT /v1/agents/{agent_id}/blocks/{label}":          {Role: creator, Kind: loci.KindBlock, Op: "block.put"},
 	"DELETE /v1/agents/{agent_id}/blocks/{label}":       {Role: editor, Kind: loci.KindBlock, Op: "block.delete"},
 	"POST /v1/agents/{agent_id}/blocks":                 {Role: creator, Kind: loci.KindBlock, Op: "block.create"},
-	"PUT /v1/blocks/{block_id}/consumers/{agent_id}":    {Role: editor, Kind: loci.KindBlock, Op: "block.attach"},
+	"PUT /v1/blocks/{block_id}/consumers/{agent_id}":    {Role: editor, Agent: AgentDeny, Kind: loci.KindBlock, Op: "block.attach"},
 	"DELETE /v1/blocks/{block_id}/consumers/{agent_id}": {Role: editor, Kind: loci.KindBlock, Op: "block.detach"},
-	"GET /v1/blocks/{block_id}/consumers":               {Role: viewer, Agent: AgentDeny, Kind: loci.KindBlock, Op: "block.consumers"},
+	"GET /v1/blocks/{block_id}/consumers":               {Role: viewer, Agent: AgentFree, Kind: loci.KindBlock, Op: "block.consumers"},
 
 	// Archival passages (seed 002).
 	"POST /v1/agents/{agent_id}/passages":        {Role: creator, Kind: loci.KindPassage, Op: "passage.add"},
@@ -114,14 +119,15 @@ var policies = map[string]Policy{
 	"GET /v1/agents/{agent_id}/passages/{id}":    {Role: viewer, Kind: loci.KindPassage, Op: "passage.get"},
 	"DELETE /v1/agents/{agent_id}/passages/{id}": {Role: editor, Kind: loci.KindPassage, Op: "passage.delete"},
 
-	// Working, episodic and long-term memory (seed 003). Working memory
-	// is addressed by task only, so bound keys are denied unless its
-	// handlers filter by a named agent_id.
+	// Working, episodic and long-term memory (seed 003). The working
+	// memory handlers narrow a task to the agent_id of the query (the
+	// body of a PUT), so a bound key names its own agent there. Feedback
+	// names an episode by id only: bound keys are denied.
 	"PUT /v1/tasks/{task_id}/working/{key}":    {Role: creator, Kind: loci.KindWorking, Op: "working.set"},
-	"GET /v1/tasks/{task_id}/working/{key}":    {Role: viewer, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.get"},
-	"GET /v1/tasks/{task_id}/working":          {Role: viewer, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.get_all"},
-	"DELETE /v1/tasks/{task_id}/working":       {Role: editor, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.clear"},
-	"DELETE /v1/tasks/{task_id}/working/{key}": {Role: editor, Agent: AgentDeny, Kind: loci.KindWorking, Op: "working.delete"},
+	"GET /v1/tasks/{task_id}/working/{key}":    {Role: viewer, Kind: loci.KindWorking, Op: "working.get"},
+	"GET /v1/tasks/{task_id}/working":          {Role: viewer, Kind: loci.KindWorking, Op: "working.get_all"},
+	"DELETE /v1/tasks/{task_id}/working":       {Role: editor, Kind: loci.KindWorking, Op: "working.clear"},
+	"DELETE /v1/tasks/{task_id}/working/{key}": {Role: editor, Kind: loci.KindWorking, Op: "working.delete"},
 	"POST /v1/episodes":                        {Role: creator, Kind: loci.KindEpisode, Op: "episode.record"},
 	"GET /v1/episodes/search":                  {Role: viewer, Kind: loci.KindEpisode, Op: "episode.search"},
 	"GET /v1/episodes":                         {Role: viewer, Kind: loci.KindEpisode, Op: "episode.list"},

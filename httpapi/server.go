@@ -35,6 +35,7 @@ type Server struct {
 	observer       Observer
 	metrics        http.Handler
 	maxImportBytes int64
+	mcpHandler     http.Handler // served at /mcp (mcp.go)
 }
 
 // Route is one registered endpoint: its method and path pattern.
@@ -94,6 +95,7 @@ func (s *Server) register() {
 	s.preferenceRoutes()
 	s.adminRoutes()
 	s.openAPIRoutes()
+	s.mcpRoutes()
 }
 
 // ServeHTTP serves one request.

@@ -29,10 +29,43 @@ const (
 const SessionIdleTimeout = time.Hour
 
 // IdentityFunc resolves the identity of an HTTP request. It is the hook for
-// authentication: with auth off it is HeaderIdentity; with API keys it looks
-// the key up and returns the agent (and user) the key is bound to. An error
-// refuses the request: EUNAUTHORIZED (401), EFORBIDDEN (403), EINVALID (400).
+// authentication: KeyIdentity behind a handler that authenticates API keys
+// (loci serve mounts /mcp behind the REST API's guard), HeaderIdentity
+// where there is no authentication. An error refuses the request:
+// EUNAUTHORIZED (401), EFORBIDDEN (403), EINVALID (400).
 type IdentityFunc func(r *http.Request) (Identity, error)
+
+// KeyIdentity resolves the identity of a request that was authenticated
+// before it reached the handler: the key's principal is in the request's
+// context (loci.PrincipalFrom), and the session acts for it, in its
+// workspace and with its role. A key bound to an agent acts for that
+// agent: the X-Loci-Agent header (or ?agent=) may be omitted, and naming
+// another agent is EFORBIDDEN. A key bound to no agent takes the agent
+// from the header, as HeaderIdentity does. The user comes from
+// X-Loci-User (or ?user=). Without a principal in the context
+// (authentication off) it is HeaderIdentity. Never mount it where no
+// authentication runs first while keys exist: it trusts the context.
+func KeyIdentity(r *http.Request) (Identity, error) {
+	p := loci.PrincipalFrom(r.Context())
+	if p == nil {
+		return HeaderIdentity(r)
+	}
+	agent, err := headerOrParam(r, AgentHeader, AgentParam)
+	if err != nil {
+		return Identity{}, err
+	}
+	if p.AgentID != "" {
+		if agent != "" && agent != p.AgentID {
+			return Identity{}, loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot open a session for agent %s", p.AgentID, agent)
+		}
+		agent = p.AgentID
+	}
+	user, err := headerOrParam(r, UserHeader, UserParam)
+	if err != nil {
+		return Identity{}, err
+	}
+	return checkedIdentity(Identity{AgentID: agent, UserID: user, Workspace: p.Workspace, Principal: p})
+}
 
 // HeaderIdentity reads the identity from the X-Loci-Agent and X-Loci-User
 // headers, or, for clients that cannot send headers, from the agent and
@@ -48,7 +81,11 @@ func HeaderIdentity(r *http.Request) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	id := Identity{AgentID: agent, UserID: user}
+	return checkedIdentity(Identity{AgentID: agent, UserID: user})
+}
+
+// checkedIdentity returns id if it is valid.
+func checkedIdentity(id Identity) (Identity, error) {
 	if strings.TrimSpace(id.AgentID) == "" {
 		return Identity{}, loci.Errorf(loci.EINVALID, "the %s header (or the %s query parameter) is required: it names the agent whose memory this MCP session uses", AgentHeader, AgentParam)
 	}
@@ -119,8 +156,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		p := h.pins[sid]
 		h.mu.Unlock()
-		if p != nil && p.id != id {
-			h.refuse(w, loci.Errorf(loci.EFORBIDDEN, "this MCP session belongs to another agent"))
+		if p != nil && !p.id.same(id) {
+			h.refuse(w, loci.Errorf(loci.EFORBIDDEN, "this MCP session belongs to another agent or key"))
 			return
 		}
 		if p != nil && r.Method == http.MethodDelete {

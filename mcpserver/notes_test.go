@@ -307,7 +307,7 @@ func (failingService) RecallAll(context.Context, string) ([]*loci.Note, error) {
 }
 
 func TestInternalError(t *testing.T) {
-	srv, err := mcpserver.New(failingService{}, mcpserver.Identity{AgentID: "a"}, mcpserver.WithLogger(quiet))
+	srv, err := mcpserver.New(failingService{}, mcpserver.Identity{AgentID: "a"}, mcpserver.WithLogger(quiet), mcpserver.WithAudit(false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,23 @@ type Identity struct {
 	// Workspace is the tenant; empty means the context's (by default
 	// loci.DefaultWorkspace).
 	Workspace string
+	// Principal is the API key the connection authenticated with (see
+	// KeyIdentity): every call acts for it, so its role limits the tools
+	// (PolicyOfTool) and the audit log names it. Nil for a trusted
+	// connection: stdio, or HTTP with authentication off.
+	Principal *loci.Principal
+}
+
+// same reports whether two identities are the same agent, user, workspace
+// and key (an HTTP session is pinned to the identity that opened it).
+func (id Identity) same(o Identity) bool {
+	if id.AgentID != o.AgentID || id.UserID != o.UserID || id.Workspace != o.Workspace {
+		return false
+	}
+	if id.Principal == nil || o.Principal == nil {
+		return id.Principal == o.Principal
+	}
+	return *id.Principal == *o.Principal
 }
 
 // check validates an identity. EINVALID when the agent is missing or blank.
@@ -46,6 +63,9 @@ func (id Identity) check() error {
 	}
 	if id.UserID != "" && strings.TrimSpace(id.UserID) == "" {
 		return loci.Errorf(loci.EINVALID, "user must not be blank")
+	}
+	if p := id.Principal; p != nil && p.AgentID != "" && p.AgentID != id.AgentID {
+		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot act for agent %s", p.AgentID, id.AgentID)
 	}
 	return nil
 }
@@ -57,10 +77,15 @@ type config struct {
 	logger  *slog.Logger
 	version string
 	schemas *mcp.SchemaCache
+	audit   bool
 }
 
 // WithLogger sets the logger for internal errors (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithAudit turns the audit log of tool calls on or off (on by default):
+// one entry per tool call and resource read.
+func WithAudit(on bool) Option { return func(c *config) { c.audit = on } }
 
 // WithVersion sets the version the server reports to clients (default "dev").
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }
@@ -70,7 +95,7 @@ func WithVersion(v string) Option { return func(c *config) { c.version = v } }
 func withSchemaCache(sc *mcp.SchemaCache) Option { return func(c *config) { c.schemas = sc } }
 
 func newConfig(opts []Option) *config {
-	c := &config{logger: slog.Default(), version: "dev"}
+	c := &config{logger: slog.Default(), version: "dev", audit: true}
 	for _, o := range opts {
 		o(c)
 	}
@@ -79,10 +104,11 @@ func newConfig(opts []Option) *config {
 
 // server is one MCP server bound to one identity.
 type server struct {
-	svc    loci.Service
-	id     Identity
-	logger *slog.Logger
-	mcp    *mcp.Server
+	svc      loci.Service
+	id       Identity
+	logger   *slog.Logger
+	mcp      *mcp.Server
+	cfgAudit bool
 }
 
 // New returns an MCP server whose tools act on svc for the identity id.
@@ -97,13 +123,14 @@ func New(svc loci.Service, id Identity, opts ...Option) (*mcp.Server, error) {
 }
 
 func newServer(svc loci.Service, id Identity, c *config, sessionID func() string) *mcp.Server {
-	s := &server{svc: svc, id: id, logger: c.logger}
+	s := &server{svc: svc, id: id, logger: c.logger, cfgAudit: c.audit}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "loci", Title: "loci memory", Version: c.version}, &mcp.ServerOptions{
 		Instructions: instructions(id),
 		Logger:       c.logger,
 		SchemaCache:  c.schemas,
 		GetSessionID: sessionID,
 	})
+	s.mcp.AddReceivingMiddleware(s.guard)
 	s.register()
 	return s.mcp
 }
@@ -117,21 +144,42 @@ func (s *server) register() {
 	s.preferenceTools()
 }
 
+// instructions tells the model what the server is for and when to use
+// each group of tools.
 func instructions(id Identity) string {
+	user := "This connection serves no user: the tools that need one (record_episode, find_similar_episodes, observe_preference, get_user_context) return an error, and facts are global knowledge."
+	if strings.TrimSpace(id.UserID) != "" {
+		user = "This connection serves user " + strings.TrimSpace(id.UserID) + ": episodes, facts and preferences are that user's."
+	}
 	return "loci is your long-term memory: what you store here survives across conversations and runs. " +
 		"This connection is bound to agent " + strings.TrimSpace(id.AgentID) +
-		"; every tool reads and writes that agent's memory only. " +
-		"Use remember to store an insight under a short descriptive key (storing again under the same key replaces it), " +
-		"recall to read one key or list everything, and forget to delete a key. Store insights, not raw data dumps. " +
-		"Your core memory (core_memory_read, update_memory; the resource " + CoreMemoryURI + ") is a few labelled blocks about yourself, " +
-		"your relationships and your current state, meant to sit in your prompt: keep them short and current. " +
-		"store_memory keeps a longer passage in your archival memory."
+		"; every tool reads and writes that agent's memory only. " + user + "\n\n" +
+		"Notes: remember stores an insight under a short descriptive key (storing again under the same key replaces it), " +
+		"recall reads one key or lists everything, forget deletes a key. Store insights, not raw data dumps.\n\n" +
+		"Core memory and archival memory: core memory (core_memory_read, update_memory; the resource " + CoreMemoryURI + ") is a few labelled blocks about yourself, " +
+		"your relationships and your current state that sit in your prompt: keep them short and current. " +
+		"store_memory keeps a longer passage (an event, a conversation, backstory) in archival memory, outside the prompt.\n\n" +
+		"Working, episodic and long-term memory: set_working and get_working are the scratchpad of one task (task_id), gone after 24 hours; " +
+		"record_episode logs what you did for the user and how it went, and find_similar_episodes finds past episodes like the task at hand; " +
+		"store_fact keeps validated lasting knowledge and search_facts finds it again.\n\n" +
+		"Preferences and user context: call get_user_context at the start of a session to load the user's defaults, preferences and recent sessions, " +
+		"and apply each preference by its tier; call observe_preference whenever the user states or shows a preference.\n\n" +
+		"A tool may be refused with code forbidden when the key this connection uses does not allow it (a read-only key cannot write; " +
+		"changing or deleting an existing memory needs an editor key)."
 }
 
-// ctx returns the context a tool acts in: the identity's workspace.
+// ctx returns the context a tool acts in: the identity's workspace and
+// key.
 func (s *server) ctx(ctx context.Context) context.Context {
-	if s.id.Workspace != "" {
-		return loci.WithWorkspace(ctx, s.id.Workspace)
+	ws := s.id.Workspace
+	if ws == "" && s.id.Principal != nil {
+		ws = s.id.Principal.Workspace
+	}
+	if ws != "" {
+		ctx = loci.WithWorkspace(ctx, ws)
+	}
+	if s.id.Principal != nil {
+		ctx = loci.WithPrincipal(ctx, s.id.Principal)
 	}
 	return ctx
 }

@@ -82,6 +82,7 @@ func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (*loci.A
 	a := &loci.Agent{Workspace: ws, ID: in.ID, Name: in.Name}
 	var blocks []*loci.Block
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		blocks = nil // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "agent", in.ID)); err != nil {
 			return err
 		}
@@ -133,7 +134,7 @@ func (s *Service) ListAgents(ctx context.Context, limit, offset int) ([]*loci.Ag
 	var total int
 	err := s.store.View(ctx, func(tx loci.Tx) error {
 		list, n, err := tx.ListAgents(ctx, loci.WorkspaceFrom(ctx), limit, offset)
-		agents, total = append(agents, list...), n
+		agents, total = append(agents[:0], list...), n
 		return err
 	})
 	return agents, total, err

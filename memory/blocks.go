@@ -212,6 +212,7 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 	var out *loci.Block
 	var created bool
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "block", agentID, label)); err != nil {
 			return err
 		}
@@ -230,6 +231,11 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 			created = true
 			rec, err = s.insertBlock(ctx, tx, agentID, spec, false, s.now())
 		} else if err == nil {
+			// Creating needs the creator role (the route's); changing an
+			// existing block needs editor.
+			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+				return err
+			}
 			rec, err = s.updateBlock(ctx, tx, rec, w)
 		}
 		if err != nil {
@@ -395,11 +401,17 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) ([]loc
 	}
 	links := []loci.BlockLink{}
 	err := s.store.View(ctx, func(tx loci.Tx) error {
-		if _, _, err := s.getBlockByID(ctx, tx, blockID); err != nil {
+		rec, _, err := s.getBlockByID(ctx, tx, blockID)
+		if err != nil {
 			return err
 		}
+		// The consumers are other agents' links: a key bound to an agent
+		// sees those of its own agent's blocks only.
+		if p := loci.PrincipalFrom(ctx); p != nil && p.AgentID != "" && p.AgentID != rec.AgentID {
+			return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot reach block %s of agent %s", p.AgentID, blockID, rec.AgentID)
+		}
 		l, err := tx.ListBlockLinks(ctx, loci.WorkspaceFrom(ctx), blockID, "")
-		links = append(links, l...)
+		links = append(links[:0], l...)
 		return err
 	})
 	return links, err

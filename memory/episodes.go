@@ -198,6 +198,7 @@ func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]*l
 	out := []*loci.Episode{}
 	var total int
 	err = s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		if total, err = tx.CountRecords(ctx, f); err != nil {
 			return err
 		}

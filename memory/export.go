@@ -57,10 +57,17 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		}
 	}
 	ws := loci.WorkspaceFrom(ctx)
-	enc := json.NewEncoder(w)
+	cw := &countingWriter{w: w}
+	enc := json.NewEncoder(cw)
 	enc.SetEscapeHTML(false)
 	n := 0
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		// The retry policy may run this twice; what a failed attempt
+		// wrote cannot be taken back, so only an attempt that wrote
+		// nothing is retried.
+		if cw.n > 0 {
+			return errStreamUsed
+		}
 		n = 0
 		rf := loci.RecordFilter{Workspace: ws, Order: loci.OrderCreatedAsc}
 		if f.UserID == "" {
@@ -135,7 +142,14 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*loci.ImportResult, 
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	res := &loci.ImportResult{}
+	read := false
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		// The retry policy may run this twice, but a failed attempt has
+		// consumed the input: it cannot be read again.
+		if read {
+			return errStreamUsed
+		}
+		read = true
 		*res = loci.ImportResult{}
 		dec := json.NewDecoder(r)
 		for line := 1; ; line++ {
@@ -262,4 +276,21 @@ func (s *Service) importLine(ctx context.Context, tx loci.Tx, ws string, raw jso
 		return loci.Errorf(loci.EINVALID, "unknown line type %q", head.Type)
 	}
 	return nil
+}
+
+// errStreamUsed ends a retried export or import whose first attempt
+// already wrote output or read input: a stream cannot be replayed. It is
+// not transient, so the retry policy reports it.
+var errStreamUsed = errors.New("a storage failure interrupted the stream and it cannot be replayed; run it again")
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

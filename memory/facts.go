@@ -146,6 +146,7 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) ([]loci.Sco
 	}
 	out := []loci.ScoredFact{}
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		hits, err := tx.SearchLexical(ctx, f, terms, limit)
 		if err != nil {
 			return err
@@ -202,6 +203,7 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci
 	out := []*loci.Fact{}
 	var total int
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		if total, err = tx.CountRecords(ctx, f); err != nil {
 			return err
 		}

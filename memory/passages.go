@@ -86,6 +86,7 @@ func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.Passa
 	out := []*loci.Passage{}
 	var total int
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		rf := s.passageFilter(ctx, agentID, f)
 		n, err := tx.CountRecords(ctx, rf)
 		if err != nil {
@@ -113,6 +114,7 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 	}
 	out := []loci.PassageResult{}
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		found, err := s.searchPassages(ctx, tx, agentID, query, f)
 		for _, sr := range found {
 			out = append(out, loci.PassageResult{Passage: *passageOf(sr.Record), Score: sr.Score})

@@ -116,6 +116,7 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 	var pref *loci.Preference
 	created := false
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "preference", in.UserID, sessionID, in.Type)); err != nil {
 			return err
 		}
@@ -144,6 +145,11 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 				conf = loci.PrefDecisionConfidence
 			}
 		} else {
+			// Creating needs the creator role (the route's); changing a
+			// known preference needs editor.
+			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+				return err
+			}
 			rec = old
 			if err := decodeData(rec, &d); err != nil {
 				return err

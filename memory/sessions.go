@@ -133,6 +133,7 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 	ws := loci.WorkspaceFrom(ctx)
 	var created bool
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
 			return err
 		}
@@ -156,6 +157,11 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 		case old.UserID != p.UserID:
 			return loci.Errorf(loci.ECONFLICT, "session %s belongs to another user", id)
 		default:
+			// Creating needs the creator role (the route's); replacing a
+			// session needs editor.
+			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+				return err
+			}
 			f := s.sessionFilter(ctx)
 			f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
 			if _, err := tx.DeleteRecords(ctx, f); err != nil {
@@ -303,6 +309,7 @@ func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, of
 	out := []loci.SessionSummary{}
 	var total int
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		f := s.sessionFilter(ctx)
 		f.UserID, f.Category = &userID, loci.Ptr(sessionCategory)
 		n, err := tx.CountRecords(ctx, f)

@@ -34,6 +34,7 @@ func (s *Service) UserContext(ctx context.Context, userID string) (*loci.UserCon
 	ws := loci.WorkspaceFrom(ctx)
 	out := &loci.UserContext{Preferences: []*loci.Preference{}, Sessions: []*loci.ContextSession{}}
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		out.Preferences, out.Sessions = out.Preferences[:0], out.Sessions[:0] // the retry policy may run this twice
 		now := s.now()
 		var err error
 		if out.User, out.Created, err = tx.EnsureUser(ctx, ws, userID, now); err != nil {
@@ -93,6 +94,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string) ([]*loci.User
 	}
 	out := []*loci.UserMemory{}
 	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		recs, err := tx.FindRecords(ctx, userFilter(ctx, userID))
 		if err != nil {
 			return err
@@ -122,6 +124,7 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	}
 	out := []*loci.UserMemory{}
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
 		var found []*loci.Record
 		if len(req.IDs) > 0 {
@@ -199,6 +202,7 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (int, error) {
 	ws := loci.WorkspaceFrom(ctx)
 	var n int
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		n = 0 // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "user", userID)); err != nil {
 			return err
 		}

@@ -67,6 +67,7 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.W
 	var entry *loci.WorkingEntry
 	created := false
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "working", in.TaskID)); err != nil {
 			return err
 		}
@@ -100,6 +101,11 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.W
 			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.workingTTLOr()), Version: 1,
 		}
 		if len(old) > 0 && !old[0].Expired(now) {
+			// Creating needs the creator role (the route's); replacing a
+			// live value needs editor.
+			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+				return err
+			}
 			prev := old[0]
 			rec.ID, rec.CreatedAt, rec.Version = prev.ID, prev.CreatedAt, prev.Version+1
 			if err := tx.UpdateRecord(ctx, rec, prev.Version); err != nil {
@@ -159,6 +165,7 @@ func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.Working
 	rf.LiveAt, rf.Order = s.now(), loci.OrderUpdatedDesc
 	out := []*loci.WorkingEntry{}
 	err = s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
 		recs, err := tx.FindRecords(ctx, rf)
 		if err != nil {
 			return err

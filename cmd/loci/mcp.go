@@ -6,8 +6,6 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"net/http"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,6 +18,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	agent := fs.String("agent", "", "agent id whose memory the tools use (required)")
 	user := fs.String("user", "", "user id the agent serves (optional)")
+	auditOn := fs.Bool("audit", true, "write every tool call to the audit log")
 	dsn := dbFlag(fs)
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
@@ -34,7 +33,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer done()
-	srv, err := mcpserver.New(svc, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger))
+	srv, err := mcpserver.New(svc, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(*auditOn))
 	if err != nil {
 		return err
 	}
@@ -48,16 +47,3 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// withMCP serves MCP's streamable HTTP at /mcp and everything else with
-// rest. MCP responses may be long-lived event streams, so /mcp is exempt
-// from the server's write timeout.
-func withMCP(rest, mcpHandler http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.NewResponseController(w).SetWriteDeadline(time.Time{})
-		mcpHandler.ServeHTTP(w, r)
-	}))
-	mux.Handle("/", rest)
-	return mux
-}

@@ -72,7 +72,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	srv := &http.Server{
-		Handler:           withMCP(httpapi.NewServer(svc, logger, opts...), mcpserver.NewHandler(svc, mcpserver.HeaderIdentity, mcpserver.WithLogger(logger))),
+		Handler:           newHandler(svc, logger, *auditOn, opts...),
 		ReadHeaderTimeout: *readHeader,
 		ReadTimeout:       *read,
 		WriteTimeout:      *write,
@@ -104,6 +104,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// newHandler is what loci serve serves: the REST API, with MCP's
+// streamable HTTP at /mcp behind the same guard, so an MCP session
+// authenticates with an API key like any request, acts for the key's
+// agent and role, and has each tool call audited.
+func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) http.Handler {
+	mcpHandler := mcpserver.NewHandler(svc, mcpserver.KeyIdentity, mcpserver.WithLogger(logger), mcpserver.WithAudit(audit))
+	return httpapi.NewServer(svc, logger, append(opts, httpapi.WithMCP(mcpHandler))...)
 }
 
 // isLoopback reports whether addr listens only on a loopback interface; an

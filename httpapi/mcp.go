@@ -1,0 +1,30 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+)
+
+// WithMCP serves h, MCP's streamable HTTP handler, at /mcp behind the
+// guard, like every other route: with authentication on, a request needs
+// a valid key (401 otherwise), is rate limited, and reaches h with the
+// key's principal and workspace in its context (loci.PrincipalFrom), which
+// h turns into the session's identity (mcpserver.KeyIdentity). The guard
+// does not audit /mcp requests: the MCP server audits each tool call.
+func WithMCP(h http.Handler) Option { return func(s *Server) { s.mcpHandler = h } }
+
+// mcpRoutes registers /mcp when the server was given an MCP handler. MCP
+// responses may be long-lived event streams, so /mcp is exempt from the
+// HTTP server's write timeout.
+func (s *Server) mcpRoutes() {
+	if s.mcpHandler == nil {
+		return
+	}
+	serve := func(w http.ResponseWriter, r *http.Request) {
+		http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		s.mcpHandler.ServeHTTP(w, r)
+	}
+	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		s.handle(method+" /mcp", serve)
+	}
+}
