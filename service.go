@@ -6,6 +6,7 @@ import "context"
 // per kind, embedded here. memory.Service implements it on a store.
 type Service interface {
 	NoteService
+	SearchService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error
