@@ -60,6 +60,7 @@ func (s *Server) register() {
 	s.handle("GET /healthz", s.handleHealth)
 	s.handle("GET /readyz", s.handleReady)
 	s.noteRoutes()
+	s.searchRoutes()
 }
 
 // ServeHTTP serves one request.

@@ -24,6 +24,10 @@ type RankingParams struct {
 	RecencyWeight    float64
 	HalfLife         time.Duration
 	ConfidenceWeight float64
+	// MinSimilarity drops vector candidates less similar to the query
+	// than this (cosine), so unrelated records are not returned just
+	// because they are nearest.
+	MinSimilarity float64
 	// MMRLambda turns diversity re-ranking on when in (0, 1).
 	MMRLambda float64
 	// QueryEmbedTimeout bounds embedding the query; past it the search
@@ -35,7 +39,7 @@ type RankingParams struct {
 func DefaultRanking() RankingParams {
 	return RankingParams{
 		Candidates: 50, LexicalWeight: 1, VectorWeight: 1, K: retrieval.DefaultK,
-		RecencyWeight: 0.1, HalfLife: 30 * 24 * time.Hour, ConfidenceWeight: 0.2,
+		MinSimilarity: 0.15, RecencyWeight: 0.1, HalfLife: 30 * 24 * time.Hour, ConfidenceWeight: 0.2,
 		QueryEmbedTimeout: 5 * time.Second,
 	}
 }
@@ -134,6 +138,9 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 				return nil, fmt.Errorf("search: %w", err)
 			}
 			for _, r := range vec {
+				if r.Score < p.MinSimilarity {
+					break
+				}
 				lists[retrieval.Vector] = append(lists[retrieval.Vector], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
 				records[r.Record.ID] = r.Record
 			}

@@ -48,6 +48,8 @@ func commands() []command {
 		{"remember", "remember KEY VALUE --agent ID: store a note", runRemember},
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
 		{"forget", "forget KEY --agent ID: delete a note", runForget},
+		{"search", "search QUERY [--agent ID] [--user ID] [--explain]: hybrid search", runSearch},
+		{"reindex", "reindex: embed every record whose embedding is not the current model's", runReindex},
 	}
 }
 

@@ -30,7 +30,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	svc := memory.New(store, memory.WithLogger(logger))
+	emb, err := newEmbedder()
+	if err != nil {
+		return err
+	}
+	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb))
+	defer svc.StartEmbedding(ctx)()
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
