@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"sort"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
@@ -49,6 +50,10 @@ func NewHash(dims int) *Hash {
 // is a change of model and stored vectors are re-embedded.
 func (h *Hash) Model() string { return fmt.Sprintf("hash-v1-%d", h.dims) }
 
+// LexicalOnly reports that Hash's similarity is lexical, not semantic: a
+// ranking weighs it lower beside BM25, which it mostly repeats.
+func (h *Hash) LexicalOnly() bool { return true }
+
 // Dimensions is the length of every vector.
 func (h *Hash) Dimensions() int { return h.dims }
 
@@ -78,8 +83,15 @@ func (h *Hash) vector(text string) []float32 {
 			}
 		}
 	}
+	// In a fixed order, so that sums, and so vectors, are bit-identical.
+	feats := make([]string, 0, len(counts))
+	for f := range counts {
+		feats = append(feats, f)
+	}
+	sort.Strings(feats)
 	acc := make([]float64, h.dims)
-	for f, c := range counts {
+	for _, f := range feats {
+		c := counts[f]
 		hf := fnv.New64a()
 		hf.Write([]byte(f))
 		sum := hf.Sum64()

@@ -17,8 +17,12 @@ type RankingParams struct {
 	// a search asks each for max(Candidates, 3×limit).
 	Candidates int
 	// LexicalWeight and VectorWeight weigh the signals in the fusion; K is
-	// the reciprocal rank fusion constant.
-	LexicalWeight, VectorWeight, K float64
+	// the reciprocal rank fusion constant. LexicalVectorWeight replaces
+	// VectorWeight when the embedder's similarity is lexical only (it has
+	// a LexicalOnly method that says so, like embed.Hash): such vectors
+	// mostly repeat BM25 without its IDF, and measured, weighing them
+	// fully lowered recall.
+	LexicalWeight, VectorWeight, LexicalVectorWeight, K float64
 	// RecencyWeight and HalfLife: how much, and how fast, age lowers a
 	// score. ConfidenceWeight: how much the kind's confidence counts.
 	RecencyWeight    float64
@@ -38,7 +42,7 @@ type RankingParams struct {
 // DefaultRanking returns the default ranking parameters.
 func DefaultRanking() RankingParams {
 	return RankingParams{
-		Candidates: 50, LexicalWeight: 1, VectorWeight: 1, K: retrieval.DefaultK,
+		Candidates: 50, LexicalWeight: 1, VectorWeight: 1, LexicalVectorWeight: 0.1, K: 10,
 		MinSimilarity: 0.15, RecencyWeight: 0.1, HalfLife: 30 * 24 * time.Hour, ConfidenceWeight: 0.2,
 		QueryEmbedTimeout: 5 * time.Second,
 	}
@@ -159,9 +163,13 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 		}
 		cands[id] = c
 	}
+	vw := p.VectorWeight
+	if lo, ok := s.embedder.(interface{ LexicalOnly() bool }); ok && lo.LexicalOnly() {
+		vw = p.LexicalVectorWeight
+	}
 	results := retrieval.Rank(lists, cands, retrieval.Params{
 		K:       p.K,
-		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: p.VectorWeight},
+		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: vw},
 		Now:     now, RecencyWeight: p.RecencyWeight, HalfLife: p.HalfLife,
 		ConfidenceWeight: p.ConfidenceWeight, MMRLambda: p.MMRLambda, Limit: limit,
 	})

@@ -25,10 +25,13 @@ import (
 // Searching it is exact: every record that matches the filter is scored,
 // and the filter is applied before the best are taken.
 
-// BM25 parameters (those of FTS5 and Lucene).
+// BM25 parameters.
 const (
 	bm25K1 = 1.2
-	bm25B  = 0.75
+	// bm25B is lower than the usual 0.75: memories are short, and long
+	// ones are not less relevant for being long (0.4 measured better on
+	// LoCoMo turns than 0.75, 0.5 and 0.3 did).
+	bm25B = 0.4
 )
 
 // searchIndex holds the loaded workspaces.

@@ -49,6 +49,7 @@ func commands() []command {
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
 		{"forget", "forget KEY --agent ID: delete a note", runForget},
 		{"search", "search QUERY [--agent ID] [--user ID] [--explain]: hybrid search", runSearch},
+		{"eval", "eval locomo --data FILE [--k 1,3,5,10,20,50] [--json]: retrieval recall on LoCoMo", runEval},
 		{"reindex", "reindex: embed every record whose embedding is not the current model's", runReindex},
 	}
 }
