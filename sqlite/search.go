@@ -83,11 +83,13 @@ func (tx *Tx) scoredRecords(ctx context.Context, workspace string, ids []string,
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args := []any{workspace}
+	var args []any
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	rows, err := tx.tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
+	// "+workspace" keeps the planner on the id index.
+	rows, err := tx.tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE id IN (`+placeholders(len(ids))+`) AND +workspace = ?`,
+		append(args, workspace)...)
 	if err != nil {
 		return nil, fmt.Errorf("read ranked records: %w", err)
 	}
@@ -128,13 +130,17 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 	if limit <= 0 {
 		return nil, nil
 	}
-	// Each branch reads only the pending rows of the embedding_model index.
+	// Each branch reads at most limit pending rows in seq order from the
+	// (embedding_model, seq) index: never embedded (''), then other
+	// models' on either side of model.
 	rows, err := tx.tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM records
 		WHERE seq IN (
-			SELECT seq FROM records WHERE embedding_model < ?
+			SELECT seq FROM (SELECT seq FROM records INDEXED BY records_embedding_model WHERE embedding_model = '' ORDER BY seq LIMIT ?1)
 			UNION ALL
-			SELECT seq FROM records WHERE embedding_model > ?)
-		ORDER BY seq LIMIT ?`, model, model, limit)
+			SELECT seq FROM (SELECT seq FROM records INDEXED BY records_embedding_model WHERE embedding_model > '' AND embedding_model < ?2 ORDER BY seq LIMIT ?1)
+			UNION ALL
+			SELECT seq FROM (SELECT seq FROM records INDEXED BY records_embedding_model WHERE embedding_model > ?2 ORDER BY seq LIMIT ?1))
+		ORDER BY seq LIMIT ?1`, limit, model)
 	if err != nil {
 		return nil, fmt.Errorf("pending embeddings: %w", err)
 	}
