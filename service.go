@@ -19,6 +19,7 @@ type Service interface {
 	KeyService
 	AuditService
 	ExportService
+	SearchService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -62,6 +62,23 @@ type Tx interface {
 	// returns at most limit of them, best first, with a score where higher
 	// is better. A record matches when it holds any of the terms.
 	SearchLexical(ctx context.Context, f RecordFilter, terms []string, limit int) ([]ScoredRecord, error)
+	// SearchVector ranks the records that match f and hold an embedding
+	// made by model by cosine similarity to query (a unit vector), exactly
+	// (every such record is compared), and returns at most limit of them,
+	// best first, with the similarity as score.
+	SearchVector(ctx context.Context, f RecordFilter, model string, query []float32, limit int) ([]ScoredRecord, error)
+	// SetEmbedding stores a record's embedding and the model that made it,
+	// if the record is still at version (its content unchanged since it
+	// was read), without changing its version or updated_at. It reports
+	// whether it stored it; a missing record is not an error.
+	SetEmbedding(ctx context.Context, workspace, id string, version int, model string, vec []float32) (bool, error)
+	// PendingEmbeddings returns up to limit records of any workspace
+	// whose embedding was not made by model (none yet, or another
+	// model's), oldest first.
+	PendingEmbeddings(ctx context.Context, model string, limit int) ([]*Record, error)
+	// CountPendingEmbeddings counts the records that match f whose
+	// embedding was not made by model.
+	CountPendingEmbeddings(ctx context.Context, f RecordFilter, model string) (int, error)
 
 	// InsertAgent creates an agent. ECONFLICT when it exists.
 	InsertAgent(ctx context.Context, a *Agent) error

@@ -33,7 +33,7 @@ func TestAgentRulesBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, b := range []string{own.ID, other.ID} {
-			for _, consumer := range []string{"a1", "a3"} {
+			for _, consumer := range []string{"a1", "z3"} {
 				if b == own.ID && consumer == "a1" {
 					continue
 				}
@@ -55,11 +55,11 @@ func TestAgentRulesBound(t *testing.T) {
 			{"ErrWorkingClearOther", "DELETE", "/v1/tasks/t1/working?agent_id=a2", http.StatusForbidden, ""},
 			{"WorkingClearOwn", "DELETE", "/v1/tasks/t1/working?agent_id=a1", http.StatusOK, ""},
 			{"ConsumersOwn", "GET", "/v1/blocks/" + own.ID + "/consumers", http.StatusOK, ""},
-			{"ErrConsumersOther", "GET", "/v1/blocks/" + other.ID + "/consumers", http.StatusForbidden, "a3"},
+			{"ErrConsumersOther", "GET", "/v1/blocks/" + other.ID + "/consumers", http.StatusForbidden, "z3"},
 			{"ErrConsumersOtherNamed", "GET", "/v1/blocks/" + own.ID + "/consumers?agent_id=a2", http.StatusForbidden, ""},
 			{"ErrAttachOtherToSelf", "PUT", "/v1/blocks/" + other.ID + "/consumers/a1", http.StatusForbidden, ""},
 			{"ErrAttachOwnToOther", "PUT", "/v1/blocks/" + own.ID + "/consumers/a2", http.StatusForbidden, ""},
-			{"ErrDetachOther", "DELETE", "/v1/blocks/" + other.ID + "/consumers/a3", http.StatusForbidden, ""},
+			{"ErrDetachOther", "DELETE", "/v1/blocks/" + other.ID + "/consumers/z3", http.StatusForbidden, ""},
 			{"DetachFromSelf", "DELETE", "/v1/blocks/" + other.ID + "/consumers/a1", http.StatusOK, ""},
 		}
 		for _, tt := range tests {
@@ -86,7 +86,7 @@ func TestAgentRulesBound(t *testing.T) {
 			t.Errorf("a1's working memory after clearing: %v, want not found", err)
 		}
 		links, err := e.svc.ListBlockConsumers(ctx, other.ID)
-		if err != nil || len(links) != 1 || links[0].AgentID != "a3" {
+		if err != nil || len(links) != 1 || links[0].AgentID != "z3" {
 			t.Errorf("consumers of a2's block = %+v, %v; want a3 only", links, err)
 		}
 	})

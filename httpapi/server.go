@@ -96,6 +96,7 @@ func (s *Server) register() {
 	s.adminRoutes()
 	s.openAPIRoutes()
 	s.mcpRoutes()
+	s.searchRoutes()
 }
 
 // ServeHTTP serves one request.

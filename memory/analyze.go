@@ -1,19 +1,14 @@
 package memory
 
-import (
-	"strings"
-	"unicode"
-)
+import "github.com/loci-memory/loci/analysis"
 
-// tokens splits text into lower-cased words: runs of letters and digits.
-// The same function analyzes what is indexed and what is queried.
+// tokens analyzes query text into the distinct terms the lexical index is
+// searched with (analysis.QueryTerms): the same analysis as searchText.
 func tokens(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(strings.ToValidUTF8(text, " ")), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
+	return analysis.QueryTerms(text)
 }
 
 // searchText is the analyzed form of content that the lexical index holds.
 func searchText(content string) string {
-	return strings.Join(tokens(content), " ")
+	return analysis.SearchText(content)
 }

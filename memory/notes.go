@@ -149,6 +149,7 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 	if err != nil {
 		return nil, fmt.Errorf("remember: %w", err)
 	}
+	s.kickEmbedding()
 	return res, nil
 }
 

@@ -21,6 +21,10 @@ type Service struct {
 	clock  loci.Clock
 	logger *slog.Logger
 	life   lifecycle // working, episode limits (lifecycle.go)
+
+	embedder loci.Embedder // nil: lexical search only
+	ranking  RankingParams
+	queue    *embedQueue
 }
 
 // Option configures a Service.
@@ -34,7 +38,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.logger = l 
 
 // New returns a service on store.
 func New(store loci.Store, opts ...Option) *Service {
-	s := &Service{store: store, clock: loci.SystemClock{}, logger: slog.Default()}
+	s := &Service{store: store, clock: loci.SystemClock{}, logger: slog.Default(), ranking: DefaultRanking()}
 	for _, o := range opts {
 		o(s)
 	}

@@ -40,13 +40,14 @@ type DB struct {
 	path   string
 	writer *sql.DB
 	reader *sql.DB
+	index  *searchIndex
 }
 
 // Open opens (creating it and its directory if needed) the database at path
 // and applies pending migrations. Path ":memory:" opens a transient store
 // that lives as long as the DB.
 func Open(ctx context.Context, path string) (*DB, error) {
-	db := &DB{path: path}
+	db := &DB{path: path, index: newSearchIndex()}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	if path == Memory || path == "" {
 		// One connection: every connection to :memory: is its own database.
@@ -153,9 +154,26 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 	if err != nil {
 		return markTransient(translate(fmt.Errorf("begin: %w", err)))
 	}
-	if err := fn(&Tx{tx: sqlTx}); err != nil {
+	tx := &Tx{tx: sqlTx, db: db}
+	if err := fn(tx); err != nil {
 		sqlTx.Rollback()
 		return markTransient(err)
+	}
+	if len(tx.ops) > 0 {
+		// Bump the search generation, then commit and update the search
+		// index as one step, so a search never sees one without the other.
+		gen, err := readGen(ctx, sqlTx)
+		if err == nil {
+			_, err = sqlTx.ExecContext(ctx, `UPDATE search_generation SET gen = gen + 1 WHERE id = 1`)
+		}
+		if err != nil {
+			sqlTx.Rollback()
+			return fmt.Errorf("bump search generation: %w", err)
+		}
+		if err := db.index.commit(sqlTx, gen, tx.ops); err != nil {
+			return translate(fmt.Errorf("commit: %w", err))
+		}
+		return nil
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return markTransient(translate(fmt.Errorf("commit: %w", err)))

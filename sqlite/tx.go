@@ -17,7 +17,9 @@ var _ loci.Tx = (*Tx)(nil)
 
 // Tx is a transaction on a SQLite store.
 type Tx struct {
-	tx *sql.Tx
+	tx  *sql.Tx
+	db  *DB
+	ops []indexOp // changes to apply to the search index on commit
 }
 
 // Lock does nothing: SQLite has one writer, and Update holds it.
@@ -38,7 +40,18 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
+	tx.indexed(r)
 	return nil
+}
+
+// indexed queues r's new state for the search index.
+func (tx *Tx) indexed(r *loci.Record) {
+	c := *r
+	if c.SearchText == "" {
+		c.SearchText = c.Content
+	}
+	c.Tags = append([]string(nil), r.Tags...)
+	tx.ops = append(tx.ops, indexOp{upsert: &c})
 }
 
 // UpdateRecord overwrites the mutable fields of a record at prevVersion.
@@ -67,6 +80,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		}
 		return loci.Errorf(loci.ECONFLICT, "version conflict: expected %d, found %d", prevVersion, v)
 	}
+	tx.indexed(r)
 	return nil
 }
 
@@ -110,12 +124,24 @@ func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error
 // entries go with them (foreign keys and triggers).
 func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
 	where, args := whereClause(f, "")
-	res, err := tx.tx.ExecContext(ctx, `DELETE FROM records WHERE `+where, args...)
+	rows, err := tx.tx.QueryContext(ctx, `DELETE FROM records WHERE `+where+` RETURNING id`, args...)
 	if err != nil {
 		return 0, fmt.Errorf("delete records: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return 0, fmt.Errorf("delete records: %w", err)
+		}
+		tx.ops = append(tx.ops, indexOp{delete: id})
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("delete records: %w", err)
+	}
+	return n, nil
 }
 
 // TouchRecords bumps access_count and last_accessed_at.
@@ -165,47 +191,6 @@ func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordV
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// SearchLexical ranks matching records by FTS5's bm25().
-func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredRecord, error) {
-	match := matchExpr(terms)
-	if match == "" || limit <= 0 {
-		return nil, nil
-	}
-	where, args := whereClause(f, "r.")
-	q := `SELECT ` + prefixed("r.", recordColumns) + `, bm25(records_fts) AS rank
-		FROM records_fts JOIN records r ON r.seq = records_fts.rowid
-		WHERE records_fts MATCH ? AND ` + where + ` ORDER BY rank, r.id LIMIT ?`
-	rows, err := tx.tx.QueryContext(ctx, q, append(append([]any{match}, args...), limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("search lexical: %w", err)
-	}
-	defer rows.Close()
-	var out []loci.ScoredRecord
-	for rows.Next() {
-		var rank float64
-		r, err := scanRecord(rows, &rank)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, loci.ScoredRecord{Record: r, Score: -rank})
-	}
-	return out, rows.Err()
-}
-
-// matchExpr builds an FTS5 query that ORs the terms, each quoted as a
-// string, so user text is never read as query syntax.
-func matchExpr(terms []string) string {
-	var parts []string
-	for _, t := range terms {
-		t = strings.ToValidUTF8(strings.ReplaceAll(t, "\x00", ""), "")
-		if strings.TrimSpace(t) == "" {
-			continue
-		}
-		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-	}
-	return strings.Join(parts, " OR ")
 }
 
 // recordArgs returns r's column values in recordColumns order.

@@ -25,6 +25,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Filters", func(t *testing.T) { testFilters(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
 	t.Run("Lexical", func(t *testing.T) { testLexical(t, open) })
+	t.Run("LexicalRanking", func(t *testing.T) { testLexicalRanking(t, open) })
+	t.Run("Vectors", func(t *testing.T) { testVectors(t, open) })
+	t.Run("PendingEmbeddings", func(t *testing.T) { testPendingEmbeddings(t, open) })
 	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
 	t.Run("BlockLinks", func(t *testing.T) { testBlockLinks(t, open) })
 	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
@@ -307,6 +310,21 @@ func testFilters(t *testing.T, open Opener) {
 			}
 			if tc.f.Limit == 0 && n != len(tc.want) {
 				t.Fatalf("count = %d, want %d", n, len(tc.want))
+			}
+			// RecordFilter.Match, which in-memory indexes filter with,
+			// must agree with the backend.
+			if tc.f.Limit == 0 && tc.f.Offset == 0 {
+				var matched []string
+				for _, r := range MustFind(t, s, all()) {
+					if tc.f.Match(r) {
+						matched = append(matched, r.ID)
+					}
+				}
+				slices.Sort(matched)
+				want := slices.Sorted(slices.Values(tc.want))
+				if !slices.Equal(matched, want) && !(len(matched) == 0 && len(want) == 0) {
+					t.Fatalf("Match selects %v, want %v", matched, want)
+				}
 			}
 		})
 	}

@@ -56,6 +56,10 @@ func commands() []command {
 		{"keys", "keys create --role R [--agent ID] | list | revoke ID: API keys", runKeys},
 		{"export", "export [--user ID] > file.jsonl: the workspace as JSON Lines", runExport},
 		{"import", "import < file.jsonl: load an export", runImport},
+		{"search", "search QUERY [--agent ID] [--user ID] [--explain]: hybrid search", runSearch},
+		{"eval", "eval locomo --data FILE [--k 1,3,5,10,20,50] [--json]: retrieval recall on LoCoMo", runEval},
+		{"bench", "bench [--n 10000,100000] [--json]: ingest and search performance", runBench},
+		{"reindex", "reindex: embed every record whose embedding is not the current model's", runReindex},
 	}
 }
 

@@ -48,9 +48,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer raw.Close()
+	emb, err := newEmbedder()
+	if err != nil {
+		return err
+	}
 	m := metrics.New()
 	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
-	svc := memory.New(store, memory.WithLogger(logger))
+	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb))
+	defer svc.StartEmbedding(ctx)()
 
 	if !*auth {
 		has, err := svc.HasKeys(ctx)

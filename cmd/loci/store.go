@@ -79,7 +79,12 @@ func openService(ctx context.Context, dsn string, logger *slog.Logger) (*memory.
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := memory.New(store, memory.WithLogger(logger))
+	emb, err := newEmbedder()
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb))
 	return svc, func() { store.Close() }, nil
 }
 

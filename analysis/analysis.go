@@ -1,0 +1,152 @@
+// Package analysis is loci's text analyzer: it turns text into the terms the
+// lexical index holds and a query is matched with. The same analysis runs on
+// what is indexed and what is queried: Unicode-aware word splitting,
+// lower-casing, English stop-word removal and Snowball (Porter2) stemming.
+//
+// A query is text, never query syntax: quotes, operators, '*', NEAR,
+// parentheses, emoji, invalid UTF-8 and NUL bytes are separators or ignored,
+// so no input can produce an index syntax error.
+package analysis
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// MaxTermBytes bounds one term; longer runs of letters are cut.
+const MaxTermBytes = 64
+
+// MaxQueryTerms bounds the distinct terms of one query.
+const MaxQueryTerms = 64
+
+// Words splits text into lower-cased words: maximal runs of letters and digits,
+// with the combining marks that follow them. Invalid UTF-8 and NUL bytes separate words. Nothing
+// is stemmed or removed.
+func Words(text string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			w := strings.ToLower(text[start:end])
+			if len(w) > MaxTermBytes {
+				w = truncate(w, MaxTermBytes)
+			}
+			out = append(out, w)
+			start = -1
+		}
+	}
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size <= 1 {
+			flush(i)
+			i += max(size, 1)
+			continue
+		}
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 && unicode.Is(unicode.Mn, r) {
+			// A combining mark continues a word; it never starts one.
+		} else {
+			flush(i)
+		}
+		i += size
+	}
+	flush(len(text))
+	return out
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Terms analyzes text into index terms, in order, repeats kept: words that
+// are not stop words, stemmed.
+func Terms(text string) []string {
+	words := Words(text)
+	out := words[:0]
+	for _, w := range words {
+		if IsStopWord(w) {
+			continue
+		}
+		out = append(out, Stem(w))
+	}
+	return out
+}
+
+// QueryTerms analyzes a query into its distinct terms, in first-seen order,
+// at most MaxQueryTerms of them. When every word of the query is a stop
+// word, those words are kept (stemmed), so that "who" still finds "who".
+func QueryTerms(query string) []string {
+	terms := dedupe(Terms(query))
+	if len(terms) == 0 {
+		for _, w := range Words(query) {
+			terms = append(terms, Stem(w))
+		}
+		terms = dedupe(terms)
+	}
+	if len(terms) > MaxQueryTerms {
+		terms = terms[:MaxQueryTerms]
+	}
+	return terms
+}
+
+func dedupe(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// SearchText is the analyzed form of content that the lexical index holds:
+// its terms joined by spaces. Stop words are kept in the index only when the
+// content has nothing else, so a query of stop words can still find it.
+func SearchText(content string) string {
+	terms := Terms(content)
+	if len(terms) == 0 {
+		for _, w := range Words(content) {
+			terms = append(terms, Stem(w))
+		}
+	}
+	return strings.Join(terms, " ")
+}
+
+// Stem returns the English stem of a lower-cased word. Words with letters
+// outside ASCII, and words of digits, are returned as they are.
+func Stem(w string) string {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf || c < 'a' && c != '\'' || c > 'z' {
+			return w
+		}
+	}
+	return english.Stem(w, false)
+}
+
+// IsStopWord reports whether a lower-cased word is an English stop word:
+// Snowball's list plus the fragments that contractions leave ("m", "ll",
+// "re", "ve", "d").
+func IsStopWord(w string) bool {
+	switch w {
+	case "m", "ll", "re", "ve", "d", "y", "o":
+		return true
+	}
+	return english.IsStopWord(w)
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/analysis"
+	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/sqlite"
+)
+
+func runEval(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] != "locomo" {
+		return usagef("usage: loci eval locomo --data FILE [--k 1,3,5,10,20,50] [--json]")
+	}
+	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
+	data := fs.String("data", "", "a LoCoMo-format JSON file (required)")
+	ks := fs.String("k", "1,3,5,10,20,50", "cut-offs, comma-separated")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	pos, err := parseFlags(fs, args[1:])
+	if err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	} else if *data == "" {
+		return usagef("--data is required")
+	}
+	cuts, err := parseKs(*ks)
+	if err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(*data)
+	if err != nil {
+		return loci.Errorf(loci.EINVALID, "read %s: %v", *data, err)
+	}
+	var convs []locomoSample
+	if err := json.Unmarshal(raw, &convs); err != nil {
+		return loci.Errorf(loci.EINVALID, "%s is not a LoCoMo JSON file: %v", *data, err)
+	}
+	emb, err := newEmbedder()
+	if err != nil {
+		return err
+	}
+	rep, err := evalLocomo(ctx, convs, cuts, memory.WithEmbedder(emb))
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e.stdout, rep)
+	}
+	rep.printTable(e.stdout, cuts)
+	return nil
+}
+
+func parseKs(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || k <= 0 || k > loci.MaxSearchLimit {
+			return nil, usagef("--k must be positive numbers up to %d, comma-separated", loci.MaxSearchLimit)
+		}
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// locomoSample is one conversation of a LoCoMo file with its questions.
+type locomoSample struct {
+	SampleID     string                     `json:"sample_id"`
+	Conversation map[string]json.RawMessage `json:"conversation"`
+	QA           []struct {
+		Question string          `json:"question"`
+		Evidence json.RawMessage `json:"evidence"`
+		Category json.Number     `json:"category"`
+	} `json:"qa"`
+}
+
+type locomoTurn struct {
+	Speaker     string `json:"speaker"`
+	DiaID       string `json:"dia_id"`
+	Text        string `json:"text"`
+	BlipCaption string `json:"blip_caption"`
+}
+
+// evalReport is the --json output: per category, n and recall@k / hit@k.
+type evalReport struct {
+	Categories map[string]map[string]float64 `json:"categories"`
+	Skipped    int                           `json:"skipped"`
+}
+
+var diaIDPattern = regexp.MustCompile(`^D\s*:?\s*0*(\d+)\s*:\s*0*(\d+)$`)
+
+// normDiaIDs splits an evidence string into normalised dialogue ids:
+// "D8:6; D9:17" is two ids, "D30:05" is "D30:5"; what does not parse is
+// left out.
+func normDiaIDs(s string) []string {
+	var out []string
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == ',' }) {
+		p = strings.TrimSpace(p)
+		if m := diaIDPattern.FindStringSubmatch(p); m != nil {
+			out = append(out, "D"+trimZeros(m[1])+":"+trimZeros(m[2]))
+		}
+	}
+	return out
+}
+
+func trimZeros(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+// sessionTime parses a LoCoMo session date such as "1:56 pm on 8 May, 2023".
+func sessionTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{"3:04 pm on 2 January, 2006", "3:04 pm on 2 Jan, 2006", "3:04 PM on 2 January, 2006"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// evalLocomo loads each conversation into its own scope of a fresh
+// in-memory store, one record per dialogue turn, embeds them, asks every
+// question in its conversation's scope, and scores the ranking against
+// the evidence turns.
+func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...memory.Option) (*evalReport, error) {
+	db, err := sqlite.Open(ctx, sqlite.Memory)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	svc := memory.New(db, append([]memory.Option{memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
+
+	diaOf := map[string]string{} // record id -> dialogue id
+	for ci, c := range convs {
+		scope := loci.Scope{AgentID: fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)}
+		var recs []*loci.Record
+		for _, key := range sessionKeys(c.Conversation) {
+			var turns []locomoTurn
+			if json.Unmarshal(c.Conversation[key], &turns) != nil {
+				continue
+			}
+			var at time.Time
+			var dt string
+			if json.Unmarshal(c.Conversation[key+"_date_time"], &dt) == nil {
+				at, _ = sessionTime(dt)
+			}
+			for _, t := range turns {
+				ids := normDiaIDs(t.DiaID)
+				if len(ids) != 1 {
+					continue
+				}
+				content := t.Speaker + ": " + t.Text
+				if t.BlipCaption != "" {
+					content += " [image: " + t.BlipCaption + "]"
+				}
+				r := &loci.Record{
+					ID: fmt.Sprintf("c%03d-%s", ci, ids[0]), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
+					Scope: scope, Content: content, SearchText: analysis.SearchText(content),
+					CreatedAt: at, UpdatedAt: at, Version: 1,
+				}
+				diaOf[r.ID] = ids[0]
+				recs = append(recs, r)
+			}
+		}
+		if err := db.Update(ctx, func(tx loci.Tx) error {
+			for _, r := range recs {
+				if err := tx.InsertRecord(ctx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("load conversation %s: %w", c.SampleID, err)
+		}
+	}
+	if svc.Embedder() != nil {
+		if _, err := svc.Reindex(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
+
+	type acc struct {
+		n           int
+		recall, hit []float64
+	}
+	accs := map[string]*acc{}
+	get := func(cat string) *acc {
+		if accs[cat] == nil {
+			accs[cat] = &acc{recall: make([]float64, len(cuts)), hit: make([]float64, len(cuts))}
+		}
+		return accs[cat]
+	}
+	rep := &evalReport{Categories: map[string]map[string]float64{}}
+	maxK := cuts[len(cuts)-1]
+	for ci, c := range convs {
+		scope := fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)
+		for _, qa := range c.QA {
+			evidence := map[string]bool{}
+			for _, ev := range evidenceStrings(qa.Evidence) {
+				for _, id := range normDiaIDs(ev) {
+					if _, ok := diaOf[fmt.Sprintf("c%03d-%s", ci, id)]; ok {
+						evidence[id] = true
+					}
+				}
+			}
+			if len(evidence) == 0 || strings.TrimSpace(qa.Question) == "" {
+				rep.Skipped++
+				continue
+			}
+			res, err := svc.Search(ctx, loci.SearchQuery{Query: qa.Question, AgentID: scope, Limit: maxK})
+			if err != nil {
+				return nil, fmt.Errorf("question %q: %w", qa.Question, err)
+			}
+			cats := []string{qa.Category.String()}
+			if n, err := strconv.Atoi(qa.Category.String()); err == nil && n >= 1 && n <= 4 {
+				cats = append(cats, "1-4")
+			}
+			for _, cat := range cats {
+				a := get(cat)
+				a.n++
+				for i, k := range cuts {
+					found := 0
+					for j := 0; j < k && j < len(res.Results); j++ {
+						if evidence[diaOf[res.Results[j].ID]] {
+							found++
+						}
+					}
+					a.recall[i] += float64(found) / float64(len(evidence))
+					if found > 0 {
+						a.hit[i]++
+					}
+				}
+			}
+		}
+	}
+	for _, cat := range []string{"1", "2", "3", "4", "5", "1-4"} {
+		get(cat)
+	}
+	for cat, a := range accs {
+		m := map[string]float64{"n": float64(a.n)}
+		for i, k := range cuts {
+			m[fmt.Sprintf("recall@%d", k)], m[fmt.Sprintf("hit@%d", k)] = 0, 0
+			if a.n > 0 {
+				m[fmt.Sprintf("recall@%d", k)] = round4(a.recall[i] / float64(a.n))
+				m[fmt.Sprintf("hit@%d", k)] = round4(a.hit[i] / float64(a.n))
+			}
+		}
+		rep.Categories[cat] = m
+	}
+	return rep, nil
+}
+
+// sessionKeys returns the conversation's session keys ("session_N") in
+// session order.
+func sessionKeys(conv map[string]json.RawMessage) []string {
+	var keys []string
+	for key := range conv {
+		if n, err := strconv.Atoi(strings.TrimPrefix(key, "session_")); err == nil && n >= 0 && strings.HasPrefix(key, "session_") {
+			keys = append(keys, key)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, _ := strconv.Atoi(strings.TrimPrefix(keys[i], "session_"))
+		b, _ := strconv.Atoi(strings.TrimPrefix(keys[j], "session_"))
+		return a < b
+	})
+	return keys
+}
+
+// evidenceStrings reads a question's evidence: a list of strings, or one.
+func evidenceStrings(raw json.RawMessage) []string {
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return list
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}
+	}
+	return nil
+}
+
+func round4(x float64) float64 { return float64(int64(x*10000+0.5)) / 10000 }
+
+func (r *evalReport) printTable(w io.Writer, cuts []int) {
+	cats := make([]string, 0, len(r.Categories))
+	for c := range r.Categories {
+		cats = append(cats, c)
+	}
+	sort.Slice(cats, func(i, j int) bool {
+		if (cats[i] == "1-4") != (cats[j] == "1-4") {
+			return cats[j] == "1-4"
+		}
+		return cats[i] < cats[j]
+	})
+	fmt.Fprintf(w, "%-8s %5s", "category", "n")
+	for _, k := range cuts {
+		fmt.Fprintf(w, " %9s", fmt.Sprintf("recall@%d", k))
+	}
+	for _, k := range cuts {
+		fmt.Fprintf(w, " %7s", fmt.Sprintf("hit@%d", k))
+	}
+	fmt.Fprintln(w)
+	for _, c := range cats {
+		m := r.Categories[c]
+		fmt.Fprintf(w, "%-8s %5d", c, int(m["n"]))
+		for _, k := range cuts {
+			fmt.Fprintf(w, " %9.4f", m[fmt.Sprintf("recall@%d", k)])
+		}
+		for _, k := range cuts {
+			fmt.Fprintf(w, " %7.4f", m[fmt.Sprintf("hit@%d", k)])
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "skipped (no usable evidence): %d\n", r.Skipped)
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
+)
+
+func runSearch(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	agent := fs.String("agent", "", "only this agent's records")
+	user := fs.String("user", "", "only this user's records")
+	session := fs.String("session", "", "only this session's records")
+	kinds := fs.String("kind", "", "only these kinds, comma-separated")
+	limit := fs.Int("limit", loci.DefaultSearchLimit, "most results")
+	explain := fs.Bool("explain", false, "explain each score")
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	server := fs.String("server", "", "URL of a running loci server (default: use the local database)")
+	key := fs.String("api-key", os.Getenv("LOCI_API_KEY"), "API key for --server (default $LOCI_API_KEY)")
+	db := dbFlag(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	} else if len(pos) != 1 {
+		return usagef("usage: loci search QUERY [--agent ID] [--user ID] [--explain]")
+	}
+	q := loci.SearchQuery{Query: pos[0], AgentID: *agent, UserID: *user, SessionID: *session, Limit: *limit, Explain: *explain}
+	if *kinds != "" {
+		for _, k := range strings.Split(*kinds, ",") {
+			q.Kinds = append(q.Kinds, loci.Kind(strings.TrimSpace(k)))
+		}
+	}
+	var svc loci.SearchService
+	if *server != "" {
+		svc = httpapi.NewClient(*server, *key)
+	} else {
+		local, done, err := openService(ctx, *db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			return err
+		}
+		defer done()
+		svc = local
+	}
+	res, err := svc.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings})
+	}
+	for _, r := range res.Results {
+		fmt.Fprintf(e.stdout, "%.4f\t%s\t%s\t%s\n", r.Score, r.Kind, r.ID, oneLine(r.Content))
+		if r.Explain != nil {
+			var sigs []string
+			for _, name := range []string{"lexical", "vector"} {
+				if s, ok := r.Explain.Signals[name]; ok {
+					sigs = append(sigs, fmt.Sprintf("%s rank %d score %.4f", name, s.Rank, s.Score))
+				}
+			}
+			line := fmt.Sprintf("\t%s; fused %.4f, recency %.3f", strings.Join(sigs, ", "), r.Explain.Fused, r.Explain.Recency)
+			if r.Explain.Confidence != nil {
+				line += fmt.Sprintf(", confidence %.2f", *r.Explain.Confidence)
+			}
+			fmt.Fprintln(e.stdout, line)
+		}
+	}
+	if res.PendingEmbeddings > 0 {
+		fmt.Fprintf(e.stderr, "%d records in scope still wait for their embedding (found lexically only); run loci reindex\n", res.PendingEmbeddings)
+	}
+	return nil
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+func runReindex(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
+	db := dbFlag(fs)
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("usage: loci reindex [--db PATH]")
+	}
+	svc, done, err := openService(ctx, *db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer done()
+	bar := &progressBar{w: e.stderr, label: "embedding (" + svc.Embedder().Model() + ")"}
+	var progress func(int, int)
+	if !*quiet {
+		progress = bar.update
+	}
+	n, err := svc.Reindex(ctx, progress)
+	if !*quiet {
+		bar.finish()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Re-embedded %d records with %s\n", n, svc.Embedder().Model())
+	return nil
+}

@@ -1,0 +1,251 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/embed"
+	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/storetest"
+)
+
+// flaky is an embedder that fails while down.
+type flaky struct {
+	loci.Embedder
+	down  atomic.Bool
+	calls atomic.Int32
+}
+
+func (f *flaky) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	f.calls.Add(1)
+	if f.down.Load() {
+		return nil, errors.New("embedder unavailable")
+	}
+	return f.Embedder.Embed(ctx, texts)
+}
+
+func fastQueue() memory.Option {
+	return memory.WithEmbedQueue(memory.QueueParams{Batch: 4, Poll: 2 * time.Millisecond, MinBackoff: 2 * time.Millisecond, MaxBackoff: 10 * time.Millisecond})
+}
+
+// eventually polls cond until it holds or 10 s pass (a deadline for a
+// background worker, not a timed assertion).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting until %s", what)
+}
+
+func mustSearch(t *testing.T, svc *memory.Service, q loci.SearchQuery) *loci.SearchResults {
+	t.Helper()
+	res, err := svc.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %+v: %v", q, err)
+	}
+	return res
+}
+
+func TestEmbeddingQueueSurvivesOutage(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		emb := &flaky{Embedder: embed.NewHash(64)}
+		emb.down.Store(true)
+		svc := memory.New(open(t), memory.WithEmbedder(emb), fastQueue())
+		stop := svc.StartEmbedding(ctx)
+		defer stop()
+
+		for _, kv := range [][2]string{{"color", "favourite colour is teal"}, {"pet", "has a cat named Miso"}, {"city", "lives in Lisbon"}, {"food", "loves ramen"}, {"job", "works as a nurse"}} {
+			v, _ := json.Marshal(kv[1])
+			if _, err := svc.Remember(ctx, "a", kv[0], v); err != nil {
+				t.Fatalf("write while the embedder is down: %v", err)
+			}
+		}
+		// Found lexically at once, with the embeddings reported pending.
+		res := mustSearch(t, svc, loci.SearchQuery{Query: "cat Miso", AgentID: "a", Explain: true})
+		if len(res.Results) == 0 || res.Results[0].Key != "pet" {
+			t.Fatalf("fresh write not found lexically: %+v", res.Results)
+		}
+		if res.PendingEmbeddings != 5 {
+			t.Errorf("pending_embeddings = %d, want 5", res.PendingEmbeddings)
+		}
+		if _, ok := res.Results[0].Explain.Signals["vector"]; ok {
+			t.Errorf("vector signal before any embedding exists")
+		}
+		eventually(t, "the worker has retried", func() bool { return emb.calls.Load() >= 2 })
+
+		emb.down.Store(false)
+		eventually(t, "embeddings arrive", func() bool {
+			return mustSearch(t, svc, loci.SearchQuery{Query: "cat", AgentID: "a"}).PendingEmbeddings == 0
+		})
+		res = mustSearch(t, svc, loci.SearchQuery{Query: "cats named miso", AgentID: "a", Explain: true})
+		if len(res.Results) == 0 || res.Results[0].Key != "pet" {
+			t.Fatalf("after recovery: %+v", res.Results)
+		}
+		if sig, ok := res.Results[0].Explain.Signals["vector"]; !ok || sig.Rank != 1 {
+			t.Errorf("vector signal = %+v, %v; want rank 1", sig, ok)
+		}
+
+		// An update re-queues the note and it is embedded again.
+		v, _ := json.Marshal("has a dog named Rex")
+		if _, err := svc.Remember(ctx, "a", "pet", v); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the update is embedded", func() bool {
+			return mustSearch(t, svc, loci.SearchQuery{Query: "dog", AgentID: "a"}).PendingEmbeddings == 0
+		})
+	})
+}
+
+func TestReindex(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		store := open(t)
+		old := memory.New(store, memory.WithEmbedder(embed.NewHash(32)))
+		for _, k := range []string{"a", "b", "c", "d", "e"} {
+			v, _ := json.Marshal("value " + k)
+			if _, err := old.Remember(ctx, "agent", k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := old.Reindex(ctx, nil); err != nil || n != 5 {
+			t.Fatalf("first reindex = %d, %v; want 5", n, err)
+		}
+		// A model change makes every record pending again.
+		svc := memory.New(store, memory.WithEmbedder(embed.NewHash(48)), memory.WithEmbedQueue(memory.QueueParams{Batch: 2}))
+		if got := mustSearch(t, svc, loci.SearchQuery{Query: "value", AgentID: "agent"}).PendingEmbeddings; got != 5 {
+			t.Fatalf("pending after model change = %d, want 5", got)
+		}
+		var calls [][2]int
+		n, err := svc.Reindex(ctx, func(done, total int) { calls = append(calls, [2]int{done, total}) })
+		if err != nil || n != 5 {
+			t.Fatalf("reindex = %d, %v; want 5", n, err)
+		}
+		if want := [][2]int{{0, 5}, {2, 5}, {4, 5}, {5, 5}}; !slices.Equal(calls, want) {
+			t.Errorf("progress = %v, want %v", calls, want)
+		}
+		if got := mustSearch(t, svc, loci.SearchQuery{Query: "value", AgentID: "agent"}).PendingEmbeddings; got != 0 {
+			t.Errorf("pending after reindex = %d", got)
+		}
+		if _, err := memory.New(store).Reindex(ctx, nil); loci.ErrorCode(err) != loci.EINVALID {
+			t.Errorf("reindex without embedder: %v, want invalid", err)
+		}
+	})
+}
+
+func TestSearchScopes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		store := open(t)
+		svc := memory.New(store, memory.WithEmbedder(embed.NewHash(64)))
+		type rec struct {
+			kind  loci.Kind
+			scope loci.Scope
+			tags  []string
+		}
+		recs := []rec{
+			{loci.KindPassage, loci.Scope{AgentID: "a"}, []string{"x"}},
+			{loci.KindPassage, loci.Scope{AgentID: "b"}, nil},
+			{loci.KindFact, loci.Scope{UserID: "u"}, nil},
+			{loci.KindFact, loci.Scope{UserID: "v"}, nil},
+			{loci.KindFact, loci.Scope{}, nil},
+			{loci.KindEpisode, loci.Scope{AgentID: "a", UserID: "u"}, nil},
+			{loci.KindSession, loci.Scope{UserID: "u", SessionID: "s1"}, nil},
+			{loci.KindSession, loci.Scope{UserID: "u", SessionID: "s2"}, nil},
+		}
+		var all []*loci.Record
+		for _, r := range recs {
+			// The same words everywhere, so only filters tell them apart.
+			x := storetest.NewRecord(r.kind, r.scope, "", "the secret launch code is tangerine")
+			x.Tags = r.tags
+			x.SearchText = "secret launch code tangerin"
+			all = append(all, x)
+		}
+		storetest.MustInsert(t, store, all...)
+		if _, err := svc.Reindex(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name string
+			q    loci.SearchQuery
+			want []int // indexes into recs
+		}{
+			{"Agent", loci.SearchQuery{AgentID: "a"}, []int{0, 5}},
+			{"OtherAgent", loci.SearchQuery{AgentID: "b"}, []int{1}},
+			{"User", loci.SearchQuery{UserID: "u"}, []int{2, 5, 6, 7}},
+			{"UserKinds", loci.SearchQuery{UserID: "u", Kinds: []loci.Kind{loci.KindFact}}, []int{2}},
+			{"Session", loci.SearchQuery{UserID: "u", SessionID: "s2"}, []int{7}},
+			{"AgentAndUser", loci.SearchQuery{AgentID: "a", UserID: "u"}, []int{5}},
+			{"Tags", loci.SearchQuery{AgentID: "a", Tags: []string{"x"}}, []int{0}},
+			{"NoSuchAgent", loci.SearchQuery{AgentID: "zzz"}, nil},
+			{"Workspace", loci.SearchQuery{}, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				tt.q.Query, tt.q.Limit = "secret tangerine code", 100
+				var want []string
+				for _, i := range tt.want {
+					want = append(want, all[i].ID)
+				}
+				var got []string
+				for _, r := range mustSearch(t, svc, tt.q).Results {
+					got = append(got, r.ID)
+				}
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+			})
+		}
+		t.Run("LimitAppliesAfterFilter", func(t *testing.T) {
+			res := mustSearch(t, svc, loci.SearchQuery{Query: "secret", AgentID: "b", Limit: 1})
+			if len(res.Results) != 1 || res.Results[0].ID != all[1].ID {
+				t.Fatalf("got %+v", res.Results)
+			}
+		})
+	})
+}
+
+func TestSearchInvalid(t *testing.T) {
+	svc := memory.New(testdb.OpenSQLite(t))
+	long := make([]byte, loci.MaxQueryBytes+1)
+	for i := range long {
+		long[i] = 'a'
+	}
+	tests := []struct {
+		name string
+		q    loci.SearchQuery
+		code string
+	}{
+		{"ErrEmptyQuery", loci.SearchQuery{Query: "  "}, loci.EINVALID},
+		{"ErrUnknownKind", loci.SearchQuery{Query: "x", Kinds: []loci.Kind{"nope"}}, loci.EINVALID},
+		{"ErrNegativeLimit", loci.SearchQuery{Query: "x", Limit: -1}, loci.EINVALID},
+		{"ErrLimitTooLarge", loci.SearchQuery{Query: "x", Limit: loci.MaxSearchLimit + 1}, loci.EINVALID},
+		{"ErrQueryTooLarge", loci.SearchQuery{Query: string(long)}, loci.ETOOLARGE},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := svc.Search(context.Background(), tt.q); loci.ErrorCode(err) != tt.code {
+				t.Fatalf("err = %v, want %s", err, tt.code)
+			}
+		})
+	}
+	t.Run("HostileQueryIsText", func(t *testing.T) {
+		for _, q := range []string{`"`, `NEAR(a b)`, `*`, `a OR (`, "\x00", "\xff", `🍕`} {
+			if _, err := svc.Search(context.Background(), loci.SearchQuery{Query: q}); err != nil {
+				t.Errorf("Search(%q): %v", q, err)
+			}
+		}
+	})
+}

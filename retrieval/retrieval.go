@@ -1,0 +1,275 @@
+// Package retrieval is loci's hybrid ranking as pure functions: reciprocal
+// rank fusion of the candidate lists each signal (lexical BM25, vector
+// similarity) produced, re-scoring with recency and the kind's
+// confidence, and optional maximal marginal relevance (MMR) diversity.
+// Every result can explain its score: the rank and score of each signal.
+//
+// Nothing here reads storage or the clock: candidates come in, ranked
+// results come out, so rankings are tested on fixed inputs.
+package retrieval
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Signal names.
+const (
+	Lexical = "lexical"
+	Vector  = "vector"
+)
+
+// Hit is one candidate in one signal's list, best first.
+type Hit struct {
+	ID    string
+	Score float64 // the signal's own score (higher is better), for explain
+}
+
+// Candidate is what re-scoring needs to know about a record.
+type Candidate struct {
+	ID string
+	// At is the time recency is measured from (a record's last update).
+	At time.Time
+	// Confidence is the kind's confidence or relevance scaled to 0..1;
+	// HasConfidence is false for kinds that have none (neutral).
+	Confidence    float64
+	HasConfidence bool
+	// Vector, when set, lets MMR measure redundancy between results.
+	Vector []float32
+}
+
+// Params tunes a ranking. The zero value of a field means its default.
+type Params struct {
+	// K is the reciprocal rank fusion constant (default 60).
+	K float64
+	// Weights weighs each signal in the fusion (default 1 each).
+	Weights map[string]float64
+	// Now is the time recency is measured at.
+	Now time.Time
+	// RecencyWeight is the share of the final score that recency decides,
+	// 0..1; HalfLife is the age at which a record's recency halves
+	// (default 30 days).
+	RecencyWeight float64
+	HalfLife      time.Duration
+	// ConfidenceWeight is the share of the final score that the kind's
+	// confidence decides, 0..1.
+	ConfidenceWeight float64
+	// MMRLambda, in (0, 1), turns MMR on: 1 is pure relevance, lower
+	// values prefer results unlike those already chosen. 0: off.
+	MMRLambda float64
+	// Limit is the most results returned (0: all).
+	Limit int
+}
+
+// DefaultK is the reciprocal rank fusion constant of the literature.
+const DefaultK = 60
+
+// DefaultHalfLife is the age at which recency halves unless told.
+const DefaultHalfLife = 30 * 24 * time.Hour
+
+// SignalScore is one signal's view of a result: its 1-based rank in that
+// signal's list and the signal's own score.
+type SignalScore struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+// Explanation says how a result's score was made.
+type Explanation struct {
+	// Signals holds the rank and score of each signal that found the
+	// result; a signal that did not is absent.
+	Signals map[string]SignalScore `json:"signals"`
+	// Fused is the weighted reciprocal rank fusion, scaled so that being
+	// first in every signal scores 1.
+	Fused float64 `json:"fused"`
+	// Recency is 0.5^(age/half-life), 0..1.
+	Recency float64 `json:"recency"`
+	// Confidence is the kind's confidence, 0..1, or absent.
+	Confidence *float64 `json:"confidence,omitempty"`
+	// MMRRank is the result's position after MMR (1-based), when MMR ran.
+	MMRRank int `json:"mmr_rank,omitempty"`
+	// Score is the final score.
+	Score float64 `json:"score"`
+}
+
+// Result is a ranked record id with its score and explanation.
+type Result struct {
+	ID      string
+	Score   float64
+	Explain Explanation
+}
+
+// Fuse combines the signals' lists by weighted reciprocal rank fusion:
+// score(d) = Σ_s w_s / (k + rank_s(d)), scaled by Σ_s w_s / (k + 1) so the
+// best possible score is 1. A duplicate id within one list counts at its
+// best rank. Results are best first; ties break on id.
+func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Result {
+	if k <= 0 {
+		k = DefaultK
+	}
+	byID := map[string]*Result{}
+	var order []string
+	var norm float64
+	for _, name := range sortedKeys(lists) {
+		w := weight(weights, name)
+		if w <= 0 {
+			continue
+		}
+		norm += w / (k + 1)
+		for i, h := range lists[name] {
+			r := byID[h.ID]
+			if r == nil {
+				r = &Result{ID: h.ID, Explain: Explanation{Signals: map[string]SignalScore{}}}
+				byID[h.ID] = r
+				order = append(order, h.ID)
+			}
+			if _, seen := r.Explain.Signals[name]; seen {
+				continue
+			}
+			r.Explain.Signals[name] = SignalScore{Rank: i + 1, Score: h.Score}
+			r.Explain.Fused += w / (k + float64(i+1))
+		}
+	}
+	out := make([]Result, 0, len(order))
+	for _, id := range order {
+		r := byID[id]
+		if norm > 0 {
+			r.Explain.Fused /= norm
+		}
+		r.Score, r.Explain.Score = r.Explain.Fused, r.Explain.Fused
+		out = append(out, *r)
+	}
+	sortResults(out)
+	return out
+}
+
+// Rescore multiplies each fused score by the recency and confidence
+// blend: score = fused × (1 − rw − cw + rw·recency + cw·confidence). A
+// candidate without confidence counts as fully confident. Results missing
+// from cands keep their fused score with recency 1. Best first.
+func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
+	half := p.HalfLife
+	if half <= 0 {
+		half = DefaultHalfLife
+	}
+	rw, cw := clamp01(p.RecencyWeight), clamp01(p.ConfidenceWeight)
+	if rw+cw > 1 {
+		rw, cw = rw/(rw+cw), cw/(rw+cw)
+	}
+	out := make([]Result, len(results))
+	for i, r := range results {
+		rec, conf := 1.0, 1.0
+		if c, ok := cands[r.ID]; ok {
+			if !c.At.IsZero() && !p.Now.IsZero() {
+				age := max(p.Now.Sub(c.At), 0)
+				rec = math.Pow(0.5, float64(age)/float64(half))
+			}
+			if c.HasConfidence {
+				conf = clamp01(c.Confidence)
+				r.Explain.Confidence = &conf
+			}
+		}
+		r.Explain.Recency = rec
+		r.Score = r.Explain.Fused * (1 - rw - cw + rw*rec + cw*conf)
+		r.Explain.Score = r.Score
+		out[i] = r
+	}
+	sortResults(out)
+	return out
+}
+
+// MMR reorders results by maximal marginal relevance: each next result
+// maximises λ·relevance − (1−λ)·(its greatest cosine similarity to those
+// already chosen), relevance being the score scaled to the best one.
+// Candidates without a vector are never redundant. Scores are kept; only
+// the order changes, and each result's MMRRank records it.
+func MMR(results []Result, cands map[string]Candidate, lambda float64) []Result {
+	if lambda <= 0 || lambda >= 1 || len(results) < 2 {
+		return results
+	}
+	top := results[0].Score
+	if top <= 0 {
+		top = 1
+	}
+	left := append([]Result(nil), results...)
+	out := make([]Result, 0, len(results))
+	for len(left) > 0 {
+		best, bestVal := 0, math.Inf(-1)
+		for i, r := range left {
+			var red float64
+			for _, c := range out {
+				red = max(red, cosine(cands[r.ID].Vector, cands[c.ID].Vector))
+			}
+			if v := lambda*r.Score/top - (1-lambda)*red; v > bestVal {
+				best, bestVal = i, v
+			}
+		}
+		r := left[best]
+		r.Explain.MMRRank = len(out) + 1
+		out = append(out, r)
+		left = append(left[:best], left[best+1:]...)
+	}
+	return out
+}
+
+// Rank runs the pipeline: Fuse, Rescore, then MMR when asked, and cuts to
+// p.Limit.
+func Rank(lists map[string][]Hit, cands map[string]Candidate, p Params) []Result {
+	out := Rescore(Fuse(lists, p.K, p.Weights), cands, p)
+	if p.MMRLambda > 0 {
+		// MMR reorders a pool a few times larger than what is returned.
+		pool := len(out)
+		if p.Limit > 0 {
+			pool = min(pool, 3*p.Limit)
+		}
+		out = append(MMR(out[:pool], cands, p.MMRLambda), out[pool:]...)
+	}
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return out
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	var s, na, nb float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return s / math.Sqrt(na*nb)
+}
+
+func weight(w map[string]float64, name string) float64 {
+	if v, ok := w[name]; ok {
+		return v
+	}
+	return 1
+}
+
+func clamp01(x float64) float64 { return min(max(x, 0), 1) }
+
+func sortedKeys(m map[string][]Hit) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortResults(rs []Result) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Score != rs[j].Score {
+			return rs[i].Score > rs[j].Score
+		}
+		return rs[i].ID < rs[j].ID
+	})
+}

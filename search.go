@@ -1,0 +1,83 @@
+package loci
+
+import (
+	"context"
+	"time"
+)
+
+// SearchQuery is a hybrid search across kinds (POST /v1/search). Every
+// scope field that is set narrows the search to records with exactly that
+// value; Kinds and Tags narrow it further. Filters apply before ranking.
+type SearchQuery struct {
+	Query     string   `json:"query"`
+	AgentID   string   `json:"agent_id,omitempty"`
+	UserID    string   `json:"user_id,omitempty"`
+	SessionID string   `json:"session_id,omitempty"`
+	Kinds     []Kind   `json:"kinds,omitempty"`
+	Tags      []string `json:"tags,omitempty"`
+	Limit     int      `json:"limit,omitempty"`   // default DefaultSearchLimit, at most MaxSearchLimit
+	Explain   bool     `json:"explain,omitempty"` // explain each result's score
+}
+
+// Search limits.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 1000
+	MaxQueryBytes      = 4096
+)
+
+// SignalScore is one retrieval signal's view of a result: its 1-based rank
+// in that signal's candidates and the signal's own score (BM25 for
+// "lexical", cosine similarity for "vector").
+type SignalScore struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+// Explanation says how a search result's score was made (DESIGN §3).
+type Explanation struct {
+	// Signals holds each signal that found the result: "lexical", "vector".
+	Signals map[string]SignalScore `json:"signals"`
+	// Fused is the weighted reciprocal rank fusion of the signals, 0..1.
+	Fused float64 `json:"fused"`
+	// Recency is 0.5^(age/half-life) of the record's last update, 0..1.
+	Recency float64 `json:"recency"`
+	// Confidence is the kind's confidence or relevance on 0..1, for kinds
+	// that have one.
+	Confidence *float64 `json:"confidence,omitempty"`
+	// MMRRank is the position diversity re-ranking gave, when it ran.
+	MMRRank int `json:"mmr_rank,omitempty"`
+	// Score is the final score.
+	Score float64 `json:"score"`
+}
+
+// SearchResult is one ranked record.
+type SearchResult struct {
+	ID        string       `json:"id"`
+	Kind      Kind         `json:"kind"`
+	Key       string       `json:"key,omitempty"`
+	Content   string       `json:"content"`
+	Scope     Scope        `json:"scope"`
+	Tags      []string     `json:"tags,omitempty"`
+	CreatedAt time.Time    `json:"created_at"`
+	UpdatedAt time.Time    `json:"updated_at"`
+	Score     float64      `json:"score"`
+	Explain   *Explanation `json:"explain,omitempty"`
+}
+
+// SearchResults are a search's results, best first. PendingEmbeddings
+// counts the records in the query's scope whose embedding is not made yet:
+// they are found lexically only, until it is.
+type SearchResults struct {
+	Results           []SearchResult `json:"results"`
+	PendingEmbeddings int            `json:"pending_embeddings"`
+}
+
+// SearchService is hybrid search across kinds.
+type SearchService interface {
+	// Search ranks the records in the query's scope by hybrid retrieval:
+	// BM25 and vector similarity fused, then recency and confidence.
+	// EINVALID for an empty or oversize query, an unknown kind or a limit
+	// out of range.
+	Search(ctx context.Context, q SearchQuery) (*SearchResults, error)
+}

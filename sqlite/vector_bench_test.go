@@ -1,0 +1,165 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/loci-memory/loci"
+	_ "modernc.org/sqlite/vec" // sqlite-vec, for the comparison only
+)
+
+// The vector search comparison: the in-process column scan that
+// SearchVector uses, against sqlite-vec's vec0 (built into modernc.org/sqlite
+// as modernc.org/sqlite/vec) doing the same exact k-nearest search.
+//
+//	LOCI_BENCH_VECTORS=100000 go test ./sqlite -run XXX -bench VectorSearch -benchtime 200x
+//
+// "hashlike" queries have 32 non-zero dimensions of 256, as the hash
+// embedder's short queries do; "dense" ones have all 256.
+
+func benchVectors(n, dims int) ([][]float32, *rand.Rand) {
+	rng := rand.New(rand.NewSource(1))
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = randUnit(rng, dims, dims)
+	}
+	return vecs, rng
+}
+
+func randUnit(rng *rand.Rand, dims, nonzero int) []float32 {
+	v := make([]float32, dims)
+	var ss float64
+	for _, d := range rng.Perm(dims)[:nonzero] {
+		x := rng.NormFloat64()
+		v[d] = float32(x)
+		ss += x * x
+	}
+	for d := range v {
+		v[d] = float32(float64(v[d]) / math.Sqrt(ss))
+	}
+	return v
+}
+
+func benchN() int {
+	if n, err := strconv.Atoi(os.Getenv("LOCI_BENCH_VECTORS")); err == nil && n > 0 {
+		return n
+	}
+	return 20000
+}
+
+func BenchmarkVectorSearch(b *testing.B) {
+	const dims, k = 256, 10
+	n := benchN()
+	vecs, rng := benchVectors(n, dims)
+	queries := map[string][][]float32{}
+	for _, nz := range []struct {
+		name string
+		n    int
+	}{{"hashlike", 32}, {"dense", dims}} {
+		for range 64 {
+			queries[nz.name] = append(queries[nz.name], randUnit(rng, dims, nz.n))
+		}
+	}
+
+	sp := newSpace()
+	for i, v := range vecs {
+		sp.add(&loci.Record{ID: fmt.Sprintf("r%07d", i), Workspace: "w", Kind: loci.KindPassage,
+			Scope: loci.Scope{AgentID: "a"}, Embedding: v, EmbeddingModel: "m"}, "")
+	}
+	f := &loci.RecordFilter{Workspace: "w", AgentID: loci.Ptr("a")}
+	for _, name := range []string{"hashlike", "dense"} {
+		b.Run(fmt.Sprintf("memory/%s/n=%d", name, n), func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				if got := sp.vector(f, "m", queries[name][i%64], k); len(got) != k {
+					b.Fatalf("got %d", len(got))
+				}
+			}
+		})
+	}
+
+	db, err := sql.Open("sqlite", "file:vecbench?mode=memory")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(fmt.Sprintf(`CREATE VIRTUAL TABLE v USING vec0(embedding float[%d] distance_metric=cosine)`, dims)); err != nil {
+		b.Fatalf("vec0: %v", err)
+	}
+	tx, _ := db.BeginTx(context.Background(), nil)
+	for i, v := range vecs {
+		if _, err := tx.Exec(`INSERT INTO v (rowid, embedding) VALUES (?, ?)`, i+1, encodeVector(v)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"hashlike", "dense"} {
+		b.Run(fmt.Sprintf("vec0/%s/n=%d", name, n), func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				rows, err := db.Query(`SELECT rowid, distance FROM v WHERE embedding MATCH ? AND k = ?`, encodeVector(queries[name][i%64]), k)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got := 0
+				for rows.Next() {
+					got++
+				}
+				rows.Close()
+				if got != k {
+					b.Fatalf("got %d", got)
+				}
+			}
+		})
+	}
+}
+
+// TestVectorScanMatchesVec0 checks that the column scan and sqlite-vec
+// agree on the nearest neighbours.
+func TestVectorScanMatchesVec0(t *testing.T) {
+	const dims, n, k = 16, 500, 5
+	vecs, rng := benchVectors(n, dims)
+	sp := newSpace()
+	for i, v := range vecs {
+		sp.add(&loci.Record{ID: fmt.Sprintf("r%07d", i+1), Workspace: "w", Embedding: v, EmbeddingModel: "m"}, "")
+	}
+	db, err := sql.Open("sqlite", "file:vectest?mode=memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(fmt.Sprintf(`CREATE VIRTUAL TABLE v USING vec0(embedding float[%d] distance_metric=cosine)`, dims)); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vecs {
+		if _, err := db.Exec(`INSERT INTO v (rowid, embedding) VALUES (?, ?)`, i+1, encodeVector(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		q := randUnit(rng, dims, dims)
+		got := sp.vector(&loci.RecordFilter{Workspace: "w"}, "m", q, k)
+		rows, err := db.Query(`SELECT rowid FROM v WHERE embedding MATCH ? AND k = ?`, encodeVector(q), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		for rows.Next() {
+			var id int
+			rows.Scan(&id)
+			if want := fmt.Sprintf("r%07d", id); sp.metas[got[i].slot].ID != want {
+				t.Fatalf("neighbour %d: scan %s, vec0 %s", i, sp.metas[got[i].slot].ID, want)
+			}
+			i++
+		}
+		rows.Close()
+	}
+}
