@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -102,4 +103,103 @@ func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, m
 		return 0, fmt.Errorf("count pending embeddings: %w", err)
 	}
 	return n, nil
+}
+
+// BM25 parameters, as in the SQLite index (sqlite/index.go).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.4
+)
+
+// maxLexemeBytes bounds a term: PostgreSQL's parser drops longer words, so
+// no tsvector holds one.
+const maxLexemeBytes = 2046
+
+// SearchLexical ranks the records that match f by BM25 over their analyzed
+// text, with the SQLite index's formula and parameters: over the records of
+// the workspace, N is their number, the average length is the mean of
+// search_len (whitespace-separated terms), and a term's document frequency
+// is the number of them whose tsvector holds it; a record's term frequency
+// is the number of positions of the term in its tsvector. Candidates come
+// from the GIN index (any term) with the filter applied before the best
+// are taken. Terms are matched as exact lexemes: each becomes a quoted
+// tsquery lexeme in a bound parameter, so no text is read as query syntax.
+func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredRecord, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var queries []string
+	seen := map[string]bool{}
+	for _, t := range terms {
+		t = cleanText(t)
+		if strings.TrimSpace(t) == "" || len(t) > maxLexemeBytes || seen[t] {
+			continue
+		}
+		seen[t] = true
+		queries = append(queries, tsLexeme(t))
+	}
+	if len(queries) == 0 {
+		return nil, nil
+	}
+	k1, b := floatLiteral(bm25K1), floatLiteral(bm25B)
+	k1plus1 := floatLiteral(bm25K1 + 1)
+	var a args
+	ws := a.add(f.Workspace)
+	// k holds N, the average length and each term's idf (idf1, idf2, …).
+	var idfs, tfs, scores []string
+	for i, q := range queries {
+		qp := a.add(q) + "::tsquery"
+		idfs = append(idfs, fmt.Sprintf(`(SELECT ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) FROM (SELECT count(*)::float8 AS df
+			FROM records d WHERE d.workspace = %s AND d.search_vector @@ %s) d) AS idf%d`, ws, qp, i+1))
+		// With every weight 1, ts_rank_cd of a one-lexeme query is the
+		// number of its positions: the term frequency (0 when absent).
+		tfs = append(tfs, fmt.Sprintf("ts_rank_cd('{1,1,1,1}', r.search_vector, %s)::float8 AS tf%d", qp, i+1))
+		scores = append(scores, fmt.Sprintf("k.idf%d * t.tf%d * %s / (t.tf%d + %s * (1 - %s + %s * r.search_len / k.avgdl))",
+			i+1, i+1, k1plus1, i+1, k1, b, b))
+	}
+	anyP := a.add(strings.Join(queries, " | "))
+	where := whereClause(f, "r.", &a)
+	q := `WITH k AS MATERIALIZED (
+			SELECT s.n, s.avgdl, ` + strings.Join(idfs, ",\n\t\t\t\t") + `
+			FROM (SELECT count(*)::float8 AS n, coalesce(nullif(avg(search_len)::float8, 0), 1) AS avgdl
+				FROM records WHERE workspace = ` + ws + `) s
+		), hits AS (
+			SELECT r.id, ` + strings.Join(scores, "\n\t\t\t\t+ ") + ` AS score
+			FROM records r CROSS JOIN k
+			-- OFFSET 0 keeps the subquery, so each tf is computed once.
+			CROSS JOIN LATERAL (SELECT ` + strings.Join(tfs, ", ") + ` OFFSET 0) t
+			WHERE r.search_vector @@ ` + anyP + `::tsquery AND ` + where + `
+			ORDER BY score DESC, r.id LIMIT ` + a.add(limit) + `
+		)
+		SELECT ` + prefixed("r.", recordColumns) + `, h.score
+		FROM hits h JOIN records r ON r.id = h.id
+		ORDER BY h.score DESC, r.id`
+	rows, err := tx.tx.Query(ctx, q, a...)
+	if err != nil {
+		return nil, fmt.Errorf("search lexical: %w", err)
+	}
+	defer rows.Close()
+	var out []loci.ScoredRecord
+	for rows.Next() {
+		var s float64
+		r, err := scanRecord(rows, &s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, loci.ScoredRecord{Record: r, Score: s})
+	}
+	return out, rows.Err()
+}
+
+// tsLexeme quotes term as one tsquery lexeme, matched exactly: within
+// quotes, tsquery's operators are plain characters; quotes and
+// backslashes are doubled.
+func tsLexeme(term string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(term) + "'"
+}
+
+// floatLiteral writes x as a float8 SQL literal (a bare 0.4 would be
+// numeric).
+func floatLiteral(x float64) string {
+	return strconv.FormatFloat(x, 'g', -1, 64) + "::float8"
 }

@@ -44,10 +44,11 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
 	}
-	tag, err := tx.tx.Exec(ctx, `INSERT INTO records (`+recordColumns+`)
+	args := recordArgs(r)
+	tag, err := tx.tx.Exec(ctx, `INSERT INTO records (`+recordColumns+`, search_len)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-		$19, $20, $21, $22, $23::real[], $24)
-		ON CONFLICT DO NOTHING`, recordArgs(r)...)
+		$19, $20, $21, $22, $23::real[], $24, $25)
+		ON CONFLICT DO NOTHING`, append(args, searchLen(args[9].(string)))...)
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
@@ -70,11 +71,11 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	tag, err := tx.tx.Exec(ctx, `UPDATE records SET agent_id = $1, user_id = $2, session_id = $3, task_id = $4,
 		key = $5, content = $6, search_text = $7, data = $8::json, tags = $9::text[], category = $10, action_type = $11,
 		outcome = $12, confidence = $13, access_count = $14, last_accessed_at = $15, updated_at = $16,
-		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20
+		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20, search_len = $24
 		WHERE id = $21 AND workspace = $22 AND version = $23
 		AND ($5::text IS NULL OR NOT EXISTS (SELECT 1 FROM records o WHERE o.workspace = $22 AND o.kind = records.kind
 			AND o.agent_id = $1 AND o.user_id = $2 AND o.session_id = $3 AND o.task_id = $4 AND o.key = $5 AND o.id <> $21))`,
-		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
+		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion, searchLen(args[9].(string)))...)
 	if err != nil {
 		return translate(fmt.Errorf("update record: %w", err))
 	}
@@ -187,48 +188,6 @@ func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordV
 		}
 		v.Data, v.UpdatedAt = json.RawMessage(data), v.UpdatedAt.UTC()
 		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-// SearchLexical ranks matching records by ts_rank_cd (cover density; higher
-// is better). The query ORs one plainto_tsquery per term, each term a bound
-// parameter, so user text is never read as tsquery syntax.
-func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredRecord, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	var a args
-	var parts []string
-	for _, t := range terms {
-		t = cleanText(t)
-		if strings.TrimSpace(t) == "" {
-			continue
-		}
-		parts = append(parts, "plainto_tsquery('simple', "+a.add(t)+")")
-	}
-	if len(parts) == 0 {
-		return nil, nil
-	}
-	query := strings.Join(parts, " || ")
-	where := whereClause(f, "r.", &a)
-	q := `SELECT ` + prefixed("r.", recordColumns) + `, ts_rank_cd(r.search_vector, q.query) AS rank
-		FROM records r, (SELECT ` + query + ` AS query) q
-		WHERE r.search_vector @@ q.query AND ` + where + `
-		ORDER BY rank DESC, r.id LIMIT ` + a.add(limit)
-	rows, err := tx.tx.Query(ctx, q, a...)
-	if err != nil {
-		return nil, fmt.Errorf("search lexical: %w", err)
-	}
-	defer rows.Close()
-	var out []loci.ScoredRecord
-	for rows.Next() {
-		var rank float32
-		r, err := scanRecord(rows, &rank)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, loci.ScoredRecord{Record: r, Score: float64(rank)})
 	}
 	return out, rows.Err()
 }
@@ -446,6 +405,12 @@ func prefixed(p, cols string) string {
 
 // cleanText drops what PostgreSQL text cannot hold: NUL bytes and invalid
 // UTF-8.
+// searchLen is the length of a search text in terms, for BM25: its
+// whitespace-separated fields, as the SQLite index counts them.
+func searchLen(search string) int {
+	return len(strings.Fields(search))
+}
+
 func cleanText(s string) string {
 	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "")
 }
