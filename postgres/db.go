@@ -41,6 +41,10 @@ type DB struct {
 	pool *pgxpool.Pool
 	// vector reports whether records have the pgvector column.
 	vector bool
+	// vectorSchema is the quoted schema of the vector extension, which
+	// queries name its type, operator and functions by, so that it need
+	// not be on search_path.
+	vectorSchema string
 	// vectorIndexes holds the dimensions known to have an HNSW index.
 	vectorIndexes sync.Map
 }
@@ -71,6 +75,14 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
 		WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec' AND NOT attisdropped)`).Scan(&db.vector); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("inspect schema: %w", err)
+	}
+	if db.vector {
+		if err := pool.QueryRow(ctx, `SELECT quote_ident(n.nspname) FROM pg_attribute a
+			JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
+			WHERE a.attrelid = 'records'::regclass AND a.attname = 'embedding_vec'`).Scan(&db.vectorSchema); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("inspect schema: %w", err)
+		}
 	}
 	return db, nil
 }

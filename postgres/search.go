@@ -25,10 +25,14 @@ func (tx *Tx) SearchVector(ctx context.Context, f loci.RecordFilter, model strin
 	model, dims := a.add(model), a.add(len(query))
 	var score string
 	if tx.db.vector {
-		score = "1 - (r.embedding_vec <=> " + a.add(vectorLiteral(query)) + "::vector)"
-		where += " AND r.embedding_vec IS NOT NULL AND vector_dims(r.embedding_vec) = " + dims
+		v := tx.db.vectorSchema
+		score = "1 - (r.embedding_vec OPERATOR(" + v + ".<=>) " + a.add(vectorLiteral(query)) + "::" + v + ".vector)"
+		where += " AND r.embedding_vec IS NOT NULL AND " + v + ".vector_dims(r.embedding_vec) = " + dims
 	} else {
-		score = "(SELECT sum(e * q) FROM unnest(r.embedding, " + a.add(query) + "::real[]) AS t(e, q))"
+		// The products come from two set-returning functions in lockstep
+		// in a select list, which PostgreSQL runs without materializing
+		// them (faster than unnest(a, b) in FROM).
+		score = "(SELECT sum(p) FROM (SELECT unnest(r.embedding) * unnest(" + a.add(query) + "::real[]) AS p) AS t)"
 		where += " AND cardinality(r.embedding) = " + dims
 	}
 	q := `SELECT ` + prefixed("r.", recordColumns) + `, ` + score + ` AS score

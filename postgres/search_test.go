@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/storetest"
 )
 
@@ -134,7 +136,11 @@ func testLexicalParity(t *testing.T, pg loci.Store) {
 // same records, except that records tied in score may swap or be cut at
 // the limit differently.
 func sameRanking(want, got []loci.ScoredRecord) string {
-	const tol = 1e-9
+	return sameRankingTol(want, got, 1e-9)
+}
+
+// sameRankingTol is sameRanking with scores equal within tol.
+func sameRankingTol(want, got []loci.ScoredRecord, tol float64) string {
 	if len(want) != len(got) {
 		return fmt.Sprintf("%d results, want %d", len(got), len(want))
 	}
@@ -214,5 +220,110 @@ func fill(tb testing.TB, s loci.Store, c *corpus, n int) {
 			tb.Fatal(err)
 		}
 		done += k
+	}
+}
+
+// TestVectorParity checks that the exact real[] path (PostgreSQL 15), the
+// pgvector path (PGlite) and the SQLite index rank the same records by
+// vector, with the same scores, within filters; on PGlite with a
+// search_path that leaves out public, where the extension lives.
+func TestVectorParity(t *testing.T) {
+	t.Run("Postgres", func(t *testing.T) {
+		db := testdb.OpenPostgres(t, postgresDSN(t))
+		testVectorParity(t, db)
+	})
+	t.Run("PGliteWithoutPublicOnPath", func(t *testing.T) {
+		db := openSchemaOnly(t, pgliteDSN(t))
+		if !db.HasPGVector() {
+			t.Fatal("PGlite store has no pgvector column")
+		}
+		testVectorParity(t, db)
+	})
+}
+
+// openSchemaOnly opens a store in a fresh schema with search_path set to
+// that schema alone.
+func openSchemaOnly(t *testing.T, dsn string) *postgres.DB {
+	ctx := context.Background()
+	schema := testdb.NewSchema(t, dsn)
+	cfg, err := testdb.PostgresConfig(dsn, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, `SET search_path TO `+schema)
+		return err
+	}
+	db, err := postgres.OpenConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func testVectorParity(t *testing.T, pg loci.Store) {
+	ctx := context.Background()
+	lite := testdb.OpenSQLite(t)
+	const model, dims = "m", 16
+	rng := rand.New(rand.NewSource(5))
+	vec := func() []float32 {
+		v := make([]float32, dims)
+		var ss float64
+		for d := range v {
+			v[d] = float32(rng.NormFloat64())
+			ss += float64(v[d]) * float64(v[d])
+		}
+		for d := range v {
+			v[d] = float32(float64(v[d]) / math.Sqrt(ss))
+		}
+		return v
+	}
+	var recs []*loci.Record
+	for i := range 300 {
+		r := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: []string{"a", "b"}[i%2]}, "", fmt.Sprint("passage ", i))
+		switch {
+		case i%17 == 0: // not embedded yet
+		case i%23 == 0:
+			r.Embedding, r.EmbeddingModel = vec(), "other"
+		default:
+			r.Embedding, r.EmbeddingModel = vec(), model
+		}
+		if i%3 == 0 {
+			r.Tags = []string{"t"}
+		}
+		recs = append(recs, r)
+	}
+	storetest.MustInsert(t, lite, recs...)
+	storetest.MustInsert(t, pg, recs...)
+	search := func(s loci.Store, f loci.RecordFilter, q []float32, limit int) []loci.ScoredRecord {
+		t.Helper()
+		var out []loci.ScoredRecord
+		if err := s.View(ctx, func(tx loci.Tx) (err error) {
+			out, err = tx.SearchVector(ctx, f, model, q, limit)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	ws := loci.RecordFilter{Workspace: loci.DefaultWorkspace}
+	agentA := ws
+	agentA.AgentID = loci.Ptr("a")
+	tagged := agentA
+	tagged.Tags = []string{"t"}
+	for name, f := range map[string]loci.RecordFilter{"Workspace": ws, "Agent": agentA, "Tagged": tagged} {
+		t.Run(name, func(t *testing.T) {
+			for range 20 {
+				q := vec()
+				for _, limit := range []int{5, 1000} {
+					want, got := search(lite, f, q, limit), search(pg, f, q, limit)
+					if msg := sameRankingTol(want, got, 1e-5); msg != "" {
+						t.Fatalf("limit %d: %s\nsqlite:   %s\npostgres: %s", limit, msg, ranking(want), ranking(got))
+					}
+				}
+			}
+		})
 	}
 }
