@@ -17,9 +17,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -39,6 +42,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	batch := fs.Int("batch", 1000, "passages per transaction, for the batched ingest rate")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	dir := fs.String("dir", "", "directory for the benchmark database (default: a temporary one, removed after)")
+	dsn := fs.String("db", "", "benchmark PostgreSQL instead: a postgres:// URL; the bench works in a new schema of that database, dropped after")
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -55,23 +59,40 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *queries <= 0 || *single <= 0 || *batch <= 0 {
 		return usagef("--queries, --single and --batch must be positive")
 	}
+	if *dsn != "" && !isPostgresDSN(*dsn) {
+		return usagef("--db must be a postgres:// URL (for SQLite, use --dir)")
+	}
 	emb, err := newEmbedder()
 	if err != nil {
 		return err
 	}
-	if *dir == "" {
-		d, err := os.MkdirTemp("", "loci-bench-")
+	var db loci.Store
+	if *dsn != "" {
+		pg, schema, err := openBenchPostgres(ctx, *dsn)
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(d)
-		*dir = d
+		defer pg.Close()
+		db = pg
+		if !*asJSON {
+			fmt.Fprintf(e.stderr, "PostgreSQL %s, in schema %s (dropped after)\n", redactDSN(*dsn), schema)
+		}
+	} else {
+		if *dir == "" {
+			d, err := os.MkdirTemp("", "loci-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(d)
+			*dir = d
+		}
+		lite, err := sqlite.Open(ctx, filepath.Join(*dir, "bench.db"))
+		if err != nil {
+			return err
+		}
+		defer lite.Close()
+		db = lite
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(*dir, "bench.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	svc := memory.New(db, memory.WithEmbedder(emb), memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	logf := func(format string, a ...any) {
 		if !*asJSON {
@@ -260,4 +281,62 @@ func (g *textGen) passage() string {
 
 func (g *textGen) query() string {
 	return g.word() + " " + g.word() + " " + g.word()
+}
+
+func isPostgresDSN(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// benchStore is a store the bench closes when done; for PostgreSQL,
+// closing also drops the bench's schema.
+type benchStore struct {
+	*postgres.DB
+	drop func()
+}
+
+func (b *benchStore) Close() error {
+	err := b.DB.Close()
+	b.drop()
+	return err
+}
+
+// openBenchPostgres creates a schema with a fresh name in dsn's database
+// and opens a store in it (then public, where pgvector lives), so that the
+// bench never touches the database's own tables. Close drops the schema.
+func openBenchPostgres(ctx context.Context, dsn string) (*benchStore, string, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, "", loci.Errorf(loci.EINVALID, "invalid PostgreSQL DSN: %v", err)
+	}
+	schema := "loci_bench_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, "", fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
+		return nil, "", fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	drop := func() {
+		c, err := pgx.ConnectConfig(context.WithoutCancel(ctx), cfg.ConnConfig.Copy())
+		if err != nil {
+			return
+		}
+		defer c.Close(context.WithoutCancel(ctx))
+		c.Exec(context.WithoutCancel(ctx), `DROP SCHEMA `+schema+` CASCADE`)
+	}
+	path := schema + ", public"
+	cfg.ConnConfig.RuntimeParams["search_path"] = path
+	// Set it once connected too: PGlite serves every connection from one
+	// session and ignores startup parameters.
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, `SET search_path TO `+path)
+		return err
+	}
+	db, err := postgres.OpenConfig(ctx, cfg)
+	if err != nil {
+		drop()
+		return nil, "", err
+	}
+	return &benchStore{DB: db, drop: drop}, schema, nil
 }

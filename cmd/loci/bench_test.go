@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/loci-memory/loci/internal/testdb"
 )
 
 func TestBench(t *testing.T) {
@@ -48,6 +52,45 @@ func TestBench(t *testing.T) {
 	}
 }
 
+// TestBenchPostgres runs the bench on PostgreSQL: it works in a schema of
+// its own, which is gone afterwards.
+func TestBenchPostgres(t *testing.T) {
+	dsn := os.Getenv(testdb.PostgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set", testdb.PostgresEnv)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schemas := func() int {
+		t.Helper()
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'loci\_bench\_%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := schemas()
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--db", dsn, "--n", "60,120", "--queries", "3", "--single", "3", "--batch", "20", "--json"}
+	if code := run(ctx, args, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep benchReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if len(rep.Search) != 2 || rep.Search["120"]["p50_ms"] <= 0 || rep.IngestSingle <= 0 || rep.IngestBatched <= 0 {
+		t.Errorf("report = %+v", rep)
+	}
+	if after := schemas(); after != before {
+		t.Errorf("bench schemas: %d after, %d before: not dropped", after, before)
+	}
+}
+
 func TestBenchErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -57,6 +100,7 @@ func TestBenchErrors(t *testing.T) {
 		{"ErrDescendingN", []string{"bench", "--n", "100,10"}},
 		{"ErrZeroQueries", []string{"bench", "--queries", "0"}},
 		{"ErrArgument", []string{"bench", "extra"}},
+		{"ErrDBNotPostgres", []string{"bench", "--db", "/tmp/x.db"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func commands() []command {
 		{"import", "import < file.jsonl: load an export", runImport},
 		{"search", "search QUERY [--agent ID] [--user ID] [--explain]: hybrid search", runSearch},
 		{"eval", "eval locomo --data FILE [--k 1,3,5,10,20,50] [--json]: retrieval recall on LoCoMo", runEval},
-		{"bench", "bench [--n 10000,100000] [--json]: ingest and search performance", runBench},
+		{"bench", "bench [--n 10000,100000] [--db postgres://…] [--json]: ingest and search performance", runBench},
 		{"reindex", "reindex: embed every record whose embedding is not the current model's", runReindex},
 	}
 }
