@@ -141,6 +141,7 @@ func TestReplicas(t *testing.T) {
 		{"ForgetOnOneGoneOnOther", testReplicaForget},
 		{"SharedBlockCompareAndSetFromBoth", testReplicaSharedBlockCAS},
 		{"SearchOnOneFindsOthersWrites", testReplicaSearch},
+		{"UnifiedSearchOnOneFindsOthersWrites", testReplicaUnifiedSearch},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, a, b) })
@@ -286,5 +287,43 @@ func testReplicaSearch(t *testing.T, a, b *replica) {
 		if content, _ := first["content"].(string); !strings.Contains(content, tc.want) {
 			t.Fatalf("%s: search %q ranked %v first, want the passage about %s", tc.r.name, tc.query, first, tc.want)
 		}
+	}
+}
+
+// testReplicaUnifiedSearch writes on one replica and searches every kind
+// with POST /v1/search on the other, at once: fresh writes are found, and
+// an overwrite is found by its new text only.
+func testReplicaUnifiedSearch(t *testing.T, a, b *replica) {
+	search := func(r *replica, query string) []map[string]any {
+		t.Helper()
+		out := r.must(t, http.StatusOK, "POST", "/v1/search", map[string]any{"query": query, "agent_id": "scout"})
+		var res []map[string]any
+		for _, x := range out["results"].([]any) {
+			res = append(res, x.(map[string]any))
+		}
+		return res
+	}
+	has := func(res []map[string]any, word string) bool {
+		for _, r := range res {
+			if c, _ := r["content"].(string); strings.Contains(c, word) {
+				return true
+			}
+		}
+		return false
+	}
+	a.must(t, http.StatusCreated, "PUT", "/v1/agents/scout/notes/ranch", map[string]any{"value": "the ranch keeps alpacas"})
+	b.must(t, http.StatusCreated, "POST", "/v1/agents/scout/passages", map[string]any{"content": "a lighthouse on the granite cape"})
+	if res := search(b, "alpacas"); !has(res, "alpacas") {
+		t.Fatalf("B: search alpacas = %v, want A's note", res)
+	}
+	if res := search(a, "lighthouse granite"); !has(res, "lighthouse") {
+		t.Fatalf("A: search lighthouse = %v, want B's passage", res)
+	}
+	b.must(t, http.StatusOK, "PUT", "/v1/agents/scout/notes/ranch", map[string]any{"value": "the ranch keeps llamas"})
+	if res := search(a, "llamas"); !has(res, "llamas") {
+		t.Fatalf("A: search llamas = %v, want the note as B overwrote it", res)
+	}
+	if res := search(a, "alpacas"); has(res, "alpacas") {
+		t.Fatalf("A: search alpacas = %v, want nothing: B overwrote the note", res)
 	}
 }
