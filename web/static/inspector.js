@@ -88,6 +88,13 @@
     return typeof x === "number" ? x.toFixed(digits === undefined ? 3 : digits) : "—";
   }
 
+  // conf shows a kind's confidence: 0..100 scores as integers, 0..1
+  // scores with two decimals.
+  function conf(x) {
+    if (typeof x !== "number") return "—";
+    return Number.isInteger(x) ? String(x) : x.toFixed(2);
+  }
+
   function chars(s) {
     return Array.from(s).length;
   }
@@ -190,9 +197,17 @@
     }
   }
 
+  // errorBox is the message for a failed call, shown where the call was
+  // made. A 401 concerns the whole page: it is explained once, in the
+  // banner under the header, and the API key field is highlighted.
   function errorBox(err) {
     const auth = err instanceof APIError && (err.status === 401 || err.status === 403);
-    if (auth && err.status === 401) $("key-input").classList.add("attention");
+    if (auth && err.status === 401) {
+      $("key-input").classList.add("attention");
+      fill($("banner"), describe(err));
+      $("banner").hidden = false;
+      return el("div", { class: "error auth" }, "401 Unauthorized: needs a valid API key (see above).");
+    }
     return el("div", { class: "error" + (auth ? " auth" : ""), role: "alert" }, describe(err));
   }
 
@@ -252,6 +267,7 @@
       }
       $("key-input").value = "";
       $("key-input").classList.remove("attention");
+      $("banner").hidden = true;
       showKeyState();
       reloadTab();
     });
@@ -261,6 +277,7 @@
       } catch (e) {
         /* nothing stored */
       }
+      $("banner").hidden = true;
       showKeyState();
       reloadTab();
     });
@@ -292,7 +309,7 @@
               {
                 type: "button",
                 class: "pick" + (a.id === currentAgent ? " current" : ""),
-                onclick: () => showAgent(a.id),
+                onclick: () => navigate("#agents/" + encodeURIComponent(a.id), () => showAgent(a.id)),
               },
               el("span", { class: "id" }, a.id),
               a.name && a.name !== a.id ? el("span", { class: "muted" }, " " + a.name) : null
@@ -351,6 +368,7 @@
     area.value = b.content;
     const counter = el("span", { class: "muted" });
     const ver = el("span", { class: "muted" }, "version " + b.version);
+    const updated = el("span", { class: "muted small" }, "updated " + fmtTime(b.updated_at));
     const msg = el("div");
     const count = () => {
       const n = chars(area.value);
@@ -369,6 +387,7 @@
         b.content = res.content;
         fill(msg, note("Saved: version " + res.version + "."));
         fill(ver, "version " + res.version);
+        fill(updated, "updated " + fmtTime(res.updated_at));
         reloadPrompt();
       } catch (err) {
         fill(msg, errorBox(err));
@@ -397,7 +416,7 @@
         el("span", { class: "muted small", title: "block id" }, b.id)
       ),
       area,
-      el("div", { class: "row" }, save, revert, reload, counter, el("span", { class: "muted small" }, "updated " + fmtTime(b.updated_at))),
+      el("div", { class: "row" }, save, revert, reload, counter, updated),
       msg
     );
   }
@@ -514,6 +533,7 @@
   // ---- users ----
 
   function showUser(user) {
+    shownUser = user;
     const forget = el("div");
     const prefs = el("div");
     const sessions = el("div");
@@ -663,7 +683,7 @@
       const msgs = s.messages || [];
       fill(
         cell,
-        el("div", { class: "muted small" }, (s.is_persistent ? "persistent" : "expires " + fmtTime(s.expires_at)) + " · confidence " + num(s.confidence, 2)),
+        el("div", { class: "muted small" }, (s.is_persistent ? "persistent" : "expires " + fmtTime(s.expires_at)) + " · confidence " + conf(s.confidence)),
         s.context && Object.keys(s.context).length ? el("pre", { class: "value" }, fmtValue(s.context)) : null,
         msgs.length === 0
           ? el("p", { class: "muted" }, "No messages.")
@@ -694,7 +714,7 @@
           el("td", null, m.key ? el("code", null, m.key) : ""),
           el("td", null, scope.join(", ")),
           el("td", null, details),
-          el("td", { class: "num" }, num(m.confidence, 2)),
+          el("td", { class: "num" }, conf(m.confidence)),
           timeCell(m.updated_at)
         );
       })
@@ -729,7 +749,8 @@
     );
     $("search-form").addEventListener("submit", function (ev) {
       ev.preventDefault();
-      runSearch();
+      const q = $("search-query").value;
+      navigate("#search/" + encodeURIComponent(q), runSearch);
     });
   }
 
@@ -737,6 +758,7 @@
     const out = $("search-results");
     const kinds = Array.from(document.querySelectorAll("#search-kinds input:checked")).map((i) => i.value);
     const q = { query: $("search-query").value, explain: true };
+    searched = q.query;
     const limit = parseInt($("search-limit").value, 10);
     if (limit > 0) q.limit = limit;
     if ($("search-agent").value.trim()) q.agent_id = $("search-agent").value.trim();
@@ -794,7 +816,7 @@
       signalCell(sig.vector),
       el("td", { class: "num" }, num(x.fused, 4)),
       el("td", { class: "num" }, num(x.recency, 3)),
-      el("td", { class: "num" }, x.confidence === undefined ? "—" : num(x.confidence, 2))
+      el("td", { class: "num" }, conf(x.confidence))
     );
   }
 
@@ -857,36 +879,79 @@
     });
   }
 
-  // ---- tabs ----
+  // ---- tabs and links ----
+  //
+  // The hash names the tab and what it shows, so a view can be reloaded
+  // and linked to: #agents/{agent_id}, #users/{user_id},
+  // #search/{query}, #audit.
 
   const TABS = ["agents", "users", "search", "audit"];
+  let shownUser = "";
+  let searched = "";
 
-  function currentTab() {
-    const t = location.hash.replace(/^#/, "");
-    return TABS.includes(t) ? t : "agents";
+  function parseHash() {
+    const h = location.hash.replace(/^#/, "");
+    const slash = h.indexOf("/");
+    const tab = slash < 0 ? h : h.slice(0, slash);
+    let arg = "";
+    if (slash >= 0) {
+      try {
+        arg = decodeURIComponent(h.slice(slash + 1));
+      } catch (e) {
+        arg = "";
+      }
+    }
+    return TABS.includes(tab) ? { tab: tab, arg: arg } : { tab: "agents", arg: "" };
   }
 
-  function showTab() {
-    const t = currentTab();
-    for (const name of TABS) $("tab-" + name).hidden = name !== t;
-    for (const a of document.querySelectorAll("#tabs a")) a.classList.toggle("current", a.dataset.tab === t);
+  // navigate shows hash, or runs fn at once when hash is already shown
+  // (so that submitting the same form again reloads it).
+  function navigate(hash, fn) {
+    if (location.hash === hash) fn();
+    else location.hash = hash;
+  }
+
+  function route() {
+    const r = parseHash();
+    for (const name of TABS) $("tab-" + name).hidden = name !== r.tab;
+    for (const a of document.querySelectorAll("#tabs a")) a.classList.toggle("current", a.dataset.tab === r.tab);
+    switch (r.tab) {
+      case "agents":
+        if (r.arg && r.arg !== currentAgent) showAgent(r.arg);
+        break;
+      case "users":
+        if (r.arg && r.arg !== shownUser) {
+          $("user-id").value = r.arg;
+          showUser(r.arg);
+        }
+        break;
+      case "search":
+        if (r.arg && r.arg !== searched) {
+          $("search-query").value = r.arg;
+          runSearch();
+        }
+        break;
+      case "audit":
+        if ($("audit-results").childElementCount === 0) loadAudit();
+        break;
+    }
   }
 
   // reloadTab refreshes what the current tab shows (after the key changed).
   function reloadTab() {
-    switch (currentTab()) {
+    loadAgents();
+    switch (parseHash().tab) {
       case "agents":
-        loadAgents();
         if (currentAgent) showAgent(currentAgent);
         break;
       case "users":
-        if ($("user-id").value.trim()) showUser($("user-id").value.trim());
+        if (shownUser) showUser(shownUser);
         break;
       case "search":
-        if ($("search-query").value.trim()) runSearch();
+        if (searched) runSearch();
         break;
       case "audit":
-        if ($("audit-results").childElementCount) loadAudit();
+        loadAudit();
         break;
     }
   }
@@ -896,14 +961,19 @@
     setupSearch();
     setupAudit();
     $("agents-reload").addEventListener("click", loadAgents);
+    $("agent-open").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      const id = $("agent-open-id").value.trim();
+      if (id) navigate("#agents/" + encodeURIComponent(id), () => showAgent(id));
+    });
     $("user-form").addEventListener("submit", function (ev) {
       ev.preventDefault();
       const u = $("user-id").value.trim();
-      if (u) showUser(u);
+      if (u) navigate("#users/" + encodeURIComponent(u), () => showUser(u));
     });
-    window.addEventListener("hashchange", showTab);
-    showTab();
+    window.addEventListener("hashchange", route);
     loadAgents();
+    route();
   }
 
   document.addEventListener("DOMContentLoaded", start);
