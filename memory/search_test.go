@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/memory"
@@ -246,6 +248,78 @@ func TestSearchInvalid(t *testing.T) {
 			if _, err := svc.Search(context.Background(), loci.SearchQuery{Query: q}); err != nil {
 				t.Errorf("Search(%q): %v", q, err)
 			}
+		}
+	})
+}
+
+func TestSearchConversationContext(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		store := open(t)
+		t0 := time.Date(2024, 5, 8, 13, 56, 0, 0, time.UTC)
+		a := loci.Scope{AgentID: "a"}
+		type turn struct {
+			scope   loci.Scope
+			at      time.Time
+			content string
+			tags    []string
+		}
+		// Turns 1-4 were written at one time (a batch); their ids keep
+		// their order, as time-ordered ids do.
+		turns := []turn{
+			{a, t0.Add(-2 * time.Hour), "the old morning chat about breakfast", nil},
+			{a, t0, "hi, how are you doing today", nil},
+			{a, t0, "what did you paint last weekend", []string{"x"}},
+			{a, t0, "a sunrise over the lake, in watercolour", nil},
+			{a, t0, "lovely colours, truly", nil},
+			{a, t0.Add(10 * time.Second), "see you tomorrow then", nil},
+			{loci.Scope{AgentID: "b"}, t0, "another agent's lake and sunrise chat", nil},
+		}
+		var recs []*loci.Record
+		for i, tu := range turns {
+			r := storetest.NewRecord(loci.KindPassage, tu.scope, "", tu.content)
+			r.ID = fmt.Sprintf("0190a000-0000-7000-8000-9%011d", i)
+			r.CreatedAt, r.UpdatedAt, r.Tags = tu.at, tu.at, tu.tags
+			r.SearchText = analysis.SearchText(tu.content)
+			recs = append(recs, r)
+		}
+		storetest.MustInsert(t, store, recs...)
+		off := memory.DefaultRanking()
+		off.ContextWeight = 0
+		tests := []struct {
+			name string
+			opts []memory.Option
+			q    loci.SearchQuery
+			want []int // indexes into turns, best first
+		}{
+			{"AnswerFound", nil, loci.SearchQuery{Query: "paint weekend", AgentID: "a"}, []int{2, 1, 3}},
+			{"Off", []memory.Option{memory.WithRanking(off)}, loci.SearchQuery{Query: "paint weekend", AgentID: "a"}, []int{2}},
+			{"NextTime", nil, loci.SearchQuery{Query: "lovely colours", AgentID: "a"}, []int{4, 3, 5}},
+			{"OutsideWindow", nil, loci.SearchQuery{Query: "how doing today", AgentID: "a"}, []int{1, 2}},
+			{"PreviousTime", nil, loci.SearchQuery{Query: "tomorrow", AgentID: "a"}, []int{5, 4}},
+			{"OtherScope", nil, loci.SearchQuery{Query: "another agent", AgentID: "b"}, []int{6}},
+			{"FilterBeforeContext", nil, loci.SearchQuery{Query: "paint weekend", AgentID: "a", Tags: []string{"x"}}, []int{2}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				svc := memory.New(store, tt.opts...)
+				res := mustSearch(t, svc, tt.q)
+				var got, want []string
+				for _, r := range res.Results {
+					got = append(got, r.ID)
+				}
+				for _, i := range tt.want {
+					want = append(want, recs[i].ID)
+				}
+				// Both neighbours score alike: compare the first, then the set.
+				if len(got) == 0 || got[0] != want[0] {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+				slices.Sort(got[1:])
+				slices.Sort(want[1:])
+				if !slices.Equal(got, want) {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+			})
 		}
 	})
 }
