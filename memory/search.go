@@ -145,8 +145,8 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 		lists[retrieval.Lexical] = append(lists[retrieval.Lexical], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
 		records[r.Record.ID] = r.Record
 	}
-	if p.ContextWeight > 0 && p.ContextHits > 0 && len(lex) > 0 {
-		nbs, err := neighbours(ctx, tx, f, lex[:min(len(lex), p.ContextHits)], p.ContextWindow)
+	if lenders := conversational(lex[:min(len(lex), p.ContextHits)]); p.ContextWeight > 0 && len(lenders) > 0 {
+		nbs, err := neighbours(ctx, tx, f, lenders, p.ContextWindow)
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
@@ -283,6 +283,20 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (*loci.SearchR
 		})
 	}
 	return out, nil
+}
+
+// conversational returns the hits that are conversation messages: only
+// they lend score to their neighbours, since a turn's answer is often the
+// next message; a passage or fact written a minute after another is not
+// its context.
+func conversational(hits []loci.ScoredRecord) []loci.ScoredRecord {
+	var out []loci.ScoredRecord
+	for _, h := range hits {
+		if h.Record.Kind == loci.KindSession && h.Record.Category == messageCategory {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // maxContextGroup bounds the records read that share one timestamp (a

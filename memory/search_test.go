@@ -274,15 +274,26 @@ func TestSearchConversationContext(t *testing.T) {
 			{a, t0.Add(10 * time.Second), "see you tomorrow then", nil},
 			{loci.Scope{AgentID: "b"}, t0, "another agent's lake and sunrise chat", nil},
 		}
-		var recs []*loci.Record
+		// Each turn is a conversation message (kind session, category
+		// message); the same texts are also stored as agent p's passages,
+		// which lend their neighbours nothing: a passage written a minute
+		// after another is not its context.
+		var recs, passages []*loci.Record
 		for i, tu := range turns {
-			r := storetest.NewRecord(loci.KindPassage, tu.scope, "", tu.content)
+			sc := tu.scope
+			sc.SessionID = "s1"
+			r := storetest.NewRecord(loci.KindSession, sc, "", tu.content)
 			r.ID = fmt.Sprintf("0190a000-0000-7000-8000-9%011d", i)
+			r.Category = "message"
 			r.CreatedAt, r.UpdatedAt, r.Tags = tu.at, tu.at, tu.tags
 			r.SearchText = analysis.SearchText(tu.content)
 			recs = append(recs, r)
+			p := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: "p"}, "", tu.content)
+			p.ID = fmt.Sprintf("0190a000-0000-7000-8000-8%011d", i)
+			p.CreatedAt, p.UpdatedAt, p.SearchText = tu.at, tu.at, r.SearchText
+			passages = append(passages, p)
 		}
-		storetest.MustInsert(t, store, recs...)
+		storetest.MustInsert(t, store, append(recs, passages...)...)
 		off := memory.DefaultRanking()
 		off.ContextWeight = 0
 		tests := []struct {
@@ -298,6 +309,7 @@ func TestSearchConversationContext(t *testing.T) {
 			{"PreviousTime", nil, loci.SearchQuery{Query: "tomorrow", AgentID: "a"}, []int{5, 4}},
 			{"OtherScope", nil, loci.SearchQuery{Query: "another agent", AgentID: "b"}, []int{6}},
 			{"FilterBeforeContext", nil, loci.SearchQuery{Query: "paint weekend", AgentID: "a", Tags: []string{"x"}}, []int{2}},
+			{"PassagesLendNothing", nil, loci.SearchQuery{Query: "paint weekend", AgentID: "p"}, []int{-2}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -308,7 +320,11 @@ func TestSearchConversationContext(t *testing.T) {
 					got = append(got, r.ID)
 				}
 				for _, i := range tt.want {
-					want = append(want, recs[i].ID)
+					if i < 0 {
+						want = append(want, passages[-i].ID)
+					} else {
+						want = append(want, recs[i].ID)
+					}
 				}
 				// Both neighbours score alike: compare the first, then the set.
 				if len(got) == 0 || got[0] != want[0] {

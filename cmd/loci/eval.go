@@ -170,12 +170,17 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...m
 				if t.BlipCaption != "" {
 					content += " [image: " + t.BlipCaption + "]"
 				}
+				// A turn is a conversation message (kind session, category
+				// message) of its LoCoMo session, as PutSession stores them.
+				data, _ := json.Marshal(map[string]any{"role": t.Speaker, "index": len(recs)})
+				msgScope := scope
+				msgScope.SessionID = scope.AgentID + "-" + key
 				r := &loci.Record{
 					// Ids in turn order, as the time-ordered ids of a
 					// live writer would be: turns share their session's time.
-					ID: fmt.Sprintf("c%03d-t%05d", ci, len(recs)), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
-					Scope: scope, Content: content, SearchText: analysis.SearchText(content),
-					CreatedAt: at, UpdatedAt: at, Version: 1,
+					ID: fmt.Sprintf("c%03d-t%05d", ci, len(recs)), Workspace: loci.DefaultWorkspace, Kind: loci.KindSession,
+					Category: "message", Scope: msgScope, Content: content, SearchText: analysis.SearchText(content),
+					Data: data, CreatedAt: at, UpdatedAt: at, Version: 1,
 				}
 				diaOf[r.ID] = ids[0]
 				loaded[fmt.Sprintf("c%03d-%s", ci, ids[0])] = true
