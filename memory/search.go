@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -222,11 +223,26 @@ func zero(v []float32) bool {
 
 // confidence01 returns the kind's confidence on 0..1, if the kind has one:
 // facts and episodes keep 0..1, preferences and sessions 0..100.
+// An episode recorded without a confidence_score, and a conversation
+// message, have none: they are neither helped nor penalised.
 func confidence01(r *loci.Record) (float64, bool) {
 	switch r.Kind {
-	case loci.KindFact, loci.KindEpisode:
+	case loci.KindFact:
 		return r.Confidence, true
-	case loci.KindPreference, loci.KindSession:
+	case loci.KindEpisode:
+		var d struct {
+			ConfidenceScore *float64 `json:"confidence_score"`
+		}
+		if json.Unmarshal(r.Data, &d) != nil || d.ConfidenceScore == nil {
+			return 0, false
+		}
+		return *d.ConfidenceScore, true
+	case loci.KindSession:
+		if r.Category == messageCategory {
+			return 0, false
+		}
+		return r.Confidence / 100, true
+	case loci.KindPreference:
 		return r.Confidence / 100, true
 	}
 	return 0, false

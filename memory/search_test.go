@@ -339,3 +339,38 @@ func TestSearchConversationContext(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchConfidenceOnlyWhenGiven: an episode recorded without a
+// confidence_score is neither helped nor penalised by confidence, so it
+// outranks an identical episode recorded with a low one, and its
+// explanation carries no confidence.
+func TestSearchConfidenceOnlyWhenGiven(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc := memory.New(open(t))
+		low := 0.2
+		in := loci.EpisodeInput{UserID: "u", AgentID: "a", ActionType: "report", ActionDescription: "wrote the weekly report", Outcome: "success"}
+		without, err := svc.RecordEpisode(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.ConfidenceScore = &low
+		with, err := svc.RecordEpisode(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := svc.SearchEpisodes(ctx, loci.EpisodeQuery{UserID: "u", AgentID: "a", Query: "weekly report", Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) != 2 || res.Results[0].ID != without.ID || res.Results[1].ID != with.ID {
+			t.Fatalf("got %+v, want the episode without a confidence first, then the one at 0.2", res.Results)
+		}
+		if e := res.Results[0].Explain; e == nil || e.Confidence != nil {
+			t.Fatalf("explanation of the episode without a confidence: %+v", e)
+		}
+		if e := res.Results[1].Explain; e == nil || e.Confidence == nil || *e.Confidence != low {
+			t.Fatalf("explanation of the episode at 0.2: %+v", e)
+		}
+	})
+}
