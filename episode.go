@@ -71,12 +71,22 @@ type EpisodeQuery struct {
 	ActionType string
 	Limit      int
 	Offset     int
+	Explain    bool // a search explains each result's score
 }
 
-// ScoredEpisode is an episode with its similarity score (higher is better).
+// ScoredEpisode is an episode with its similarity score (higher is better)
+// and, when asked, how the score was made.
 type ScoredEpisode struct {
 	*Episode
-	Score float64 `json:"score"`
+	Score   float64      `json:"score"`
+	Explain *Explanation `json:"explain,omitempty"`
+}
+
+// EpisodeResults are an episode search's results, best first, and how
+// many of the episodes searched wait for their embedding.
+type EpisodeResults struct {
+	Results           []ScoredEpisode `json:"results"`
+	PendingEmbeddings int             `json:"pending_embeddings"`
 }
 
 // EpisodeService is episodic memory: what an agent did for a user and how
@@ -87,10 +97,11 @@ type EpisodeService interface {
 	// type or description, an unknown outcome, a confidence outside 0..1 or
 	// a context or outcome_details that is not a JSON object.
 	RecordEpisode(ctx context.Context, in EpisodeInput) (*Episode, error)
-	// SearchEpisodes returns the live episodes most similar to q.Query,
-	// best first. EINVALID for a missing user, agent or query, or an
-	// unknown outcome.
-	SearchEpisodes(ctx context.Context, q EpisodeQuery) ([]ScoredEpisode, error)
+	// SearchEpisodes returns the live episodes most similar to q.Query by
+	// hybrid retrieval, their confidence weighing in, best first; the
+	// outcome and action type filters apply before ranking. EINVALID for a
+	// missing user, agent or query, or an unknown outcome.
+	SearchEpisodes(ctx context.Context, q EpisodeQuery) (*EpisodeResults, error)
 	// RecentEpisodes returns live episodes, newest first, and how many
 	// match in all. EINVALID for a missing user or agent.
 	RecentEpisodes(ctx context.Context, q EpisodeQuery) ([]*Episode, int, error)

@@ -85,12 +85,22 @@ type FactQuery struct {
 	IncludeGlobal bool
 	Limit         int
 	Offset        int
+	Explain       bool // a search explains each result's score
 }
 
-// ScoredFact is a fact with its search score (higher is better).
+// ScoredFact is a fact with its search score (higher is better) and, when
+// asked, how the score was made.
 type ScoredFact struct {
 	*Fact
-	Score float64 `json:"score"`
+	Score   float64      `json:"score"`
+	Explain *Explanation `json:"explain,omitempty"`
+}
+
+// FactResults are a fact search's results, best first, and how many of
+// the facts searched wait for their embedding.
+type FactResults struct {
+	Results           []ScoredFact `json:"results"`
+	PendingEmbeddings int          `json:"pending_embeddings"`
 }
 
 // FactService is long-term memory: facts with relevance, validation,
@@ -99,10 +109,11 @@ type FactService interface {
 	// StoreFact stores a fact with relevance 1.0. EINVALID for an unknown
 	// category, an empty fact or evidence that is not a JSON object.
 	StoreFact(ctx context.Context, in FactInput) (*Fact, error)
-	// SearchFacts ranks facts against q.Query and bumps the access count
-	// and last access time of what it returns. EINVALID for an empty query
-	// or an unknown category.
-	SearchFacts(ctx context.Context, q FactQuery) ([]ScoredFact, error)
+	// SearchFacts ranks facts against q.Query by hybrid retrieval, their
+	// relevance weighing in, and bumps the access count and last access
+	// time of what it returns. The user, global and category filters apply
+	// before ranking. EINVALID for an empty query or an unknown category.
+	SearchFacts(ctx context.Context, q FactQuery) (*FactResults, error)
 	// FactsByKeyword returns facts carrying q.Keyword (every fact when it
 	// is empty), by relevance, and how many match in all; it bumps the
 	// access of what it returns. EINVALID for an unknown category.

@@ -23,18 +23,28 @@ type Passage struct {
 }
 
 // PassageFilter narrows a listing or a search of passages: Tag, when set,
-// keeps the passages that carry it.
+// keeps the passages that carry it. Explain asks a search to explain each
+// result's score.
 type PassageFilter struct {
-	Tag    string
-	Limit  int
-	Offset int
+	Tag     string
+	Limit   int
+	Offset  int
+	Explain bool
 }
 
 // PassageResult is a passage found by a search, with its score (higher is
-// better).
+// better) and, when asked, how the score was made.
 type PassageResult struct {
 	Passage
-	Score float64 `json:"score"`
+	Score   float64      `json:"score"`
+	Explain *Explanation `json:"explain,omitempty"`
+}
+
+// PassageResults are a passage search's results, best first, and how many
+// of the agent's passages (under the filter) wait for their embedding.
+type PassageResults struct {
+	Results           []PassageResult `json:"results"`
+	PendingEmbeddings int             `json:"pending_embeddings"`
 }
 
 // PassageService is archival memory.
@@ -45,10 +55,11 @@ type PassageService interface {
 	// ListPassages returns the agent's passages newest first, and how many
 	// match in all.
 	ListPassages(ctx context.Context, agentID string, f PassageFilter) ([]*Passage, int, error)
-	// SearchPassages ranks the agent's passages against query, best first.
-	// Any text is a valid query (never query syntax); EINVALID when it is
+	// SearchPassages ranks the agent's passages against query by hybrid
+	// retrieval, best first; the tag filter applies before ranking. Any
+	// text is a valid query (never query syntax); EINVALID when it is
 	// empty.
-	SearchPassages(ctx context.Context, agentID, query string, f PassageFilter) ([]PassageResult, error)
+	SearchPassages(ctx context.Context, agentID, query string, f PassageFilter) (*PassageResults, error)
 	// DeletePassage deletes one of the agent's passages. ENOTFOUND when
 	// absent.
 	DeletePassage(ctx context.Context, agentID, id string) error

@@ -20,6 +20,7 @@ type Service interface {
 	AuditService
 	ExportService
 	SearchService
+	AgentSearchService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -123,9 +123,13 @@ func (s *Server) handleRecordEpisode(w http.ResponseWriter, r *http.Request) {
 func episodeQueryOf(r *http.Request) (loci.EpisodeQuery, error) {
 	q := r.URL.Query()
 	limit, offset, err := pageParams(r, 0)
+	if err != nil {
+		return loci.EpisodeQuery{}, err
+	}
+	explain, err := queryBool(r, "explain")
 	return loci.EpisodeQuery{
 		UserID: q.Get("user_id"), AgentID: q.Get("agent_id"), Query: q.Get("q"), Outcome: q.Get("outcome"),
-		ActionType: q.Get("action_type"), Limit: limit, Offset: offset,
+		ActionType: q.Get("action_type"), Limit: limit, Offset: offset, Explain: explain,
 	}, err
 }
 
@@ -140,7 +144,7 @@ func (s *Server) handleSearchEpisodes(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"count": len(res), "results": res})
+	ok(w, http.StatusOK, map[string]any{"count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings})
 }
 
 func (s *Server) handleRecentEpisodes(w http.ResponseWriter, r *http.Request) {
@@ -202,9 +206,13 @@ func factQueryOf(r *http.Request) (loci.FactQuery, error) {
 		return loci.FactQuery{}, err
 	}
 	global, err := queryBool(r, "include_global")
+	if err != nil {
+		return loci.FactQuery{}, err
+	}
+	explain, err := queryBool(r, "explain")
 	return loci.FactQuery{
 		UserID: q.Get("user_id"), Query: q.Get("q"), Keyword: q.Get("keyword"), Category: q.Get("category"),
-		IncludeGlobal: global, Limit: limit, Offset: offset,
+		IncludeGlobal: global, Limit: limit, Offset: offset, Explain: explain,
 	}, err
 }
 
@@ -219,7 +227,7 @@ func (s *Server) handleSearchFacts(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"count": len(res), "results": res})
+	ok(w, http.StatusOK, map[string]any{"count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings})
 }
 
 func (s *Server) handleFactsByKeyword(w http.ResponseWriter, r *http.Request) {

@@ -282,6 +282,16 @@ func docSteps() []docStep {
 		{method: "POST", path: "/v1/agents/ag/passages", body: `{"content": "Dogs bark loudly"}`, wantStatus: 201},
 		{method: "GET", path: "/v1/agents/ag/passages", wantStatus: 200},
 		{method: "GET", path: "/v1/agents/ag/passages/search?q=cat", wantStatus: 200},
+		{method: "GET", path: "/v1/agents/ag/passages/search?q=cat&explain=true", wantStatus: 200},
+		{method: "GET", path: "/v1/agents/ag/passages/search?q=cat&explain=maybe", wantStatus: 400},
+
+		// Search across kinds.
+		{method: "POST", path: "/v1/search", body: `{"query": "cat mat", "agent_id": "ag", "kinds": ["passage"], "explain": true}`, wantStatus: 200},
+		{method: "POST", path: "/v1/search", body: `{"query": "cat", "tags": ["pets"], "limit": 5}`, wantStatus: 200},
+		{method: "POST", path: "/v1/search", body: `{"query": "  "}`, wantStatus: 400},
+		{method: "POST", path: "/v1/search", body: `{"query": "cat", "kinds": ["nope"]}`, wantStatus: 400},
+		{method: "POST", path: "/v1/search", body: `{"query": "cat", "limit": 5000}`, wantStatus: 400},
+		{method: "POST", path: "/v1/search", body: `{"query": "cat", "scope": "all"}`, wantStatus: 400},
 		{method: "DELETE", path: "/v1/agents/ag/passages/{{passage}}", wantStatus: 200},
 		{method: "DELETE", path: "/v1/agents/ag/passages/{{passage}}", wantStatus: 404},
 
@@ -315,6 +325,7 @@ func docSteps() []docStep {
 		{method: "POST", path: "/v1/episodes", body: `{"user_id": "u1", "agent_id": "ag", "action_type": "post",
 			"action_description": "d", "outcome": "meh"}`, wantStatus: 400},
 		{method: "GET", path: "/v1/episodes/search?user_id=u1&agent_id=ag&q=thread", wantStatus: 200},
+		{method: "GET", path: "/v1/episodes/search?user_id=u1&agent_id=ag&q=thread&outcome=success&explain=true", wantStatus: 200},
 		{method: "GET", path: "/v1/episodes?user_id=u1&agent_id=ag", wantStatus: 200},
 		{method: "POST", path: "/v1/episodes/{{episode}}/feedback", body: `{"rating": 4, "comment": "good", "corrections": {"a": 1}}`, wantStatus: 200},
 		{method: "POST", path: "/v1/episodes/nope/feedback", body: `{"rating": 4}`, wantStatus: 404},
@@ -325,6 +336,7 @@ func docSteps() []docStep {
 		{method: "POST", path: "/v1/facts", body: `{"category": "general_fact", "fact": "Go is compiled"}`, wantStatus: 201},
 		{method: "POST", path: "/v1/facts", body: `{"category": "gossip", "fact": "x"}`, wantStatus: 400},
 		{method: "GET", path: "/v1/facts/search?user_id=u1&q=engineer&include_global=true", wantStatus: 200},
+		{method: "GET", path: "/v1/facts/search?user_id=u1&q=engineer&explain=1", wantStatus: 200},
 		{method: "GET", path: "/v1/facts?user_id=u1&keyword=career", wantStatus: 200},
 		{method: "POST", path: "/v1/facts/{{fact}}/validate", wantStatus: 200},
 		{method: "POST", path: "/v1/facts/{{fact}}/contradict", wantStatus: 200},

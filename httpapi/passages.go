@@ -54,14 +54,19 @@ func (s *Server) handleSearchPassages(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	f := loci.PassageFilter{Tag: q.Get("tag"), Limit: limit}
-	results, err := s.svc.SearchPassages(r.Context(), r.PathValue("agent_id"), q.Get("q"), f)
+	explain, err := queryBool(r, "explain")
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"count": len(results), "results": results})
+	q := r.URL.Query()
+	f := loci.PassageFilter{Tag: q.Get("tag"), Limit: limit, Explain: explain}
+	res, err := s.svc.SearchPassages(r.Context(), r.PathValue("agent_id"), q.Get("q"), f)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings})
 }
 
 func (s *Server) handleDeletePassage(w http.ResponseWriter, r *http.Request) {

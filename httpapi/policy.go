@@ -69,6 +69,7 @@ var policies = map[string]Policy{
 	"GET /v1/openapi.json": {Role: public, Agent: AgentFree},
 	"GET /":                {Role: public, Agent: AgentFree},
 	"GET /{$}":             {Role: public, Agent: AgentFree},
+	"GET /ui/{asset}":      {Role: public, Agent: AgentFree},
 	"GET /mcp":             {Role: viewer, Agent: AgentFree},
 	"POST /mcp":            {Role: viewer, Agent: AgentFree},
 	"DELETE /mcp":          {Role: viewer, Agent: AgentFree},

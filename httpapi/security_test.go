@@ -80,7 +80,7 @@ func sampleBody(rt Route) []byte {
 }
 
 func TestPolicyCoversEveryRoute(t *testing.T) {
-	e := newSecEnv(t, testdb.OpenSQLite)
+	e := newSecEnv(t, testdb.OpenSQLite, WithInspector(http.NotFoundHandler()))
 	for _, rt := range e.srv.Routes() {
 		if _, ok := PolicyOf(rt.String()); !ok {
 			t.Errorf("route %q has no entry in the policy table (httpapi/policy.go)", rt)
@@ -93,7 +93,7 @@ func TestPolicyCoversEveryRoute(t *testing.T) {
 // call it, and 401 without a key.
 func TestRoleMatrix(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		e := newSecEnv(t, open)
+		e := newSecEnv(t, open, WithInspector(http.NotFoundHandler()))
 		keys := map[loci.Role]string{}
 		for _, role := range loci.Roles {
 			keys[role], _ = e.key(t, role, "")

@@ -36,6 +36,7 @@ type Server struct {
 	metrics        http.Handler
 	maxImportBytes int64
 	mcpHandler     http.Handler // served at /mcp (mcp.go)
+	inspector      http.Handler // served at / and /ui/ (inspector.go)
 }
 
 // Route is one registered endpoint: its method and path pattern.
@@ -97,6 +98,7 @@ func (s *Server) register() {
 	s.openAPIRoutes()
 	s.mcpRoutes()
 	s.searchRoutes()
+	s.inspectorRoutes()
 }
 
 // ServeHTTP serves one request.

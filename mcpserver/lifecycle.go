@@ -501,8 +501,8 @@ func (s *server) findEpisodes(ctx context.Context, in FindEpisodesInput) (*FindE
 	if err != nil {
 		return nil, searchQueryError(err)
 	}
-	out := &FindEpisodesOutput{Success: true, Count: len(res), Episodes: make([]EpisodeResult, 0, len(res))}
-	for _, r := range res {
+	out := &FindEpisodesOutput{Success: true, Count: len(res.Results), Episodes: make([]EpisodeResult, 0, len(res.Results))}
+	for _, r := range res.Results {
 		e := EpisodeResult{
 			ID: r.ID, ActionType: r.ActionType, ActionDescription: r.ActionDescription, Outcome: r.Outcome,
 			Context: jsonObject(r.Context), OutcomeDetails: jsonObject(r.OutcomeDetails), ConfidenceScore: r.ConfidenceScore,
@@ -553,8 +553,8 @@ func (s *server) searchFacts(ctx context.Context, in SearchFactsInput) (*SearchF
 	if err != nil {
 		return nil, searchQueryError(err)
 	}
-	out := &SearchFactsOutput{Success: true, Count: len(res), Facts: make([]FactResult, 0, len(res))}
-	for _, r := range res {
+	out := &SearchFactsOutput{Success: true, Count: len(res.Results), Facts: make([]FactResult, 0, len(res.Results))}
+	for _, r := range res.Results {
 		keywords := r.Keywords
 		if keywords == nil {
 			keywords = []string{}

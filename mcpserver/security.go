@@ -49,6 +49,7 @@ var toolPolicies = map[string]ToolPolicy{
 	"search_facts":          {Role: loci.RoleViewer, Kind: loci.KindFact},
 	"observe_preference":    {Role: loci.RoleCreator, Kind: loci.KindPreference},
 	"get_user_context":      {Role: loci.RoleViewer},
+	"search_memory":         {Role: loci.RoleViewer},
 }
 
 // resourcePolicy applies to reading the core memory resource.

@@ -35,6 +35,7 @@ var toolArgs = map[string]map[string]any{
 	"search_facts":          {"query": "content"},
 	"observe_preference":    {"type": "tone", "value": secret, "source": "explicit"},
 	"get_user_context":      {},
+	"search_memory":         {"query": "content", "kinds": []any{"note", "passage"}},
 }
 
 // wantRole is the least role of each tool (seed 000's roles: viewer
@@ -45,8 +46,8 @@ var wantRole = map[string]loci.Role{
 	"find_similar_episodes": loci.RoleViewer, "search_facts": loci.RoleViewer, "get_user_context": loci.RoleViewer,
 	"remember": loci.RoleCreator, "update_memory": loci.RoleCreator, "store_memory": loci.RoleCreator,
 	"set_working": loci.RoleCreator, "record_episode": loci.RoleCreator, "store_fact": loci.RoleCreator,
-	"observe_preference": loci.RoleCreator,
-	"forget":             loci.RoleEditor,
+	"observe_preference": loci.RoleCreator, "search_memory": loci.RoleViewer,
+	"forget": loci.RoleEditor,
 }
 
 func listTools(t *testing.T, cs *mcp.ClientSession) []string {
@@ -190,7 +191,7 @@ func TestToolAudit(t *testing.T) {
 			return entries[0]
 		}
 		order := []string{"remember", "recall", "update_memory", "core_memory_read", "store_memory", "set_working", "get_working",
-			"record_episode", "find_similar_episodes", "store_fact", "search_facts", "observe_preference", "get_user_context", "forget"}
+			"record_episode", "find_similar_episodes", "store_fact", "search_facts", "observe_preference", "get_user_context", "search_memory", "forget"}
 		for _, name := range order {
 			t.Run(name, func(t *testing.T) {
 				r := MustCall(t, cs, name, toolArgs[name])

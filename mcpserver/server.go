@@ -142,6 +142,7 @@ func (s *server) register() {
 	s.passageTools()
 	s.lifecycleTools()
 	s.preferenceTools()
+	s.searchTools()
 }
 
 // instructions tells the model what the server is for and when to use
@@ -162,6 +163,7 @@ func instructions(id Identity) string {
 		"Working, episodic and long-term memory: set_working and get_working are the scratchpad of one task (task_id), gone after 24 hours; " +
 		"record_episode logs what you did for the user and how it went, and find_similar_episodes finds past episodes like the task at hand; " +
 		"store_fact keeps validated lasting knowledge and search_facts finds it again.\n\n" +
+		"Search: search_memory searches all of the above at once, by meaning and by words, best first; narrow it with kinds or tags.\n\n" +
 		"Preferences and user context: call get_user_context at the start of a session to load the user's defaults, preferences and recent sessions, " +
 		"and apply each preference by its tier; call observe_preference whenever the user states or shows a preference.\n\n" +
 		"A tool may be refused with code forbidden when the key this connection uses does not allow it (a read-only key cannot write; " +

@@ -144,8 +144,11 @@ func (s *Service) episodeFilter(ctx context.Context, q loci.EpisodeQuery) (loci.
 	return f, nil
 }
 
-// SearchEpisodes returns the live episodes most similar to q.Query.
-func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]loci.ScoredEpisode, error) {
+// SearchEpisodes returns the live episodes most similar to q.Query: hybrid
+// retrieval over the episodes episodeFilter selects (unexpired, of the
+// outcome and action type asked, filtered before ranking), their
+// confidence weighing in.
+func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (*loci.EpisodeResults, error) {
 	f, err := s.episodeFilter(ctx, q)
 	if err != nil {
 		return nil, err
@@ -154,33 +157,20 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]lo
 	if err != nil {
 		return nil, err
 	}
-	terms := tokens(q.Query)
-	if len(terms) == 0 {
+	if len(tokens(q.Query)) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "q must contain at least one word")
 	}
-	out := []loci.ScoredEpisode{}
-	err = s.store.View(ctx, func(tx loci.Tx) error {
-		out, err = similarEpisodes(ctx, tx, f, terms, limit)
-		return err
-	})
-	return out, err
-}
-
-// similarEpisodes ranks the episodes that f selects (filtered before
-// ranking) by their similarity to the analyzed query terms. It is the one
-// place episode similarity is computed.
-func similarEpisodes(ctx context.Context, tx loci.Tx, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredEpisode, error) {
-	hits, err := tx.SearchLexical(ctx, f, terms, limit)
+	ranked, err := s.rank(ctx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("search episodes: %w", err)
 	}
-	out := make([]loci.ScoredEpisode, 0, len(hits))
-	for _, h := range hits {
+	out := &loci.EpisodeResults{Results: make([]loci.ScoredEpisode, 0, len(ranked.Hits)), PendingEmbeddings: ranked.PendingEmbeddings}
+	for _, h := range ranked.Hits {
 		ep, err := episodeOf(h.Record)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, loci.ScoredEpisode{Episode: ep, Score: h.Score})
+		out.Results = append(out.Results, loci.ScoredEpisode{Episode: ep, Score: h.Score, Explain: h.Explain})
 	}
 	return out, nil
 }

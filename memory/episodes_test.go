@@ -110,8 +110,11 @@ func TestEpisodeExpiry(t *testing.T) {
 					t.Fatalf("recent: %d (%v), want visible %v", total, err, tc.visible)
 				}
 				res, err := e.svc.SearchEpisodes(e.ctx, loci.EpisodeQuery{UserID: "u", AgentID: "a", Query: "interview"})
-				if err != nil || (len(res) == 1) != tc.visible {
-					t.Fatalf("search: %d (%v), want visible %v", len(res), err, tc.visible)
+				if err != nil {
+					t.Fatalf("search: %v", err)
+				}
+				if (len(res.Results) == 1) != tc.visible {
+					t.Fatalf("search: %d results, want visible %v", len(res.Results), tc.visible)
 				}
 				_, err = e.svc.AddEpisodeFeedback(e.ctx, ep.ID, loci.EpisodeFeedback{Comment: "good"})
 				if (err == nil) != tc.visible {
@@ -158,10 +161,14 @@ func TestEpisodeSearch(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				res, err := e.svc.SearchEpisodes(e.ctx, tc.q)
 				lcCode(t, err, tc.wantErr)
-				if len(res) != tc.want {
-					t.Fatalf("got %d results, want %d", len(res), tc.want)
+				var got []loci.ScoredEpisode
+				if res != nil {
+					got = res.Results
 				}
-				for _, r := range res {
+				if len(got) != tc.want {
+					t.Fatalf("got %d results, want %d", len(got), tc.want)
+				}
+				for _, r := range got {
 					if r.UserID != "u" || r.AgentID != "a" {
 						t.Fatalf("result of %s/%s leaked into u/a", r.UserID, r.AgentID)
 					}

@@ -129,9 +129,10 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 	return f, nil
 }
 
-// SearchFacts ranks facts against q.Query and bumps the access of what it
-// returns.
-func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) ([]loci.ScoredFact, error) {
+// SearchFacts ranks facts against q.Query by hybrid retrieval (their
+// relevance is the confidence that weighs in) and bumps the access of what
+// it returns. The query is embedded before the transaction.
+func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.FactResults, error) {
 	f, err := s.factFilter(ctx, q)
 	if err != nil {
 		return nil, err
@@ -140,34 +141,38 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) ([]loci.Sco
 	if err != nil {
 		return nil, err
 	}
-	terms := tokens(q.Query)
-	if len(terms) == 0 {
+	if len(tokens(q.Query)) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "q must contain at least one word")
 	}
-	out := []loci.ScoredFact{}
+	qvec := s.embedQuery(ctx, q.Query)
+	var out *loci.FactResults
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
-		out = out[:0] // the retry policy may run this twice
-		hits, err := tx.SearchLexical(ctx, f, terms, limit)
+		ranked, err := s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain}, qvec)
 		if err != nil {
 			return err
 		}
-		recs := make([]*loci.Record, len(hits))
-		for i, h := range hits {
+		recs := make([]*loci.Record, len(ranked.Hits))
+		for i, h := range ranked.Hits {
 			recs[i] = h.Record
 		}
 		if err := s.touchFacts(ctx, tx, recs); err != nil {
 			return err
 		}
-		for _, h := range hits {
+		// Built afresh on each run: the retry policy may run this twice.
+		out = &loci.FactResults{Results: []loci.ScoredFact{}, PendingEmbeddings: ranked.PendingEmbeddings}
+		for _, h := range ranked.Hits {
 			fact, err := factOf(h.Record)
 			if err != nil {
 				return err
 			}
-			out = append(out, loci.ScoredFact{Fact: fact, Score: h.Score})
+			out.Results = append(out.Results, loci.ScoredFact{Fact: fact, Score: h.Score, Explain: h.Explain})
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // touchFacts bumps the access count and time of facts being returned, in

@@ -202,7 +202,10 @@ func TestFactSearchAndAccess(t *testing.T) {
 				res, err := e.svc.SearchFacts(e.ctx, tc.q)
 				lcCode(t, err, tc.wantErr)
 				var got []string
-				for _, r := range res {
+				if res == nil {
+					res = &loci.FactResults{}
+				}
+				for _, r := range res.Results {
 					got = append(got, r.ID)
 					if r.LastAccessedAt.IsZero() || r.AccessCount == 0 {
 						t.Fatalf("returned fact not bumped: %+v", r.Fact)

@@ -104,42 +104,30 @@ func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.Passa
 	return out, total, err
 }
 
-// SearchPassages ranks the agent's passages against query.
-func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f loci.PassageFilter) ([]loci.PassageResult, error) {
+// SearchPassages ranks the agent's passages against query by hybrid
+// retrieval; the tag filter applies before ranking.
+func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f loci.PassageFilter) (*loci.PassageResults, error) {
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(query) == "" {
 		return nil, loci.Errorf(loci.EINVALID, "query must not be empty")
 	}
-	out := []loci.PassageResult{}
-	err := s.store.View(ctx, func(tx loci.Tx) error {
-		out = out[:0] // the retry policy may run this twice
-		found, err := s.searchPassages(ctx, tx, agentID, query, f)
-		for _, sr := range found {
-			out = append(out, loci.PassageResult{Passage: *passageOf(sr.Record), Score: sr.Score})
-		}
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search passages: %w", err)
-	}
-	return out, nil
-}
-
-// searchPassages is the one place passages are ranked: lexical (BM25) over
-// the analyzed query terms for now. The query is only ever split into
-// words, so no text is read as query syntax.
-func (s *Service) searchPassages(ctx context.Context, tx loci.Tx, agentID, query string, f loci.PassageFilter) ([]loci.ScoredRecord, error) {
-	terms := tokens(query)
-	if len(terms) == 0 {
-		return nil, nil
-	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	return tx.SearchLexical(ctx, s.passageFilter(ctx, agentID, f), terms, min(limit, maxSearchLimit))
+	ranked, err := s.rank(ctx, Query{
+		Text: query, Filter: s.passageFilter(ctx, agentID, f), Limit: min(limit, maxSearchLimit), Explain: f.Explain,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search passages: %w", err)
+	}
+	out := &loci.PassageResults{Results: []loci.PassageResult{}, PendingEmbeddings: ranked.PendingEmbeddings}
+	for _, h := range ranked.Hits {
+		out.Results = append(out.Results, loci.PassageResult{Passage: *passageOf(h.Record), Score: h.Score, Explain: h.Explain})
+	}
+	return out, nil
 }
 
 // DeletePassage deletes one of the agent's passages.

@@ -127,7 +127,8 @@ func TestRetrySafe(t *testing.T) {
 		}
 		{
 			got, err := svc.SearchFacts(ctx, loci.FactQuery{UserID: "u1", Query: "golang"})
-			same("SearchFacts", len(got), 2, err)
+			must(err)
+			same("SearchFacts", len(got.Results), 2, err)
 			got2, _, err := svc.FactsByKeyword(ctx, loci.FactQuery{UserID: "u1", Keyword: "golang"})
 			same("FactsByKeyword", len(got2), 2, err)
 		}
@@ -135,8 +136,10 @@ func TestRetrySafe(t *testing.T) {
 			got, _, err := svc.ListPassages(ctx, "a1", loci.PassageFilter{})
 			same("ListPassages", len(got), 2, err)
 			found, err := svc.SearchPassages(ctx, "a1", "golang", loci.PassageFilter{})
-			want, _ := plain.SearchPassages(ctx, "a1", "golang", loci.PassageFilter{})
-			same("SearchPassages", len(found), len(want), err)
+			must(err)
+			want, err := plain.SearchPassages(ctx, "a1", "golang", loci.PassageFilter{})
+			must(err)
+			same("SearchPassages", len(found.Results), len(want.Results), err)
 		}
 		{
 			got, _, err := svc.ListUserSessions(ctx, "u1", 0, 0)

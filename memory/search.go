@@ -2,7 +2,9 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +36,16 @@ type RankingParams struct {
 	MinSimilarity float64
 	// MMRLambda turns diversity re-ranking on when in (0, 1).
 	MMRLambda float64
+	// ContextHits, ContextWeight and ContextWindow: conversational
+	// context. Each of the best ContextHits lexical hits lends
+	// ContextWeight × its (scaled) score to the records written just
+	// before and just after it — the same kind, scope and category,
+	// within ContextWindow — so a turn that answers the turn a query
+	// matches is found though it shares no word with the query (see
+	// retrieval.Propagate). ContextWeight 0: off.
+	ContextHits   int
+	ContextWeight float64
+	ContextWindow time.Duration
 	// QueryEmbedTimeout bounds embedding the query; past it the search
 	// is lexical only.
 	QueryEmbedTimeout time.Duration
@@ -44,6 +56,7 @@ func DefaultRanking() RankingParams {
 	return RankingParams{
 		Candidates: 50, LexicalWeight: 1, VectorWeight: 1, LexicalVectorWeight: 0.1, K: 10,
 		MinSimilarity: 0.15, RecencyWeight: 0.1, HalfLife: 30 * 24 * time.Hour, ConfidenceWeight: 0.2,
+		ContextHits: 5, ContextWeight: 0.5, ContextWindow: time.Hour,
 		QueryEmbedTimeout: 5 * time.Second,
 	}
 }
@@ -133,6 +146,22 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 		lists[retrieval.Lexical] = append(lists[retrieval.Lexical], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
 		records[r.Record.ID] = r.Record
 	}
+	if lenders := conversational(lex[:min(len(lex), p.ContextHits)]); p.ContextWeight > 0 && len(lenders) > 0 {
+		nbs, err := neighbours(ctx, tx, f, lenders, p.ContextWindow)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		ids := map[string][]string{}
+		for id, rs := range nbs {
+			for _, r := range rs {
+				ids[id] = append(ids[id], r.ID)
+				if records[r.ID] == nil {
+					records[r.ID] = r
+				}
+			}
+		}
+		lists[retrieval.Lexical] = retrieval.Propagate(lists[retrieval.Lexical], ids, p.ContextWeight)
+	}
 	out := &Ranked{}
 	if s.embedder != nil {
 		model := s.embedder.Model()
@@ -194,11 +223,26 @@ func zero(v []float32) bool {
 
 // confidence01 returns the kind's confidence on 0..1, if the kind has one:
 // facts and episodes keep 0..1, preferences and sessions 0..100.
+// An episode recorded without a confidence_score, and a conversation
+// message, have none: they are neither helped nor penalised.
 func confidence01(r *loci.Record) (float64, bool) {
 	switch r.Kind {
-	case loci.KindFact, loci.KindEpisode:
+	case loci.KindFact:
 		return r.Confidence, true
-	case loci.KindPreference, loci.KindSession:
+	case loci.KindEpisode:
+		var d struct {
+			ConfidenceScore *float64 `json:"confidence_score"`
+		}
+		if json.Unmarshal(r.Data, &d) != nil || d.ConfidenceScore == nil {
+			return 0, false
+		}
+		return *d.ConfidenceScore, true
+	case loci.KindSession:
+		if r.Category == messageCategory {
+			return 0, false
+		}
+		return r.Confidence / 100, true
+	case loci.KindPreference:
 		return r.Confidence / 100, true
 	}
 	return 0, false
@@ -255,4 +299,107 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (*loci.SearchR
 		})
 	}
 	return out, nil
+}
+
+// conversational returns the hits that are conversation messages: only
+// they lend score to their neighbours, since a turn's answer is often the
+// next message; a passage or fact written a minute after another is not
+// its context.
+func conversational(hits []loci.ScoredRecord) []loci.ScoredRecord {
+	var out []loci.ScoredRecord
+	for _, h := range hits {
+		if h.Record.Kind == loci.KindSession && h.Record.Category == messageCategory {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// maxContextGroup bounds the records read that share one timestamp (a
+// batch of messages written at once) when looking for a record's
+// neighbours; a record further into a larger batch gets none.
+const maxContextGroup = 256
+
+// neighbours returns, for each of hits, the records written just before
+// and just after it in its conversation: the same kind, scope and
+// category, within window of its time, ordered by creation time and then
+// id (ids are time-ordered, so a batch written at one time keeps its
+// order), and selected by f, so that context never brings in a record
+// the query's filter excludes.
+func neighbours(ctx context.Context, tx loci.Tx, f loci.RecordFilter, hits []loci.ScoredRecord, window time.Duration) (map[string][]*loci.Record, error) {
+	out := map[string][]*loci.Record{}
+	groups := map[string][]*loci.Record{} // records sharing a time, by conversation and time
+	for _, h := range hits {
+		r := h.Record
+		g := f
+		g.Kinds = []loci.Kind{r.Kind}
+		g.AgentID, g.UserID, g.SessionID, g.TaskID = &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID
+		g.OrGlobalUser = false
+		g.Category = &r.Category
+		g.Order, g.Limit, g.Offset = loci.OrderCreatedAsc, 0, 0
+		t := r.CreatedAt
+		// Usually r is the first record of its time (times differ): then
+		// the next is the first record after it, read with r itself.
+		next := within(g, t.Add(-time.Microsecond), t.Add(window))
+		next.Limit = 2
+		recs, err := tx.FindRecords(ctx, next)
+		if err != nil {
+			return nil, err
+		}
+		var nbs []*loci.Record
+		i := slices.IndexFunc(recs, func(x *loci.Record) bool { return x.ID == r.ID })
+		switch i {
+		case 0:
+			prev := within(g, t.Add(-window), t)
+			prev.Order, prev.Limit = loci.OrderCreatedDesc, 1
+			before, err := tx.FindRecords(ctx, prev)
+			if err != nil {
+				return nil, err
+			}
+			nbs = append(append(nbs, before...), recs[1:]...)
+		default:
+			// Records written before r at its time (a batch): read them.
+			key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", r.Kind, r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category, t.UnixMicro())
+			group, ok := groups[key]
+			if !ok {
+				same := within(g, t.Add(-time.Microsecond), t.Add(time.Microsecond))
+				same.Limit = maxContextGroup
+				if group, err = tx.FindRecords(ctx, same); err != nil {
+					return nil, err
+				}
+				groups[key] = group
+			}
+			i := slices.IndexFunc(group, func(x *loci.Record) bool { return x.ID == r.ID })
+			if i < 0 {
+				continue
+			}
+			if i > 0 {
+				nbs = append(nbs, group[i-1])
+			}
+			if i+1 < len(group) {
+				nbs = append(nbs, group[i+1])
+			} else if len(group) < maxContextGroup {
+				after := within(g, t, t.Add(window))
+				after.Limit = 1
+				recs, err := tx.FindRecords(ctx, after)
+				if err != nil {
+					return nil, err
+				}
+				nbs = append(nbs, recs...)
+			}
+		}
+		out[r.ID] = nbs
+	}
+	return out, nil
+}
+
+// within narrows f to records created strictly between after and before.
+func within(f loci.RecordFilter, after, before time.Time) loci.RecordFilter {
+	if f.CreatedAfter.IsZero() || after.After(f.CreatedAfter) {
+		f.CreatedAfter = after
+	}
+	if f.CreatedBefore.IsZero() || before.Before(f.CreatedBefore) {
+		f.CreatedBefore = before
+	}
+	return f
 }

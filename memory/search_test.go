@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/memory"
@@ -246,6 +248,129 @@ func TestSearchInvalid(t *testing.T) {
 			if _, err := svc.Search(context.Background(), loci.SearchQuery{Query: q}); err != nil {
 				t.Errorf("Search(%q): %v", q, err)
 			}
+		}
+	})
+}
+
+func TestSearchConversationContext(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		store := open(t)
+		t0 := time.Date(2024, 5, 8, 13, 56, 0, 0, time.UTC)
+		a := loci.Scope{AgentID: "a"}
+		type turn struct {
+			scope   loci.Scope
+			at      time.Time
+			content string
+			tags    []string
+		}
+		// Turns 1-4 were written at one time (a batch); their ids keep
+		// their order, as time-ordered ids do.
+		turns := []turn{
+			{a, t0.Add(-2 * time.Hour), "the old morning chat about breakfast", nil},
+			{a, t0, "hi, how are you doing today", nil},
+			{a, t0, "what did you paint last weekend", []string{"x"}},
+			{a, t0, "a sunrise over the lake, in watercolour", nil},
+			{a, t0, "lovely colours, truly", nil},
+			{a, t0.Add(10 * time.Second), "see you tomorrow then", nil},
+			{loci.Scope{AgentID: "b"}, t0, "another agent's lake and sunrise chat", nil},
+		}
+		// Each turn is a conversation message (kind session, category
+		// message); the same texts are also stored as agent p's passages,
+		// which lend their neighbours nothing: a passage written a minute
+		// after another is not its context.
+		var recs, passages []*loci.Record
+		for i, tu := range turns {
+			sc := tu.scope
+			sc.SessionID = "s1"
+			r := storetest.NewRecord(loci.KindSession, sc, "", tu.content)
+			r.ID = fmt.Sprintf("0190a000-0000-7000-8000-9%011d", i)
+			r.Category = "message"
+			r.CreatedAt, r.UpdatedAt, r.Tags = tu.at, tu.at, tu.tags
+			r.SearchText = analysis.SearchText(tu.content)
+			recs = append(recs, r)
+			p := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: "p"}, "", tu.content)
+			p.ID = fmt.Sprintf("0190a000-0000-7000-8000-8%011d", i)
+			p.CreatedAt, p.UpdatedAt, p.SearchText = tu.at, tu.at, r.SearchText
+			passages = append(passages, p)
+		}
+		storetest.MustInsert(t, store, append(recs, passages...)...)
+		off := memory.DefaultRanking()
+		off.ContextWeight = 0
+		tests := []struct {
+			name string
+			opts []memory.Option
+			q    loci.SearchQuery
+			want []int // indexes into turns, best first
+		}{
+			{"AnswerFound", nil, loci.SearchQuery{Query: "paint weekend", AgentID: "a"}, []int{2, 1, 3}},
+			{"Off", []memory.Option{memory.WithRanking(off)}, loci.SearchQuery{Query: "paint weekend", AgentID: "a"}, []int{2}},
+			{"NextTime", nil, loci.SearchQuery{Query: "lovely colours", AgentID: "a"}, []int{4, 3, 5}},
+			{"OutsideWindow", nil, loci.SearchQuery{Query: "how doing today", AgentID: "a"}, []int{1, 2}},
+			{"PreviousTime", nil, loci.SearchQuery{Query: "tomorrow", AgentID: "a"}, []int{5, 4}},
+			{"OtherScope", nil, loci.SearchQuery{Query: "another agent", AgentID: "b"}, []int{6}},
+			{"FilterBeforeContext", nil, loci.SearchQuery{Query: "paint weekend", AgentID: "a", Tags: []string{"x"}}, []int{2}},
+			{"PassagesLendNothing", nil, loci.SearchQuery{Query: "paint weekend", AgentID: "p"}, []int{-2}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				svc := memory.New(store, tt.opts...)
+				res := mustSearch(t, svc, tt.q)
+				var got, want []string
+				for _, r := range res.Results {
+					got = append(got, r.ID)
+				}
+				for _, i := range tt.want {
+					if i < 0 {
+						want = append(want, passages[-i].ID)
+					} else {
+						want = append(want, recs[i].ID)
+					}
+				}
+				// Both neighbours score alike: compare the first, then the set.
+				if len(got) == 0 || got[0] != want[0] {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+				slices.Sort(got[1:])
+				slices.Sort(want[1:])
+				if !slices.Equal(got, want) {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+			})
+		}
+	})
+}
+
+// TestSearchConfidenceOnlyWhenGiven: an episode recorded without a
+// confidence_score is neither helped nor penalised by confidence, so it
+// outranks an identical episode recorded with a low one, and its
+// explanation carries no confidence.
+func TestSearchConfidenceOnlyWhenGiven(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc := memory.New(open(t))
+		low := 0.2
+		in := loci.EpisodeInput{UserID: "u", AgentID: "a", ActionType: "report", ActionDescription: "wrote the weekly report", Outcome: "success"}
+		without, err := svc.RecordEpisode(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.ConfidenceScore = &low
+		with, err := svc.RecordEpisode(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := svc.SearchEpisodes(ctx, loci.EpisodeQuery{UserID: "u", AgentID: "a", Query: "weekly report", Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) != 2 || res.Results[0].ID != without.ID || res.Results[1].ID != with.ID {
+			t.Fatalf("got %+v, want the episode without a confidence first, then the one at 0.2", res.Results)
+		}
+		if e := res.Results[0].Explain; e == nil || e.Confidence != nil {
+			t.Fatalf("explanation of the episode without a confidence: %+v", e)
+		}
+		if e := res.Results[1].Explain; e == nil || e.Confidence == nil || *e.Confidence != low {
+			t.Fatalf("explanation of the episode at 0.2: %+v", e)
 		}
 	})
 }

@@ -144,6 +144,55 @@ func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Resul
 	return out
 }
 
+// Propagate lends scores along conversational context: a record's score
+// becomes its own score scaled to the best hit's (0..1) plus alpha times
+// the best scaled score among the hits it neighbours. neighbours maps a
+// hit's id to the ids of the records next to it (those need not be hits:
+// a record found only as a neighbour scores alpha × its lender's share).
+// It is score propagation over the conversation graph, for the many
+// turns that answer (or are answered by) the turn a query matches, with
+// few words in common. Best first; ties break on id.
+func Propagate(hits []Hit, neighbours map[string][]string, alpha float64) []Hit {
+	if len(hits) == 0 || hits[0].Score <= 0 {
+		return hits
+	}
+	top := hits[0].Score
+	own := make(map[string]float64, len(hits))
+	lent := map[string]float64{}
+	var order []string
+	for _, h := range hits {
+		if _, seen := own[h.ID]; seen {
+			continue
+		}
+		own[h.ID] = h.Score / top
+		order = append(order, h.ID)
+	}
+	for _, h := range hits {
+		for _, n := range neighbours[h.ID] {
+			if n == h.ID {
+				continue
+			}
+			if _, seen := own[n]; !seen {
+				if _, seen := lent[n]; !seen {
+					order = append(order, n)
+				}
+			}
+			lent[n] = max(lent[n], h.Score/top)
+		}
+	}
+	out := make([]Hit, len(order))
+	for i, id := range order {
+		out[i] = Hit{ID: id, Score: own[id] + alpha*lent[id]}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
 // Rescore multiplies each fused score by the recency and confidence
 // blend: score = fused × (1 − rw − cw + rw·recency + cw·confidence). A
 // candidate without confidence counts as fully confident. Results missing

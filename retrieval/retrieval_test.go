@@ -224,3 +224,73 @@ func TestRank(t *testing.T) {
 		t.Errorf("order = %v, want %v", ids(got), want)
 	}
 }
+
+func TestPropagate(t *testing.T) {
+	tests := []struct {
+		name       string
+		hits       []retrieval.Hit
+		neighbours map[string][]string
+		alpha      float64
+		want       []retrieval.Hit
+	}{
+		{
+			name:  "NoNeighboursScalesToBest",
+			hits:  []retrieval.Hit{{ID: "a", Score: 4}, {ID: "b", Score: 2}},
+			alpha: 0.5,
+			want:  []retrieval.Hit{{ID: "a", Score: 1}, {ID: "b", Score: 0.5}},
+		},
+		{
+			// q matches the question "a"; its answer "n" shares no word.
+			name:       "NeighbourOnlyFound",
+			hits:       []retrieval.Hit{{ID: "a", Score: 4}, {ID: "b", Score: 1}},
+			neighbours: map[string][]string{"a": {"p", "n"}},
+			alpha:      0.5,
+			want:       []retrieval.Hit{{ID: "a", Score: 1}, {ID: "n", Score: 0.5}, {ID: "p", Score: 0.5}, {ID: "b", Score: 0.25}},
+		},
+		{
+			name:       "HitsLendToEachOther",
+			hits:       []retrieval.Hit{{ID: "a", Score: 4}, {ID: "b", Score: 2}, {ID: "c", Score: 1}},
+			neighbours: map[string][]string{"a": {"b"}, "b": {"a", "c"}, "c": {"b"}},
+			alpha:      0.5,
+			// a: 1 + 0.5×0.5, b: 0.5 + 0.5×1, c: 0.25 + 0.5×0.5.
+			want: []retrieval.Hit{{ID: "a", Score: 1.25}, {ID: "b", Score: 1}, {ID: "c", Score: 0.5}},
+		},
+		{
+			name:       "BestLenderCounts",
+			hits:       []retrieval.Hit{{ID: "a", Score: 2}, {ID: "b", Score: 1}},
+			neighbours: map[string][]string{"a": {"x"}, "b": {"x"}},
+			alpha:      1,
+			want:       []retrieval.Hit{{ID: "a", Score: 1}, {ID: "x", Score: 1}, {ID: "b", Score: 0.5}},
+		},
+		{
+			name:       "AlphaZeroKeepsOrder",
+			hits:       []retrieval.Hit{{ID: "b", Score: 3}, {ID: "a", Score: 1}},
+			neighbours: map[string][]string{"a": {"b"}, "b": {"z"}},
+			want:       []retrieval.Hit{{ID: "b", Score: 1}, {ID: "a", Score: 1.0 / 3}, {ID: "z", Score: 0}},
+		},
+		{
+			name:       "SelfAndDuplicatesIgnored",
+			hits:       []retrieval.Hit{{ID: "a", Score: 2}, {ID: "a", Score: 1}},
+			neighbours: map[string][]string{"a": {"a"}},
+			alpha:      1,
+			want:       []retrieval.Hit{{ID: "a", Score: 1}},
+		},
+		{
+			name: "Empty",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := retrieval.Propagate(tt.hits, tt.neighbours, tt.alpha)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i].ID != tt.want[i].ID || !near(got[i].Score, tt.want[i].Score) {
+					t.Errorf("got %v, want %v", got, tt.want)
+					break
+				}
+			}
+		})
+	}
+}

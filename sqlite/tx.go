@@ -120,6 +120,14 @@ func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error
 	return n, nil
 }
 
+// touchSQL is TouchRecords' statement for n ids; its arguments are the
+// time, the ids and the workspace ("+workspace" keeps the planner on the
+// id index).
+func touchSQL(n int) string {
+	return `UPDATE records SET access_count = access_count + 1, last_accessed_at = ?
+		WHERE id IN (` + placeholders(n) + `) AND +workspace = ?`
+}
+
 // DeleteRecords deletes the records that match f; versions, links and FTS
 // entries go with them (foreign keys and triggers).
 func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
@@ -149,12 +157,12 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 	if len(ids) == 0 {
 		return nil
 	}
-	args := []any{micros(at), workspace}
+	args := []any{micros(at)}
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	_, err := tx.tx.ExecContext(ctx, `UPDATE records SET access_count = access_count + 1, last_accessed_at = ?
-		WHERE workspace = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
+	args = append(args, workspace)
+	_, err := tx.tx.ExecContext(ctx, touchSQL(len(ids)), args...)
 	if err != nil {
 		return fmt.Errorf("touch records: %w", err)
 	}
@@ -269,7 +277,15 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 
 // whereClause renders f as a SQL condition on columns prefixed by p.
 func whereClause(f loci.RecordFilter, p string) (string, []any) {
-	conds := []string{p + "workspace = ?"}
+	// With ids, "+workspace" keeps the planner on the id index: a plain
+	// workspace condition made it prefer the workspace indexes (scanning
+	// the whole workspace, or the kind in it) as soon as a few ids were
+	// given.
+	ws := p + "workspace = ?"
+	if len(f.IDs) > 0 {
+		ws = "+" + ws
+	}
+	conds := []string{ws}
 	args := []any{f.Workspace}
 	in := func(col string, vals []string) {
 		conds = append(conds, p+col+" IN ("+placeholders(len(vals))+")")

@@ -204,14 +204,16 @@ func runPassage(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.ID, strings.Join(p.Tags, ","), p.Content)
 		}
 	case "search":
-		results, err := svc.SearchPassages(ctx, *af.agent, pos[0], f)
+		res, err := svc.SearchPassages(ctx, *af.agent, pos[0], f)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "count": len(results), "results": results})
+			return printJSON(e.stdout, map[string]any{
+				"success": true, "count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings,
+			})
 		}
-		for _, r := range results {
+		for _, r := range res.Results {
 			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", strconv.FormatFloat(r.Score, 'f', 3, 64), r.ID, r.Content)
 		}
 	case "delete":

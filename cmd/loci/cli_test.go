@@ -166,7 +166,6 @@ func TestCLIUsage(t *testing.T) {
 		{name: "ErrUnknownFlag", args: []string{"remember", "k", "v", "--agent", "a", "--bogus", "--db", db}, wantExit: 2, wantStderr: "flag provided but not defined: -bogus"},
 		{name: "ErrServeArg", args: []string{"serve", "extra", "--db", db}, wantExit: 2, wantStderr: `unexpected argument "extra"`},
 		{name: "ErrServeUnknownFlag", args: []string{"serve", "--port", "1"}, wantExit: 2, wantStderr: "flag provided but not defined"},
-		{name: "FlagHelp", args: []string{"remember", "-h"}, wantExit: 0},
 	}
 	runSteps(t, nil, steps)
 	// Usage errors touch no database.
@@ -213,4 +212,15 @@ func TestCLIDatabaseChoice(t *testing.T) {
 			{name: "ErrGone", args: []string{"recall", "k", "--agent", "a"}, wantExit: 1, wantStderr: "Memory not found"},
 		})
 	})
+}
+
+// TestCLIFlagHelp: -h and --help print the verb's usage and flags on stdout
+// and exit 0.
+func TestCLIFlagHelp(t *testing.T) {
+	for _, args := range [][]string{{"remember", "-h"}, {"search", "--help"}, {"serve", "-help"}} {
+		code, stdout, stderr := runCLI(t, args...)
+		if code != exitOK || !strings.HasPrefix(stdout, "loci "+args[0]) || !strings.Contains(stdout, "-db") || stderr != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 0 and the usage with its flags", args, code, stdout, stderr)
+		}
+	}
 }

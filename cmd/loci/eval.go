@@ -147,6 +147,7 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...m
 	svc := memory.New(db, append([]memory.Option{memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
 
 	diaOf := map[string]string{} // record id -> dialogue id
+	loaded := map[string]bool{}  // conversation index and dialogue id of each record
 	for ci, c := range convs {
 		scope := loci.Scope{AgentID: fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)}
 		var recs []*loci.Record
@@ -169,12 +170,20 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...m
 				if t.BlipCaption != "" {
 					content += " [image: " + t.BlipCaption + "]"
 				}
+				// A turn is a conversation message (kind session, category
+				// message) of its LoCoMo session, as PutSession stores them.
+				data, _ := json.Marshal(map[string]any{"role": t.Speaker, "index": len(recs)})
+				msgScope := scope
+				msgScope.SessionID = scope.AgentID + "-" + key
 				r := &loci.Record{
-					ID: fmt.Sprintf("c%03d-%s", ci, ids[0]), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
-					Scope: scope, Content: content, SearchText: analysis.SearchText(content),
-					CreatedAt: at, UpdatedAt: at, Version: 1,
+					// Ids in turn order, as the time-ordered ids of a
+					// live writer would be: turns share their session's time.
+					ID: fmt.Sprintf("c%03d-t%05d", ci, len(recs)), Workspace: loci.DefaultWorkspace, Kind: loci.KindSession,
+					Category: "message", Scope: msgScope, Content: content, SearchText: analysis.SearchText(content),
+					Data: data, CreatedAt: at, UpdatedAt: at, Version: 1,
 				}
 				diaOf[r.ID] = ids[0]
+				loaded[fmt.Sprintf("c%03d-%s", ci, ids[0])] = true
 				recs = append(recs, r)
 			}
 		}
@@ -214,7 +223,7 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...m
 			evidence := map[string]bool{}
 			for _, ev := range evidenceStrings(qa.Evidence) {
 				for _, id := range normDiaIDs(ev) {
-					if _, ok := diaOf[fmt.Sprintf("c%03d-%s", ci, id)]; ok {
+					if loaded[fmt.Sprintf("c%03d-%s", ci, id)] {
 						evidence[id] = true
 					}
 				}

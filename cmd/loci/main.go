@@ -44,7 +44,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "run the server", runServe},
+		{"serve", "serve [--addr 127.0.0.1:8420] [--db PATH]: run the server", runServe},
 		{"mcp", "mcp --agent ID [--user ID]: an MCP server on stdio", runMCP},
 		{"remember", "remember KEY VALUE --agent ID: store a note", runRemember},
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
@@ -90,6 +90,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case err == nil:
 			return exitOK
 		case errors.Is(err, flag.ErrHelp):
+			fmt.Fprintf(stdout, "loci %s\n", c.usage)
+			var he *helpError
+			if errors.As(err, &he) {
+				he.fs.SetOutput(stdout)
+				he.fs.PrintDefaults()
+			}
 			return exitOK
 		case errors.As(err, &ue):
 			fmt.Fprintf(stderr, "loci %s: %s\n", c.name, ue.msg)
@@ -114,6 +120,12 @@ func printUsage(w io.Writer) {
 	}
 }
 
+// helpError is -h or --help: run prints the command's flags and exits 0.
+type helpError struct{ fs *flag.FlagSet }
+
+func (e *helpError) Error() string { return flag.ErrHelp.Error() }
+func (e *helpError) Unwrap() error { return flag.ErrHelp }
+
 // parseFlags parses args with fs, allowing flags after positional
 // arguments, and returns the positional ones. A parse failure is a usage
 // error.
@@ -123,7 +135,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return nil, &helpError{fs}
 			}
 			return nil, usagef("%v", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/metrics"
 	"github.com/loci-memory/loci/retry"
+	"github.com/loci-memory/loci/web"
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -114,10 +115,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 // newHandler is what loci serve serves: the REST API, with MCP's
 // streamable HTTP at /mcp behind the same guard, so an MCP session
 // authenticates with an API key like any request, acts for the key's
-// agent and role, and has each tool call audited.
+// agent and role, and has each tool call audited; and the web inspector
+// at /, which calls the REST API from the browser.
 func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) http.Handler {
 	mcpHandler := mcpserver.NewHandler(svc, mcpserver.KeyIdentity, mcpserver.WithLogger(logger), mcpserver.WithAudit(audit))
-	return httpapi.NewServer(svc, logger, append(opts, httpapi.WithMCP(mcpHandler))...)
+	return httpapi.NewServer(svc, logger, append(opts, httpapi.WithMCP(mcpHandler), httpapi.WithInspector(web.Handler()))...)
 }
 
 // isLoopback reports whether addr listens only on a loopback interface; an

@@ -102,7 +102,7 @@ func schemas() obj {
 			"tags":       nullable(strList("")),
 			"created_at": timestamp(""),
 		}), "An archival passage of an agent."),
-		"PassageResult": obj{"allOf": []obj{ref("Passage"), object([]string{"score"}, obj{"score": number("Relevance; higher is better.")})}},
+		"PassageResult": obj{"allOf": []obj{ref("Passage"), scored("Relevance; higher is better.")}},
 
 		// Sessions (seeds 001 and 004).
 		"Message": object([]string{"role", "content"}, obj{
@@ -165,7 +165,7 @@ func schemas() obj {
 			"created_at":         timestamp(""),
 			"expires_at":         timestamp("30 days after it was recorded."),
 		}), "A past action of an agent and its outcome."),
-		"ScoredEpisode": obj{"allOf": []obj{ref("Episode"), object([]string{"score"}, obj{"score": number("Similarity; higher is better.")})}},
+		"ScoredEpisode": obj{"allOf": []obj{ref("Episode"), scored("Similarity; higher is better.")}},
 		"EpisodeInput": closed([]string{"user_id", "agent_id", "action_type", "action_description", "outcome"}, obj{
 			"user_id":            str(""),
 			"agent_id":           str(""),
@@ -198,7 +198,7 @@ func schemas() obj {
 			"created_at":          timestamp(""),
 			"updated_at":          timestamp(""),
 		}), "A long-term fact, about a user or global."),
-		"ScoredFact": obj{"allOf": []obj{ref("Fact"), object([]string{"score"}, obj{"score": number("Relevance to the query; higher is better.")})}},
+		"ScoredFact": obj{"allOf": []obj{ref("Fact"), scored("Relevance to the query; higher is better.")}},
 		"FactInput": closed([]string{"category", "fact"}, obj{
 			"user_id":  str("Omit for a global fact."),
 			"agent_id": str(""),
@@ -255,6 +255,34 @@ func schemas() obj {
 			"expires_at":   timestamp(""),
 		}), "Any record about a user, of any kind."),
 
+		// Search.
+		"SignalScore": object([]string{"rank", "score"}, obj{
+			"rank":  integer("The result's 1-based rank among the signal's candidates."),
+			"score": number("The signal's own score: BM25 for lexical, cosine similarity for vector."),
+		}),
+		"Explanation": withDesc(object([]string{"signals", "fused", "recency", "score"}, obj{
+			"signals":    mapOf(ref("SignalScore"), "Each signal that found the result: `lexical`, `vector`."),
+			"fused":      number("The weighted reciprocal rank fusion of the signals, 0-1 (1: first in every signal)."),
+			"recency":    number("0.5^(age/half-life) of the record's last update, 0-1."),
+			"confidence": number("The kind's confidence or relevance on 0-1; absent for kinds without one."),
+			"mmr_rank":   integer("The position diversity re-ranking gave, when it ran."),
+			"score":      number("The final score."),
+		}), "How a search result's score was made."),
+		"SearchResult": withDesc(object([]string{"id", "kind", "content", "scope", "created_at", "updated_at", "score"}, obj{
+			"id":      str(""),
+			"kind":    ref("Kind"),
+			"key":     str("The record's key, for kinds that have one."),
+			"content": str("The record's text."),
+			"scope": object(nil, obj{
+				"agent_id": str(""), "user_id": str(""), "session_id": str(""), "task_id": str(""),
+			}),
+			"tags":       strList(""),
+			"created_at": timestamp(""),
+			"updated_at": timestamp(""),
+			"score":      number("Higher is better."),
+			"explain":    ref("Explanation"),
+		}), "A record found by a search across kinds."),
+
 		// Operations.
 		"APIKey": object([]string{"id", "workspace", "role", "created_at"}, obj{
 			"id":         str(""),
@@ -289,4 +317,10 @@ func schemas() obj {
 			"block_links": integer(""),
 		}),
 	}
+}
+
+// scored is the part a search adds to an object: its score and, when
+// asked, the score's explanation.
+func scored(desc string) obj {
+	return object([]string{"score"}, obj{"score": number(desc), "explain": ref("Explanation")})
 }

@@ -21,7 +21,19 @@ var (
 	limit       = param("Limit")
 	searchLimit = param("SearchLimit")
 	offset      = param("Offset")
+	explain     = query("explain", "Explain each result's score (`explain` on each result).", obj{"type": "boolean", "default": false})
 )
+
+// ranked is the answer of a ranked search: results of schema item, best
+// first, their count and how many records wait for their embedding.
+func ranked(item obj) map[int]resp {
+	return okay("Ranked results.", success(object([]string{"count", "results", "pending_embeddings"}, obj{
+		"count":   integer("How many results are answered."),
+		"results": array(item, "Best first."),
+		"pending_embeddings": integer("How many records searched still wait for their embedding: " +
+			"they are found lexically only until it is made."),
+	})))
+}
 
 // One-status success maps.
 func created(desc string, schema obj) map[int]resp {
@@ -56,7 +68,7 @@ const (
 // server, and each registered route must be here (httpapi's tests).
 func operations() []op {
 	var ops []op
-	for _, group := range [][]op{noteOps(), agentOps(), passageOps(), sessionOps(), lifecycleOps(), preferenceOps(), adminOps(), operationsOps()} {
+	for _, group := range [][]op{noteOps(), agentOps(), passageOps(), sessionOps(), lifecycleOps(), preferenceOps(), searchOps(), adminOps(), operationsOps()} {
 		ops = append(ops, group...)
 	}
 	return ops
@@ -167,10 +179,9 @@ func passageOps() []op {
 			ok: okay("The passages.", list("passages", ref("Passage"), "How many passages match."))},
 		{method: "GET", path: "/v1/agents/{agent_id}/passages/search", id: "searchPassages", tag: "passages",
 			summary: "Search passages",
-			query:   []obj{queryRequired("q", "The query text.", obj{"type": "string"}), qstr("tag", "Only passages with this tag."), searchLimit},
-			ok: okay("Ranked results.", success(object([]string{"count", "results"}, obj{
-				"count": integer("How many results are answered."), "results": array(ref("PassageResult"), "Best first."),
-			})))},
+			desc:    "Hybrid retrieval over the agent's passages; `tag` filters before ranking. A passage is found lexically as soon as it is written.",
+			query:   []obj{queryRequired("q", "The query text.", obj{"type": "string"}), qstr("tag", "Only passages with this tag."), searchLimit, explain},
+			ok:      ranked(ref("PassageResult"))},
 		{method: "DELETE", path: "/v1/agents/{agent_id}/passages/{id}", id: "deletePassage", tag: "passages",
 			summary: "Delete a passage", ok: okay("Deleted.", plainSuccess), errs: []int{nf}},
 	}
@@ -246,11 +257,10 @@ func lifecycleOps() []op {
 				"id": str(""), "created_at": timestamp(""), "expires_at": timestamp(""),
 			})))},
 		{method: "GET", path: "/v1/episodes/search", id: "searchEpisodes", tag: "episodes",
-			summary: "Similar past episodes", desc: "Unexpired only. `q` must contain at least one word.",
-			query: append([]obj{queryRequired("q", "The query text.", obj{"type": "string"})}, append(episodeFilters, searchLimit)...),
-			ok: okay("Ranked results.", success(object([]string{"count", "results"}, obj{
-				"count": integer(""), "results": array(ref("ScoredEpisode"), "Best first."),
-			})))},
+			summary: "Similar past episodes",
+			desc:    "Hybrid retrieval over the unexpired episodes of the user and agent; the outcome and action type filter before ranking, and `confidence_score` weighs in. `q` must contain at least one word.",
+			query:   append([]obj{queryRequired("q", "The query text.", obj{"type": "string"})}, append(append([]obj{}, episodeFilters...), searchLimit, explain)...),
+			ok:      ranked(ref("ScoredEpisode"))},
 		{method: "GET", path: "/v1/episodes", id: "recentEpisodes", tag: "episodes",
 			summary: "Recent episodes, newest first", desc: "Unexpired only.",
 			query: append(append([]obj{}, episodeFilters...), limit, offset),
@@ -264,17 +274,16 @@ func lifecycleOps() []op {
 				"id": str(""), "relevance_score": number(""), "created_at": timestamp(""),
 			})))},
 		{method: "GET", path: "/v1/facts/search", id: "searchFacts", tag: "facts",
-			summary: "Search facts", desc: "Bumps `access_count` and `last_accessed_at` of what it returns.",
+			summary: "Search facts",
+			desc:    "Hybrid retrieval over the facts in scope; the category filters before ranking, and `relevance_score` weighs in. Bumps `access_count` and `last_accessed_at` of what it returns.",
 			query: []obj{
 				qstr("user_id", "The user's facts; without it, global facts only."),
 				queryRequired("q", "The query text.", obj{"type": "string"}),
 				query("category", "", ref("FactCategory")),
 				query("include_global", "With user_id: also global facts.", obj{"type": "boolean", "default": false}),
-				searchLimit,
+				searchLimit, explain,
 			},
-			ok: okay("Ranked results.", success(object([]string{"count", "results"}, obj{
-				"count": integer(""), "results": array(ref("ScoredFact"), "Best first."),
-			})))},
+			ok: ranked(ref("ScoredFact"))},
 		{method: "GET", path: "/v1/facts", id: "factsByKeyword", tag: "facts",
 			summary: "Facts with a keyword, by relevance",
 			desc:    "Without `keyword`, every fact in scope. Bumps `access_count` and `last_accessed_at` of what it returns.",
@@ -364,6 +373,28 @@ func preferenceOps() []op {
 			})))},
 		{method: "DELETE", path: "/v1/users/{user_id}", id: "deleteUser", tag: "users",
 			summary: "Delete everything about a user", ok: okay("Deleted.", deletedCount)},
+	}
+}
+
+func searchOps() []op {
+	return []op{
+		{method: "POST", path: "/v1/search", id: "search", tag: "search",
+			summary: "Hybrid search across kinds",
+			desc: "Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence. " +
+				"Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; " +
+				"filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, " +
+				"and by vector once its embedding is made (`pending_embeddings`).",
+			body: closed([]string{"query"}, obj{
+				"query":      str("The query text; at most 4096 bytes."),
+				"agent_id":   str("Only this agent's records."),
+				"user_id":    str("Only this user's records."),
+				"session_id": str("Only this session's records."),
+				"kinds":      array(ref("Kind"), "Only these kinds."),
+				"tags":       strList("Only records carrying every one of these tags."),
+				"limit":      withDesc(obj{"type": "integer", "minimum": 0, "maximum": 1000, "default": 10}, "The most results; 0 means the default."),
+				"explain":    boolean("Explain each result's score."),
+			}),
+			ok: ranked(ref("SearchResult"))},
 	}
 }
 

@@ -1,0 +1,97 @@
+package mcpserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
+)
+
+// search_memory: hybrid search over every kind of memory the connection
+// sees (loci.AgentSearchQuery): its agent's records about no user and,
+// with a user, the agent's records about that user and the user's own
+// (preferences, sessions). Never another agent's or another user's.
+
+// SearchMemoryInput is the input of search_memory.
+type SearchMemoryInput struct {
+	Query   string   `json:"query" jsonschema:"What you are looking for, in words, e.g. the user's deadline for the report. Required; any text (never query syntax), at most 4096 bytes."`
+	Kinds   []string `json:"kinds,omitempty" jsonschema:"Only these kinds of memory: note, block, passage, working, episode, fact, preference, session. Omit to search them all."`
+	Tags    []string `json:"tags,omitempty" jsonschema:"Only memories carrying every one of these tags (passage tags, fact keywords)."`
+	Limit   int      `json:"limit,omitempty" jsonschema:"How many results at most, 1 to 100 (default 10)."`
+	Explain bool     `json:"explain,omitempty" jsonschema:"Also say how each score was made: the rank and score of each signal (lexical, vector), recency and confidence."`
+}
+
+// MemoryResult is one memory as search_memory returns it.
+type MemoryResult struct {
+	ID        string            `json:"id" jsonschema:"the memory's id"`
+	Kind      string            `json:"kind" jsonschema:"its kind: note, block, passage, working, episode, fact, preference or session"`
+	Key       string            `json:"key,omitempty" jsonschema:"its key, for kinds that have one (a note's key, a block's label, a preference's type)"`
+	Content   string            `json:"content" jsonschema:"its text"`
+	Tags      []string          `json:"tags,omitempty" jsonschema:"its tags"`
+	Score     float64           `json:"score" jsonschema:"match with the query, higher is better"`
+	CreatedAt time.Time         `json:"created_at" jsonschema:"when it was stored (RFC 3339, UTC)"`
+	Explain   *loci.Explanation `json:"explain,omitempty" jsonschema:"how the score was made, when asked"`
+}
+
+// SearchMemoryOutput is the output of search_memory.
+type SearchMemoryOutput struct {
+	Success           bool           `json:"success" jsonschema:"true when the search ran"`
+	Count             int            `json:"count" jsonschema:"number of results returned"`
+	PendingEmbeddings int            `json:"pending_embeddings" jsonschema:"how many memories searched still wait for their embedding: they are found by their words only until it is made"`
+	Results           []MemoryResult `json:"results" jsonschema:"the best matching memories, best first"`
+}
+
+const defaultMemoryResults = 10
+
+var (
+	searchMemoryInputSchema = inputSchemaOf[SearchMemoryInput](func(s *jsonschema.Schema) {
+		kinds := make([]string, len(loci.Kinds))
+		for i, k := range loci.Kinds {
+			kinds[i] = string(k)
+		}
+		s.Properties["kinds"].Items.Enum = enumOf(kinds)
+		s.Properties["query"].MaxLength = ptr(loci.MaxQueryBytes)
+		limitSchema(s.Properties["limit"], defaultMemoryResults)
+	})
+	searchMemoryOutputSchema = outputSchema[SearchMemoryOutput](nil)
+)
+
+func (s *server) searchTools() {
+	addTool(s, &mcp.Tool{
+		Name:  "search_memory",
+		Title: "Search memory",
+		Description: "Search everything you remember, by meaning and by words at once (hybrid search): notes, core memory blocks, archival passages, " +
+			"working memory, and, when this connection serves a user, your episodes and facts about that user and the user's preferences and sessions. " +
+			"Use it before answering when past knowledge may help, or to find a memory whose key or id you do not know. " +
+			"Results are ranked best first, recent and trusted memories a little higher; narrow with kinds (e.g. [\"passage\", \"fact\"]) or tags. " +
+			"It never returns another agent's or another user's memories. A memory is found by its words as soon as it is stored " +
+			"(pending_embeddings counts those not yet searchable by meaning). An empty query, an unknown kind or a limit out of range is an error.",
+		InputSchema:  searchMemoryInputSchema,
+		OutputSchema: searchMemoryOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.searchMemory)
+}
+
+func (s *server) searchMemory(ctx context.Context, in SearchMemoryInput) (*SearchMemoryOutput, error) {
+	q := loci.AgentSearchQuery{
+		Query: in.Query, AgentID: s.id.AgentID, UserID: s.id.UserID, Tags: in.Tags, Limit: in.Limit, Explain: in.Explain,
+	}
+	for _, k := range in.Kinds {
+		q.Kinds = append(q.Kinds, loci.Kind(k))
+	}
+	res, err := s.svc.SearchAgentMemory(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := &SearchMemoryOutput{Success: true, Count: len(res.Results), PendingEmbeddings: res.PendingEmbeddings, Results: make([]MemoryResult, 0, len(res.Results))}
+	for _, r := range res.Results {
+		out.Results = append(out.Results, MemoryResult{
+			ID: r.ID, Kind: string(r.Kind), Key: r.Key, Content: r.Content, Tags: r.Tags,
+			Score: r.Score, CreatedAt: utc(r.CreatedAt), Explain: r.Explain,
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,150 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// Reads of records by id (a filter with IDs, TouchRecords) must look the
+// ids up in the id index, not scan the workspace: with a workspace
+// condition first, SQLite's planner preferred the workspace indexes as
+// soon as a few ids were given.
+//
+//	go test ./sqlite -run XXX -bench RecordsByID
+
+// seedIDs inserts n passages of one agent in workspace "w" and returns
+// their ids.
+func seedIDs(tb testing.TB, db *DB, n int) []string {
+	tb.Helper()
+	ctx := context.Background()
+	ids := make([]string, n)
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for start := 0; start < n; start += 1000 {
+		err := db.Update(ctx, func(tx loci.Tx) error {
+			for i := start; i < min(start+1000, n); i++ {
+				ids[i] = fmt.Sprintf("rec-%06d", i)
+				r := &loci.Record{
+					ID: ids[i], Workspace: "w", Kind: loci.KindPassage, Scope: loci.Scope{AgentID: "a"},
+					Content: "passage", CreatedAt: at.Add(time.Duration(i) * time.Second), Version: 1,
+				}
+				r.UpdatedAt = r.CreatedAt
+				if err := tx.InsertRecord(ctx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// pickIDs returns k ids spread over ids.
+func pickIDs(ids []string, k int) []string {
+	out := make([]string, k)
+	for i := range out {
+		out[i] = ids[i*len(ids)/k]
+	}
+	return out
+}
+
+func TestRecordsByIDUseIDIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids := seedIDs(t, db, 200)
+	for _, n := range []int{1, 2, 10, 150} {
+		for name, f := range map[string]loci.RecordFilter{
+			"IDs":             {Workspace: "w", IDs: pickIDs(ids, n)},
+			"IDsKinds":        {Workspace: "w", Kinds: []loci.Kind{loci.KindPassage}, IDs: pickIDs(ids, n)},
+			"IDsKindsAgent":   {Workspace: "w", Kinds: []loci.Kind{loci.KindPassage}, AgentID: loci.Ptr("a"), IDs: pickIDs(ids, n)},
+			"IDsUserOrGlobal": {Workspace: "w", UserID: loci.Ptr("u"), OrGlobalUser: true, IDs: pickIDs(ids, n)},
+		} {
+			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
+				where, args := whereClause(f, "")
+				q := `SELECT id FROM records WHERE ` + where + ` ORDER BY ` + orderClause(loci.OrderCreatedDesc)
+				if got := queryPlan(t, db, q, args); !strings.Contains(got, "sqlite_autoindex_records_1 (id=?)") {
+					t.Errorf("plan of %s:\n%s\nwant a search of the id index", q, got)
+				}
+			})
+		}
+	}
+	t.Run("Touch", func(t *testing.T) {
+		args := []any{int64(0)}
+		for _, id := range pickIDs(ids, 50) {
+			args = append(args, id)
+		}
+		args = append(args, "w")
+		if got := queryPlan(t, db, touchSQL(50), args); !strings.Contains(got, "sqlite_autoindex_records_1 (id=?)") {
+			t.Errorf("plan of touch:\n%s\nwant a search of the id index", got)
+		}
+	})
+}
+
+func queryPlan(t *testing.T, db *DB, q string, args []any) string {
+	t.Helper()
+	rows, err := db.reader.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(detail + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func BenchmarkRecordsByID(b *testing.B) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ids := seedIDs(b, db, 20000)
+	for _, k := range []int{10, 50} {
+		want := pickIDs(ids, k)
+		b.Run(fmt.Sprintf("Find/%d", k), func(b *testing.B) {
+			f := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindPassage}, IDs: want, Order: loci.OrderCreatedDesc}
+			for b.Loop() {
+				err := db.View(ctx, func(tx loci.Tx) error {
+					recs, err := tx.FindRecords(ctx, f)
+					if err == nil && len(recs) != k {
+						err = fmt.Errorf("found %d, want %d", len(recs), k)
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Touch/%d", k), func(b *testing.B) {
+			at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+			for b.Loop() {
+				if err := db.Update(ctx, func(tx loci.Tx) error { return tx.TouchRecords(ctx, "w", want, at) }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
