@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -398,7 +399,8 @@ func testLexical(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("HostileTerms", func(t *testing.T) {
-		for _, q := range []string{`"`, `NEAR(`, `*`, `a OR`, `(`, `col:foo`, "\x00", "\xff\xfe", `""""`, `-`, `^x`} {
+		for _, q := range []string{`"`, `NEAR(`, `*`, `a OR`, `(`, `col:foo`, "\x00", "\xff\xfe", `""""`, `-`, `^x`,
+			`'`, `\`, `it's`, `a\'b`, `x:*`, `'a' | 'b'`, `!x`, `<->`, "two words", strings.Repeat("x", 3000)} {
 			search(agentA, q)
 		}
 	})
