@@ -88,8 +88,16 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := tx.tx.Query(ctx, `SELECT `+recordColumns+` FROM records
-		WHERE embedding_model <> $1 ORDER BY created_at, id LIMIT $2`, model, limit)
+	// Each branch reads at most limit pending rows in (created_at, id)
+	// order from the records_pending index: never embedded (''), then
+	// other models' on either side of model.
+	rows, err := tx.tx.Query(ctx, `SELECT `+recordColumns+` FROM (
+			(SELECT * FROM records WHERE embedding_model = '' ORDER BY created_at, id LIMIT $2)
+			UNION ALL
+			(SELECT * FROM records WHERE embedding_model > '' AND embedding_model < $1 ORDER BY created_at, id LIMIT $2)
+			UNION ALL
+			(SELECT * FROM records WHERE embedding_model > $1 ORDER BY created_at, id LIMIT $2)) AS p
+		ORDER BY created_at, id LIMIT $2`, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending embeddings: %w", err)
 	}

@@ -7,3 +7,5 @@ UPDATE records SET search_len = coalesce(array_length(regexp_split_to_array(btri
 	WHERE btrim(search_text, E' \t\n\r\f\v') <> '';
 -- N and the average length are read from this index alone.
 CREATE INDEX records_search_len ON records (workspace) INCLUDE (search_len);
+-- The embedding queue reads pending records oldest first from this index.
+CREATE INDEX records_pending ON records (embedding_model, created_at, id);
