@@ -24,7 +24,7 @@ serve:
 
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora under testdata/fuzz)
 FUZZTIME ?= 20s
-FUZZ_TARGETS = ./httpapi:FuzzRoutes ./httpapi:FuzzCheckJSON ./sqlite:FuzzSearchLexical
+FUZZ_TARGETS = ./httpapi:FuzzRoutes ./httpapi:FuzzCheckJSON ./sqlite:FuzzSearchLexical ./analysis:FuzzQuery
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
