@@ -79,43 +79,35 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 	return out, nil
 }
 
-// rankScopes ranks the records of several disjoint filters as one set.
-// One filter is one pipeline run. For several, each filter's run gives its
-// candidates with their signals' own scores (BM25, cosine: comparable
-// across filters), the candidate lists are merged by those scores, and
-// the merged lists are fused and re-scored as the pipeline does. Merging
-// the runs' final scores instead would not do: each run's best hit scores
-// about 1 however poorly it matches, so a small scope (a user's few
-// preferences) would always outrank a large one.
-//
-// TODO: when Query takes several filters, this becomes one rankTx call.
+// rankScopes ranks the records of several disjoint filters as one set:
+// each filter's signals propose candidates with their own scores (BM25,
+// cosine: comparable across filters), the lists are merged by those
+// scores, and the merged candidates are fused and re-scored once. Ranking
+// each filter to the end and merging the final scores would not do: each
+// run's best hit scores about 1 however poorly it matches, so a small
+// scope (a user's few preferences) would always outrank a large one.
 func (s *Service) rankScopes(ctx context.Context, tx loci.Tx, q loci.AgentSearchQuery, filters []loci.RecordFilter, qvec []float32, limit int) ([]Hit, int, error) {
-	if len(filters) == 1 {
-		ranked, err := s.rankTx(ctx, tx, Query{Text: q.Query, Filter: filters[0], Limit: limit, Explain: q.Explain}, qvec)
-		if err != nil {
-			return nil, 0, err
-		}
-		return ranked.Hits, ranked.PendingEmbeddings, nil
-	}
-	p := s.ranking
-	n := max(p.Candidates, 3*limit)
-	lists := map[string][]retrieval.Hit{}
-	records := map[string]*loci.Record{}
-	pending := 0
+	now := s.now()
+	n := max(s.ranking.Candidates, 3*limit)
+	all := &candidateSet{lists: map[string][]retrieval.Hit{}, records: map[string]*loci.Record{}}
 	for _, f := range filters {
-		ranked, err := s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: n, Explain: true}, qvec)
+		f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, 0, 0
+		if f.LiveAt.IsZero() {
+			f.LiveAt = now
+		}
+		c, err := s.candidates(ctx, tx, q.Query, f, qvec, n)
 		if err != nil {
 			return nil, 0, err
 		}
-		pending += ranked.PendingEmbeddings
-		for _, h := range ranked.Hits {
-			records[h.Record.ID] = h.Record
-			for name, sig := range h.Explain.Signals {
-				lists[name] = append(lists[name], retrieval.Hit{ID: h.Record.ID, Score: sig.Score})
-			}
+		all.pending += c.pending
+		for name, l := range c.lists {
+			all.lists[name] = append(all.lists[name], l...)
+		}
+		for id, r := range c.records {
+			all.records[id] = r
 		}
 	}
-	for _, l := range lists {
+	for _, l := range all.lists {
 		slices.SortStableFunc(l, func(a, b retrieval.Hit) int {
 			if c := cmp.Compare(b.Score, a.Score); c != 0 {
 				return c
@@ -123,32 +115,5 @@ func (s *Service) rankScopes(ctx context.Context, tx loci.Tx, q loci.AgentSearch
 			return strings.Compare(a.ID, b.ID)
 		})
 	}
-	cands := make(map[string]retrieval.Candidate, len(records))
-	for id, r := range records {
-		c := retrieval.Candidate{ID: id, At: r.UpdatedAt}
-		c.Confidence, c.HasConfidence = confidence01(r)
-		if p.MMRLambda > 0 {
-			c.Vector = r.Embedding
-		}
-		cands[id] = c
-	}
-	vw := p.VectorWeight
-	if lo, ok := s.embedder.(interface{ LexicalOnly() bool }); ok && lo.LexicalOnly() {
-		vw = p.LexicalVectorWeight
-	}
-	results := retrieval.Rank(lists, cands, retrieval.Params{
-		K:       p.K,
-		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: vw},
-		Now:     s.now(), RecencyWeight: p.RecencyWeight, HalfLife: p.HalfLife,
-		ConfidenceWeight: p.ConfidenceWeight, MMRLambda: p.MMRLambda, Limit: limit,
-	})
-	hits := make([]Hit, 0, len(results))
-	for _, r := range results {
-		h := Hit{Record: records[r.ID], Score: r.Score}
-		if q.Explain {
-			h.Explain = explanation(r.Explain)
-		}
-		hits = append(hits, h)
-	}
-	return hits, pending, nil
+	return s.fuse(all, now, limit, q.Explain), all.pending, nil
 }

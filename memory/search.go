@@ -133,18 +133,36 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 	if f.LiveAt.IsZero() {
 		f.LiveAt = now
 	}
-	p := s.ranking
-	n := max(p.Candidates, 3*limit)
+	n := max(s.ranking.Candidates, 3*limit)
+	c, err := s.candidates(ctx, tx, q.Text, f, qvec, n)
+	if err != nil {
+		return nil, err
+	}
+	return &Ranked{Hits: s.fuse(c, now, limit, q.Explain), PendingEmbeddings: c.pending}, nil
+}
 
-	lists := map[string][]retrieval.Hit{}
-	records := map[string]*loci.Record{}
-	lex, err := tx.SearchLexical(ctx, f, analysis.QueryTerms(q.Text), n)
+// candidateSet is what each signal proposes for a query: its ranked list
+// of ids with the signal's own scores (BM25, cosine), the records, and how
+// many records under the filter wait for their embedding.
+type candidateSet struct {
+	lists   map[string][]retrieval.Hit
+	records map[string]*loci.Record
+	pending int
+}
+
+// candidates asks each signal for up to n candidates among the records of
+// f: BM25 (with conversational context lent to neighbouring messages) and,
+// when there is a query vector, cosine similarity.
+func (s *Service) candidates(ctx context.Context, tx loci.Tx, text string, f loci.RecordFilter, qvec []float32, n int) (*candidateSet, error) {
+	p := s.ranking
+	c := &candidateSet{lists: map[string][]retrieval.Hit{}, records: map[string]*loci.Record{}}
+	lex, err := tx.SearchLexical(ctx, f, analysis.QueryTerms(text), n)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	for _, r := range lex {
-		lists[retrieval.Lexical] = append(lists[retrieval.Lexical], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
-		records[r.Record.ID] = r.Record
+		c.lists[retrieval.Lexical] = append(c.lists[retrieval.Lexical], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
+		c.records[r.Record.ID] = r.Record
 	}
 	if lenders := conversational(lex[:min(len(lex), p.ContextHits)]); p.ContextWeight > 0 && len(lenders) > 0 {
 		nbs, err := neighbours(ctx, tx, f, lenders, p.ContextWindow)
@@ -155,61 +173,68 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 		for id, rs := range nbs {
 			for _, r := range rs {
 				ids[id] = append(ids[id], r.ID)
-				if records[r.ID] == nil {
-					records[r.ID] = r
+				if c.records[r.ID] == nil {
+					c.records[r.ID] = r
 				}
 			}
 		}
-		lists[retrieval.Lexical] = retrieval.Propagate(lists[retrieval.Lexical], ids, p.ContextWeight)
+		c.lists[retrieval.Lexical] = retrieval.Propagate(c.lists[retrieval.Lexical], ids, p.ContextWeight)
 	}
-	out := &Ranked{}
-	if s.embedder != nil {
-		model := s.embedder.Model()
-		if qvec != nil && !zero(qvec) {
-			vec, err := tx.SearchVector(ctx, f, model, qvec, n)
-			if err != nil {
-				return nil, fmt.Errorf("search: %w", err)
-			}
-			for _, r := range vec {
-				if r.Score < p.MinSimilarity {
-					break
-				}
-				lists[retrieval.Vector] = append(lists[retrieval.Vector], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
-				records[r.Record.ID] = r.Record
-			}
-		}
-		if out.PendingEmbeddings, err = tx.CountPendingEmbeddings(ctx, f, model); err != nil {
+	if s.embedder == nil {
+		return c, nil
+	}
+	model := s.embedder.Model()
+	if qvec != nil && !zero(qvec) {
+		vec, err := tx.SearchVector(ctx, f, model, qvec, n)
+		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-	}
-
-	cands := make(map[string]retrieval.Candidate, len(records))
-	for id, r := range records {
-		c := retrieval.Candidate{ID: id, At: r.UpdatedAt}
-		c.Confidence, c.HasConfidence = confidence01(r)
-		if p.MMRLambda > 0 {
-			c.Vector = r.Embedding
+		for _, r := range vec {
+			if r.Score < p.MinSimilarity {
+				break
+			}
+			c.lists[retrieval.Vector] = append(c.lists[retrieval.Vector], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
+			c.records[r.Record.ID] = r.Record
 		}
-		cands[id] = c
+	}
+	if c.pending, err = tx.CountPendingEmbeddings(ctx, f, model); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return c, nil
+}
+
+// fuse ranks the candidates: reciprocal rank fusion of the signals, then
+// recency and the kind's confidence (and MMR when on), best limit first.
+func (s *Service) fuse(c *candidateSet, now time.Time, limit int, explain bool) []Hit {
+	p := s.ranking
+	cands := make(map[string]retrieval.Candidate, len(c.records))
+	for id, r := range c.records {
+		cand := retrieval.Candidate{ID: id, At: r.UpdatedAt}
+		cand.Confidence, cand.HasConfidence = confidence01(r)
+		if p.MMRLambda > 0 {
+			cand.Vector = r.Embedding
+		}
+		cands[id] = cand
 	}
 	vw := p.VectorWeight
 	if lo, ok := s.embedder.(interface{ LexicalOnly() bool }); ok && lo.LexicalOnly() {
 		vw = p.LexicalVectorWeight
 	}
-	results := retrieval.Rank(lists, cands, retrieval.Params{
+	results := retrieval.Rank(c.lists, cands, retrieval.Params{
 		K:       p.K,
 		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: vw},
 		Now:     now, RecencyWeight: p.RecencyWeight, HalfLife: p.HalfLife,
 		ConfidenceWeight: p.ConfidenceWeight, MMRLambda: p.MMRLambda, Limit: limit,
 	})
+	hits := make([]Hit, 0, len(results))
 	for _, r := range results {
-		h := Hit{Record: records[r.ID], Score: r.Score}
-		if q.Explain {
+		h := Hit{Record: c.records[r.ID], Score: r.Score}
+		if explain {
 			h.Explain = explanation(r.Explain)
 		}
-		out.Hits = append(out.Hits, h)
+		hits = append(hits, h)
 	}
-	return out, nil
+	return hits
 }
 
 func zero(v []float32) bool {
