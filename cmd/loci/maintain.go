@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
 )
 
 // runMaintain runs maintenance tasks on the local database or a server.
@@ -21,9 +19,7 @@ func runMaintain(ctx context.Context, e *env, args []string) error {
 	tasks := fs.String("tasks", strings.Join(loci.MaintenanceTasks, ","), "comma-separated tasks: "+strings.Join(loci.MaintenanceTasks, ", "))
 	dry := fs.Bool("dry-run", false, "report what would change without changing anything")
 	asJSON := fs.Bool("json", false, "print the API's JSON")
-	server := fs.String("server", "", "URL of a running loci server (default: use the local database)")
-	key := fs.String("api-key", os.Getenv("LOCI_API_KEY"), "API key for --server (default $LOCI_API_KEY)")
-	dsn := dbFlag(fs)
+	tgt := targetFlags(fs)
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -41,17 +37,11 @@ func runMaintain(ctx context.Context, e *env, args []string) error {
 	if len(req.Tasks) == 0 {
 		return usagef("--tasks names no task")
 	}
-	var svc loci.MaintenanceService
-	if *server != "" {
-		svc = httpapi.NewClient(*server, *key)
-	} else {
-		local, done, err := openService(ctx, *dsn, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			return err
-		}
-		defer done()
-		svc = local
+	svc, done, err := tgt.open(ctx)
+	if err != nil {
+		return err
 	}
+	defer done()
 	rep, err := svc.Maintain(ctx, req)
 	if err != nil {
 		return err

@@ -6,25 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
 )
 
 // noteFlags are the flags of the note verbs.
 type noteFlags struct {
-	agent, server, key, db *string
+	agent *string
+	*target
 }
 
 func newNoteFlags(fs *flag.FlagSet) *noteFlags {
-	return &noteFlags{
-		agent:  fs.String("agent", "", "agent id (required)"),
-		server: fs.String("server", "", "URL of a running loci server (default: use the local database)"),
-		key:    fs.String("api-key", os.Getenv("LOCI_API_KEY"), "API key for --server (default $LOCI_API_KEY)"),
-		db:     dbFlag(fs),
-	}
+	return &noteFlags{agent: fs.String("agent", "", "agent id (required)"), target: targetFlags(fs)}
 }
 
 // notes returns the note service: the server's over HTTP when --server is
@@ -33,11 +26,7 @@ func (f *noteFlags) notes(ctx context.Context) (loci.NoteService, func(), error)
 	if *f.agent == "" {
 		return nil, nil, usagef("--agent is required")
 	}
-	if *f.server != "" {
-		return httpapi.NewClient(*f.server, *f.key), func() {}, nil
-	}
-	svc, closeFn, err := openService(ctx, *f.db, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return svc, closeFn, err
+	return f.open(ctx)
 }
 
 func runRemember(ctx context.Context, e *env, args []string) error {

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
 )
 
 func runSearch(ctx context.Context, e *env, args []string) error {
@@ -22,9 +20,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	limit := fs.Int("limit", loci.DefaultSearchLimit, "most results")
 	explain := fs.Bool("explain", false, "explain each score")
 	asJSON := fs.Bool("json", false, "print the API's JSON")
-	server := fs.String("server", "", "URL of a running loci server (default: use the local database)")
-	key := fs.String("api-key", os.Getenv("LOCI_API_KEY"), "API key for --server (default $LOCI_API_KEY)")
-	db := dbFlag(fs)
+	tgt := targetFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -37,17 +33,11 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 			q.Kinds = append(q.Kinds, loci.Kind(strings.TrimSpace(k)))
 		}
 	}
-	var svc loci.SearchService
-	if *server != "" {
-		svc = httpapi.NewClient(*server, *key)
-	} else {
-		local, done, err := openService(ctx, *db, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			return err
-		}
-		defer done()
-		svc = local
+	svc, done, err := tgt.open(ctx)
+	if err != nil {
+		return err
 	}
+	defer done()
 	res, err := svc.Search(ctx, q)
 	if err != nil {
 		return err

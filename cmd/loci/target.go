@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
+)
+
+// remote is what the verbs that take --server need; httpapi.Client and
+// memory.Service both implement it, so a verb runs the same code on a
+// running server or on the local database.
+type remote interface {
+	loci.NoteService
+	loci.SearchService
+	loci.MaintenanceService
+}
+
+var _ remote = (*httpapi.Client)(nil)
+
+// target is where a verb acts: a running server (--server, with --api-key)
+// or the local database (--db).
+type target struct {
+	server, key, db *string
+}
+
+// targetFlags registers --server, --api-key and --db.
+func targetFlags(fs *flag.FlagSet) *target {
+	return &target{
+		server: fs.String("server", "", "URL of a running loci server (default: use the local database)"),
+		key:    fs.String("api-key", os.Getenv("LOCI_API_KEY"), "API key for --server (default $LOCI_API_KEY)"),
+		db:     dbFlag(fs),
+	}
+}
+
+// open returns the service: the server's over HTTP when --server is given,
+// else the local database's, and a function that releases it.
+func (t *target) open(ctx context.Context) (remote, func(), error) {
+	if *t.server != "" {
+		return httpapi.NewClient(*t.server, *t.key), func() {}, nil
+	}
+	return openService(ctx, *t.db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
