@@ -148,6 +148,17 @@ func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, erro
 	if err != nil {
 		return 0, fmt.Errorf("delete records: %w", err)
 	}
+	if tag.RowsAffected() > 0 {
+		// The deletes left tombstones for the vector caches' feed; prune
+		// those an hour old, raising the floor past them so that a
+		// cache that has not read them since reloads (vectorcache.go).
+		if _, err := tx.tx.Exec(ctx, `WITH p AS (
+				DELETE FROM record_tombstones WHERE deleted_at < now() - interval '1 hour' RETURNING xid)
+			UPDATE record_feed SET floor = greatest(floor, (SELECT max(xid) + 1 FROM p))
+			WHERE id = 1 AND EXISTS (SELECT 1 FROM p)`); err != nil {
+			return 0, fmt.Errorf("prune tombstones: %w", err)
+		}
+	}
 	return int(tag.RowsAffected()), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/postgres"
@@ -18,7 +19,11 @@ import (
 // processes on one database would be, each with its own vector cache.
 func replicas(t *testing.T, dsn string, n int) []*postgres.DB {
 	t.Helper()
-	schema := testdb.NewSchema(t, dsn)
+	return replicasIn(t, dsn, testdb.NewSchema(t, dsn), n)
+}
+
+func replicasIn(t *testing.T, dsn, schema string, n int) []*postgres.DB {
+	t.Helper()
 	var out []*postgres.DB
 	for range n {
 		cfg, err := testdb.PostgresConfig(dsn, schema)
@@ -233,7 +238,10 @@ func TestVectorCacheOutOfOrderCommit(t *testing.T) {
 	}
 
 	slow, fast := newRec("slow"), newRec("fast")
-	inserted, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
+	inserted, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	releaseSlow := func() { once.Do(func() { close(release) }) }
+	defer releaseSlow() // on failure too, so the store can close
 	go func() {
 		done <- writer.Update(ctx, func(tx loci.Tx) error {
 			if err := tx.InsertRecord(ctx, slow); err != nil {
@@ -250,7 +258,7 @@ func TestVectorCacheOutOfOrderCommit(t *testing.T) {
 	if len(got) != 2 || got[0].Record.ID != fast.ID {
 		t.Fatalf("before the slow commit: %s, want %s first of 2", ranking(got), fast.ID)
 	}
-	close(release)
+	releaseSlow()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -326,5 +334,64 @@ func TestVectorCacheConcurrentWriters(t *testing.T) {
 	}
 	if postgres.CachedSearches(reader) == 0 {
 		t.Fatal("the cache answered no search")
+	}
+}
+
+// TestVectorCachePrunedTombstones prunes tombstones that a reader has not
+// read yet: the reader notices (the feed's floor) and reloads, so the
+// record deleted before the prune is not found either.
+func TestVectorCachePrunedTombstones(t *testing.T) {
+	ctx := context.Background()
+	dsn := postgresDSN(t)
+	schema := testdb.NewSchema(t, dsn)
+	dbs := replicasIn(t, dsn, schema, 2)
+	writer, reader := dbs[0], dbs[1]
+	const model, dims = "m", 4
+	rng := rand.New(rand.NewSource(9))
+	ws := loci.RecordFilter{Workspace: loci.DefaultWorkspace}
+	var recs []*loci.Record
+	for i := range 5 {
+		r := storetest.NewRecord(loci.KindPassage, loci.Scope{}, "", fmt.Sprint(i))
+		r.Embedding, r.EmbeddingModel = randomUnit(rng, dims), model
+		recs = append(recs, r)
+	}
+	storetest.MustInsert(t, writer, recs...)
+	if got := searchVec(t, reader, ws, model, recs[0].Embedding, 10); len(got) != 5 {
+		t.Fatalf("%d results, want 5", len(got))
+	}
+	del := func(r *loci.Record) {
+		storetest.MustUpdate(t, writer, func(tx loci.Tx) error {
+			_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: r.Workspace, IDs: []string{r.ID}})
+			return err
+		})
+	}
+	del(recs[0])
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE `+schema+`.record_tombstones SET deleted_at = now() - interval '2 hours'`); err != nil {
+		t.Fatal(err)
+	}
+	del(recs[1]) // prunes recs[0]'s tombstone
+	var tombstones int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM `+schema+`.record_tombstones`).Scan(&tombstones); err != nil {
+		t.Fatal(err)
+	}
+	if tombstones != 1 {
+		t.Fatalf("%d tombstones after the prune, want 1", tombstones)
+	}
+	got := searchVec(t, reader, ws, model, recs[0].Embedding, 10)
+	if len(got) != 3 {
+		t.Fatalf("%d results, want 3: %s", len(got), ranking(got))
+	}
+	for _, h := range got {
+		if h.Record.ID == recs[0].ID || h.Record.ID == recs[1].ID {
+			t.Fatalf("found deleted record %s", h.Record.ID)
+		}
+	}
+	if n := postgres.CachedSearches(reader); n != 2 {
+		t.Fatalf("the cache answered %d searches, want 2", n)
 	}
 }
