@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
@@ -393,5 +397,60 @@ func TestVectorCachePrunedTombstones(t *testing.T) {
 	}
 	if n := postgres.CachedSearches(reader); n != 2 {
 		t.Fatalf("the cache answered %d searches, want 2", n)
+	}
+}
+
+// BenchmarkSearchVector times SearchVector over n passages with dense
+// 256-dimension embeddings, from the cache and in SQL.
+func BenchmarkSearchVector(b *testing.B) {
+	dsn := os.Getenv(testdb.PostgresEnv)
+	if dsn == "" {
+		b.Skipf("%s is not set", testdb.PostgresEnv)
+	}
+	const model, dims = "m", 256
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			db := testdb.OpenPostgres(b, dsn)
+			rng := rand.New(rand.NewSource(1))
+			now := time.Now().UTC()
+			for done := 0; done < n; done += 1000 {
+				if err := db.Update(ctx, func(tx loci.Tx) error {
+					for range 1000 {
+						r := &loci.Record{ID: uuid.Must(uuid.NewV7()).String(), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
+							Scope: loci.Scope{AgentID: "bench"}, Content: "x", CreatedAt: now, UpdatedAt: now, Version: 1,
+							Embedding: randomUnit(rng, dims), EmbeddingModel: model}
+						if err := tx.InsertRecord(ctx, r); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("bench"), Kinds: []loci.Kind{loci.KindPassage}}
+			for _, cache := range []bool{true, false} {
+				b.Run(map[bool]string{true: "Cache", false: "SQL"}[cache], func(b *testing.B) {
+					postgres.SetVectorCache(db, cache)
+					if err := db.View(ctx, func(tx loci.Tx) error { // loads the cache
+						_, err := tx.SearchVector(ctx, f, model, randomUnit(rng, dims), 10)
+						return err
+					}); err != nil {
+						b.Fatal(err)
+					}
+					b.ResetTimer()
+					for range b.N {
+						q := randomUnit(rng, dims)
+						if err := db.View(ctx, func(tx loci.Tx) error {
+							_, err := tx.SearchVector(ctx, f, model, q, 10)
+							return err
+						}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
 	}
 }
