@@ -297,18 +297,31 @@ func TestVectorCacheConcurrentWriters(t *testing.T) {
 				return
 			default:
 			}
-			searchVec(t, reader, ws, model, randomUnit(rng, dims), 5)
+			q := randomUnit(rng, dims)
+			if err := reader.View(ctx, func(tx loci.Tx) error {
+				_, err := tx.SearchVector(ctx, ws, model, q, 5)
+				return err
+			}); err != nil {
+				t.Error(err)
+			}
 			n++
 		}
 	}()
+	// NewRecord is not safe for concurrent use: make them all first.
+	rng := rand.New(rand.NewSource(100))
+	recs := make([][]*loci.Record, writers)
+	for w := range recs {
+		for i := range each {
+			r := storetest.NewRecord(loci.KindPassage, loci.Scope{}, "", fmt.Sprint(w, " ", i))
+			r.Embedding, r.EmbeddingModel = randomUnit(rng, dims), model
+			recs[w] = append(recs[w], r)
+		}
+	}
 	for w := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewSource(int64(w) + 100))
-			for i := range each {
-				r := storetest.NewRecord(loci.KindPassage, loci.Scope{}, "", fmt.Sprint(w, " ", i))
-				r.Embedding, r.EmbeddingModel = randomUnit(rng, dims), model
+			for i, r := range recs[w] {
 				// Some transactions hold their stamp a while before
 				// committing, so commits land out of stamp order.
 				if err := writer.Update(ctx, func(tx loci.Tx) error {
