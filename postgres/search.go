@@ -16,10 +16,25 @@ import (
 // exists, pgvector computes it (1 - cosine distance); elsewhere SQL sums
 // the products of the real[] elements. Both scan every candidate of the
 // scope after the filter, so both give the same, exact answer.
+//
+// Searches are answered from the process's vector cache (vectorcache.go),
+// which scores the same way in Go, when the transaction can read the
+// cache's change feed and has not written records itself; otherwise in SQL.
 func (tx *Tx) SearchVector(ctx context.Context, f loci.RecordFilter, model string, query []float32, limit int) ([]loci.ScoredRecord, error) {
 	if limit <= 0 || len(query) == 0 {
 		return nil, nil
 	}
+	if tx.db.cache != nil && !tx.wroteRecords {
+		out, ok, err := tx.searchCached(ctx, f, model, query, limit)
+		if err != nil || ok {
+			return out, err
+		}
+	}
+	return tx.searchVectorSQL(ctx, f, model, query, limit)
+}
+
+// searchVectorSQL is SearchVector in SQL.
+func (tx *Tx) searchVectorSQL(ctx context.Context, f loci.RecordFilter, model string, query []float32, limit int) ([]loci.ScoredRecord, error) {
 	var a args
 	where := whereClause(f, "r.", &a)
 	model, dims := a.add(model), a.add(len(query))
@@ -71,6 +86,7 @@ func vectorLiteral(v []float32) string {
 
 // SetEmbedding stores a record's embedding if it is still at version.
 func (tx *Tx) SetEmbedding(ctx context.Context, workspace, id string, version int, model string, vec []float32) (bool, error) {
+	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, vec); err != nil {
 		return false, err
 	}

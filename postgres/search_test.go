@@ -227,18 +227,24 @@ func fill(tb testing.TB, s loci.Store, c *corpus, n int) {
 // pgvector path (PGlite) and the SQLite index rank the same records by
 // vector, with the same scores, within filters; on PGlite with a
 // search_path that leaves out public, where the extension lives.
+// Each runs with the in-memory vector cache and without it (in SQL).
 func TestVectorParity(t *testing.T) {
-	t.Run("Postgres", func(t *testing.T) {
-		db := testdb.OpenPostgres(t, postgresDSN(t))
-		testVectorParity(t, db)
-	})
-	t.Run("PGliteWithoutPublicOnPath", func(t *testing.T) {
-		db := openSchemaOnly(t, pgliteDSN(t))
-		if !db.HasPGVector() {
-			t.Fatal("PGlite store has no pgvector column")
-		}
-		testVectorParity(t, db)
-	})
+	for _, cache := range []bool{true, false} {
+		name := map[bool]string{true: "Cache", false: "SQL"}[cache]
+		t.Run("Postgres"+name, func(t *testing.T) {
+			db := testdb.OpenPostgres(t, postgresDSN(t))
+			postgres.SetVectorCache(db, cache)
+			testVectorParity(t, db)
+		})
+		t.Run("PGliteWithoutPublicOnPath"+name, func(t *testing.T) {
+			db := openSchemaOnly(t, pgliteDSN(t))
+			if !db.HasPGVector() {
+				t.Fatal("PGlite store has no pgvector column")
+			}
+			postgres.SetVectorCache(db, cache)
+			testVectorParity(t, db)
+		})
+	}
 }
 
 // openSchemaOnly opens a store in a fresh schema with search_path set to

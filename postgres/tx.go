@@ -21,6 +21,9 @@ type Tx struct {
 	// newIndexes are the vector dimensions this transaction built an HNSW
 	// index for; the DB remembers them once it commits.
 	newIndexes []int
+	// wroteRecords is set by the first write to records: from then on
+	// vector search runs in SQL, to see the transaction's own writes.
+	wroteRecords bool
 }
 
 // Lock takes a transaction-scoped advisory lock on name, released when the
@@ -41,6 +44,7 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 // rather than raising a unique violation, so that ECONFLICT leaves the
 // transaction usable, as it is on SQLite.
 func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
 	}
@@ -63,6 +67,7 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 // not left to the unique index, so that ECONFLICT leaves the transaction
 // usable.
 func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int) error {
+	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
 	}
@@ -136,11 +141,23 @@ func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error
 // DeleteRecords deletes the records that match f; versions and links go
 // with them (ON DELETE CASCADE), index entries with the rows.
 func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	tx.wroteRecords = true
 	var a args
 	where := whereClause(f, "", &a)
 	tag, err := tx.tx.Exec(ctx, `DELETE FROM records WHERE `+where, a...)
 	if err != nil {
 		return 0, fmt.Errorf("delete records: %w", err)
+	}
+	if tag.RowsAffected() > 0 {
+		// The deletes left tombstones for the vector caches' feed; prune
+		// those an hour old, raising the floor past them so that a
+		// cache that has not read them since reloads (vectorcache.go).
+		if _, err := tx.tx.Exec(ctx, `WITH p AS (
+				DELETE FROM record_tombstones WHERE deleted_at < now() - interval '1 hour' RETURNING xid)
+			UPDATE record_feed SET floor = greatest(floor, (SELECT max(xid) + 1 FROM p))
+			WHERE id = 1 AND EXISTS (SELECT 1 FROM p)`); err != nil {
+			return 0, fmt.Errorf("prune tombstones: %w", err)
+		}
 	}
 	return int(tag.RowsAffected()), nil
 }
