@@ -153,12 +153,9 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (*loc
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := checkPage(q.Limit, 0, lifeDefaultSearch)
+	limit, err := checkSearch(q.Query, q.Limit)
 	if err != nil {
 		return nil, err
-	}
-	if len(tokens(q.Query)) == 0 {
-		return nil, loci.Errorf(loci.EINVALID, "q must contain at least one word")
 	}
 	ranked, err := s.rank(ctx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain})
 	if err != nil {

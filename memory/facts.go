@@ -137,12 +137,9 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.Fact
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := checkPage(q.Limit, 0, lifeDefaultSearch)
+	limit, err := checkSearch(q.Query, q.Limit)
 	if err != nil {
 		return nil, err
-	}
-	if len(tokens(q.Query)) == 0 {
-		return nil, loci.Errorf(loci.EINVALID, "q must contain at least one word")
 	}
 	qvec := s.embedQuery(ctx, q.Query)
 	var out *loci.FactResults

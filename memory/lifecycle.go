@@ -71,6 +71,19 @@ const (
 	lifeDefaultSearch = 10
 )
 
+// checkSearch checks a kind search's query text and limit (0: the default
+// for searches) and returns the limit.
+func checkSearch(query string, limit int) (int, error) {
+	limit, _, err := checkPage(limit, 0, lifeDefaultSearch)
+	if err != nil {
+		return 0, err
+	}
+	if len(tokens(query)) == 0 {
+		return 0, loci.Errorf(loci.EINVALID, "q must contain at least one word")
+	}
+	return limit, nil
+}
+
 // checkPage checks a limit and offset: 0 gives def, more than lifeMaxLimit or
 // a negative value is invalid.
 func checkPage(limit, offset, def int) (int, int, error) {
