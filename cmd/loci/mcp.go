@@ -33,6 +33,9 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer done()
+	// A stdio server lives as long as its client: embed what it stores in
+	// the background, as loci serve does, so vector search covers it.
+	defer svc.StartEmbedding(ctx)()
 	srv, err := mcpserver.New(svc, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(*auditOn))
 	if err != nil {
 		return err

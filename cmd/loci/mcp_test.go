@@ -94,6 +94,30 @@ func TestMCPStdio(t *testing.T) {
 	if out["count"] != float64(0) {
 		t.Errorf("another agent's recall = %v, want 0 memories", out)
 	}
+
+	// The stdio server embeds what it stores in the background: the
+	// passage is found at once (lexically) and its embedding arrives.
+	cs = connect(t, "archivist")
+	if out, isErr := callTool(t, cs, "store_memory", map[string]any{"content": "Michael grilled his foot"}); isErr {
+		t.Fatalf("store_memory = %v", out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, isErr := callTool(t, cs, "search_memory", map[string]any{"query": "grilled foot", "kinds": []string{"passage"}})
+		if isErr {
+			t.Fatalf("search_memory = %v", out)
+		}
+		if results, _ := out["results"].([]any); len(results) != 1 {
+			t.Fatalf("search_memory = %v, want the passage just stored", out)
+		}
+		if out["pending_embeddings"] == float64(0) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("embedding still pending after 20 s: %v", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func TestMCPUsage(t *testing.T) {
