@@ -77,7 +77,8 @@ type Tx interface {
 	// model's), oldest first.
 	PendingEmbeddings(ctx context.Context, model string, limit int) ([]*Record, error)
 	// CountPendingEmbeddings counts the records that match f whose
-	// embedding was not made by model.
+	// embedding was not made by model. An empty f.Workspace counts every
+	// workspace's (the embedding queue's depth), ignoring the rest of f.
 	CountPendingEmbeddings(ctx context.Context, f RecordFilter, model string) (int, error)
 
 	// InsertAgent creates an agent. ECONFLICT when it exists.

@@ -27,8 +27,9 @@ type QueueParams struct {
 }
 
 type embedQueue struct {
-	p    QueueParams
-	kick chan struct{}
+	p     QueueParams
+	kick  chan struct{}
+	depth func(pending int) // told the queue's depth after each look; nil: nobody asks
 }
 
 func newEmbedQueue(p QueueParams) *embedQueue {
@@ -52,7 +53,22 @@ func newEmbedQueue(p QueueParams) *embedQueue {
 func WithEmbedder(e loci.Embedder) Option { return func(s *Service) { s.embedder = e } }
 
 // WithEmbedQueue tunes the embedding worker.
-func WithEmbedQueue(p QueueParams) Option { return func(s *Service) { s.queue = newEmbedQueue(p) } }
+func WithEmbedQueue(p QueueParams) Option {
+	return func(s *Service) {
+		q := newEmbedQueue(p)
+		if s.queue != nil {
+			q.depth = s.queue.depth
+		}
+		s.queue = q
+	}
+}
+
+// WithEmbedQueueDepth has the embedding worker report the queue's depth
+// (records of every workspace whose embedding is not the current model's)
+// to fn after each look at it, e.g. to a metrics gauge.
+func WithEmbedQueueDepth(fn func(pending int)) Option {
+	return func(s *Service) { s.embedQueue().depth = fn }
+}
 
 // Embedder returns the service's embedder (nil when none).
 func (s *Service) Embedder() loci.Embedder { return s.embedder }
@@ -91,6 +107,9 @@ func (s *Service) StartEmbedding(ctx context.Context) (stop func()) {
 		backoff := q.p.MinBackoff
 		for {
 			n, err := s.embedBatch(ctx, q.p.Batch)
+			if q.depth != nil && ctx.Err() == nil {
+				s.reportQueueDepth(ctx, q.depth)
+			}
 			var wait time.Duration
 			switch {
 			case ctx.Err() != nil:
@@ -120,6 +139,21 @@ func (s *Service) StartEmbedding(ctx context.Context) (stop func()) {
 		}
 	}()
 	return func() { cancel(); wg.Wait() }
+}
+
+// reportQueueDepth counts the pending records of every workspace and
+// tells fn; a failed count is logged and skipped.
+func (s *Service) reportQueueDepth(ctx context.Context, fn func(int)) {
+	var n int
+	err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+		n, err = tx.CountPendingEmbeddings(ctx, loci.RecordFilter{}, s.embedder.Model())
+		return err
+	})
+	if err != nil {
+		s.logger.Warn("embedding queue: count pending", "err", err)
+		return
+	}
+	fn(n)
 }
 
 // embedBatch embeds up to limit pending records and stores their

@@ -63,7 +63,9 @@ func TestEmbeddingQueueSurvivesOutage(t *testing.T) {
 		ctx := context.Background()
 		emb := &flaky{Embedder: embed.NewHash(64)}
 		emb.down.Store(true)
-		svc := memory.New(open(t), memory.WithEmbedder(emb), fastQueue())
+		var depth atomic.Int64 // the queue depth the worker last reported
+		depth.Store(-1)
+		svc := memory.New(open(t), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(func(n int) { depth.Store(int64(n)) }), fastQueue())
 		stop := svc.StartEmbedding(ctx)
 		defer stop()
 
@@ -85,11 +87,13 @@ func TestEmbeddingQueueSurvivesOutage(t *testing.T) {
 			t.Errorf("vector signal before any embedding exists")
 		}
 		eventually(t, "the worker has retried", func() bool { return emb.calls.Load() >= 2 })
+		eventually(t, "the worker reports the 5 pending", func() bool { return depth.Load() == 5 })
 
 		emb.down.Store(false)
 		eventually(t, "embeddings arrive", func() bool {
 			return mustSearch(t, svc, loci.SearchQuery{Query: "cat", AgentID: "a"}).PendingEmbeddings == 0
 		})
+		eventually(t, "the worker reports an empty queue", func() bool { return depth.Load() == 0 })
 		res = mustSearch(t, svc, loci.SearchQuery{Query: "cats named miso", AgentID: "a", Explain: true})
 		if len(res.Results) == 0 || res.Results[0].Key != "pet" {
 			t.Fatalf("after recovery: %+v", res.Results)

@@ -124,7 +124,10 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 // model's.
 func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, model string) (int, error) {
 	var a args
-	where := whereClause(f, "", &a)
+	where := "true" // every workspace: the embedding queue's depth
+	if f.Workspace != "" {
+		where = whereClause(f, "", &a)
+	}
 	var n int
 	err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM records WHERE `+where+` AND embedding_model <> `+a.add(model), a...).Scan(&n)
 	if err != nil && err != pgx.ErrNoRows {

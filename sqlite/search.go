@@ -150,8 +150,17 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 // CountPendingEmbeddings counts the records of f whose embedding is not
 // model's.
 func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, model string) (int, error) {
-	// Cheap first: usually nothing in the workspace is pending.
 	var n int
+	if f.Workspace == "" {
+		// Every workspace: two ranges of the embedding_model index.
+		err := tx.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM records WHERE embedding_model < ?1)
+			+ (SELECT count(*) FROM records WHERE embedding_model > ?1)`, model).Scan(&n)
+		if err != nil {
+			return 0, fmt.Errorf("count pending embeddings: %w", err)
+		}
+		return n, nil
+	}
+	// Cheap first: usually nothing in the workspace is pending.
 	if err := tx.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM records WHERE workspace = ? AND embedding_model < ?)
 		+ (SELECT count(*) FROM records WHERE workspace = ? AND embedding_model > ?)`,
 		f.Workspace, model, f.Workspace, model).Scan(&n); err != nil {

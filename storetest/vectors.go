@@ -360,6 +360,9 @@ func testPendingEmbeddings(t *testing.T, open Opener) {
 		if got := count(f); got != 1 {
 			t.Errorf("agent a: %d, want 1", got)
 		}
+		if got := count(loci.RecordFilter{}); got != 3 {
+			t.Errorf("every workspace: %d, want 3", got)
+		}
 	})
 	t.Run("SetEmbeddingClears", func(t *testing.T) {
 		mustSetEmbedding(t, s, a, model, unit(1, 1))
@@ -370,6 +373,9 @@ func testPendingEmbeddings(t *testing.T, open Opener) {
 		}
 		if got := count(loci.RecordFilter{Workspace: loci.DefaultWorkspace}); got != 0 {
 			t.Errorf("count = %d, want 0", got)
+		}
+		if got := count(loci.RecordFilter{}); got != 0 {
+			t.Errorf("count of every workspace = %d, want 0", got)
 		}
 	})
 }

@@ -55,7 +55,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	m := metrics.New()
 	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
-	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb))
+	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth))
 	defer svc.StartEmbedding(ctx)()
 
 	if !*auth {
