@@ -150,7 +150,7 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 		var principal *loci.Principal
 		audited := false
 		var scope loci.Scope
-		var bodyAgent string
+		var bodyAgents []string
 		ar := &auditResult{}
 		defer func() {
 			status := rec.status
@@ -218,12 +218,12 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 					s.Error(rec, r, err)
 					return
 				}
-				bodyAgent = bodyScope(body, &scope)
+				bodyAgents = bodyScope(body, &scope)
 				r.Body = io.NopCloser(bytes.NewReader(body))
 			}
 		}
 		if principal != nil && principal.AgentID != "" {
-			if err := checkAgent(pol.Agent, principal.AgentID, r, bodyAgent); err != nil {
+			if err := checkAgent(pol.Agent, principal.AgentID, r, bodyAgents...); err != nil {
 				s.Error(rec, r, err)
 				return
 			}
@@ -350,15 +350,20 @@ func pathQueryScope(r *http.Request) loci.Scope {
 
 // bodyScope fills the scope fields the path and query left empty from a
 // JSON object body's top-level string fields, and returns the body's
-// agent_id.
-func bodyScope(body []byte, sc *loci.Scope) string {
+// agent_id values: under every spelling of the key, since encoding/json
+// matches keys to struct fields case-insensitively ("AGENT_ID" reaches a
+// handler as its agent_id).
+func bodyScope(body []byte, sc *loci.Scope) []string {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(body, &top) != nil {
-		return ""
+		return nil
 	}
-	var agent string
-	if raw, ok := top["agent_id"]; ok {
-		json.Unmarshal(raw, &agent)
+	var agents []string
+	for k, raw := range top {
+		var agent string
+		if strings.EqualFold(k, "agent_id") && json.Unmarshal(raw, &agent) == nil {
+			agents = append(agents, agent)
+		}
 	}
 	for _, f := range []struct {
 		name string
@@ -369,17 +374,17 @@ func bodyScope(body []byte, sc *loci.Scope) string {
 			*f.dst = v
 		}
 	}
-	return agent
+	return agents
 }
 
 // checkAgent enforces a key's agent binding: every agent_id the request
 // names (path, query, body) must be the key's, and the route's rule says
 // whether naming none is allowed.
-func checkAgent(rule AgentRule, bound string, r *http.Request, bodyAgent string) error {
+func checkAgent(rule AgentRule, bound string, r *http.Request, bodyAgents ...string) error {
 	if rule == AgentDeny {
 		return loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s cannot use this endpoint", bound)
 	}
-	named := []string{r.PathValue("agent_id"), bodyAgent}
+	named := append([]string{r.PathValue("agent_id")}, bodyAgents...)
 	named = append(named, r.URL.Query()["agent_id"]...)
 	any := false
 	for _, a := range named {
