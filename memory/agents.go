@@ -31,6 +31,11 @@ func (s *Service) getAgent(ctx context.Context, tx loci.Tx, id string) (*loci.Ag
 // block labelled skip is left out: the caller is about to write it.
 func (s *Service) ensureAgent(ctx context.Context, tx loci.Tx, id, skip string) error {
 	ws := loci.WorkspaceFrom(ctx)
+	// Serialize with every other creation of the agent (CreateAgent takes
+	// the same lock), or parallel first writes race to insert it.
+	if err := tx.Lock(ctx, lockName(ws, "agent", id)); err != nil {
+		return err
+	}
 	if _, err := tx.GetAgent(ctx, ws, id); err == nil {
 		return nil
 	} else if loci.ErrorCode(err) != loci.ENOTFOUND {
