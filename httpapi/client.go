@@ -113,11 +113,22 @@ func (c *Client) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, e
 	if strings.TrimSpace(agentID) == "" {
 		return nil, loci.Errorf(loci.EINVALID, "agent_id must not be empty")
 	}
-	var res struct {
-		Memories []*loci.Note `json:"memories"`
+	// The listing is paged: read pages of MaxLimit until count is reached.
+	notes := []*loci.Note{}
+	for {
+		var res struct {
+			Count    int          `json:"count"`
+			Memories []*loci.Note `json:"memories"`
+		}
+		path := fmt.Sprintf("%s?limit=%d&offset=%d", notePath(agentID, ""), MaxLimit, len(notes))
+		if err := c.do(ctx, http.MethodGet, path, nil, &res); err != nil {
+			return nil, err
+		}
+		notes = append(notes, res.Memories...)
+		if len(res.Memories) == 0 || len(notes) >= res.Count {
+			return notes, nil
+		}
 	}
-	err := c.do(ctx, http.MethodGet, notePath(agentID, ""), nil, &res)
-	return res.Memories, err
 }
 
 // Forget deletes a note on the server.

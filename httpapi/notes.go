@@ -58,12 +58,17 @@ func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {
+	limit, offset, err := pageParams(r, 100)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
 	notes, err := s.svc.RecallAll(r.Context(), r.PathValue("agent_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"count": len(notes), "memories": notes})
+	ok(w, http.StatusOK, map[string]any{"count": len(notes), "memories": page(notes, limit, offset)})
 }
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {

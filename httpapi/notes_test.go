@@ -1,11 +1,16 @@
 package httpapi_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/memory"
 )
 
 const notes = "/v1/agents/writer/notes"
@@ -203,5 +208,58 @@ func TestNotesAgentIsolation(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open)
 		runScenarios(t, srv, clock, "TestNotesAgentIsolation", scenarios)
+	})
+}
+
+// TestRecallAllPages: the notes listing takes limit and offset like every
+// list (API.md); count is the total.
+func TestRecallAllPages(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		srv := httptest.NewServer(httpapi.NewServer(memory.New(open(t)), nil))
+		defer srv.Close()
+		for _, k := range []string{"a", "b", "c"} {
+			req, _ := http.NewRequest("PUT", srv.URL+"/v1/agents/x/notes/"+k, strings.NewReader(`{"value":"v"}`))
+			if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 201 {
+				t.Fatalf("remember %s: %v %v", k, resp, err)
+			}
+		}
+		for _, tc := range []struct {
+			query  string
+			status int
+			keys   []string
+		}{
+			{"", 200, []string{"a", "b", "c"}},
+			{"?limit=2", 200, []string{"a", "b"}},
+			{"?limit=2&offset=2", 200, []string{"c"}},
+			{"?offset=5", 200, []string{}},
+			{"?limit=0", 400, nil},
+			{"?limit=1001", 400, nil},
+		} {
+			resp, err := http.Get(srv.URL + "/v1/agents/x/notes" + tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				Count    int `json:"count"`
+				Memories []struct {
+					Key string `json:"key"`
+				} `json:"memories"`
+			}
+			json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("%s: status %d, want %d", tc.query, resp.StatusCode, tc.status)
+			}
+			if tc.status != 200 {
+				continue
+			}
+			keys := []string{}
+			for _, m := range body.Memories {
+				keys = append(keys, m.Key)
+			}
+			if body.Count != 3 || strings.Join(keys, ",") != strings.Join(tc.keys, ",") {
+				t.Fatalf("%s: count %d keys %v, want 3 and %v", tc.query, body.Count, keys, tc.keys)
+			}
+		}
 	})
 }

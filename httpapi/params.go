@@ -50,3 +50,8 @@ func queryBool(r *http.Request, name string) (bool, error) {
 	}
 	return b, nil
 }
+
+// page returns the items of one page of a listing held in full.
+func page[T any](items []T, limit, offset int) []T {
+	return items[min(offset, len(items)):min(offset+limit, len(items))]
+}

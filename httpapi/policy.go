@@ -1,6 +1,10 @@
 package httpapi
 
-import "github.com/loci-memory/loci"
+import (
+	"slices"
+
+	"github.com/loci-memory/loci"
+)
 
 // AgentRule says how a key bound to one agent may use a route.
 type AgentRule int
@@ -67,13 +71,11 @@ var policies = map[string]Policy{
 	"GET /readyz":          {Role: public, Agent: AgentFree},
 	"GET /metrics":         {Role: viewer, Agent: AgentFree},
 	"GET /v1/openapi.json": {Role: public, Agent: AgentFree},
-	"GET /":                {Role: public, Agent: AgentFree},
 	"GET /{$}":             {Role: public, Agent: AgentFree},
 	"GET /ui/{asset}":      {Role: public, Agent: AgentFree},
 	"GET /mcp":             {Role: viewer, Agent: AgentFree},
 	"POST /mcp":            {Role: viewer, Agent: AgentFree},
 	"DELETE /mcp":          {Role: viewer, Agent: AgentFree},
-	"/mcp":                 {Role: viewer, Agent: AgentFree},
 	"GET /v1/audit":        {Role: admin, Agent: AgentDeny, Op: "audit.read"},
 	"GET /v1/export":       {Role: admin, Agent: AgentDeny, Op: "export"},
 	"POST /v1/import":      {Role: admin, Agent: AgentDeny, Op: "import", Stream: true},
@@ -107,7 +109,6 @@ var policies = map[string]Policy{
 	"GET /v1/agents/{agent_id}/blocks":                  {Role: viewer, Kind: loci.KindBlock, Op: "block.list"},
 	"GET /v1/agents/{agent_id}/blocks/{label}":          {Role: viewer, Kind: loci.KindBlock, Op: "block.get"},
 	"PUT /v1/agents/{agent_id}/blocks/{label}":          {Role: creator, Kind: loci.KindBlock, Op: "block.put"},
-	"DELETE /v1/agents/{agent_id}/blocks/{label}":       {Role: editor, Kind: loci.KindBlock, Op: "block.delete"},
 	"POST /v1/agents/{agent_id}/blocks":                 {Role: creator, Kind: loci.KindBlock, Op: "block.create"},
 	"PUT /v1/blocks/{block_id}/consumers/{agent_id}":    {Role: editor, Agent: AgentDeny, Kind: loci.KindBlock, Op: "block.attach"},
 	"DELETE /v1/blocks/{block_id}/consumers/{agent_id}": {Role: editor, Kind: loci.KindBlock, Op: "block.detach"},
@@ -117,27 +118,25 @@ var policies = map[string]Policy{
 	"POST /v1/agents/{agent_id}/passages":        {Role: creator, Kind: loci.KindPassage, Op: "passage.add"},
 	"GET /v1/agents/{agent_id}/passages":         {Role: viewer, Kind: loci.KindPassage, Op: "passage.list"},
 	"GET /v1/agents/{agent_id}/passages/search":  {Role: viewer, Kind: loci.KindPassage, Op: "passage.search"},
-	"GET /v1/agents/{agent_id}/passages/{id}":    {Role: viewer, Kind: loci.KindPassage, Op: "passage.get"},
 	"DELETE /v1/agents/{agent_id}/passages/{id}": {Role: editor, Kind: loci.KindPassage, Op: "passage.delete"},
 
 	// Working, episodic and long-term memory (seed 003). The working
 	// memory handlers narrow a task to the agent_id of the query (the
 	// body of a PUT), so a bound key names its own agent there. Feedback
 	// names an episode by id only: bound keys are denied.
-	"PUT /v1/tasks/{task_id}/working/{key}":    {Role: creator, Kind: loci.KindWorking, Op: "working.set"},
-	"GET /v1/tasks/{task_id}/working/{key}":    {Role: viewer, Kind: loci.KindWorking, Op: "working.get"},
-	"GET /v1/tasks/{task_id}/working":          {Role: viewer, Kind: loci.KindWorking, Op: "working.get_all"},
-	"DELETE /v1/tasks/{task_id}/working":       {Role: editor, Kind: loci.KindWorking, Op: "working.clear"},
-	"DELETE /v1/tasks/{task_id}/working/{key}": {Role: editor, Kind: loci.KindWorking, Op: "working.delete"},
-	"POST /v1/episodes":                        {Role: creator, Kind: loci.KindEpisode, Op: "episode.record"},
-	"GET /v1/episodes/search":                  {Role: viewer, Kind: loci.KindEpisode, Op: "episode.search"},
-	"GET /v1/episodes":                         {Role: viewer, Kind: loci.KindEpisode, Op: "episode.list"},
-	"POST /v1/episodes/{id}/feedback":          {Role: editor, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.feedback"},
-	"POST /v1/facts":                           {Role: creator, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.add"},
-	"GET /v1/facts/search":                     {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.search"},
-	"GET /v1/facts":                            {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.list"},
-	"POST /v1/facts/{id}/validate":             {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.validate"},
-	"POST /v1/facts/{id}/contradict":           {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.contradict"},
+	"PUT /v1/tasks/{task_id}/working/{key}": {Role: creator, Kind: loci.KindWorking, Op: "working.set"},
+	"GET /v1/tasks/{task_id}/working/{key}": {Role: viewer, Kind: loci.KindWorking, Op: "working.get"},
+	"GET /v1/tasks/{task_id}/working":       {Role: viewer, Kind: loci.KindWorking, Op: "working.get_all"},
+	"DELETE /v1/tasks/{task_id}/working":    {Role: editor, Kind: loci.KindWorking, Op: "working.clear"},
+	"POST /v1/episodes":                     {Role: creator, Kind: loci.KindEpisode, Op: "episode.record"},
+	"GET /v1/episodes/search":               {Role: viewer, Kind: loci.KindEpisode, Op: "episode.search"},
+	"GET /v1/episodes":                      {Role: viewer, Kind: loci.KindEpisode, Op: "episode.list"},
+	"POST /v1/episodes/{id}/feedback":       {Role: editor, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.feedback"},
+	"POST /v1/facts":                        {Role: creator, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.add"},
+	"GET /v1/facts/search":                  {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.search"},
+	"GET /v1/facts":                         {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.list"},
+	"POST /v1/facts/{id}/validate":          {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.validate"},
+	"POST /v1/facts/{id}/contradict":        {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.contradict"},
 
 	// Preferences, sessions and conversations (seeds 001 and 004): about
 	// users, not owned by agents.
@@ -161,6 +160,16 @@ var policies = map[string]Policy{
 
 // fallbackPolicy applies to a route missing from the table: fail closed.
 var fallbackPolicy = Policy{Role: admin, Agent: AgentDeny, Op: "unlisted"}
+
+// PolicyKeys returns the routes the policy table has entries for, sorted.
+func PolicyKeys() []string {
+	keys := make([]string, 0, len(policies))
+	for k := range policies {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
 
 // PolicyOf returns the policy of a registered pattern and whether the
 // table has an entry for it.

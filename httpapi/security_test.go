@@ -340,3 +340,17 @@ func TestPolicySemantics(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyHasNoStaleEntries: every entry of the policy table belongs to
+// a registered route, so the table documents what the server serves.
+func TestPolicyHasNoStaleEntries(t *testing.T) {
+	routes := map[string]bool{}
+	for _, r := range NewServer(memory.New(testdb.OpenSQLite(t)), nil, WithInspector(http.NotFoundHandler()), WithMCP(http.NotFoundHandler())).Routes() {
+		routes[r.String()] = true
+	}
+	for _, key := range PolicyKeys() {
+		if !routes[key] {
+			t.Errorf("policy entry %q has no registered route", key)
+		}
+	}
+}

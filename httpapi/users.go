@@ -56,26 +56,17 @@ func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request)
 }
 
 func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 0)
+	limit, offset, err := pageParams(r, 100)
 	if err != nil {
 		s.Error(w, r, err)
 		return
-	}
-	if limit < 0 || limit > 1000 || offset < 0 {
-		s.Error(w, r, loci.Errorf(loci.EINVALID, "limit must be between 1 and 1000 and offset not negative"))
-		return
-	}
-	if limit == 0 {
-		limit = 100
 	}
 	prefs, err := s.svc.ListPreferences(r.Context(), r.PathValue("user_id"), r.URL.Query().Get("session_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	total := len(prefs)
-	prefs = prefs[min(offset, total):min(offset+limit, total)]
-	ok(w, http.StatusOK, map[string]any{"count": total, "preferences": prefs})
+	ok(w, http.StatusOK, map[string]any{"count": len(prefs), "preferences": page(prefs, limit, offset)})
 }
 
 func (s *Server) handleUsePreference(w http.ResponseWriter, r *http.Request) {

@@ -248,7 +248,7 @@ func TestE2EKill9(t *testing.T) {
 			Value json.RawMessage `json:"value"`
 		} `json:"memories"`
 	}
-	if st := getJSON(t, c, s2.url+"/v1/agents/agent/notes", &list); st != 200 {
+	if st := getJSON(t, c, s2.url+"/v1/agents/agent/notes?limit=1000", &list); st != 200 {
 		t.Fatalf("list after restart: status %d", st)
 	}
 	found := map[string]string{}
