@@ -87,7 +87,7 @@ func noteOps() []op {
 		{method: "GET", path: "/v1/agents/{agent_id}/notes", id: "recallAll", tag: "notes",
 			summary: "Recall every note of an agent", desc: "By key. An agent with none (or unknown) gets count 0; `count` is the total, the page holds at most `limit`.",
 			query: []obj{limit, offset},
-			ok: okay("The notes.", list("memories", ref("Note"), "How many notes the agent has."))},
+			ok:    okay("The notes.", list("memories", ref("Note"), "How many notes the agent has."))},
 		{method: "DELETE", path: "/v1/agents/{agent_id}/notes/{key}", id: "forget", tag: "notes",
 			summary: "Forget a note", ok: okay("Deleted.", plainSuccess), errs: []int{nf}},
 		{method: "GET", path: "/v1/agents/{agent_id}/notes/{key}/history", id: "noteHistory", tag: "notes",
