@@ -17,3 +17,12 @@ func CachedSearches(db *DB) int64 {
 	}
 	return db.cache.answered.Load()
 }
+
+// CachedLexicalSearches is how many lexical searches db's cache has
+// answered.
+func CachedLexicalSearches(db *DB) int64 {
+	if db.cache == nil {
+		return 0
+	}
+	return db.cache.lexAnswered.Load()
+}

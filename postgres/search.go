@@ -155,11 +155,15 @@ const maxLexemeBytes = 2046
 // from the GIN index (any term) with the filter applied before the best
 // are taken. Terms are matched as exact lexemes: each becomes a quoted
 // tsquery lexeme in a bound parameter, so no text is read as query syntax.
+//
+// Searches are answered from the process's cache (lexcache.go), which
+// ranks the same way in Go, when the transaction can read the cache's
+// change feed and has not written records itself; otherwise in SQL.
 func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredRecord, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	var queries []string
+	var cleaned, queries []string
 	seen := map[string]bool{}
 	for _, t := range terms {
 		t = cleanText(t)
@@ -167,11 +171,24 @@ func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []st
 			continue
 		}
 		seen[t] = true
+		cleaned = append(cleaned, t)
 		queries = append(queries, tsLexeme(t))
 	}
 	if len(queries) == 0 {
 		return nil, nil
 	}
+	if tx.db.cache != nil && !tx.wroteRecords {
+		out, ok, err := tx.searchLexicalCached(ctx, f, cleaned, limit)
+		if err != nil || ok {
+			return out, err
+		}
+	}
+	return tx.searchLexicalSQL(ctx, f, queries, limit)
+}
+
+// searchLexicalSQL is SearchLexical in SQL, for queries (quoted tsquery
+// lexemes, distinct).
+func (tx *Tx) searchLexicalSQL(ctx context.Context, f loci.RecordFilter, queries []string, limit int) ([]loci.ScoredRecord, error) {
 	k1, b := floatLiteral(bm25K1), floatLiteral(bm25B)
 	k1plus1 := floatLiteral(bm25K1 + 1)
 	var a args

@@ -64,13 +64,25 @@ func (c *corpus) query(n int) []string {
 
 // TestLexicalParity checks that PostgreSQL ranks by the same BM25 as the
 // SQLite index: on one corpus, both return the same records with the same
-// scores, with and without a filter narrower than the workspace.
+// scores, with and without a filter narrower than the workspace. Each runs
+// with the in-memory cache and without it (in SQL).
 func TestLexicalParity(t *testing.T) {
-	t.Run("Postgres", func(t *testing.T) { testLexicalParity(t, testdb.OpenPostgres(t, postgresDSN(t))) })
-	t.Run("PGlite", func(t *testing.T) { testLexicalParity(t, testdb.OpenPostgres(t, pgliteDSN(t))) })
+	for _, cache := range []bool{true, false} {
+		name := map[bool]string{true: "Cache", false: "SQL"}[cache]
+		t.Run("Postgres"+name, func(t *testing.T) {
+			db := testdb.OpenPostgres(t, postgresDSN(t))
+			postgres.SetVectorCache(db, cache)
+			testLexicalParity(t, db, cache)
+		})
+		t.Run("PGlite"+name, func(t *testing.T) {
+			db := testdb.OpenPostgres(t, pgliteDSN(t))
+			postgres.SetVectorCache(db, cache)
+			testLexicalParity(t, db, cache)
+		})
+	}
 }
 
-func testLexicalParity(t *testing.T, pg loci.Store) {
+func testLexicalParity(t *testing.T, pg *postgres.DB, cache bool) {
 	ctx := context.Background()
 	lite := testdb.OpenSQLite(t)
 	c := newCorpus(3, 300)
@@ -114,6 +126,14 @@ func testLexicalParity(t *testing.T, pg loci.Store) {
 	tagged := agentA
 	tagged.Tags = []string{"t"}
 	filters := map[string]loci.RecordFilter{"Workspace": ws, "Agent": agentA, "Tagged": tagged}
+	searches := int64(0)
+	t.Cleanup(func() {
+		// With the cache, every search was answered from it.
+		want := map[bool]int64{true: searches, false: 0}[cache]
+		if n := postgres.CachedLexicalSearches(pg); n != want {
+			t.Errorf("the cache answered %d lexical searches, want %d", n, want)
+		}
+	})
 	for name, f := range filters {
 		t.Run(name, func(t *testing.T) {
 			for q := range 40 {
@@ -123,6 +143,7 @@ func testLexicalParity(t *testing.T, pg loci.Store) {
 				}
 				for _, limit := range []int{3, 1000} {
 					want, got := search(lite, f, terms, limit), search(pg, f, terms, limit)
+					searches++
 					if msg := sameRanking(want, got); msg != "" {
 						t.Fatalf("terms %q limit %d: %s\nsqlite:   %s\npostgres: %s", terms, limit, msg, ranking(want), ranking(got))
 					}
@@ -172,7 +193,7 @@ func ranking(rs []loci.ScoredRecord) string {
 
 // BenchmarkSearchLexical times BM25 searches of three terms on n passages
 // of one agent (LOCI_TEST_POSTGRES_DSN; a fresh schema, filled once per
-// size).
+// size), from the cache and in SQL.
 func BenchmarkSearchLexical(b *testing.B) {
 	dsn := os.Getenv(testdb.PostgresEnv)
 	if dsn == "" {
@@ -185,15 +206,23 @@ func BenchmarkSearchLexical(b *testing.B) {
 			fill(b, db, c, n)
 			f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("bench"), Kinds: []loci.Kind{loci.KindPassage}}
 			ctx := context.Background()
-			b.ResetTimer()
-			for range b.N {
-				terms := c.query(3)
+			search := func(terms []string) {
 				if err := db.View(ctx, func(tx loci.Tx) error {
 					_, err := tx.SearchLexical(ctx, f, terms, 10)
 					return err
 				}); err != nil {
 					b.Fatal(err)
 				}
+			}
+			for _, cache := range []bool{true, false} {
+				b.Run(map[bool]string{true: "Cache", false: "SQL"}[cache], func(b *testing.B) {
+					postgres.SetVectorCache(db, cache)
+					search(c.query(3)) // loads the cache
+					b.ResetTimer()
+					for range b.N {
+						search(c.query(3))
+					}
+				})
 			}
 		})
 	}

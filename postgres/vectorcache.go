@@ -12,15 +12,16 @@ import (
 )
 
 // The vector cache is each process's in-memory copy of what exact vector
-// search reads, per workspace: every embedded record's filterable fields
-// and its unit vector, stored by (model, dimension) in columns, so that a
-// query scores a workspace in Go in milliseconds instead of in SQL in
-// seconds. PostgreSQL stays the source of truth, and replicas (several
+// and lexical search read, per workspace: every record's filterable fields,
+// its unit vector, stored by (model, dimension) in columns, and its
+// lexemes with their frequencies and its length in an inverted index
+// (lexcache.go), so that a query scores a workspace in Go in milliseconds
+// instead of in SQL in seconds. PostgreSQL stays the source of truth, and replicas (several
 // processes on one database) stay exact through a change feed that
 // migration 0005 keeps in the database:
 //
-//   - every insert, and every update of a field a vector search reads,
-//     stamps the row with the 64-bit id of its transaction (change_xid);
+//   - every insert, and every update of a field a search reads (migration
+//     0006 adds the analyzed text), stamps the row with the 64-bit id of its transaction (change_xid);
 //   - every delete leaves a tombstone stamped the same way.
 //
 // Transaction ids are assigned in order but commit in any order, so a
@@ -53,8 +54,9 @@ import (
 type vectorCache struct {
 	mu     sync.Mutex
 	spaces map[string]*vspace
-	// answered counts the searches answered from the cache (for tests).
-	answered atomic.Int64
+	// answered and lexAnswered count the vector and lexical searches
+	// answered from the cache (for tests).
+	answered, lexAnswered atomic.Int64
 }
 
 func newVectorCache() *vectorCache {
@@ -69,9 +71,10 @@ type vspace struct {
 	loaded  bool
 	horizon int64 // H: changes by transactions with ids >= H may be missing
 
-	mu     sync.RWMutex // guards at and groups
+	mu     sync.RWMutex // guards at, groups and lex
 	at     map[string]vloc
 	groups map[vkey]*vgroup
+	lex    *lexIndex
 }
 
 type vkey struct {
@@ -122,13 +125,15 @@ func (c *vectorCache) space(ctx context.Context, tx *Tx, workspace string) (*vsp
 		}
 		sp.mu.Lock()
 		if loading {
-			sp.at, sp.groups = map[string]vloc{}, map[vkey]*vgroup{}
+			sp.at, sp.groups, sp.lex = map[string]vloc{}, map[vkey]*vgroup{}, newLexIndex()
 		}
 		for _, id := range feed.deleted {
 			sp.remove(id)
+			sp.lex.remove(id)
 		}
 		for _, ch := range feed.changed {
 			sp.put(ch.meta, ch.vec)
+			sp.lex.put(ch.meta, ch.xid, ch.length, ch.lexemes, ch.tfs)
 		}
 		sp.mu.Unlock()
 		sp.loaded, sp.horizon = true, feed.horizon
@@ -148,11 +153,17 @@ type feed struct {
 type change struct {
 	meta *loci.Record // filterable fields only
 	vec  []float32    // nil: no embedding
+	xid  int64        // the row's change_xid
+	// search_len, and the lexemes of search_vector with their numbers
+	// of positions
+	length  int32
+	lexemes []string
+	tfs     []int32
 }
 
 // readFeed reads, in one statement (so one snapshot), that snapshot's
 // xmin and the workspace's rows and tombstones stamped >= since; when
-// loading, every embedded row instead.
+// loading, every row instead.
 func readFeed(ctx context.Context, tx *Tx, workspace string, since int64, loading bool) (*feed, error) {
 	rows, err := tx.tx.Query(ctx, `WITH s AS MATERIALIZED (
 			SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS h,
@@ -162,17 +173,19 @@ func readFeed(ctx context.Context, tx *Tx, workspace string, since int64, loadin
 		)
 		SELECT 0, s.h, s.ok, s.floor, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
 			NULL::text, NULL::text[], NULL::text, NULL::text, NULL::text, NULL::float8, NULL::timestamptz,
-			NULL::timestamptz, NULL::real[], NULL::text
+			NULL::timestamptz, NULL::real[], NULL::text, NULL::bigint, NULL::integer, NULL::text[], NULL::integer[]
 		FROM s
 		UNION ALL
 		SELECT 1, NULL, NULL, NULL, r.id, r.kind, r.agent_id, r.user_id, r.session_id, r.task_id,
 			r.key, r.tags, r.category, r.action_type, r.outcome, r.confidence, r.created_at,
-			r.expires_at, r.embedding, r.embedding_model
+			r.expires_at, r.embedding, r.embedding_model, r.change_xid, r.search_len,
+			ARRAY(SELECT u.lexeme FROM unnest(r.search_vector) u),
+			ARRAY(SELECT cardinality(u.positions) FROM unnest(r.search_vector) u)
 		FROM s, records r
-		WHERE s.ok AND r.workspace = $1 AND r.change_xid >= $2 AND (NOT $3 OR r.embedding IS NOT NULL)
+		WHERE s.ok AND r.workspace = $1 AND r.change_xid >= $2
 		UNION ALL
 		SELECT 2, NULL, NULL, NULL, t.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-			NULL, NULL, NULL
+			NULL, NULL, NULL, NULL, NULL, NULL, NULL
 		FROM s, record_tombstones t
 		WHERE s.ok AND NOT $3 AND t.workspace = $1 AND t.xid >= $2`, workspace, since, loading)
 	if err != nil {
@@ -190,9 +203,13 @@ func readFeed(ctx context.Context, tx *Tx, workspace string, since int64, loadin
 			conf                                                            *float64
 			created, expires                                                *time.Time
 			vec                                                             []float32
+			xid                                                             *int64
+			length                                                          *int32
+			lexemes                                                         []string
+			tfs                                                             []int32
 		)
 		if err := rows.Scan(&tag, &h, &ok, &floor, &id, &kind, &agent, &user, &session, &task,
-			&key, &tags, &cat, &act, &out, &conf, &created, &expires, &vec, &model); err != nil {
+			&key, &tags, &cat, &act, &out, &conf, &created, &expires, &vec, &model, &xid, &length, &lexemes, &tfs); err != nil {
 			return nil, fmt.Errorf("read vector feed: %w", err)
 		}
 		switch tag {
@@ -211,7 +228,10 @@ func readFeed(ctx context.Context, tx *Tx, workspace string, since int64, loadin
 			if expires != nil {
 				m.ExpiresAt = expires.UTC()
 			}
-			fd.changed = append(fd.changed, change{meta: m, vec: vec})
+			if len(lexemes) != len(tfs) {
+				return nil, fmt.Errorf("read vector feed: %d lexemes, %d frequencies", len(lexemes), len(tfs))
+			}
+			fd.changed = append(fd.changed, change{meta: m, vec: vec, xid: *xid, length: *length, lexemes: lexemes, tfs: tfs})
 		case 2:
 			fd.deleted = append(fd.deleted, *id)
 		}
