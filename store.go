@@ -36,6 +36,9 @@ type Tx interface {
 	// UpdateRecord overwrites every mutable field of the record with r's id
 	// (all but id, workspace, kind, created_at) if its stored version is
 	// prevVersion. ENOTFOUND when absent, ECONFLICT when the version differs.
+	// access_count and last_accessed_at never go down: TouchRecords may have
+	// raised them since r was read (it does not change the version), and an
+	// update must not lose those accesses.
 	UpdateRecord(ctx context.Context, r *Record, prevVersion int) error
 	// GetRecord returns one record of the workspace. ENOTFOUND when absent.
 	GetRecord(ctx context.Context, workspace, id string) (*Record, error)

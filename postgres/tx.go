@@ -72,10 +72,13 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		return err
 	}
 	args := recordArgs(r)
-	// args[0:3] are id, workspace, kind; created_at is args[18].
+	// args[0:3] are id, workspace, kind; created_at is args[18]. The access
+	// fields never go down: TouchRecords may have raised them since r was
+	// read, without changing the version.
 	tag, err := tx.tx.Exec(ctx, `UPDATE records SET agent_id = $1, user_id = $2, session_id = $3, task_id = $4,
 		key = $5, content = $6, search_text = $7, data = $8::json, tags = $9::text[], category = $10, action_type = $11,
-		outcome = $12, confidence = $13, access_count = $14, last_accessed_at = $15, updated_at = $16,
+		outcome = $12, confidence = $13, access_count = GREATEST(access_count, $14),
+		last_accessed_at = GREATEST(last_accessed_at, $15), updated_at = $16,
 		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20, search_len = $24
 		WHERE id = $21 AND workspace = $22 AND version = $23
 		AND ($5::text IS NULL OR NOT EXISTS (SELECT 1 FROM records o WHERE o.workspace = $22 AND o.kind = records.kind

@@ -60,13 +60,17 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	if err != nil {
 		return err
 	}
-	// args[0:3] are id, workspace, kind; created_at is args[18].
+	// args[0:3] are id, workspace, kind; access_count and last_accessed_at
+	// are args[16:18] (the latter passed twice); created_at is args[18].
+	// The access fields never go down: TouchRecords may have raised them
+	// since r was read, without changing the version.
 	res, err := tx.tx.ExecContext(ctx, `UPDATE records SET agent_id = ?, user_id = ?, session_id = ?, task_id = ?,
 		key = ?, content = ?, search_text = ?, data = ?, tags = ?, category = ?, action_type = ?, outcome = ?,
-		confidence = ?, access_count = ?, last_accessed_at = ?, updated_at = ?, expires_at = ?,
-		version = ?, embedding = ?, embedding_model = ?
+		confidence = ?, access_count = max(access_count, ?),
+		last_accessed_at = CASE WHEN ? IS NULL THEN last_accessed_at ELSE max(coalesce(last_accessed_at, 0), ?) END,
+		updated_at = ?, expires_at = ?, version = ?, embedding = ?, embedding_model = ?
 		WHERE id = ? AND workspace = ? AND version = ?`,
-		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
+		append(append(append(append([]any{}, args[3:18]...), args[17]), args[19:]...), r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
 		return translate(fmt.Errorf("update record: %w", err))
 	}

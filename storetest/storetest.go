@@ -179,6 +179,39 @@ func testRecords(t *testing.T, open Opener) {
 			t.Fatalf("access_count %d last_accessed_at %v", got[0].AccessCount, got[0].LastAccessedAt)
 		}
 	})
+	t.Run("UpdateKeepsAccess", func(t *testing.T) {
+		// An access recorded after the record was read survives an update
+		// made from that read.
+		var read *loci.Record
+		s.View(ctx, func(tx loci.Tx) (err error) { read, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID); return err })
+		at := read.LastAccessedAt.Add(time.Hour)
+		if err := s.Update(ctx, func(tx loci.Tx) error {
+			return tx.TouchRecords(ctx, loci.DefaultWorkspace, []string{r.ID}, at)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		u := *read
+		u.Content, u.Version = "updated from a stale read", read.Version+1
+		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, read.Version) }); err != nil {
+			t.Fatal(err)
+		}
+		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
+		if got[0].AccessCount != read.AccessCount+1 || !got[0].LastAccessedAt.Equal(at) || got[0].Content != u.Content {
+			t.Fatalf("access_count %d last_accessed_at %v content %q; want %d, %v and the update",
+				got[0].AccessCount, got[0].LastAccessedAt, got[0].Content, read.AccessCount+1, at)
+		}
+		// A record never accessed keeps no access time.
+		fresh := NewRecord(loci.KindNote, loci.Scope{AgentID: "fresh"}, "k", "v")
+		MustInsert(t, s, fresh)
+		f2 := *fresh
+		f2.Content, f2.Version = "v2", 2
+		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &f2, 1) }); err != nil {
+			t.Fatal(err)
+		}
+		if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); !got[0].LastAccessedAt.IsZero() || got[0].AccessCount != 0 {
+			t.Fatalf("never-accessed record: %+v", got[0])
+		}
+	})
 	t.Run("ErrDuplicateKey", func(t *testing.T) {
 		a := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "one")
 		MustInsert(t, s, a)
