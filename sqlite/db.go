@@ -154,6 +154,9 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 	if err != nil {
 		return markTransient(translate(fmt.Errorf("begin: %w", err)))
 	}
+	// Rolls back if fn panics (a no-op once committed), so the
+	// connection, the only writer, is not kept by a dead transaction.
+	defer sqlTx.Rollback()
 	tx := &Tx{tx: sqlTx, db: db}
 	if err := fn(tx); err != nil {
 		sqlTx.Rollback()

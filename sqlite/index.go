@@ -66,8 +66,17 @@ func readGen(ctx context.Context, tx *sql.Tx) (int64, error) {
 }
 
 // acquire returns the workspace's space as of tx's snapshot, loading it
-// if needed, read-locked; the caller calls release.
-func (ix *searchIndex) acquire(ctx context.Context, tx *sql.Tx, workspace string) (*space, func(), error) {
+// if needed, read-locked; the caller calls release. dirty says tx has
+// changed records: the shared space lacks those changes and must not get
+// them before the commit, so tx gets a space of its own.
+func (ix *searchIndex) acquire(ctx context.Context, tx *sql.Tx, workspace string, dirty bool) (*space, func(), error) {
+	if dirty {
+		sp, err := loadSpace(ctx, tx, workspace)
+		if err != nil {
+			return nil, nil, err
+		}
+		return sp, func() {}, nil
+	}
 	gen, err := readGen(ctx, tx)
 	if err != nil {
 		return nil, nil, err

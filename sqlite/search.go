@@ -13,7 +13,7 @@ func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []st
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	sp, release, err := tx.db.index.acquire(ctx, tx.tx, f.Workspace)
+	sp, release, err := tx.db.index.acquire(ctx, tx.tx, f.Workspace, len(tx.ops) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (tx *Tx) SearchVector(ctx context.Context, f loci.RecordFilter, model strin
 	if len(query) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	sp, release, err := tx.db.index.acquire(ctx, tx.tx, f.Workspace)
+	sp, release, err := tx.db.index.acquire(ctx, tx.tx, f.Workspace, len(tx.ops) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func loadSpaceFor(ctx context.Context, tx *Tx, workspace, model string) (*space,
 	if err != nil {
 		return nil, err
 	}
-	if gen == ix.gen {
+	if gen == ix.gen && len(tx.ops) == 0 { // not with tx's own uncommitted changes
 		ix.spaces[workspace] = sp
 	}
 	return sp, nil

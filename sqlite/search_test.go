@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -87,5 +88,59 @@ func TestSearchIndexSeesOtherProcess(t *testing.T) {
 	}
 	if lex, vec := search(t, one, "first", []float32{1, 0}); len(lex) != 0 || len(vec) != 1 || vec[0] != b.ID {
 		t.Fatalf("one still sees two's delete: lexical %v, vector %v", lex, vec)
+	}
+}
+
+// A search inside a write transaction, after the transaction changed
+// records, must see those changes; and when the transaction then rolls
+// back, the search index must not keep them.
+func TestSearchIndexInDirtyTx(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "loci.db")
+	storetest.MustInsert(t, mustOpen(t, path), func() *loci.Record {
+		r := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "apple")
+		r.Embedding, r.EmbeddingModel = []float32{1, 0}, "m"
+		return r
+	}())
+	db := mustOpen(t, path) // a fresh handle: nothing loaded yet
+	var r *loci.Record
+	if err := db.View(ctx, func(tx loci.Tx) error {
+		recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace})
+		if len(recs) == 1 {
+			r = recs[0]
+		}
+		return err
+	}); err != nil || r == nil {
+		t.Fatalf("find: %v %v", r, err)
+	}
+	errRollback := errors.New("roll back")
+	err := db.Update(ctx, func(tx loci.Tx) error {
+		moved := *r
+		moved.AgentID, moved.Version = "b", r.Version+1
+		if err := tx.UpdateRecord(ctx, &moved, r.Version); err != nil {
+			return err
+		}
+		fb := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("b")}
+		lex, err := tx.SearchLexical(ctx, fb, []string{"apple"}, 10)
+		if err != nil {
+			return err
+		}
+		if len(lex) != 1 {
+			t.Errorf("in the tx, lexical search for agent b found %d records, want 1", len(lex))
+		}
+		vec, err := tx.SearchVector(ctx, fb, "m", []float32{1, 0}, 10)
+		if err != nil {
+			return err
+		}
+		if len(vec) != 1 {
+			t.Errorf("in the tx, vector search for agent b found %d records, want 1", len(vec))
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatalf("update: %v", err)
+	}
+	if lex, vec := search(t, db, "apple", []float32{1, 0}); len(lex) != 1 || len(vec) != 1 {
+		t.Fatalf("after the rollback, agent a's search found lexical %v, vector %v; want the record in both", lex, vec)
 	}
 }

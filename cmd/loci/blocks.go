@@ -38,6 +38,9 @@ func (t *tagList) Set(v string) error { *t = append(*t, v); return nil }
 
 // subcommand splits "VERB SUB args…" and checks SUB is one of subs.
 func subcommand(verb string, args []string, subs ...string) (string, []string, error) {
+	if len(args) > 0 && isHelp(args[0]) {
+		return "", nil, flag.ErrHelp
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return "", nil, usagef("usage: loci %s %s …", verb, strings.Join(subs, "|"))
 	}

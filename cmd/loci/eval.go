@@ -21,6 +21,9 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || args[0] != "locomo" {
 		return usagef("usage: loci eval locomo --data FILE [--k 1,3,5,10,20,50] [--json]")
 	}

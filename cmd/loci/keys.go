@@ -21,6 +21,9 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 
 // runKeys is `loci keys create|list|revoke`.
 func runKeys(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		return flag.ErrHelp
+	}
 	if len(args) == 0 {
 		return usagef("usage: loci keys create --role viewer|creator|editor|admin [--agent ID] [--workspace W] | list | revoke ID")
 	}

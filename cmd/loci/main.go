@@ -120,6 +120,10 @@ func printUsage(w io.Writer) {
 	}
 }
 
+// isHelp reports whether arg asks for help, for verbs that read a
+// sub-command before their flags.
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
 // helpError is -h or --help: run prints the command's flags and exits 0.
 type helpError struct{ fs *flag.FlagSet }
 

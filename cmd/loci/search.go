@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -70,7 +71,11 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 120 {
-		s = s[:117] + "..."
+		n := 117
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "..."
 	}
 	return s
 }
