@@ -122,9 +122,11 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) erro
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	// Rolled back on every way out but a commit, a panic in fn included:
+	// a transaction left open would keep its connection and its locks.
+	defer pgTx.Rollback(context.WithoutCancel(ctx))
 	tx := &Tx{tx: pgTx, db: db}
 	if err := fn(tx); err != nil {
-		pgTx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
 	if err := pgTx.Commit(ctx); err != nil {

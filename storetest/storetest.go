@@ -33,6 +33,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("BlockLinks", func(t *testing.T) { testBlockLinks(t, open) })
 	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
 	t.Run("Rollback", func(t *testing.T) { testRollback(t, open) })
+	t.Run("PanicRollsBack", func(t *testing.T) { testPanicRollsBack(t, open) })
 	t.Run("ConflictKeepsTx", func(t *testing.T) { testConflictKeepsTx(t, open) })
 	t.Run("ExactValues", func(t *testing.T) { testExactValues(t, open) })
 	t.Run("LockSerializes", func(t *testing.T) { testLockSerializes(t, open) })
@@ -725,5 +726,44 @@ func testLockSerializes(t *testing.T, open Opener) {
 	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
 	if len(got) != 1 || got[0].Version != 1+workers*each || got[0].Content != fmt.Sprint(workers*each) {
 		t.Fatalf("after %d updates: %+v", workers*each, got)
+	}
+}
+
+// testPanicRollsBack: a panic in a transaction function is passed on, the
+// transaction is rolled back, and its connection and locks are released,
+// so the next write neither hangs nor sees the panicked write.
+func testPanicRollsBack(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the panic was not passed on")
+			}
+		}()
+		s.Update(ctx, func(tx loci.Tx) error {
+			if err := tx.Lock(ctx, "storetest-panic"); err != nil {
+				t.Error(err)
+			}
+			if err := tx.InsertRecord(ctx, NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "lost")); err != nil {
+				t.Error(err)
+			}
+			panic("boom")
+		})
+	}()
+	// Bounded, so that the defect fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, "storetest-panic"); err != nil {
+			return err
+		}
+		n, err := tx.CountRecords(ctx, all())
+		if err == nil && n != 0 {
+			t.Errorf("got %d records after the panic, want 0", n)
+		}
+		return err
+	}); err != nil {
+		t.Fatalf("write after a panic: %v", err)
 	}
 }
