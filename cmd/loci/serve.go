@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -57,6 +58,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
 	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth))
 	defer svc.StartEmbedding(ctx)()
+	// The scheduled tasks end when serve returns, and the store closes
+	// only after they have (defers run last first).
+	var background sync.WaitGroup
+	defer background.Wait()
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
 
 	if !*auth {
 		has, err := svc.HasKeys(ctx)
@@ -86,7 +93,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		MaxHeaderBytes:    64 << 10,
 	}
 	if *auditRetention > 0 {
-		go pruneAudit(ctx, svc, *auditRetention, logger)
+		background.Go(func() { pruneAudit(bgCtx, svc, *auditRetention, logger) })
 	}
 	// The address line is printed on stdout so scripts and tests can find
 	// the port when --addr ends in :0.
@@ -94,7 +101,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	logger.Info("serving", "addr", ln.Addr().String(), "db", path)
 
 	if *maintainEach > 0 {
-		go maintainEvery(ctx, svc, *maintainEach, logger)
+		background.Go(func() { maintainEvery(bgCtx, svc, *maintainEach, logger) })
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
