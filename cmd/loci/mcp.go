@@ -40,7 +40,8 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	pipe := newStdioPipe(e.stdin, e.stdout)
+	t := &mcp.IOTransport{Reader: io.NopCloser(pipe), Writer: nopWriteCloser{pipe}}
 	if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}

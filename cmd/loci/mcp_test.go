@@ -192,3 +192,37 @@ func (a agentTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("X-Loci-Agent", string(a))
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestMCPStdioInputEndsAtOnce: a client that writes its requests and closes
+// stdin at once (a script) still gets every answer.
+func TestMCPStdioInputEndsAtOnce(t *testing.T) {
+	bin := MustBuild(t)
+	db := filepath.Join(t.TempDir(), "loci.db")
+	cmd := exec.Command(bin, "mcp", "--agent", "writer", "--db", db)
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"key":"k","value":"v"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+	}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("loci mcp: %v", err)
+	}
+	ids := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && len(m.ID) > 0 {
+			ids[string(m.ID)] = true
+		}
+	}
+	if !ids["1"] || !ids["2"] || !ids["3"] || !strings.Contains(string(out), "Remembered: k") {
+		t.Fatalf("answers: %s; want the answers to requests 1, 2 and 3", out)
+	}
+	// The note was stored before the process ended.
+	if code, stdout, stderr := runCLI(t, "recall", "k", "--agent", "writer", "--db", db); code != exitOK || stdout != "v\n" {
+		t.Fatalf("recall after the piped session: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
