@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -129,12 +130,47 @@ func (o *OpenAI) embedWithRetry(ctx context.Context, batch []string) ([][]float3
 			return nil, fmt.Errorf("openai embedder: %w", err)
 		}
 		select {
-		case <-time.After(wait):
+		case <-time.After(nextWait(wait, err)):
 		case <-ctx.Done():
 			return nil, fmt.Errorf("openai embedder: %w", ctx.Err())
 		}
 		wait *= 2
 	}
+}
+
+// maxRetryAfter caps how long a server's Retry-After may make a retry wait.
+const maxRetryAfter = time.Minute
+
+// errRetryAfter is a retryable answer (429, 5xx) that said how long to wait.
+type errRetryAfter struct {
+	error
+	after time.Duration
+}
+
+// nextWait is the wait before the next try: the backoff, or longer when the
+// server asked for it with Retry-After.
+func nextWait(backoff time.Duration, err error) time.Duration {
+	var ra errRetryAfter
+	if errors.As(err, &ra) && ra.after > backoff {
+		return ra.after
+	}
+	return backoff
+}
+
+// retryAfter reads a Retry-After header (seconds, or an HTTP date) as a
+// wait from now, at most maxRetryAfter; 0 when absent or unreadable.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.Atoi(h); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(h); err == nil {
+		d = t.Sub(now)
+	}
+	return min(max(d, 0), maxRetryAfter)
 }
 
 func (o *OpenAI) embedOnce(ctx context.Context, batch []string) ([][]float32, error) {
@@ -164,6 +200,9 @@ func (o *OpenAI) embedOnce(ctx context.Context, batch []string) ([][]float32, er
 	if resp.StatusCode != http.StatusOK {
 		err := fmt.Errorf("status %d: %s", resp.StatusCode, snippet(raw))
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+			if after := retryAfter(resp.Header.Get("Retry-After"), time.Now()); after > 0 {
+				return nil, errRetryAfter{err, after}
+			}
 			return nil, err
 		}
 		return nil, errPermanent{err}
