@@ -172,59 +172,18 @@ func (ix *lexIndex) search(f *loci.RecordFilter, terms []string, limit int) []le
 			}
 		}
 	}
-	var h []lexHit // a min-heap on rank: h[0] is the worst kept
+	top := topK[lexHit]{k: limit, before: lexBefore}
 	for _, slot := range touched {
 		c := lexHit{ix.docs[slot], acc[slot]}
-		if len(h) >= limit && !lexBefore(c, h[0]) {
+		if !top.wants(c) {
 			continue
 		}
 		if !f.Match(c.doc.meta) {
 			continue
 		}
-		if len(h) < limit {
-			h = append(h, c)
-			lexUp(h, len(h)-1)
-		} else {
-			h[0] = c
-			lexDown(h, 0)
-		}
+		top.push(c)
 	}
-	out := make([]lexHit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = h[0]
-		h[0] = h[len(h)-1]
-		h = h[:len(h)-1]
-		lexDown(h, 0)
-	}
-	return out
-}
-
-func lexUp(h []lexHit, i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !lexBefore(h[p], h[i]) {
-			return
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-}
-
-func lexDown(h []lexHit, i int) {
-	for {
-		w, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && lexBefore(h[w], h[l]) {
-			w = l
-		}
-		if r < len(h) && lexBefore(h[w], h[r]) {
-			w = r
-		}
-		if w == i {
-			return
-		}
-		h[w], h[i] = h[i], h[w]
-		i = w
-	}
+	return top.sorted()
 }
 
 // searchLexicalCached answers SearchLexical from the cache for terms

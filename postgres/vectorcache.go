@@ -327,35 +327,22 @@ func (sp *vspace) search(f *loci.RecordFilter, model string, query []float32, li
 			scores[s] += float32(q * x)
 		}
 	}
-	var h []hit // a min-heap on rank: h[0] is the worst kept
+	top := topK[hit]{k: limit, before: ranksBefore}
 	for s, score := range scores {
 		m := g.metas[s]
 		if m == nil {
 			continue
 		}
 		c := hit{m, score}
-		if len(h) >= limit && !ranksBefore(c, h[0]) {
+		if !top.wants(c) {
 			continue
 		}
 		if !f.Match(m) {
 			continue
 		}
-		if len(h) < limit {
-			h = append(h, c)
-			up(h, len(h)-1)
-		} else {
-			h[0] = c
-			down(h, 0)
-		}
+		top.push(c)
 	}
-	out := make([]hit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = h[0]
-		h[0] = h[len(h)-1]
-		h = h[:len(h)-1]
-		down(h, 0)
-	}
-	return out
+	return top.sorted()
 }
 
 // ranksBefore orders hits as SQL's ORDER BY score DESC, id does: NaN
@@ -369,34 +356,6 @@ func ranksBefore(a, b hit) bool {
 		return a.score > b.score
 	}
 	return a.meta.ID < b.meta.ID
-}
-
-func up(h []hit, i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !ranksBefore(h[p], h[i]) {
-			return
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-}
-
-func down(h []hit, i int) {
-	for {
-		w, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && ranksBefore(h[w], h[l]) {
-			w = l
-		}
-		if r < len(h) && ranksBefore(h[w], h[r]) {
-			w = r
-		}
-		if w == i {
-			return
-		}
-		h[w], h[i] = h[i], h[w]
-		i = w
-	}
 }
 
 // dot is the score search gives vec, computed the same way.
