@@ -1,0 +1,44 @@
+"""loci: a client for loci, long-term memory for AI agents.
+
+    from loci import Client
+    client = Client()                      # $LOCI_URL, else http://127.0.0.1:8420
+    writer = client.agent("writer")
+    writer.remember("tone", "friendly")
+    print(writer.recall("tone")["value"])  # friendly
+
+Standard library only; Python 3.9 or later.
+"""
+
+from .client import DEFAULT_URL, AgentClient, Client, UserClient, __version__
+from .errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    LociError,
+    NotFound,
+    RateLimited,
+    ServerError,
+    TooLarge,
+    TransportError,
+    Unauthorized,
+    Unavailable,
+)
+
+__all__ = [
+    "Client",
+    "AgentClient",
+    "UserClient",
+    "DEFAULT_URL",
+    "LociError",
+    "Invalid",
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "Conflict",
+    "TooLarge",
+    "RateLimited",
+    "ServerError",
+    "Unavailable",
+    "TransportError",
+    "__version__",
+]

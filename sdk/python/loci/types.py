@@ -1,0 +1,1203 @@
+"""The types of loci's REST API, generated from its OpenAPI document.
+
+Do not edit: run ``python3 tools/gen_types.py`` in sdk/python after the
+document (httpapi/openapi.json) changes.
+"""
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+
+__all__ = [
+    "APIKey",
+    "Action",
+    "Agent",
+    "AuditEntry",
+    "Block",
+    "BlockLink",
+    "BlockSpec",
+    "ContextSession",
+    "Episode",
+    "EpisodeFeedback",
+    "EpisodeInput",
+    "ErrorEnvelope",
+    "Explanation",
+    "Fact",
+    "FactCategory",
+    "FactInput",
+    "ImportResult",
+    "Kind",
+    "MaintenanceResult",
+    "MaintenanceTask",
+    "Message",
+    "Note",
+    "NoteVersion",
+    "Outcome",
+    "Passage",
+    "PassageResult",
+    "Preference",
+    "PreferenceSource",
+    "RememberResult",
+    "Role",
+    "ScoredEpisode",
+    "ScoredFact",
+    "SearchResult",
+    "Session",
+    "SessionSummary",
+    "SignalScore",
+    "Success",
+    "Tier",
+    "UserMemory",
+    "WorkingEntry",
+    "HealthResponse",
+    "ReadyResponse",
+    "ListAgentsResponse",
+    "CreateAgentResponse",
+    "DeleteAgentResponse",
+    "GetAgentResponse",
+    "ListBlocksResponse",
+    "CreateBlockResponse",
+    "GetBlockResponse",
+    "SetBlockResponse",
+    "RecallAllResponse",
+    "ForgetResponse",
+    "RecallResponse",
+    "RememberResponse",
+    "NoteHistoryResponse",
+    "ListPassagesResponse",
+    "AddPassageResponse",
+    "SearchPassagesResponse",
+    "DeletePassageResponse",
+    "AuditResponse",
+    "ListBlockConsumersResponse",
+    "DetachBlockResponse",
+    "AttachBlockResponse",
+    "RecentEpisodesResponse",
+    "RecordEpisodeResponse",
+    "SearchEpisodesResponse",
+    "EpisodeFeedbackResponse",
+    "FactsByKeywordResponse",
+    "StoreFactResponse",
+    "SearchFactsResponse",
+    "ContradictFactResponse",
+    "ValidateFactResponse",
+    "ImportResponse",
+    "ListKeysResponse",
+    "CreateKeyResponse",
+    "RevokeKeyResponse",
+    "MaintainResponse",
+    "OpenapiResponse",
+    "SearchResponse",
+    "DeleteSessionResponse",
+    "GetSessionResponse",
+    "PutSessionResponse",
+    "AppendMessageResponse",
+    "ClearWorkingResponse",
+    "ListWorkingResponse",
+    "GetWorkingResponse",
+    "SetWorkingResponse",
+    "DeleteUserResponse",
+    "UserContextResponse",
+    "ForgetUserMemoriesResponse",
+    "UserMemoriesResponse",
+    "ClearPreferencesResponse",
+    "ListPreferencesResponse",
+    "ObservePreferenceResponse",
+    "DeletePreferenceResponse",
+    "ConfirmPreferenceResponse",
+    "ContradictPreferenceResponse",
+    "UsePreferenceResponse",
+    "ListUserSessionsResponse",
+]
+
+
+class _APIKeyRequired(TypedDict):
+    created_at: str
+    id: str
+    role: "Role"
+    workspace: str
+
+
+class APIKey(_APIKeyRequired, total=False):
+    agent_id: str
+    name: str
+    revoked_at: str
+
+
+Action = Literal["created", "updated"]
+
+
+class Agent(TypedDict):
+    created_at: str
+    id: str
+    name: str
+
+
+class _AuditEntryRequired(TypedDict):
+    count: int
+    id: str
+    operation: str
+    record_ids: Optional[List[str]]
+    status: int
+    time: str
+    workspace: str
+
+
+class AuditEntry(_AuditEntryRequired, total=False):
+    """One entry of the access log."""
+
+    agent_id: str
+    key_id: str
+    kind: "Kind"
+    role: "Role"
+    session_id: str
+    task_id: str
+    user_id: str
+
+
+class Block(TypedDict):
+    """A core memory block, rendered into the agent's prompt."""
+
+    content: str
+    created_at: str
+    id: str
+    is_shared: bool
+    label: str
+    limit: int
+    owner_agent_id: str
+    updated_at: str
+    version: int
+
+
+class BlockLink(TypedDict):
+    agent_id: str
+    block_id: str
+    created_at: str
+
+
+class _BlockSpecRequired(TypedDict):
+    label: str
+
+
+class BlockSpec(_BlockSpecRequired, total=False):
+    content: str
+    limit: int
+
+
+class _ContextSessionRequired(TypedDict):
+    confidence: float
+    is_persistent: bool
+    message_count: int
+    session_id: str
+    updated_at: str
+
+
+class ContextSession(_ContextSessionRequired, total=False):
+    context: Any
+    expires_at: str
+    summary: str
+
+
+class _EpisodeRequired(TypedDict):
+    action_description: str
+    action_type: str
+    agent_id: str
+    confidence_score: Optional[float]
+    created_at: str
+    expires_at: str
+    id: str
+    outcome: "Outcome"
+    user_id: str
+
+
+class Episode(_EpisodeRequired, total=False):
+    """A past action of an agent and its outcome."""
+
+    context: Any
+    outcome_details: Any
+    user_feedback: "EpisodeFeedback"
+
+
+class EpisodeFeedback(TypedDict, total=False):
+    comment: str
+    corrections: Any
+    rating: float
+
+
+class _EpisodeInputRequired(TypedDict):
+    action_description: str
+    action_type: str
+    agent_id: str
+    outcome: "Outcome"
+    user_id: str
+
+
+class EpisodeInput(_EpisodeInputRequired, total=False):
+    confidence_score: float
+    context: Any
+    outcome_details: Any
+
+
+class ErrorEnvelope(TypedDict):
+    """Every failure is answered in this envelope."""
+
+    code: Literal["invalid", "unauthorized", "forbidden", "not_found", "conflict", "too_large", "rate_limited", "internal"]
+    error: str
+    success: Literal[False]
+
+
+class _ExplanationRequired(TypedDict):
+    fused: float
+    recency: float
+    score: float
+    signals: Dict[str, "SignalScore"]
+
+
+class Explanation(_ExplanationRequired, total=False):
+    """How a search result's score was made."""
+
+    confidence: float
+    mmr_rank: int
+
+
+class _FactRequired(TypedDict):
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    updated_at: str
+
+
+class Fact(_FactRequired, total=False):
+    """A long-term fact, about a user or global."""
+
+    agent_id: str
+    evidence: Any
+    last_accessed_at: str
+    user_id: str
+    validated_at: str
+
+
+FactCategory = Literal["user_preference", "skill_assessment", "interview_insight", "job_market_fact", "action_outcome", "feedback_received", "pattern_learned", "career_goal", "company_info", "general_fact"]
+
+
+class _FactInputRequired(TypedDict):
+    category: "FactCategory"
+    fact: str
+
+
+class FactInput(_FactInputRequired, total=False):
+    agent_id: str
+    evidence: Any
+    keywords: List[str]
+    user_id: str
+
+
+class ImportResult(TypedDict):
+    agents: int
+    block_links: int
+    records: int
+    users: int
+    versions: int
+
+
+Kind = Literal["note", "block", "passage", "working", "episode", "fact", "preference", "session"]
+
+
+class MaintenanceResult(TypedDict):
+    created: int
+    deleted: int
+    ids: Optional[List[str]]
+    updated: int
+
+
+MaintenanceTask = Literal["consolidate", "decay", "prune", "expire"]
+
+
+class _MessageRequired(TypedDict):
+    content: str
+    role: str
+
+
+class Message(_MessageRequired, total=False):
+    created_at: str
+
+
+class Note(TypedDict):
+    """An agent's key-value memory."""
+
+    key: str
+    updated_at: str
+    value: Any
+
+
+class NoteVersion(TypedDict):
+    updated_at: str
+    value: Any
+    version: int
+
+
+Outcome = Literal["success", "partial", "failure"]
+
+
+class Passage(TypedDict):
+    """An archival passage of an agent."""
+
+    agent_id: str
+    content: str
+    created_at: str
+    id: str
+    tags: Optional[List[str]]
+
+
+class _PassageResultRequired(TypedDict):
+    agent_id: str
+    content: str
+    created_at: str
+    id: str
+    tags: Optional[List[str]]
+    score: float
+
+
+class PassageResult(_PassageResultRequired, total=False):
+    explain: "Explanation"
+
+
+class _PreferenceRequired(TypedDict):
+    confidence: int
+    created_at: str
+    first_observed: str
+    flagged_for_removal: bool
+    is_persistent: bool
+    last_used_at: str
+    learned_from: str
+    observation_count: int
+    peak: int
+    source: "PreferenceSource"
+    stored_confidence: int
+    tier: "Tier"
+    type: str
+    updated_at: str
+    user_id: str
+    value: Any
+
+
+class Preference(_PreferenceRequired, total=False):
+    """A user's preference with its confidence."""
+
+    context: str
+    session_id: str
+
+
+PreferenceSource = Literal["explicit", "implicit", "decision"]
+
+
+class RememberResult(TypedDict):
+    action: "Action"
+    key: str
+    message: str
+    updated_at: str
+
+
+Role = Literal["viewer", "creator", "editor", "admin"]
+
+
+class _ScoredEpisodeRequired(TypedDict):
+    action_description: str
+    action_type: str
+    agent_id: str
+    confidence_score: Optional[float]
+    created_at: str
+    expires_at: str
+    id: str
+    outcome: "Outcome"
+    user_id: str
+    score: float
+
+
+class ScoredEpisode(_ScoredEpisodeRequired, total=False):
+    context: Any
+    outcome_details: Any
+    user_feedback: "EpisodeFeedback"
+    explain: "Explanation"
+
+
+class _ScoredFactRequired(TypedDict):
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    updated_at: str
+    score: float
+
+
+class ScoredFact(_ScoredFactRequired, total=False):
+    agent_id: str
+    evidence: Any
+    last_accessed_at: str
+    user_id: str
+    validated_at: str
+    explain: "Explanation"
+
+
+class _SearchResultRequired(TypedDict):
+    content: str
+    created_at: str
+    id: str
+    kind: "Kind"
+    scope: Dict[str, Any]
+    score: float
+    updated_at: str
+
+
+class SearchResult(_SearchResultRequired, total=False):
+    """A record found by a search across kinds."""
+
+    explain: "Explanation"
+    key: str
+    tags: List[str]
+
+
+class _SessionRequired(TypedDict):
+    confidence: float
+    context: Any
+    created_at: str
+    is_persistent: bool
+    message_count: int
+    messages: Optional[List["Message"]]
+    session_id: str
+    summary: str
+    updated_at: str
+    user_id: str
+
+
+class Session(_SessionRequired, total=False):
+    """A conversation session with its messages."""
+
+    expires_at: str
+
+
+class SessionSummary(TypedDict):
+    message_count: int
+    session_id: str
+    summary: str
+    updated_at: str
+
+
+class SignalScore(TypedDict):
+    rank: int
+    score: float
+
+
+class Success(TypedDict):
+    success: Literal[True]
+
+
+Tier = Literal["high", "medium", "low"]
+
+
+class _UserMemoryRequired(TypedDict):
+    access_count: int
+    confidence: float
+    content: str
+    created_at: str
+    id: str
+    kind: "Kind"
+    updated_at: str
+
+
+class UserMemory(_UserMemoryRequired, total=False):
+    """Any record about a user, of any kind."""
+
+    action_type: str
+    agent_id: str
+    category: str
+    data: Any
+    expires_at: str
+    key: str
+    outcome: str
+    session_id: str
+    tags: List[str]
+    task_id: str
+
+
+class _WorkingEntryRequired(TypedDict):
+    agent_id: str
+    expires_at: str
+    key: str
+    task_id: str
+    updated_at: str
+    value: Any
+
+
+class WorkingEntry(_WorkingEntryRequired, total=False):
+    """A task's short-lived working memory entry."""
+
+    created_at: str
+    user_id: str
+
+
+class HealthResponse(TypedDict):
+    """The answer of GET /healthz."""
+
+    success: Literal[True]
+    status: Literal["ok"]
+
+
+class ReadyResponse(TypedDict):
+    """The answer of GET /readyz."""
+
+    success: Literal[True]
+    status: Literal["ready"]
+
+
+class ListAgentsResponse(TypedDict):
+    """The answer of GET /v1/agents."""
+
+    success: Literal[True]
+    agents: List["Agent"]
+    count: int
+
+
+class CreateAgentResponse(TypedDict):
+    """The answer of POST /v1/agents."""
+
+    success: Literal[True]
+    blocks: List["Block"]
+    created_at: str
+    id: str
+    name: str
+
+
+DeleteAgentResponse = "Success"
+
+
+class GetAgentResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}."""
+
+    success: Literal[True]
+    created_at: str
+    id: str
+    name: str
+
+
+class ListBlocksResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/blocks."""
+
+    success: Literal[True]
+    blocks: List["Block"]
+    count: int
+
+
+class CreateBlockResponse(TypedDict):
+    """The answer of POST /v1/agents/{agent_id}/blocks."""
+
+    success: Literal[True]
+    content: str
+    created_at: str
+    id: str
+    is_shared: bool
+    label: str
+    limit: int
+    owner_agent_id: str
+    updated_at: str
+    version: int
+
+
+class GetBlockResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/blocks/{label}."""
+
+    success: Literal[True]
+    content: str
+    created_at: str
+    id: str
+    is_shared: bool
+    label: str
+    limit: int
+    owner_agent_id: str
+    updated_at: str
+    version: int
+
+
+class SetBlockResponse(TypedDict):
+    """The answer of PUT /v1/agents/{agent_id}/blocks/{label}."""
+
+    success: Literal[True]
+    content: str
+    created_at: str
+    id: str
+    is_shared: bool
+    label: str
+    limit: int
+    owner_agent_id: str
+    updated_at: str
+    version: int
+    action: "Action"
+
+
+class RecallAllResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/notes."""
+
+    success: Literal[True]
+    count: int
+    memories: List["Note"]
+
+
+ForgetResponse = "Success"
+
+
+class RecallResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/notes/{key}."""
+
+    success: Literal[True]
+    key: str
+    updated_at: str
+    value: Any
+
+
+class RememberResponse(TypedDict):
+    """The answer of PUT /v1/agents/{agent_id}/notes/{key}."""
+
+    success: Literal[True]
+    action: "Action"
+    key: str
+    message: str
+    updated_at: str
+
+
+class NoteHistoryResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/notes/{key}/history."""
+
+    success: Literal[True]
+    count: int
+    key: str
+    versions: List["NoteVersion"]
+
+
+class ListPassagesResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/passages."""
+
+    success: Literal[True]
+    count: int
+    passages: List["Passage"]
+
+
+class AddPassageResponse(TypedDict):
+    """The answer of POST /v1/agents/{agent_id}/passages."""
+
+    success: Literal[True]
+    created_at: str
+    id: str
+    tags: Optional[List[str]]
+
+
+class SearchPassagesResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/passages/search."""
+
+    success: Literal[True]
+    count: int
+    pending_embeddings: int
+    results: List["PassageResult"]
+
+
+DeletePassageResponse = "Success"
+
+
+class AuditResponse(TypedDict):
+    """The answer of GET /v1/audit."""
+
+    success: Literal[True]
+    count: int
+    entries: List["AuditEntry"]
+
+
+class ListBlockConsumersResponse(TypedDict):
+    """The answer of GET /v1/blocks/{block_id}/consumers."""
+
+    success: Literal[True]
+    block_id: str
+    consumers: List["BlockLink"]
+    count: int
+
+
+DetachBlockResponse = "Success"
+
+
+class AttachBlockResponse(TypedDict):
+    """The answer of PUT /v1/blocks/{block_id}/consumers/{agent_id}."""
+
+    success: Literal[True]
+    agent_id: str
+    block_id: str
+
+
+class RecentEpisodesResponse(TypedDict):
+    """The answer of GET /v1/episodes."""
+
+    success: Literal[True]
+    count: int
+    episodes: List["Episode"]
+
+
+class RecordEpisodeResponse(TypedDict):
+    """The answer of POST /v1/episodes."""
+
+    success: Literal[True]
+    created_at: str
+    expires_at: str
+    id: str
+
+
+class SearchEpisodesResponse(TypedDict):
+    """The answer of GET /v1/episodes/search."""
+
+    success: Literal[True]
+    count: int
+    pending_embeddings: int
+    results: List["ScoredEpisode"]
+
+
+class _EpisodeFeedbackResponseRequired(TypedDict):
+    success: Literal[True]
+    action_description: str
+    action_type: str
+    agent_id: str
+    confidence_score: Optional[float]
+    created_at: str
+    expires_at: str
+    id: str
+    outcome: "Outcome"
+    user_id: str
+
+
+class EpisodeFeedbackResponse(_EpisodeFeedbackResponseRequired, total=False):
+    """The answer of POST /v1/episodes/{id}/feedback."""
+
+    context: Any
+    outcome_details: Any
+    user_feedback: "EpisodeFeedback"
+
+
+class FactsByKeywordResponse(TypedDict):
+    """The answer of GET /v1/facts."""
+
+    success: Literal[True]
+    count: int
+    facts: List["Fact"]
+
+
+class StoreFactResponse(TypedDict):
+    """The answer of POST /v1/facts."""
+
+    success: Literal[True]
+    created_at: str
+    id: str
+    relevance_score: float
+
+
+class SearchFactsResponse(TypedDict):
+    """The answer of GET /v1/facts/search."""
+
+    success: Literal[True]
+    count: int
+    pending_embeddings: int
+    results: List["ScoredFact"]
+
+
+class _ContradictFactResponseRequired(TypedDict):
+    success: Literal[True]
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    updated_at: str
+
+
+class ContradictFactResponse(_ContradictFactResponseRequired, total=False):
+    """The answer of POST /v1/facts/{id}/contradict."""
+
+    agent_id: str
+    evidence: Any
+    last_accessed_at: str
+    user_id: str
+    validated_at: str
+
+
+class _ValidateFactResponseRequired(TypedDict):
+    success: Literal[True]
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    updated_at: str
+
+
+class ValidateFactResponse(_ValidateFactResponseRequired, total=False):
+    """The answer of POST /v1/facts/{id}/validate."""
+
+    agent_id: str
+    evidence: Any
+    last_accessed_at: str
+    user_id: str
+    validated_at: str
+
+
+class ImportResponse(TypedDict):
+    """The answer of POST /v1/import."""
+
+    success: Literal[True]
+    agents: int
+    block_links: int
+    records: int
+    users: int
+    versions: int
+
+
+class ListKeysResponse(TypedDict):
+    """The answer of GET /v1/keys."""
+
+    success: Literal[True]
+    count: int
+    keys: Optional[List["APIKey"]]
+
+
+class _CreateKeyResponseRequired(TypedDict):
+    success: Literal[True]
+    api_key: str
+    created_at: str
+    id: str
+    role: "Role"
+    workspace: str
+
+
+class CreateKeyResponse(_CreateKeyResponseRequired, total=False):
+    """The answer of POST /v1/keys."""
+
+    agent_id: str
+    name: str
+
+
+RevokeKeyResponse = "Success"
+
+
+class MaintainResponse(TypedDict):
+    """The answer of POST /v1/maintenance."""
+
+    success: Literal[True]
+    dry_run: bool
+    tasks: Dict[str, "MaintenanceResult"]
+
+
+OpenapiResponse = Dict[str, Any]
+
+
+class SearchResponse(TypedDict):
+    """The answer of POST /v1/search."""
+
+    success: Literal[True]
+    count: int
+    pending_embeddings: int
+    results: List["SearchResult"]
+
+
+class DeleteSessionResponse(TypedDict):
+    """The answer of DELETE /v1/sessions/{session_id}."""
+
+    success: Literal[True]
+    deleted: bool
+
+
+class _GetSessionResponseRequired(TypedDict):
+    success: Literal[True]
+    confidence: float
+    context: Any
+    created_at: str
+    is_persistent: bool
+    message_count: int
+    messages: Optional[List["Message"]]
+    session_id: str
+    summary: str
+    updated_at: str
+    user_id: str
+
+
+class GetSessionResponse(_GetSessionResponseRequired, total=False):
+    """The answer of GET /v1/sessions/{session_id}."""
+
+    expires_at: str
+
+
+class _PutSessionResponseRequired(TypedDict):
+    success: Literal[True]
+    confidence: float
+    context: Any
+    created_at: str
+    is_persistent: bool
+    message_count: int
+    messages: Optional[List["Message"]]
+    session_id: str
+    summary: str
+    updated_at: str
+    user_id: str
+    action: "Action"
+
+
+class PutSessionResponse(_PutSessionResponseRequired, total=False):
+    """The answer of PUT /v1/sessions/{session_id}."""
+
+    expires_at: str
+
+
+class AppendMessageResponse(TypedDict):
+    """The answer of POST /v1/sessions/{session_id}/messages."""
+
+    success: Literal[True]
+    index: int
+    message_count: int
+    session_id: str
+    updated_at: str
+
+
+class ClearWorkingResponse(TypedDict):
+    """The answer of DELETE /v1/tasks/{task_id}/working."""
+
+    success: Literal[True]
+    deleted: int
+
+
+class ListWorkingResponse(TypedDict):
+    """The answer of GET /v1/tasks/{task_id}/working."""
+
+    success: Literal[True]
+    count: int
+    task_id: str
+    values: Dict[str, Any]
+    working: Optional[List["WorkingEntry"]]
+
+
+class _GetWorkingResponseRequired(TypedDict):
+    success: Literal[True]
+    agent_id: str
+    expires_at: str
+    key: str
+    task_id: str
+    updated_at: str
+    value: Any
+
+
+class GetWorkingResponse(_GetWorkingResponseRequired, total=False):
+    """The answer of GET /v1/tasks/{task_id}/working/{key}."""
+
+    created_at: str
+    user_id: str
+
+
+class _SetWorkingResponseRequired(TypedDict):
+    success: Literal[True]
+    agent_id: str
+    expires_at: str
+    key: str
+    task_id: str
+    updated_at: str
+    value: Any
+    action: "Action"
+
+
+class SetWorkingResponse(_SetWorkingResponseRequired, total=False):
+    """The answer of PUT /v1/tasks/{task_id}/working/{key}."""
+
+    created_at: str
+    user_id: str
+
+
+class DeleteUserResponse(TypedDict):
+    """The answer of DELETE /v1/users/{user_id}."""
+
+    success: Literal[True]
+    deleted: int
+
+
+class UserContextResponse(TypedDict):
+    """The answer of GET /v1/users/{user_id}/context."""
+
+    success: Literal[True]
+    created: bool
+    defaults: Any
+    preferences: Optional[List["Preference"]]
+    sessions: Optional[List["ContextSession"]]
+    user_id: str
+
+
+class ForgetUserMemoriesResponse(TypedDict):
+    """The answer of POST /v1/users/{user_id}/forget."""
+
+    success: Literal[True]
+    count: int
+    deleted: Optional[List["UserMemory"]]
+    dry_run: bool
+
+
+class UserMemoriesResponse(TypedDict):
+    """The answer of GET /v1/users/{user_id}/memories."""
+
+    success: Literal[True]
+    count: int
+    memories: Dict[str, Any]
+    user_id: str
+
+
+class ClearPreferencesResponse(TypedDict):
+    """The answer of DELETE /v1/users/{user_id}/preferences."""
+
+    success: Literal[True]
+    deleted: int
+
+
+class ListPreferencesResponse(TypedDict):
+    """The answer of GET /v1/users/{user_id}/preferences."""
+
+    success: Literal[True]
+    count: int
+    preferences: List["Preference"]
+
+
+class _ObservePreferenceResponseRequired(TypedDict):
+    success: Literal[True]
+    confidence: int
+    created_at: str
+    first_observed: str
+    flagged_for_removal: bool
+    is_persistent: bool
+    last_used_at: str
+    learned_from: str
+    observation_count: int
+    peak: int
+    source: "PreferenceSource"
+    stored_confidence: int
+    tier: "Tier"
+    type: str
+    updated_at: str
+    user_id: str
+    value: Any
+    action: "Action"
+
+
+class ObservePreferenceResponse(_ObservePreferenceResponseRequired, total=False):
+    """The answer of POST /v1/users/{user_id}/preferences."""
+
+    context: str
+    session_id: str
+
+
+class DeletePreferenceResponse(TypedDict):
+    """The answer of DELETE /v1/users/{user_id}/preferences/{type}."""
+
+    success: Literal[True]
+    deleted: int
+
+
+class _ConfirmPreferenceResponseRequired(TypedDict):
+    success: Literal[True]
+    confidence: int
+    created_at: str
+    first_observed: str
+    flagged_for_removal: bool
+    is_persistent: bool
+    last_used_at: str
+    learned_from: str
+    observation_count: int
+    peak: int
+    source: "PreferenceSource"
+    stored_confidence: int
+    tier: "Tier"
+    type: str
+    updated_at: str
+    user_id: str
+    value: Any
+
+
+class ConfirmPreferenceResponse(_ConfirmPreferenceResponseRequired, total=False):
+    """The answer of POST /v1/users/{user_id}/preferences/{type}/confirm."""
+
+    context: str
+    session_id: str
+
+
+class _ContradictPreferenceResponseRequired(TypedDict):
+    success: Literal[True]
+    confidence: int
+    created_at: str
+    first_observed: str
+    flagged_for_removal: bool
+    is_persistent: bool
+    last_used_at: str
+    learned_from: str
+    observation_count: int
+    peak: int
+    source: "PreferenceSource"
+    stored_confidence: int
+    tier: "Tier"
+    type: str
+    updated_at: str
+    user_id: str
+    value: Any
+
+
+class ContradictPreferenceResponse(_ContradictPreferenceResponseRequired, total=False):
+    """The answer of POST /v1/users/{user_id}/preferences/{type}/contradict."""
+
+    context: str
+    session_id: str
+
+
+class _UsePreferenceResponseRequired(TypedDict):
+    success: Literal[True]
+    confidence: int
+    created_at: str
+    first_observed: str
+    flagged_for_removal: bool
+    is_persistent: bool
+    last_used_at: str
+    learned_from: str
+    observation_count: int
+    peak: int
+    source: "PreferenceSource"
+    stored_confidence: int
+    tier: "Tier"
+    type: str
+    updated_at: str
+    user_id: str
+    value: Any
+
+
+class UsePreferenceResponse(_UsePreferenceResponseRequired, total=False):
+    """The answer of POST /v1/users/{user_id}/preferences/{type}/use."""
+
+    context: str
+    session_id: str
+
+
+class ListUserSessionsResponse(TypedDict):
+    """The answer of GET /v1/users/{user_id}/sessions."""
+
+    success: Literal[True]
+    count: int
+    sessions: List["SessionSummary"]
