@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test build vet fmt bench serve fuzz
+.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen
 
 ## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both)
@@ -9,6 +9,20 @@ test: vet
 
 build:
 	$(GO) build -o bin/loci ./cmd/loci
+
+## sdk-test: the Python and TypeScript clients' suites against a real `loci serve`
+## (bin/loci): python3 (standard library only) and node with npm, which installs
+## the TypeScript tools from sdk/typescript's lockfile
+PYTHON ?= python3
+sdk-test: build
+	cd sdk/python && LOCI_BIN=$(CURDIR)/bin/loci $(PYTHON) -m unittest discover -s tests -t tests
+	npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
+	cd sdk/typescript && LOCI_BIN=$(CURDIR)/bin/loci npm test --silent
+
+## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes
+sdk-gen:
+	cd sdk/python && $(PYTHON) tools/gen_types.py
+	cd sdk/typescript && npm run gen --silent
 
 vet:
 	$(GO) vet ./...

@@ -1,0 +1,43 @@
+// Compile-time checks of the client's types (`npm run typecheck`): answers
+// and options are typed from the OpenAPI document, and wrong ones do not
+// compile. Never run.
+
+import { Client, NotFound, type Answer, type Schemas } from "@loci-memory/client";
+
+declare const c: Client;
+
+export async function checks(): Promise<void> {
+  const note = await c.recall("writer", "tone");
+  const key: string = note.key;
+  const updated: string = note.updated_at;
+  // @ts-expect-error a note has no such field
+  void note.nope;
+
+  const block = await c.setBlock("writer", "personality", "x", { expected_version: 1 });
+  const version: number = block.version;
+  // @ts-expect-error expected_version is a number
+  await c.setBlock("writer", "personality", "x", { expected_version: "1" });
+  // @ts-expect-error options are spelt as on the wire
+  await c.setBlock("writer", "personality", "x", { expectedVersion: 1 });
+
+  // @ts-expect-error not one of the ten categories
+  await c.storeFact("gossip", "x");
+  // @ts-expect-error not an outcome
+  await c.user("u1").recordEpisode("planner", "t", "d", "maybe");
+
+  const found = await c.search("budget", { kinds: ["fact"], explain: true });
+  const kind: Schemas["Kind"] | undefined = found.results[0]?.kind;
+  const prompt: string = await c.prompt("writer");
+  const scoped: Answer<"recall"> = await c.agent("writer").recall("tone");
+  const tier: Schemas["Tier"] = (await c.user("u1").observePreference("vertical", "Retail", "explicit")).tier;
+
+  try {
+    await c.recall("writer", "nothing");
+  } catch (err) {
+    if (err instanceof NotFound) {
+      const status: number | undefined = err.status;
+      void status;
+    }
+  }
+  void [key, updated, version, kind, prompt, scoped, tier];
+}
