@@ -29,7 +29,7 @@ type Server struct {
 
 	// Security and operations (guard.go).
 	authRequired   bool
-	authSeen       atomic.Bool
+	authSeen       atomic.Bool // whether the last request found keys (authenticate)
 	audit          bool
 	limiter        *rateLimiter
 	observer       Observer

@@ -76,8 +76,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 				"or listen on 127.0.0.1", *addr)
 		}
 	}
+	// Beyond loopback, authentication stays on even if every key is
+	// revoked later (on loopback, revoking the last key turns it off).
 	opts := []httpapi.Option{
-		httpapi.WithAuth(*auth), httpapi.WithAudit(*auditOn), httpapi.WithRateLimit(*rateLimit, *rateBurst),
+		httpapi.WithAuth(*auth || !isLoopback(*addr)), httpapi.WithAudit(*auditOn), httpapi.WithRateLimit(*rateLimit, *rateBurst),
 		httpapi.WithObserver(m), httpapi.WithMetrics(m.Handler()), httpapi.WithMaxImportBytes(*maxImport),
 	}
 	ln, err := net.Listen("tcp", *addr)
