@@ -92,7 +92,9 @@ func Document() (map[string]any, error) {
 				"Lists answer `count` (the total matching, before limit and offset) and the items under a plural name; " +
 				"ranked searches answer `results`, each with a `score`. " +
 				"Every failure answers the ErrorEnvelope with the status of its code: invalid 400, unauthorized 401, " +
-				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500.\n\n" +
+				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500. " +
+				"A path no operation has answers 404 `not_found`; a path with a method it does not have answers 405 " +
+				"with code `invalid` and an `Allow` header listing the methods it has.\n\n" +
 				"Request bodies are JSON objects of at most 1 MiB, nested at most 32 deep; unknown fields are rejected (400). " +
 				"Path values are at most 1024 bytes and query values 4096 bytes of UTF-8 without NUL. " +
 				"`limit` is 1-1000 and `offset` 0-2^30 wherever they appear.\n\n" +
