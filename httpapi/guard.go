@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -108,6 +109,10 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Princ
 	return s.svc.Authenticate(ctx, bearer(r))
 }
 
+// answerHook, when set, is told the route and status of every answer: the
+// package's tests check that each status a route answered is documented.
+var answerHook atomic.Pointer[func(route Route, status int)]
+
 // auditResult lets a handler that does not answer JSON (export) tell the
 // guard what to log.
 type auditResult struct {
@@ -179,6 +184,9 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 			}
 			if s.observer != nil {
 				s.observer.ObserveRequest(r.Method, routeLabel(route), status, time.Since(start))
+			}
+			if h := answerHook.Load(); h != nil {
+				(*h)(route, status)
 			}
 			if audited && s.audit && pol.Op != "" {
 				s.writeAudit(r, pol, principal, scope, wildcards, rec, status, ar)

@@ -293,12 +293,11 @@ func (o op) build() (obj, error) {
 		}
 		responses[fmt.Sprint(status)] = rr
 	}
-	errs := []int{http.StatusBadRequest, http.StatusTooManyRequests, http.StatusInternalServerError}
+	// Every operation reads at most 1 MiB of whatever body a request
+	// carries (413 beyond), even those that document none.
+	errs := []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusInternalServerError}
 	if role != "public" {
 		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
-	}
-	if o.body != nil {
-		errs = append(errs, http.StatusRequestEntityTooLarge)
 	}
 	errs = append(errs, o.errs...)
 	sort.Ints(errs)
