@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
 )
 
 // Exit statuses (API.md).
@@ -101,9 +102,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "loci %s: %s\n", c.name, ue.msg)
 			return exitUsage
 		default:
-			fmt.Fprintf(stderr, "loci %s: %s\n", c.name, loci.ErrorMessage(err))
-			if loci.ErrorCode(err) == loci.EINTERNAL {
-				fmt.Fprintf(stderr, "  (%v)\n", err)
+			msg, detail := explain(err)
+			fmt.Fprintf(stderr, "loci %s: %s\n", c.name, msg)
+			if detail != "" {
+				fmt.Fprintf(stderr, "  (%s)\n", detail)
 			}
 			return exitDomain
 		}
@@ -111,6 +113,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintf(stderr, "loci: unknown command %q\n\n", args[0])
 	printUsage(stderr)
 	return exitUsage
+}
+
+// explain returns what the CLI says about a failure: a domain error's
+// message; for what the environment got wrong (a database that cannot be
+// opened, a server that cannot be reached), what failed, named; for any
+// other error "internal error" with the error's chain as detail.
+func explain(err error) (msg, detail string) {
+	var oe *openError
+	var ue *httpapi.UnreachableError
+	switch {
+	case errors.As(err, &oe):
+		return oe.Error(), ""
+	case errors.As(err, &ue):
+		return ue.Error(), ""
+	case loci.ErrorCode(err) == loci.EINTERNAL:
+		return loci.ErrorMessage(err), err.Error()
+	}
+	return loci.ErrorMessage(err), ""
 }
 
 func printUsage(w io.Writer) {
