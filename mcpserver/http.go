@@ -181,8 +181,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))
 }
 
-// serverMethods are the JSON-RPC requests and notifications the SDK's server answers
-// (go-sdk v1.8.0: serverMethodInfos). Check them when upgrading the SDK.
+// serverMethods are the JSON-RPC requests and notifications the SDK's
+// server answers (go-sdk v1.8.0: serverMethodInfos). Check them when
+// upgrading the SDK.
 var serverMethods = map[string]bool{
 	"initialize": true, "ping": true, "server/discover": true,
 	"tools/list": true, "tools/call": true,
