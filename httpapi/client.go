@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -52,7 +55,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
+		}
+		return &UnreachableError{URL: c.BaseURL, Err: err}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
@@ -78,6 +84,42 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		}
 	}
 	return nil
+}
+
+// UnreachableError is a request that got no answer from the server: it
+// is not running, the address is wrong, or the network failed.
+type UnreachableError struct {
+	URL string // the server's base URL
+	Err error  // what the HTTP client reported
+}
+
+// Error says which server could not be reached and why, in a few words:
+// "cannot reach loci at http://127.0.0.1:8420: connection refused; is
+// `loci serve` running?".
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach loci at %s: %s; is `loci serve` running?", e.URL, unreachableReason(e.Err))
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// unreachableReason names why a request got no answer.
+func unreachableReason(err error) string {
+	var dns *net.DNSError
+	var ne net.Error
+	var ue *url.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(err, &dns):
+		return "cannot resolve host " + dns.Name
+	case errors.As(err, &ne) && ne.Timeout():
+		return "no answer in time"
+	case errors.As(err, &ue):
+		return ue.Err.Error()
+	}
+	return err.Error()
 }
 
 func notePath(agentID, key string) string {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -50,7 +51,7 @@ type Observer interface {
 type Option func(*Server)
 
 // WithAuth turns authentication on even while no key exists. Without it,
-// authentication is on as soon as any active key exists.
+// authentication is on while any active key exists (see authenticate).
 func WithAuth(required bool) Option { return func(s *Server) { s.authRequired = required } }
 
 // WithAudit turns the audit log on or off (on by default).
@@ -72,21 +73,45 @@ func WithMetrics(h http.Handler) Option { return func(s *Server) { s.metrics = h
 // WithMaxImportBytes bounds the body of POST /v1/import.
 func WithMaxImportBytes(n int64) Option { return func(s *Server) { s.maxImportBytes = n } }
 
-// AuthOn reports whether requests need a key: when the server was told so,
-// or once any active key exists (then for the server's lifetime).
-func (s *Server) AuthOn(ctx context.Context) (bool, error) {
+// authenticate returns the principal of the key r presents, or nil while
+// authentication is off. It is on when the server was told so (WithAuth)
+// and otherwise while any active key exists, decided at every request: a
+// key created or revoked, by this process or by another on the same
+// database (loci keys create), takes effect at the next request, and
+// revoking the last key turns authentication off again.
+//
+// authSeen remembers what the last request found, only to choose the one
+// store read a request needs: while keys exist, Authenticate (a valid key
+// needs nothing more); while none exist, HasKeys. A second read is made
+// only when the first one's answer contradicts the remembered state: an
+// authentication that fails checks whether keys still exist, and a
+// HasKeys that finds one authenticates.
+func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Principal, error) {
 	if s.authRequired || s.authSeen.Load() {
-		return true, nil
+		p, err := s.svc.Authenticate(ctx, bearer(r))
+		if err == nil || s.authRequired || loci.ErrorCode(err) != loci.EUNAUTHORIZED {
+			return p, err
+		}
+		has, herr := s.svc.HasKeys(ctx)
+		if herr != nil || has {
+			return nil, err
+		}
+		s.authSeen.Store(false) // the last key was revoked
+		return nil, nil
 	}
 	has, err := s.svc.HasKeys(ctx)
 	if err != nil {
-		return true, err
+		return nil, err
+	} else if !has {
+		return nil, nil
 	}
-	if has {
-		s.authSeen.Store(true)
-	}
-	return has, nil
+	s.authSeen.Store(true)
+	return s.svc.Authenticate(ctx, bearer(r))
 }
+
+// answerHook, when set, is told the route and status of every answer: the
+// package's tests check that each status a route answered is documented.
+var answerHook atomic.Pointer[func(route Route, status int)]
 
 // auditResult lets a handler that does not answer JSON (export) tell the
 // guard what to log.
@@ -160,6 +185,9 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 			if s.observer != nil {
 				s.observer.ObserveRequest(r.Method, routeLabel(route), status, time.Since(start))
 			}
+			if h := answerHook.Load(); h != nil {
+				(*h)(route, status)
+			}
 			if audited && s.audit && pol.Op != "" {
 				s.writeAudit(r, pol, principal, scope, wildcards, rec, status, ar)
 			}
@@ -171,18 +199,16 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 		}
 		ctx := r.Context()
 		if pol.Role != public {
-			on, err := s.AuthOn(ctx)
+			var err error
+			principal, err = s.authenticate(ctx, r)
 			if err != nil {
+				if loci.ErrorCode(err) == loci.EUNAUTHORIZED {
+					rec.Header().Set("WWW-Authenticate", `Bearer realm="loci"`)
+				}
 				s.Error(rec, r, err)
 				return
 			}
-			if on {
-				principal, err = s.svc.Authenticate(ctx, bearer(r))
-				if err != nil {
-					rec.Header().Set("WWW-Authenticate", `Bearer realm="loci"`)
-					s.Error(rec, r, err)
-					return
-				}
+			if principal != nil {
 				ctx = loci.WithPrincipal(loci.WithWorkspace(ctx, principal.Workspace), principal)
 			}
 		}

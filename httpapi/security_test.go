@@ -257,18 +257,64 @@ func TestAuthentication(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Errorf("X-API-Key: status %d, want 200", rec.Code)
 			}
-			// Revoking the only key does not turn authentication off.
+			if s, _, _ := e.call(t, "GET", "/healthz", "", nil); s != http.StatusOK {
+				t.Errorf("healthz: status %d, want 200", s)
+			}
+			// Revoking the only key turns authentication off at the next
+			// request, as a restart would.
 			if err := e.svc.RevokeKey(context.Background(), id); err != nil {
 				t.Fatal(err)
 			}
-			if s, _, _ := e.call(t, "GET", "/v1/agents/a1/notes", secret, nil); s != http.StatusUnauthorized {
-				t.Errorf("revoked key: status %d, want 401", s)
+			if s, body, _ := e.call(t, "GET", "/v1/agents/a1/notes", "", nil); s != http.StatusOK {
+				t.Errorf("no key after revoking the only one: status %d %v, want 200", s, body)
+			}
+		})
+		t.Run("KeyChangesTakeEffectAtOnce", func(t *testing.T) {
+			e := newSecEnv(t, open)
+			admin, adminID := e.key(t, loci.RoleAdmin, "")
+			viewer, viewerID := e.key(t, loci.RoleViewer, "")
+			if s, _, _ := e.call(t, "GET", "/v1/agents/a1/notes", viewer, nil); s != http.StatusOK {
+				t.Fatalf("viewer: status %d, want 200", s)
+			}
+			// Revoked outside the server (the CLI, another replica): the
+			// next request with it is refused.
+			if err := e.svc.RevokeKey(context.Background(), viewerID); err != nil {
+				t.Fatal(err)
+			}
+			if s, body, _ := e.call(t, "GET", "/v1/agents/a1/notes", viewer, nil); s != http.StatusUnauthorized {
+				t.Errorf("revoked key: status %d %v, want 401", s, body)
 			}
 			if s, _, _ := e.call(t, "GET", "/v1/agents/a1/notes", "", nil); s != http.StatusUnauthorized {
-				t.Errorf("no key after revoking: status %d, want 401", s)
+				t.Errorf("no key while the admin key is active: status %d, want 401", s)
 			}
-			if s, _, _ := e.call(t, "GET", "/healthz", "", nil); s != http.StatusOK {
-				t.Errorf("healthz: status %d, want 200", s)
+			// Revoking the last key through the API turns authentication
+			// off for the next request.
+			if s, body, _ := e.call(t, "DELETE", "/v1/keys/"+adminID, admin, nil); s != http.StatusOK {
+				t.Fatalf("revoke the last key: status %d %v", s, body)
+			}
+			if s, body, _ := e.call(t, "GET", "/v1/agents/a1/notes", admin, nil); s != http.StatusOK {
+				t.Errorf("revoked key once no key is active: status %d %v, want 200 (authentication off)", s, body)
+			}
+			if s, _, _ := e.call(t, "GET", "/v1/agents/a1/notes", "", nil); s != http.StatusOK {
+				t.Errorf("no key once no key is active: status %d, want 200", s)
+			}
+			// A key created outside the server turns it on again at once.
+			fresh, _ := e.key(t, loci.RoleViewer, "")
+			if s, _, _ := e.call(t, "GET", "/v1/agents/a1/notes", "", nil); s != http.StatusUnauthorized {
+				t.Errorf("no key after a key was created: status %d, want 401", s)
+			}
+			if s, _, _ := e.call(t, "GET", "/v1/agents/a1/notes", fresh, nil); s != http.StatusOK {
+				t.Errorf("the new key: status %d, want 200", s)
+			}
+		})
+		t.Run("RequiredStaysOnWithoutKeys", func(t *testing.T) {
+			e := newSecEnv(t, open, WithAuth(true))
+			_, id := e.key(t, loci.RoleViewer, "")
+			if err := e.svc.RevokeKey(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			if s, _, _ := e.call(t, "GET", "/v1/agents/a1/notes", "", nil); s != http.StatusUnauthorized {
+				t.Errorf("no key with authentication required: status %d, want 401", s)
 			}
 		})
 		t.Run("Required", func(t *testing.T) {

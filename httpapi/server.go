@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -29,7 +30,7 @@ type Server struct {
 
 	// Security and operations (guard.go).
 	authRequired   bool
-	authSeen       atomic.Bool
+	authSeen       atomic.Bool // whether the last request found keys (authenticate)
 	audit          bool
 	limiter        *rateLimiter
 	observer       Observer
@@ -99,6 +100,31 @@ func (s *Server) register() {
 	s.mcpRoutes()
 	s.searchRoutes()
 	s.inspectorRoutes()
+	// Every other path and method: the envelope, not the mux's plain text.
+	s.mux.HandleFunc("/", s.noRoute)
+}
+
+// noRoute answers a request that no route matches, in the error envelope
+// (API.md v1.1): 405 (code invalid) with an Allow header when routes
+// serve its path with other methods, else 404 not_found.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodDelete, http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodPost, http.MethodPut} {
+		probe := *r
+		probe.Method = m
+		if _, pattern := s.mux.Handler(&probe); pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		s.Error(w, r, loci.Errorf(loci.ENOTFOUND, "no such endpoint: the API is described at /v1/openapi.json"))
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeJSON(w, http.StatusMethodNotAllowed, map[string]any{
+		"success": false, "code": loci.EINVALID,
+		"error": fmt.Sprintf("method %s is not allowed here; allowed: %s", r.Method, strings.Join(allow, ", ")),
+	})
 }
 
 // ServeHTTP serves one request.

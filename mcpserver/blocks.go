@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -219,6 +221,67 @@ func (s *server) readCoreMemory(ctx context.Context, req *mcp.ReadResourceReques
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
 		{URI: CoreMemoryURI, MIMEType: "text/plain", Text: text},
 	}}, nil
+}
+
+// textContents makes every text resource's contents carry "text", even
+// when it is empty (an agent without blocks): the SDK leaves an empty text
+// out, and clients that validate results (the TypeScript SDK) reject
+// contents that have neither text nor blob.
+func textContents(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if rr, ok := res.(*mcp.ReadResourceResult); ok && rr != nil && err == nil {
+			return textResult{rr}, nil
+		}
+		return res, err
+	}
+}
+
+// textResult is a resources/read result whose contents without a blob
+// always have a "text".
+type textResult struct{ *mcp.ReadResourceResult }
+
+// MarshalJSON adds "text": "" to the contents that have neither text nor
+// blob.
+func (r textResult) MarshalJSON() ([]byte, error) {
+	data, err := r.ReadResourceResult.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, err
+	}
+	var contents []map[string]json.RawMessage
+	if err := json.Unmarshal(res["contents"], &contents); err != nil {
+		return nil, err
+	}
+	patched := false
+	for _, c := range contents {
+		if _, ok := c["text"]; !ok && c["blob"] == nil {
+			c["text"] = json.RawMessage(`""`)
+			patched = true
+		}
+	}
+	if !patched {
+		return data, nil
+	}
+	if res["contents"], err = marshalNoEscape(contents); err != nil {
+		return nil, err
+	}
+	return marshalNoEscape(res)
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, as the SDK
+// writes messages.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func errBlockNotFound(label string) error {

@@ -1,14 +1,17 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loci-memory/loci"
@@ -164,7 +167,61 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer h.unpin(sid)
 		}
 	}
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		if answerUnknownMethod(w, body) {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))
+}
+
+// serverMethods are the JSON-RPC requests and notifications the SDK's
+// server answers (go-sdk v1.8.0: serverMethodInfos). Check them when
+// upgrading the SDK.
+var serverMethods = map[string]bool{
+	"initialize": true, "ping": true, "server/discover": true,
+	"tools/list": true, "tools/call": true,
+	"resources/list": true, "resources/read": true, "resources/templates/list": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
+	"prompts/list": true, "prompts/get": true, "completion/complete": true, "logging/setLevel": true,
+	"notifications/initialized": true, "notifications/cancelled": true, "notifications/progress": true,
+	"notifications/roots/list_changed": true,
+}
+
+// answerUnknownMethod answers a POST whose body is one JSON-RPC request
+// for a method the server does not have, as JSON-RPC says: a call gets
+// the error -32601 (method not found), a notification is ignored (202).
+// The SDK answers both with a plain-text HTTP 400 that clients cannot
+// read as a JSON-RPC answer. It reports whether it answered.
+func answerUnknownMethod(w http.ResponseWriter, body []byte) bool {
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return false // a batch, or not JSON-RPC: the SDK answers it
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || serverMethods[req.Method] {
+		return false
+	}
+	if !req.IsCall() {
+		w.WriteHeader(http.StatusAccepted)
+		return true
+	}
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
+		Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + req.Method,
+	}})
+	if err != nil {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(data)
+	return true
 }
 
 // server returns a new server for a new session, bound to the identity

@@ -130,7 +130,7 @@ func newServer(svc loci.Service, id Identity, c *config, sessionID func() string
 		SchemaCache:  c.schemas,
 		GetSessionID: sessionID,
 	})
-	s.mcp.AddReceivingMiddleware(s.guard)
+	s.mcp.AddReceivingMiddleware(s.guard, textContents)
 	s.register()
 	return s.mcp
 }

@@ -5,28 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"os"
-	"path/filepath"
 
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/sqlite"
 )
 
-// Example is the README's Go library example.
+// Example is the README's Go library example, statement for statement
+// (TestREADMEGoExample): open a store, remember a note, recall it. It
+// opens loci.db in the working directory, as the program in the README
+// does (the tests run in a temporary one).
 func Example() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "loci-example-")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "loci.db"))
+	store, err := sqlite.Open(ctx, "loci.db")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer store.Close()
 	svc := memory.New(store)
+
 	if _, err := svc.Remember(ctx, "writer", "tone", json.RawMessage(`"friendly"`)); err != nil {
 		log.Fatal(err)
 	}
@@ -34,6 +30,10 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(note.Key, string(note.Value))
-	// Output: tone "friendly"
+	var tone string // a note's value is JSON: here a string
+	if err := json.Unmarshal(note.Value, &tone); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(note.Key, tone)
+	// Output: tone friendly
 }

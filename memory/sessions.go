@@ -28,7 +28,17 @@ type sessionData struct {
 	Context      json.RawMessage `json:"context"`
 	Summary      string          `json:"summary"`
 	IsPersistent bool            `json:"is_persistent"`
-	MessageCount int             `json:"message_count"`
+	// MessageCount is how many messages the session holds.
+	MessageCount int `json:"message_count"`
+	// NextIndex is the index the next message gets, once a message has
+	// been forgotten (0: MessageCount, as long as none has been).
+	NextIndex int `json:"next_index,omitempty"`
+}
+
+// nextIndex is the index the session's next message gets: messages are
+// ordered by index, and an index is never given twice.
+func (d *sessionData) nextIndex() int {
+	return max(d.NextIndex, d.MessageCount)
 }
 
 // messageData is a message's kind-specific data.
@@ -208,10 +218,14 @@ func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Me
 			return fmt.Errorf("decode session %s: %w", id, err)
 		}
 		now := s.now()
-		if err := s.insertMessage(ctx, tx, rec, d.MessageCount, m, now); err != nil {
+		i := d.nextIndex()
+		if err := s.insertMessage(ctx, tx, rec, i, m, now); err != nil {
 			return err
 		}
 		d.MessageCount++
+		if d.NextIndex > 0 {
+			d.NextIndex = i + 1
+		}
 		next := *rec
 		if next.Data, err = json.Marshal(d); err != nil {
 			return fmt.Errorf("encode session: %w", err)
@@ -227,6 +241,48 @@ func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Me
 		return nil, fmt.Errorf("append message: %w", err)
 	}
 	return out, nil
+}
+
+// recountMessages sets the message_count of the sessions whose messages
+// tx deleted (forget) to the messages they have left. Sessions deleted
+// too are skipped.
+func (s *Service) recountMessages(ctx context.Context, tx loci.Tx, sessionIDs []string) error {
+	ws := loci.WorkspaceFrom(ctx)
+	for _, id := range sessionIDs {
+		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
+			return err
+		}
+		rec, err := s.findSession(ctx, tx, id)
+		if loci.ErrorCode(err) == loci.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return err
+		}
+		var d sessionData
+		if err := json.Unmarshal(rec.Data, &d); err != nil {
+			return fmt.Errorf("decode session %s: %w", id, err)
+		}
+		f := s.sessionFilter(ctx)
+		f.SessionID, f.UserID, f.Category = &id, &rec.UserID, loci.Ptr(messageCategory)
+		n, err := tx.CountRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		if n == d.MessageCount {
+			continue
+		}
+		d.NextIndex = d.nextIndex()
+		d.MessageCount = n
+		next := *rec
+		if next.Data, err = json.Marshal(d); err != nil {
+			return fmt.Errorf("encode session: %w", err)
+		}
+		next.UpdatedAt, next.Version = s.now(), rec.Version+1
+		if err := tx.UpdateRecord(ctx, &next, rec.Version); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // GetSession returns a session with its messages in order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,8 +166,17 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		}
 		del := f
 		del.IDs = ids
-		_, err := tx.DeleteRecords(ctx, del)
-		return err
+		if _, err := tx.DeleteRecords(ctx, del); err != nil {
+			return err
+		}
+		// A forgotten message leaves its session with one message less.
+		var sessions []string
+		for _, r := range found {
+			if r.Kind == loci.KindSession && r.Category == messageCategory && !slices.Contains(sessions, r.SessionID) {
+				sessions = append(sessions, r.SessionID)
+			}
+		}
+		return s.recountMessages(ctx, tx, sessions)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
@@ -174,14 +184,16 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	return out, nil
 }
 
-// holdsEvery reports whether a record's indexed text holds every term.
+// holdsEvery reports whether a record holds every term: among its indexed
+// terms (SearchText is already analyzed: its words are compared as they
+// are, never stemmed a second time, which would turn "expens" into
+// "expen") or the terms of its content.
 func holdsEvery(r *loci.Record, terms []string) bool {
-	text := r.SearchText
-	if text == "" {
-		text = r.Content
-	}
 	have := map[string]bool{}
-	for _, t := range tokens(text) {
+	for _, t := range strings.Fields(r.SearchText) {
+		have[t] = true
+	}
+	for _, t := range contentTerms(r.Content) {
 		have[t] = true
 	}
 	for _, t := range terms {

@@ -36,20 +36,30 @@ type tagList []string
 func (t *tagList) String() string     { return strings.Join(*t, ",") }
 func (t *tagList) Set(v string) error { *t = append(*t, v); return nil }
 
-// subcommand splits "VERB SUB args…" and checks SUB is one of subs.
-func subcommand(verb string, args []string, subs ...string) (string, []string, error) {
+// splitSubcommand splits "VERB SUB args…" and checks SUB is one of the
+// verb's sub-commands: -h on the verb is help (a list of them), none or
+// an unknown one is bad usage.
+func splitSubcommand(verb string, args []string) (string, []string, error) {
 	if len(args) > 0 && isHelp(args[0]) {
 		return "", nil, flag.ErrHelp
 	}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return "", nil, usagef("usage: loci %s %s …", verb, strings.Join(subs, "|"))
-	}
-	for _, s := range subs {
-		if args[0] == s {
-			return s, args[1:], nil
+	var names []string
+	for _, sc := range subcommands[verb] {
+		names = append(names, sc.name)
+		if len(args) > 0 && args[0] == sc.name {
+			return sc.name, args[1:], nil
 		}
 	}
-	return "", nil, usagef("unknown %s command %q (want %s)", verb, args[0], strings.Join(subs, ", "))
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", nil, usagef("usage: loci %s %s … (loci %s -h describes each)", verb, strings.Join(names, "|"), verb)
+	}
+	return "", nil, usagef("unknown %s command %q (want %s)", verb, args[0], strings.Join(names, ", "))
+}
+
+// subUsage is bad usage of a sub-command: its usage line.
+func subUsage(verb, sub string) error {
+	sc, _ := findSubcommand(verb + " " + sub)
+	return usagef("usage: loci %s %s", verb, sc.usage)
 }
 
 func runPrompt(ctx context.Context, e *env, args []string) error {
@@ -75,22 +85,24 @@ func runPrompt(ctx context.Context, e *env, args []string) error {
 }
 
 func runBlock(ctx context.Context, e *env, args []string) error {
-	sub, args, err := subcommand("block", args, "list", "get", "set")
+	sub, args, err := splitSubcommand("block", args)
 	if err != nil {
 		return err
 	}
 	fs := flag.NewFlagSet("block "+sub, flag.ContinueOnError)
 	af := newAgentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the API's JSON")
-	expected := fs.Int("expected-version", -1, "set: write only if the block is at this version (0: only if it does not exist)")
-	limit := fs.Int("limit", 0, "set: the block's limit in characters (default: keep, or 5000 for a new block)")
+	var expected, limit *int
+	if sub == "set" {
+		expected = fs.Int("expected-version", -1, "write only if the block is at this version (0: only if it does not exist)")
+		limit = fs.Int("limit", 0, "the block's limit in characters (default: keep, or 5000 for a new block)")
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	want := map[string]int{"list": 0, "get": 1, "set": 2}[sub]
-	if len(pos) != want {
-		return usagef("usage: loci block %s --agent ID", map[string]string{"list": "list", "get": "get LABEL", "set": "set LABEL TEXT|-"}[sub])
+	if want := map[string]int{"list": 0, "get": 1, "set": 2}[sub]; len(pos) != want {
+		return subUsage("block", sub)
 	}
 	svc, done, err := af.service(ctx)
 	if err != nil {
@@ -154,24 +166,34 @@ func runBlock(ctx context.Context, e *env, args []string) error {
 }
 
 func runPassage(ctx context.Context, e *env, args []string) error {
-	sub, args, err := subcommand("passage", args, "add", "list", "search", "delete")
+	sub, args, err := splitSubcommand("passage", args)
 	if err != nil {
 		return err
 	}
 	fs := flag.NewFlagSet("passage "+sub, flag.ContinueOnError)
 	af := newAgentFlags(fs)
-	asJSON := fs.Bool("json", false, "print the API's JSON")
+	var asJSON *bool
+	if sub != "delete" {
+		asJSON = fs.Bool("json", false, "print the API's JSON")
+	}
 	var tags tagList
-	fs.Var(&tags, "tag", "add: a tag (repeatable); list, search: only passages with this tag")
-	limit := fs.Int("limit", 0, "list, search: at most this many (default 100 for list, 10 for search)")
-	offset := fs.Int("offset", 0, "list: skip this many")
+	limit, offset := new(int), new(int)
+	switch sub {
+	case "add":
+		fs.Var(&tags, "tag", "a tag (repeatable)")
+	case "list", "search":
+		fs.Var(&tags, "tag", "only passages with this tag")
+		limit = fs.Int("limit", 0, "at most this many (default 100 for list, 10 for search)")
+	}
+	if sub == "list" {
+		offset = fs.Int("offset", 0, "skip this many")
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	usage := map[string]string{"add": "add TEXT [--tag T]…", "list": "list [--tag T]", "search": "search QUERY [--tag T]", "delete": "delete ID"}[sub]
 	if (sub == "list" && len(pos) != 0) || (sub != "list" && len(pos) != 1) {
-		return usagef("usage: loci passage %s --agent ID", usage)
+		return subUsage("passage", sub)
 	}
 	if sub != "add" && len(tags) > 1 {
 		return usagef("--tag may be given once for %s", sub)

@@ -152,7 +152,7 @@ func TestCLIUsage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "loci.db")
 	steps := []cliStep{
 		{name: "ErrNoArgs", args: nil, wantExit: 2, wantStderr: "usage: loci COMMAND"},
-		{name: "Help", args: []string{"help"}, wantExit: 0, wantStderr: "usage: loci COMMAND"},
+		// loci help: TestTopLevelHelp (on stdout).
 		{name: "ErrUnknownCommand", args: []string{"frobnicate"}, wantExit: 2, wantStderr: `unknown command "frobnicate"`},
 		{name: "ErrRememberNoAgent", args: []string{"remember", "k", "v", "--db", db}, wantExit: 2, wantStderr: "--agent is required"},
 		{name: "ErrRecallNoAgent", args: []string{"recall", "k", "--db", db}, wantExit: 2, wantStderr: "--agent is required"},

@@ -21,23 +21,21 @@ import (
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 && isHelp(args[0]) {
-		return flag.ErrHelp
+	sub, args, err := splitSubcommand("eval", args)
+	if err != nil {
+		return err
 	}
-	if len(args) == 0 || args[0] != "locomo" {
-		return usagef("usage: loci eval locomo --data FILE [--k 1,3,5,10,20,50] [--json]")
-	}
-	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
+	fs := flag.NewFlagSet("eval "+sub, flag.ContinueOnError)
 	data := fs.String("data", "", "a LoCoMo-format JSON file (required)")
 	ks := fs.String("k", "1,3,5,10,20,50", "cut-offs, comma-separated")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	pos, err := parseFlags(fs, args[1:])
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
 	} else if *data == "" {
-		return usagef("--data is required")
+		return &usageError{msg: "--data is required", fs: fs}
 	}
 	cuts, err := parseKs(*ks)
 	if err != nil {

@@ -21,24 +21,25 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 
 // runKeys is `loci keys create|list|revoke`.
 func runKeys(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 && isHelp(args[0]) {
-		return flag.ErrHelp
+	sub, args, err := splitSubcommand("keys", args)
+	if err != nil {
+		return err
 	}
-	if len(args) == 0 {
-		return usagef("usage: loci keys create --role viewer|creator|editor|admin [--agent ID] [--workspace W] | list | revoke ID")
-	}
-	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
+	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
 	dsn := dbFlag(fs)
-	ws := workspaceFlag(fs)
-	switch args[0] {
+	var ws *string
+	if sub != "revoke" {
+		ws = workspaceFlag(fs)
+	}
+	switch sub {
 	case "create":
 		role := fs.String("role", "", "viewer, creator, editor or admin (required)")
 		agent := fs.String("agent", "", "bind the key to this agent")
 		name := fs.String("name", "", "a label for people")
-		if pos, err := parseFlags(fs, args[1:]); err != nil {
+		if pos, err := parseFlags(fs, args); err != nil {
 			return err
 		} else if len(pos) > 0 || *role == "" {
-			return usagef("usage: loci keys create --role viewer|creator|editor|admin [--agent ID] [--workspace W] [--name N]")
+			return subUsage("keys", sub)
 		}
 		r, err := loci.ParseRole(*role)
 		if err != nil {
@@ -59,10 +60,10 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		return nil
 	case "list":
 		all := fs.Bool("all", false, "list the keys of every workspace")
-		if pos, err := parseFlags(fs, args[1:]); err != nil {
+		if pos, err := parseFlags(fs, args); err != nil {
 			return err
 		} else if len(pos) > 0 {
-			return usagef("usage: loci keys list [--workspace W | --all]")
+			return subUsage("keys", sub)
 		}
 		svc, done, err := openService(ctx, *dsn, quietLogger())
 		if err != nil {
@@ -84,11 +85,11 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		}
 		return tw.Flush()
 	case "revoke":
-		pos, err := parseFlags(fs, args[1:])
+		pos, err := parseFlags(fs, args)
 		if err != nil {
 			return err
 		} else if len(pos) != 1 {
-			return usagef("usage: loci keys revoke ID")
+			return subUsage("keys", sub)
 		}
 		svc, done, err := openService(ctx, *dsn, quietLogger())
 		if err != nil {
@@ -100,9 +101,8 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "Revoked: %s\n", pos[0])
 		return nil
-	default:
-		return usagef("unknown keys command %q: create, list or revoke", args[0])
 	}
+	return nil
 }
 
 func boundTo(agent string) string {

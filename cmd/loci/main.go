@@ -11,9 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
 )
 
 // Exit statuses (API.md).
@@ -63,21 +66,100 @@ func commands() []command {
 	}
 }
 
-// usageError is bad usage: exit status 2.
-type usageError struct{ msg string }
+// subcommand is one sub-command of a verb that has them.
+type subcommand struct {
+	name    string
+	usage   string // after "loci VERB ", e.g. "set LABEL TEXT|- --agent ID"
+	summary string
+}
+
+// subcommands are the sub-commands of block, passage, keys and eval, for
+// their usage and help (the verbs register each one's flags).
+var subcommands = map[string][]subcommand{
+	"block": {
+		{"list", "list --agent ID [--json]", "the agent's core memory blocks: its own, then the shared ones attached to it"},
+		{"get", "get LABEL --agent ID [--json]", "print one block's content"},
+		{"set", "set LABEL TEXT|- --agent ID [--expected-version N] [--limit N] [--json]",
+			"create or replace a block (TEXT - reads it from stdin); with --expected-version, only if the block is at that version (0: only if it does not exist)"},
+	},
+	"passage": {
+		{"add", "add TEXT --agent ID [--tag T]… [--json]", "store an archival passage; prints its id"},
+		{"list", "list --agent ID [--tag T] [--limit N] [--offset N] [--json]", "the agent's passages, newest first"},
+		{"search", "search QUERY --agent ID [--tag T] [--limit N] [--json]", "the passages that best match QUERY, with their scores"},
+		{"delete", "delete ID --agent ID", "delete a passage"},
+	},
+	"keys": {
+		{"create", "create --role viewer|creator|editor|admin [--agent ID] [--workspace W] [--name N]",
+			"create an API key and print it, once; authentication is on while any key is active"},
+		{"list", "list [--workspace W | --all]", "the keys, with their role, agent, workspace and status"},
+		{"revoke", "revoke ID", "revoke a key: it is refused from the next request on"},
+	},
+	"eval": {
+		{"locomo", "locomo --data FILE [--k 1,3,5,10,20,50] [--json]", "retrieval recall@k on a LoCoMo-format file, per category"},
+	},
+}
+
+// findSubcommand returns the sub-command a flag set was made for: the
+// flag sets of sub-commands are named "VERB SUB".
+func findSubcommand(name string) (subcommand, bool) {
+	verb, sub, ok := strings.Cut(name, " ")
+	if !ok {
+		return subcommand{}, false
+	}
+	for _, sc := range subcommands[verb] {
+		if sc.name == sub {
+			return sc, true
+		}
+	}
+	return subcommand{}, false
+}
+
+// usageError is bad usage: exit status 2. When it comes from parsing the
+// flags, fs is the flag set, and the verb's usage and flags follow the
+// message.
+type usageError struct {
+	msg string
+	fs  *flag.FlagSet
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// version is loci's version: set when building a release with
+// -ldflags "-X main.version=v1.1.0"; without it, the module version that
+// go install recorded, else "dev".
+var version string
+
+// lociVersion returns the version loci reports (loci version, MCP).
+func lociVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
 
 // run runs the command line and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		printUsage(stderr)
-		if len(args) == 0 {
+		return exitUsage
+	case isHelp(args[0]) || args[0] == "help" && len(args) == 1:
+		printUsage(stdout)
+		return exitOK
+	case args[0] == "help":
+		args = []string{args[1], "-h"} // loci help VERB
+	case args[0] == "version" || args[0] == "--version" || args[0] == "-version":
+		if len(args) > 1 {
+			fmt.Fprintln(stderr, "loci version: takes no arguments")
 			return exitUsage
 		}
+		fmt.Fprintf(stdout, "loci %s\n", lociVersion())
 		return exitOK
 	}
 	for _, c := range commands() {
@@ -86,24 +168,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		err := c.run(ctx, e, args[1:])
 		var ue *usageError
+		var he *helpError
 		switch {
 		case err == nil:
 			return exitOK
+		case errors.As(err, &he):
+			printHelp(stdout, c, he.fs)
+			return exitOK
 		case errors.Is(err, flag.ErrHelp):
-			fmt.Fprintf(stdout, "loci %s\n", c.usage)
-			var he *helpError
-			if errors.As(err, &he) {
-				he.fs.SetOutput(stdout)
-				he.fs.PrintDefaults()
-			}
+			printHelp(stdout, c, nil)
 			return exitOK
 		case errors.As(err, &ue):
 			fmt.Fprintf(stderr, "loci %s: %s\n", c.name, ue.msg)
+			if ue.fs != nil {
+				fmt.Fprintln(stderr)
+				printHelp(stderr, c, ue.fs)
+			}
 			return exitUsage
 		default:
-			fmt.Fprintf(stderr, "loci %s: %s\n", c.name, loci.ErrorMessage(err))
-			if loci.ErrorCode(err) == loci.EINTERNAL {
-				fmt.Fprintf(stderr, "  (%v)\n", err)
+			msg, detail := explain(err)
+			fmt.Fprintf(stderr, "loci %s: %s\n", c.name, msg)
+			if detail != "" {
+				fmt.Fprintf(stderr, "  (%s)\n", detail)
 			}
 			return exitDomain
 		}
@@ -113,11 +199,65 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitUsage
 }
 
+// printHelp prints the usage of a verb, or of the sub-command fs was made
+// for, and fs's flags. Without fs, a verb with sub-commands lists them.
+func printHelp(w io.Writer, c command, fs *flag.FlagSet) {
+	if sc, ok := findSubcommand(flagSetName(fs)); ok {
+		fmt.Fprintf(w, "loci %s %s\n  %s\n", c.name, sc.usage, sc.summary)
+	} else {
+		fmt.Fprintf(w, "loci %s\n", c.usage)
+		if subs := subcommands[c.name]; fs == nil && len(subs) > 0 {
+			fmt.Fprintln(w, "\ncommands:")
+			for _, sc := range subs {
+				fmt.Fprintf(w, "  loci %s %s\n      %s\n", c.name, sc.usage, sc.summary)
+			}
+			fmt.Fprintf(w, "\nEach prints its flags with -h, e.g. loci %s %s -h.\n", c.name, subs[len(subs)-1].name)
+		}
+	}
+	if fs == nil {
+		return
+	}
+	has := false
+	fs.VisitAll(func(*flag.Flag) { has = true })
+	if has {
+		fmt.Fprintln(w, "\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+func flagSetName(fs *flag.FlagSet) string {
+	if fs == nil {
+		return ""
+	}
+	return fs.Name()
+}
+
+// explain returns what the CLI says about a failure: a domain error's
+// message; for what the environment got wrong (a database that cannot be
+// opened, a server that cannot be reached), what failed, named; for any
+// other error "internal error" with the error's chain as detail.
+func explain(err error) (msg, detail string) {
+	var oe *openError
+	var ue *httpapi.UnreachableError
+	switch {
+	case errors.As(err, &oe):
+		return oe.Error(), ""
+	case errors.As(err, &ue):
+		return ue.Error(), ""
+	case loci.ErrorCode(err) == loci.EINTERNAL:
+		return loci.ErrorMessage(err), err.Error()
+	}
+	return loci.ErrorMessage(err), ""
+}
+
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: loci COMMAND [flags]\n\ncommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.usage)
 	}
+	fmt.Fprintln(w, "\nloci COMMAND -h (or loci help COMMAND) prints its usage and flags; loci version prints the version.")
 }
 
 // isHelp reports whether arg asks for help, for verbs that read a
@@ -141,7 +281,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, &helpError{fs}
 			}
-			return nil, usagef("%v", err)
+			return nil, &usageError{msg: err.Error(), fs: fs}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -36,7 +36,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	// A stdio server lives as long as its client: embed what it stores in
 	// the background, as loci serve does, so vector search covers it.
 	defer svc.StartEmbedding(ctx)()
-	srv, err := mcpserver.New(svc, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(*auditOn))
+	srv, err := mcpserver.New(svc, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(*auditOn), mcpserver.WithVersion(lociVersion()))
 	if err != nil {
 		return err
 	}

@@ -51,11 +51,47 @@ func TestServeRefusesNonLoopbackWithoutAuth(t *testing.T) {
 
 func TestServeNonLoopbackWithAuth(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "loci.db")
+	url, stop := serveInProcess(t, "--addr", "0.0.0.0:0", "--db", db, "--auth")
+	for path, want := range map[string]int{"/v1/agents/a/notes": 401, "/healthz": 200} {
+		if got := getStatus(t, url+path); got != want {
+			t.Errorf("GET %s: %d, want %d", path, got, want)
+		}
+	}
+	stop()
+}
+
+// TestServeNonLoopbackKeepsAuth: a server that listens beyond loopback
+// because a key existed keeps authentication on when every key is
+// revoked (on loopback, revoking the last key turns it off).
+func TestServeNonLoopbackKeepsAuth(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "loci.db")
+	if code, _, stderr := runCLIInput(t, "", "keys", "create", "--role", "admin", "--db", db); code != exitOK {
+		t.Fatalf("keys create: %d %s", code, stderr)
+	}
+	url, stop := serveInProcess(t, "--addr", "0.0.0.0:0", "--db", db)
+	defer stop()
+	code, list, _ := runCLIInput(t, "", "keys", "list", "--db", db)
+	if code != exitOK {
+		t.Fatalf("keys list: %d", code)
+	}
+	id := strings.Fields(strings.Split(list, "\n")[1])[0]
+	if code, _, stderr := runCLIInput(t, "", "keys", "revoke", id, "--db", db); code != exitOK {
+		t.Fatalf("keys revoke: %d %s", code, stderr)
+	}
+	if got := getStatus(t, url+"/v1/agents/a/notes"); got != http.StatusUnauthorized {
+		t.Errorf("GET with every key revoked on 0.0.0.0: %d, want 401", got)
+	}
+}
+
+// serveInProcess runs `loci serve args…` in this process until stop is
+// called, and returns its URL (on 127.0.0.1).
+func serveInProcess(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "0.0.0.0:0", "--db", db, "--auth"}, strings.NewReader(""), &out, &errb)
+		done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), &out, &errb)
 	}()
 	var url string
 	for i := 0; i < 500 && url == ""; i++ {
@@ -73,21 +109,29 @@ func TestServeNonLoopbackWithAuth(t *testing.T) {
 		cancel()
 		t.Fatalf("serve did not start: %s", errb.String())
 	}
-	for path, want := range map[string]int{"/v1/agents/a/notes": 401, "/healthz": 200} {
-		resp, err := http.Get(url + path)
-		if err != nil {
-			t.Fatal(err)
+	stopped := false
+	return url, func() {
+		if stopped {
+			return
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		stopped = true
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("serve exited %d: %s", code, errb.String())
 		}
 	}
-	cancel()
-	if code := <-done; code != exitOK {
-		t.Errorf("serve exited %d: %s", code, errb.String())
+}
+
+// getStatus GETs url and returns the status.
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
 	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func TestIsLoopback(t *testing.T) {

@@ -76,8 +76,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 				"or listen on 127.0.0.1", *addr)
 		}
 	}
+	// Beyond loopback, authentication stays on even if every key is
+	// revoked later (on loopback, revoking the last key turns it off).
 	opts := []httpapi.Option{
-		httpapi.WithAuth(*auth), httpapi.WithAudit(*auditOn), httpapi.WithRateLimit(*rateLimit, *rateBurst),
+		httpapi.WithAuth(*auth || !isLoopback(*addr)), httpapi.WithAudit(*auditOn), httpapi.WithRateLimit(*rateLimit, *rateBurst),
 		httpapi.WithObserver(m), httpapi.WithMetrics(m.Handler()), httpapi.WithMaxImportBytes(*maxImport),
 	}
 	ln, err := net.Listen("tcp", *addr)
@@ -125,7 +127,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 // agent and role, and has each tool call audited; and the web inspector
 // at /, which calls the REST API from the browser.
 func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) http.Handler {
-	mcpHandler := mcpserver.NewHandler(svc, mcpserver.KeyIdentity, mcpserver.WithLogger(logger), mcpserver.WithAudit(audit))
+	mcpHandler := mcpserver.NewHandler(svc, mcpserver.KeyIdentity, mcpserver.WithLogger(logger), mcpserver.WithAudit(audit), mcpserver.WithVersion(lociVersion()))
 	return httpapi.NewServer(svc, logger, append(opts, httpapi.WithMCP(mcpHandler), httpapi.WithInspector(web.Handler()))...)
 }
 

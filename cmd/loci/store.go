@@ -62,16 +62,34 @@ func openRawStore(ctx context.Context, dsn string) (loci.Store, string, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		db, err := postgres.Open(ctx, dsn)
 		if err != nil {
-			return nil, "", err
+			return nil, "", &openError{db: redactDSN(dsn), err: err}
 		}
 		return db, redactDSN(dsn), nil
 	}
 	db, err := sqlite.Open(ctx, dsn)
 	if err != nil {
-		return nil, "", err
+		return nil, "", &openError{db: dsn, err: err}
 	}
 	return db, dsn, nil
 }
+
+// openError is a database that cannot be opened (a path that cannot be
+// created or is not a database, a server that does not answer): the CLI
+// says so and names it, never "internal error".
+type openError struct {
+	db  string // the path, or the URL without its password
+	err error
+}
+
+func (e *openError) Error() string {
+	cause := e.err.Error()
+	if loci.ErrorCode(e.err) != loci.EINTERNAL {
+		cause = loci.ErrorMessage(e.err)
+	}
+	return fmt.Sprintf("cannot open the database %s: %s", e.db, cause)
+}
+
+func (e *openError) Unwrap() error { return e.err }
 
 // openService opens the store and the service on it.
 func openService(ctx context.Context, dsn string, logger *slog.Logger) (*memory.Service, func(), error) {

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"strings"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
@@ -41,7 +43,23 @@ func targetFlags(fs *flag.FlagSet) *target {
 // else the local database's, and a function that releases it.
 func (t *target) open(ctx context.Context) (remote, func(), error) {
 	if *t.server != "" {
+		if err := checkServerURL(*t.server); err != nil {
+			return nil, nil, err
+		}
 		return httpapi.NewClient(*t.server, *t.key), func() {}, nil
 	}
 	return openService(ctx, *t.db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// checkServerURL accepts an http:// or https:// URL with a host: a bare
+// address such as 127.0.0.1:8420 is a usage error that shows the fix.
+func checkServerURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return usagef("--server %q is not a URL: give its scheme, e.g. http://%s", raw, strings.TrimPrefix(raw, "//"))
+	}
+	return usagef("--server %q: want an http:// or https:// URL, e.g. http://127.0.0.1:8420", raw)
 }

@@ -92,12 +92,15 @@ func Document() (map[string]any, error) {
 				"Lists answer `count` (the total matching, before limit and offset) and the items under a plural name; " +
 				"ranked searches answer `results`, each with a `score`. " +
 				"Every failure answers the ErrorEnvelope with the status of its code: invalid 400, unauthorized 401, " +
-				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500.\n\n" +
+				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500. " +
+				"A path no operation has answers 404 `not_found`; a path with a method it does not have answers 405 " +
+				"with code `invalid` and an `Allow` header listing the methods it has.\n\n" +
 				"Request bodies are JSON objects of at most 1 MiB, nested at most 32 deep; unknown fields are rejected (400). " +
 				"Path values are at most 1024 bytes and query values 4096 bytes of UTF-8 without NUL. " +
 				"`limit` is 1-1000 and `offset` 0-2^30 wherever they appear.\n\n" +
-				"Authentication is off until the first API key exists (or the server is started with it required); " +
-				"from then on every route but the public ones needs a key, sent as `Authorization: Bearer <key>` " +
+				"Authentication is on while any active API key exists (or always, when the server is started with it required), " +
+				"decided at each request: a key created or revoked takes effect at the next request. " +
+				"While it is on, every route but the public ones needs a key, sent as `Authorization: Bearer <key>` " +
 				"or `X-API-Key: <key>`. Each operation's `x-loci-role` is the least role it needs " +
 				"(viewer < creator < editor < admin); a creator may add but not overwrite. " +
 				"`x-loci-agent-binding` says how a key bound to one agent may use it: `named` (the request must name " +
@@ -120,8 +123,8 @@ func Document() (map[string]any, error) {
 }
 
 func securitySchemes() obj {
-	const note = " Authentication is off until the first API key exists (`loci keys create` or POST /v1/keys); " +
-		"from then on a request without a valid key gets 401."
+	const note = " Authentication is on while any active API key exists (`loci keys create` or POST /v1/keys); " +
+		"then a request without a valid key gets 401."
 	return obj{
 		"bearerAuth": obj{
 			"type": "http", "scheme": "bearer",
@@ -290,12 +293,11 @@ func (o op) build() (obj, error) {
 		}
 		responses[fmt.Sprint(status)] = rr
 	}
-	errs := []int{http.StatusBadRequest, http.StatusTooManyRequests, http.StatusInternalServerError}
+	// Every operation reads at most 1 MiB of whatever body a request
+	// carries (413 beyond), even those that document none.
+	errs := []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusInternalServerError}
 	if role != "public" {
 		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
-	}
-	if o.body != nil {
-		errs = append(errs, http.StatusRequestEntityTooLarge)
 	}
 	errs = append(errs, o.errs...)
 	sort.Ints(errs)

@@ -148,10 +148,10 @@ func agentOps() []op {
 			}),
 			ok: upsert(withAction), errs: []int{nf, conf, big}},
 		{method: "PUT", path: "/v1/blocks/{block_id}/consumers/{agent_id}", id: "attachBlock", tag: "blocks",
-			summary: "Attach a shared block to an agent", desc: "Idempotent.",
+			summary: "Attach a shared block to an agent", desc: "Idempotent. 409 when the agent already holds another block with the shared block's label.",
 			ok: okay("Attached.", success(object([]string{"block_id", "agent_id"}, obj{
 				"block_id": str(""), "agent_id": str(""),
-			}))), errs: []int{nf}},
+			}))), errs: []int{nf, conf}},
 		{method: "DELETE", path: "/v1/blocks/{block_id}/consumers/{agent_id}", id: "detachBlock", tag: "blocks",
 			summary: "Detach a shared block from an agent", ok: okay("Detached.", plainSuccess), errs: []int{nf}},
 		{method: "GET", path: "/v1/blocks/{block_id}/consumers", id: "listBlockConsumers", tag: "blocks",
@@ -196,6 +196,7 @@ func sessionOps() []op {
 	return []op{
 		{method: "PUT", path: "/v1/sessions/{session_id}", id: "putSession", tag: "sessions",
 			summary: "Store or replace a session",
+			desc:    "A session id is unique in the workspace: 409 when the session exists for another user.",
 			body: closed([]string{"user_id"}, obj{
 				"user_id":       str(""),
 				"context":       anyJSON("A JSON object."),
@@ -205,7 +206,7 @@ func sessionOps() []op {
 				"expires_at":    timestamp("Omit for none."),
 				"confidence":    number("0-100."),
 			}),
-			ok: upsert(withAction)},
+			ok: upsert(withAction), errs: []int{conf}},
 		{method: "POST", path: "/v1/sessions/{session_id}/messages", id: "appendMessage", tag: "sessions",
 			summary: "Append a message to a session", body: message,
 			ok: created("Appended.", success(object([]string{"session_id", "index", "message_count", "updated_at"}, obj{
