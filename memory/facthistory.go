@@ -266,7 +266,10 @@ func (s *Service) FactHistory(ctx context.Context, id string) ([]*loci.Fact, err
 func (s *Service) InvalidateFact(ctx context.Context, id string, at time.Time) (*loci.Fact, error) {
 	var fact *loci.Fact
 	err := s.updateFactTx(ctx, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
-		end := s.asOf(at)
+		end := now
+		if !at.IsZero() {
+			end = at.UTC().Truncate(time.Microsecond)
+		}
 		if end.Before(validFrom(rec)) {
 			return loci.Errorf(loci.EINVALID, "at must not be before the fact's valid_at (%s)", validFrom(rec).Format(time.RFC3339Nano))
 		}

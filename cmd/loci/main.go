@@ -52,6 +52,7 @@ func commands() []command {
 		{"prompt", "prompt --agent ID: print the agent's core memory as its prompt", runPrompt},
 		{"block", "block list|get LABEL|set LABEL TEXT --agent ID: core memory blocks", runBlock},
 		{"passage", "passage add TEXT|list|search QUERY|delete ID --agent ID: archival memory", runPassage},
+		{"facts", "facts add|list|search|get|history|validate|contradict|invalidate|resolve|delete|review …: long-term facts, their history and disputes", runFacts},
 		{"maintain", "maintain [--tasks consolidate,decay,prune,expire] [--dry-run]: run lifecycle maintenance", runMaintain},
 		{"keys", "keys create --role R [--agent ID] | list | revoke ID: API keys", runKeys},
 		{"export", "export [--user ID] > file.jsonl: the workspace as JSON Lines", runExport},
