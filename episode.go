@@ -108,4 +108,10 @@ type EpisodeService interface {
 	// AddEpisodeFeedback sets the user feedback of a live episode.
 	// ENOTFOUND when absent or expired; EINVALID for empty feedback.
 	AddEpisodeFeedback(ctx context.Context, id string, fb EpisodeFeedback) (*Episode, error)
+	// GetEpisode returns one live episode. ENOTFOUND when absent or
+	// expired.
+	GetEpisode(ctx context.Context, id string) (*Episode, error)
+	// DeleteEpisode deletes one episode, expired or not. ENOTFOUND when
+	// absent.
+	DeleteEpisode(ctx context.Context, id string) error
 }

@@ -45,8 +45,26 @@ const (
 	PatternWindow        = 50
 )
 
+// Fact statuses: what a fact is now.
+const (
+	FactCurrent     = "current"     // true now
+	FactDisputed    = "disputed"    // true now, but contradicted and not yet resolved: it waits for review
+	FactFuture      = "future"      // true from its valid_at, which is still to come
+	FactSuperseded  = "superseded"  // no longer true: a newer fact of its key replaced it (superseded_by)
+	FactInvalidated = "invalidated" // no longer true (invalidated, or resolved as wrong), not replaced
+)
+
+// MaxFactKeyBytes bounds a fact's key.
+const MaxFactKeyBytes = 200
+
 // Fact is a piece of long-term knowledge about a user, or global (no
 // user). RelevanceScore is 0..1.
+//
+// A fact with a Key fills a slot of its user (or of global knowledge),
+// such as home_city: a new fact of the key supersedes the one true at its
+// ValidAt, which is kept as history with InvalidAt set and SupersededBy
+// naming its successor. A fact is true from ValidAt until InvalidAt (zero:
+// still true); Status says what it is now.
 type Fact struct {
 	ID                 string          `json:"id"`
 	UserID             string          `json:"user_id,omitempty"`
@@ -63,9 +81,19 @@ type Fact struct {
 	ContradictionCount int             `json:"contradiction_count"`
 	CreatedAt          time.Time       `json:"created_at"`
 	UpdatedAt          time.Time       `json:"updated_at"`
+
+	Key          string    `json:"key,omitempty"`
+	ValidAt      time.Time `json:"valid_at"`
+	InvalidAt    time.Time `json:"invalid_at,omitzero"`
+	SupersededBy string    `json:"superseded_by,omitempty"` // the fact that replaced it
+	Supersedes   string    `json:"supersedes,omitempty"`    // the fact it replaced
+	Status       string    `json:"status"`                  // FactCurrent, FactDisputed, ...
 }
 
-// FactInput stores a fact. Evidence is a JSON object when set.
+// FactInput stores a fact. Evidence is a JSON object when set. Key, when
+// set, names the fact's slot (per user, or global): the new fact
+// supersedes the one of the slot true at ValidAt. ValidAt is when the fact
+// became (or becomes) true; zero: now.
 type FactInput struct {
 	UserID   string          `json:"user_id,omitempty"`
 	AgentID  string          `json:"agent_id,omitempty"`
@@ -73,19 +101,26 @@ type FactInput struct {
 	Fact     string          `json:"fact"`
 	Keywords []string        `json:"keywords,omitempty"`
 	Evidence json.RawMessage `json:"evidence,omitempty"`
+	Key      string          `json:"key,omitempty"`
+	ValidAt  time.Time       `json:"valid_at,omitzero"`
 }
 
 // FactQuery selects facts: a user's (with global ones when IncludeGlobal),
-// or only global ones when UserID is empty.
+// or only global ones when UserID is empty; only those true at AsOf (zero:
+// now), or every version when IncludeHistory; only disputed ones when
+// Status is FactDisputed.
 type FactQuery struct {
-	UserID        string
-	Query         string // text of a search
-	Keyword       string // exact keyword of a lookup
-	Category      string
-	IncludeGlobal bool
-	Limit         int
-	Offset        int
-	Explain       bool // a search explains each result's score
+	UserID         string
+	Query          string // text of a search
+	Keyword        string // exact keyword of a lookup
+	Category       string
+	IncludeGlobal  bool
+	AsOf           time.Time
+	IncludeHistory bool
+	Status         string // "" or FactDisputed
+	Limit          int
+	Offset         int
+	Explain        bool // a search explains each result's score
 }
 
 // ScoredFact is a fact with its search score (higher is better) and, when
@@ -106,22 +141,50 @@ type FactResults struct {
 // FactService is long-term memory: facts with relevance, validation,
 // contradiction and access tracking.
 type FactService interface {
-	// StoreFact stores a fact with relevance 1.0. EINVALID for an unknown
-	// category, an empty fact or evidence that is not a JSON object.
+	// StoreFact stores a fact with relevance 1.0. With a key it supersedes
+	// the fact of the key's slot true at its valid_at (which needs the
+	// editor role), or, when an earlier valid_at places it before a later
+	// version, becomes history up to that version. EINVALID for an unknown
+	// category, an empty fact or key, or evidence that is not a JSON
+	// object.
 	StoreFact(ctx context.Context, in FactInput) (*Fact, error)
 	// SearchFacts ranks facts against q.Query by hybrid retrieval, their
 	// relevance weighing in, and bumps the access count and last access
-	// time of what it returns. The user, global and category filters apply
-	// before ranking. EINVALID for an empty query or an unknown category.
+	// time of what it returns. The user, global, category and validity
+	// filters apply before ranking; with IncludeHistory a superseded
+	// version never ranks above the version of its key true at AsOf.
+	// EINVALID for an empty query, an unknown category or status.
 	SearchFacts(ctx context.Context, q FactQuery) (*FactResults, error)
 	// FactsByKeyword returns facts carrying q.Keyword (every fact when it
 	// is empty), by relevance, and how many match in all; it bumps the
-	// access of what it returns. EINVALID for an unknown category.
+	// access of what it returns. EINVALID for an unknown category or
+	// status.
 	FactsByKeyword(ctx context.Context, q FactQuery) ([]*Fact, int, error)
 	// ValidateFact adds 0.1 to a fact's relevance (at most 1.0) and marks
-	// it validated. ENOTFOUND when absent.
+	// it validated. ENOTFOUND when absent; ECONFLICT when the fact is no
+	// longer true (history does not change).
 	ValidateFact(ctx context.Context, id string) (*Fact, error)
-	// ContradictFact takes 0.2 from a fact's relevance (at least 0.0) and
-	// counts the contradiction. ENOTFOUND when absent.
+	// ContradictFact takes 0.2 from a fact's relevance (at least 0.0),
+	// counts the contradiction and marks the fact disputed until resolved.
+	// ENOTFOUND when absent; ECONFLICT when the fact is no longer true.
 	ContradictFact(ctx context.Context, id string) (*Fact, error)
+	// GetFact returns one fact, whatever its status. ENOTFOUND when absent.
+	GetFact(ctx context.Context, id string) (*Fact, error)
+	// FactHistory returns every fact of the key and slot of the fact id
+	// names, newest valid_at first (only that fact when it has no key).
+	// ENOTFOUND when absent.
+	FactHistory(ctx context.Context, id string) ([]*Fact, error)
+	// InvalidateFact marks a fact no longer true from at (zero: now), kept
+	// as history; it is no longer disputed. ENOTFOUND when absent; EINVALID
+	// when at is before its valid_at; ECONFLICT when it is already no
+	// longer true at or before at.
+	InvalidateFact(ctx context.Context, id string, at time.Time) (*Fact, error)
+	// ResolveFact settles a dispute: keep clears it, otherwise the fact is
+	// invalidated now (or at its valid_at, if later). ENOTFOUND when
+	// absent; ECONFLICT when the fact is not disputed.
+	ResolveFact(ctx context.Context, id string, keep bool) (*Fact, error)
+	// DeleteFact deletes one fact (global facts included); the facts it
+	// superseded or that superseded it no longer name it. ENOTFOUND when
+	// absent.
+	DeleteFact(ctx context.Context, id string) error
 }

@@ -41,6 +41,12 @@ func (f *RecordFilter) Match(r *Record) bool {
 	if !f.ExpiredAt.IsZero() && (r.ExpiresAt.IsZero() || r.ExpiresAt.After(f.ExpiredAt)) {
 		return false
 	}
+	if !f.AsOf.IsZero() && !r.ValidAtTime(f.AsOf) {
+		return false
+	}
+	if len(f.Review) > 0 && !slices.Contains(f.Review, r.Review) {
+		return false
+	}
 	if f.MinConfidence != nil && r.Confidence < *f.MinConfidence {
 		return false
 	}

@@ -114,4 +114,10 @@ type PreferenceService interface {
 	// DeletePreference deletes the user's preferences of one type (the
 	// user-level one and decisions). ENOTFOUND when there is none.
 	DeletePreference(ctx context.Context, userID, typ string) (int, error)
+	// ResolvePreference settles a preference flagged for removal: keep
+	// clears the flag (the confidence stays; confirm sets 100), otherwise
+	// the preference is forgotten. It returns the preference as kept, or
+	// as it was before it was forgotten. ENOTFOUND when absent; ECONFLICT
+	// when it is not flagged.
+	ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (*Preference, error)
 }

@@ -51,6 +51,18 @@ type Record struct {
 	ExpiresAt      time.Time `json:"expires_at,omitzero"` // zero: never
 	Version        int       `json:"version"`             // 1 on insert, +1 per update
 
+	// ValidAt and InvalidAt bound when what the record says is true (a
+	// fact's validity, DESIGN §1.3 plus issue 13): from ValidAt (zero:
+	// always was) until InvalidAt (zero: still is). A record with
+	// InvalidAt set is history; the key's uniqueness counts only records
+	// without it, so a key keeps one open record and any number of past
+	// ones.
+	ValidAt   time.Time `json:"valid_at,omitzero"`
+	InvalidAt time.Time `json:"invalid_at,omitzero"`
+	// Review is why the record waits for a person's review (ReviewDisputed,
+	// ReviewFlaggedForRemoval); empty when it does not.
+	Review string `json:"review,omitempty"`
+
 	// Embedding is the content's vector and the model that made it; nil
 	// while the embedding is pending.
 	Embedding      []float32 `json:"embedding,omitempty"`
@@ -61,6 +73,21 @@ type Record struct {
 func (r *Record) Expired(t time.Time) bool {
 	return !r.ExpiresAt.IsZero() && !r.ExpiresAt.After(t)
 }
+
+// ValidAtTime reports whether what r says is true at t: its ValidAt is
+// unset or at or before t, and its InvalidAt unset or after t.
+func (r *Record) ValidAtTime(t time.Time) bool {
+	return !r.ValidAt.After(t) && (r.InvalidAt.IsZero() || r.InvalidAt.After(t))
+}
+
+// Reasons a record waits for review (Record.Review).
+const (
+	// ReviewDisputed: a fact was contradicted and nobody has resolved it.
+	ReviewDisputed = "disputed"
+	// ReviewFlaggedForRemoval: the user explicitly contradicted a
+	// preference (seed 001); it waits to be kept or forgotten.
+	ReviewFlaggedForRemoval = "flagged_for_removal"
+)
 
 // RecordVersion is a previous value of a record (a note's history).
 type RecordVersion struct {
@@ -81,6 +108,9 @@ const (
 	OrderUpdatedDesc
 	OrderKeyAsc
 	OrderConfidenceDesc
+	// OrderValidDesc: newest valid_at first (created_at where valid_at is
+	// unset), then newest id.
+	OrderValidDesc
 )
 
 // RecordFilter selects records. Workspace is required; every other field
@@ -111,6 +141,13 @@ type RecordFilter struct {
 	// ExpiredAt, when set, selects only records whose expires_at is at or
 	// before it.
 	ExpiredAt time.Time
+
+	// AsOf, when set, selects only records true at it: valid_at unset or
+	// at or before it, and invalid_at unset or after it.
+	AsOf time.Time
+	// Review, when set, selects only records waiting for review for one
+	// of these reasons.
+	Review []string
 
 	MinConfidence *float64
 	MaxConfidence *float64 // exclusive

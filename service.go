@@ -15,6 +15,7 @@ type Service interface {
 	FactService
 	PreferenceService
 	UserMemoryService
+	ReviewService
 	MaintenanceService
 	KeyService
 	AuditService

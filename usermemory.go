@@ -51,6 +51,17 @@ type UserMemory struct {
 	CreatedAt   time.Time       `json:"created_at"`
 	UpdatedAt   time.Time       `json:"updated_at"`
 	ExpiresAt   time.Time       `json:"expires_at,omitzero"`
+	ValidAt     time.Time       `json:"valid_at,omitzero"`
+	InvalidAt   time.Time       `json:"invalid_at,omitzero"`
+	Review      string          `json:"review,omitempty"`
+}
+
+// UserMemoryQuery narrows "what do you remember about me" in time: only
+// what was true at AsOf (zero: now), or everything with IncludeHistory
+// (facts that were superseded or invalidated too).
+type UserMemoryQuery struct {
+	AsOf           time.Time
+	IncludeHistory bool
 }
 
 // ForgetRequest says what of a user's memory to forget: the records that
@@ -70,10 +81,12 @@ type UserMemoryService interface {
 	// are persistent or unexpired, by confidence. EINVALID for an empty
 	// user.
 	UserContext(ctx context.Context, userID string) (*UserContext, error)
-	// UserMemories returns every record about the user, of every kind.
-	UserMemories(ctx context.Context, userID string) ([]*UserMemory, error)
+	// UserMemories returns every record about the user, of every kind,
+	// that q selects.
+	UserMemories(ctx context.Context, userID string, q UserMemoryQuery) ([]*UserMemory, error)
 	// ForgetUserMemories deletes what req matches among the user's records
-	// and returns it. EINVALID when req has neither query nor ids.
+	// (a keyed fact with every version of its key) and returns it.
+	// EINVALID when req has neither query nor ids.
 	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
 	// DeleteUser deletes every record about the user (all kinds, their
 	// versions, index entries and embeddings) and the user, and returns how

@@ -184,18 +184,41 @@ func objectFields(v any) map[string]any {
 	return m
 }
 
+// factRequest is the body of POST /v1/facts: loci.FactInput with valid_at
+// as text, so that a malformed time gets a clear message.
+type factRequest struct {
+	UserID   string          `json:"user_id,omitempty"`
+	AgentID  string          `json:"agent_id,omitempty"`
+	Category string          `json:"category"`
+	Fact     string          `json:"fact"`
+	Keywords []string        `json:"keywords,omitempty"`
+	Evidence json.RawMessage `json:"evidence,omitempty"`
+	Key      string          `json:"key,omitempty"`
+	ValidAt  string          `json:"valid_at,omitempty"`
+}
+
+// handleStoreFact stores a fact and answers it (with its key, validity,
+// status and the fact it superseded, if any).
 func (s *Server) handleStoreFact(w http.ResponseWriter, r *http.Request) {
-	var req loci.FactInput
+	var req factRequest
 	if err := decode(w, r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	f, err := s.svc.StoreFact(r.Context(), req)
+	validAt, err := parseTime("valid_at", req.ValidAt)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusCreated, map[string]any{"id": f.ID, "relevance_score": f.RelevanceScore, "created_at": f.CreatedAt})
+	f, err := s.svc.StoreFact(r.Context(), loci.FactInput{
+		UserID: req.UserID, AgentID: req.AgentID, Category: req.Category, Fact: req.Fact, Keywords: req.Keywords,
+		Evidence: req.Evidence, Key: req.Key, ValidAt: validAt,
+	})
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusCreated, objectFields(f))
 }
 
 // factQueryOf reads the query parameters of the fact listings.
@@ -209,10 +232,19 @@ func factQueryOf(r *http.Request) (loci.FactQuery, error) {
 	if err != nil {
 		return loci.FactQuery{}, err
 	}
+	history, err := queryBool(r, "include_history")
+	if err != nil {
+		return loci.FactQuery{}, err
+	}
+	asOf, err := parseTime("as_of", q.Get("as_of"))
+	if err != nil {
+		return loci.FactQuery{}, err
+	}
 	explain, err := queryBool(r, "explain")
 	return loci.FactQuery{
 		UserID: q.Get("user_id"), Query: q.Get("q"), Keyword: q.Get("keyword"), Category: q.Get("category"),
-		IncludeGlobal: global, Limit: limit, Offset: offset, Explain: explain,
+		IncludeGlobal: global, AsOf: asOf, IncludeHistory: history, Status: q.Get("status"),
+		Limit: limit, Offset: offset, Explain: explain,
 	}, err
 }
 

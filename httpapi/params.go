@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -54,4 +55,16 @@ func queryBool(r *http.Request, name string) (bool, error) {
 // page returns the items of one page of a listing held in full.
 func page[T any](items []T, limit, offset int) []T {
 	return items[min(offset, len(items)):min(offset+limit, len(items))]
+}
+
+// parseTime reads an RFC 3339 time (zero when v is empty), in UTC.
+func parseTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time, e.g. 2026-01-02T15:04:05Z", name)
+	}
+	return t.UTC(), nil
 }

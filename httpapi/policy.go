@@ -137,6 +137,19 @@ var policies = map[string]Policy{
 	"GET /v1/facts":                         {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.list"},
 	"POST /v1/facts/{id}/validate":          {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.validate"},
 	"POST /v1/facts/{id}/contradict":        {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.contradict"},
+	// Facts that change over time (issue 13). A fact is named by id and
+	// is not owned by an agent (its agent_id says who stored it), so
+	// these are free to bound keys, like validate and contradict; deleting
+	// one, global facts included, needs editor. An episode named by id
+	// only cannot be checked against a bound key's agent: denied, like
+	// feedback.
+	"GET /v1/facts/{id}":             {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.get"},
+	"DELETE /v1/facts/{id}":          {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.delete"},
+	"GET /v1/facts/{id}/history":     {Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.history"},
+	"POST /v1/facts/{id}/invalidate": {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.invalidate"},
+	"POST /v1/facts/{id}/resolve":    {Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.resolve"},
+	"GET /v1/episodes/{id}":          {Role: viewer, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.get"},
+	"DELETE /v1/episodes/{id}":       {Role: editor, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.delete"},
 
 	// Preferences, sessions and conversations (seeds 001 and 004): about
 	// users, not owned by agents.
@@ -145,6 +158,8 @@ var policies = map[string]Policy{
 	"POST /v1/users/{user_id}/preferences/{type}/use":        {Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.use"},
 	"POST /v1/users/{user_id}/preferences/{type}/confirm":    {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.confirm"},
 	"POST /v1/users/{user_id}/preferences/{type}/contradict": {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.contradict"},
+	"POST /v1/users/{user_id}/preferences/{type}/resolve":    {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.resolve"},
+	"GET /v1/users/{user_id}/review":                         {Role: viewer, Agent: AgentFree, Op: "user.review"},
 	"DELETE /v1/users/{user_id}/preferences":                 {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.clear"},
 	"DELETE /v1/users/{user_id}/preferences/{type}":          {Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.forget"},
 	"GET /v1/users/{user_id}/context":                        {Role: viewer, Agent: AgentFree, Op: "user.context"},

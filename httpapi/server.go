@@ -94,6 +94,7 @@ func (s *Server) register() {
 	s.passageRoutes()
 	s.sessionRoutes()
 	s.lifecycleRoutes()
+	s.factRoutes()
 	s.preferenceRoutes()
 	s.adminRoutes()
 	s.openAPIRoutes()

@@ -15,10 +15,12 @@ func (s *Server) preferenceRoutes() {
 	s.handle("POST /v1/users/{user_id}/preferences/{type}/use", s.handleUsePreference)
 	s.handle("POST /v1/users/{user_id}/preferences/{type}/confirm", s.handleConfirmPreference)
 	s.handle("POST /v1/users/{user_id}/preferences/{type}/contradict", s.handleContradictPreference)
+	s.handle("POST /v1/users/{user_id}/preferences/{type}/resolve", s.handleResolvePreference)
 	s.handle("DELETE /v1/users/{user_id}/preferences", s.handleClearPreferences)
 	s.handle("DELETE /v1/users/{user_id}/preferences/{type}", s.handleDeletePreference)
 	s.handle("GET /v1/users/{user_id}/context", s.handleUserContext)
 	s.handle("GET /v1/users/{user_id}/memories", s.handleUserMemories)
+	s.handle("GET /v1/users/{user_id}/review", s.handleReviewQueue)
 	s.handle("POST /v1/users/{user_id}/forget", s.handleForgetUserMemories)
 	s.handle("DELETE /v1/users/{user_id}", s.handleDeleteUser)
 }
@@ -135,7 +137,17 @@ func (s *Server) handleUserContext(w http.ResponseWriter, r *http.Request) {
 // handleUserMemories answers everything about the user, grouped by kind
 // (every kind present, empty when the user has none of it).
 func (s *Server) handleUserMemories(w http.ResponseWriter, r *http.Request) {
-	mems, err := s.svc.UserMemories(r.Context(), r.PathValue("user_id"))
+	asOf, err := parseTime("as_of", r.URL.Query().Get("as_of"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	history, err := queryBool(r, "include_history")
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	mems, err := s.svc.UserMemories(r.Context(), r.PathValue("user_id"), loci.UserMemoryQuery{AsOf: asOf, IncludeHistory: history})
 	if err != nil {
 		s.Error(w, r, err)
 		return

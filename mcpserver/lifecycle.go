@@ -215,6 +215,8 @@ type StoreFactInput struct {
 	Fact     string          `json:"fact" jsonschema:"The knowledge itself, as one self-contained sentence, e.g. User performs better with structured STAR responses than free-form answers. Required."`
 	Keywords []string        `json:"keywords,omitempty" jsonschema:"Optional keywords to find it by, e.g. [\"interview\", \"STAR\"]."`
 	Evidence json.RawMessage `json:"evidence,omitempty" jsonschema:"Optional JSON object: why you believe it, e.g. source_episodes (episode ids from record_episode), external_sources (URLs, documents)."`
+	Key      string          `json:"key,omitempty" jsonschema:"Optional slot the fact fills, e.g. home_city, employer, current_role: a new fact with the key of a current fact replaces it (the old one is kept as history, no longer current). Use it for facts that change over time; omit it for facts that simply add up."`
+	ValidAt  string          `json:"valid_at,omitempty" jsonschema:"Optional: when the fact became (or becomes) true, RFC 3339, e.g. 2025-09-01T00:00:00Z. Default now. A future time is allowed: the fact is not current until then."`
 }
 
 // StoreFactOutput is the output of store_fact.
@@ -225,6 +227,10 @@ type StoreFactOutput struct {
 	Scope          string    `json:"scope" jsonschema:"user: the connection's user's fact; global: shared knowledge (a connection without a user)"`
 	RelevanceScore float64   `json:"relevance_score" jsonschema:"its relevance, 1.0 for a new fact (it decays when unused and drops when contradicted)"`
 	CreatedAt      time.Time `json:"created_at" jsonschema:"when it was stored (RFC 3339, UTC)"`
+	Key            string    `json:"key,omitempty" jsonschema:"its key, when it has one"`
+	ValidAt        time.Time `json:"valid_at" jsonschema:"when it became (or becomes) true"`
+	Status         string    `json:"status" jsonschema:"current, or future when valid_at is still to come (or superseded when a later version of the key already exists)"`
+	Supersedes     string    `json:"supersedes,omitempty" jsonschema:"the id of the fact of the same key it replaced, if any"`
 }
 
 // SearchFactsInput is the input of search_facts.
@@ -232,6 +238,7 @@ type SearchFactsInput struct {
 	Query         string `json:"query" jsonschema:"What you want to know, in words, e.g. preferred interview style communication. Required."`
 	Category      string `json:"category,omitempty" jsonschema:"Only facts of this category. Omit for all."`
 	IncludeGlobal bool   `json:"include_global,omitempty" jsonschema:"With a user: also search global knowledge shared by every user (default true). Without a user only global facts are searched."`
+	AsOf          string `json:"as_of,omitempty" jsonschema:"Optional: search what was true at this time instead of now, RFC 3339, e.g. 2025-01-01T00:00:00Z."`
 	Limit         int    `json:"limit,omitempty" jsonschema:"How many facts at most, 1 to 100 (default 10)."`
 }
 
@@ -249,6 +256,10 @@ type FactResult struct {
 	AccessCount        int            `json:"access_count" jsonschema:"how many times it was retrieved, this time included"`
 	Score              float64        `json:"score" jsonschema:"match with the query (higher is closer)"`
 	CreatedAt          time.Time      `json:"created_at" jsonschema:"when it was stored"`
+	Key                string         `json:"key,omitempty" jsonschema:"its key (the slot it fills), when it has one"`
+	ValidAt            time.Time      `json:"valid_at" jsonschema:"when it became true"`
+	InvalidAt          *time.Time     `json:"invalid_at,omitempty" jsonschema:"when it stopped (or stops) being true, if it does"`
+	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or superseded, invalidated or future relative to now when as_of asked for another time"`
 }
 
 // SearchFactsOutput is the output of search_facts.
@@ -256,6 +267,30 @@ type SearchFactsOutput struct {
 	Success bool         `json:"success" jsonschema:"true when the search ran"`
 	Count   int          `json:"count" jsonschema:"number of facts returned"`
 	Facts   []FactResult `json:"facts" jsonschema:"the best matching facts, best first"`
+}
+
+// ListReviewInput is the input of list_review.
+type ListReviewInput struct {
+	Limit int `json:"limit,omitempty" jsonschema:"How many items at most, 1 to 100 (default 10)."`
+}
+
+// ReviewEntry is one item of list_review.
+type ReviewEntry struct {
+	Kind       string    `json:"kind" jsonschema:"fact or preference"`
+	Reason     string    `json:"reason" jsonschema:"disputed (a fact that was contradicted) or flagged_for_removal (a preference the user explicitly contradicted)"`
+	ID         string    `json:"id,omitempty" jsonschema:"the fact's id (kind fact)"`
+	Type       string    `json:"type,omitempty" jsonschema:"the preference's type (kind preference)"`
+	SessionID  string    `json:"session_id,omitempty" jsonschema:"the session of a preference that is a session decision"`
+	Text       string    `json:"text" jsonschema:"the fact, or the preference's value as JSON text"`
+	Confidence float64   `json:"confidence" jsonschema:"the fact's relevance (0 to 1) or the preference's effective confidence (0 to 100)"`
+	UpdatedAt  time.Time `json:"updated_at" jsonschema:"when it last changed"`
+}
+
+// ListReviewOutput is the output of list_review.
+type ListReviewOutput struct {
+	Success bool          `json:"success" jsonschema:"true when the queue was read"`
+	Count   int           `json:"count" jsonschema:"how many items wait in all"`
+	Items   []ReviewEntry `json:"items" jsonschema:"what waits for the user's review, most recently changed first"`
 }
 
 // Scopes of a fact.
@@ -322,7 +357,20 @@ var (
 		s.Properties["include_global"].Default = json.RawMessage("true")
 		limitSchema(s.Properties["limit"], defaultFactResults)
 	})
-	searchFactsOutputSchema = outputSchema[SearchFactsOutput](nil)
+	searchFactsOutputSchema = outputSchema[SearchFactsOutput](func(s *jsonschema.Schema) {
+		s.Properties["facts"].Items.Properties["status"].Enum = enumOf([]string{loci.FactCurrent, loci.FactDisputed, loci.FactFuture, loci.FactSuperseded, loci.FactInvalidated})
+	})
+	listReviewInputSchema = inputSchemaOf[ListReviewInput](func(s *jsonschema.Schema) {
+		// Bounds but no schema default: the SDK applies defaults into the
+		// arguments object, and a call without arguments has none (it
+		// panics on the nil map); the handler applies the default.
+		s.Properties["limit"].Minimum, s.Properties["limit"].Maximum = ptr(1.0), ptr(float64(maxToolResults))
+	})
+	listReviewOutputSchema = outputSchema[ListReviewOutput](func(s *jsonschema.Schema) {
+		item := s.Properties["items"].Items
+		item.Properties["kind"].Enum = []any{string(loci.KindFact), string(loci.KindPreference)}
+		item.Properties["reason"].Enum = []any{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval}
+	})
 )
 
 // categoryGuide explains the fact categories to a model.
@@ -383,7 +431,8 @@ func (s *server) lifecycleTools() {
 			"Store conclusions, not raw data; cite supporting episode ids in evidence.source_episodes. " + categoryGuide + " " +
 			"On a connection with a user the fact is that user's (scope user). On a connection without a user it is global knowledge (scope global) that " +
 			"every user's connection in this workspace can find: store only general domain facts there, never anything personal. " +
-			"A new fact has relevance 1.0; it decays when unused.",
+			"A new fact has relevance 1.0; it decays when unused. For a fact that changes over time (where the user lives, their role) give a key: " +
+			"the new fact replaces the current one of that key, which is kept as history; valid_at says since when it is true.",
 		InputSchema:  storeFactInputSchema,
 		OutputSchema: storeFactOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
@@ -393,11 +442,21 @@ func (s *server) lifecycleTools() {
 		Title: "Search facts",
 		Description: "Search long-term memory for what you know that bears on the task, best match first, e.g. the user's preferences (category user_preference) " +
 			"or known patterns (category pattern_learned) before you start. On a connection with a user it searches that user's facts and, unless include_global is false, " +
-			"global knowledge; without a user only global facts. Trust a fact by its relevance_score (0 to 1) and is_validated; the search counts as an access." + " " + categoryGuide,
+			"global knowledge; without a user only global facts. Only facts true now are searched (as_of: true at another time). " +
+			"Trust a fact by its relevance_score (0 to 1), is_validated and status (disputed: contradicted, awaiting review); the search counts as an access." + " " + categoryGuide,
 		InputSchema:  searchFactsInputSchema,
 		OutputSchema: searchFactsOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.searchFacts)
+	addTool(s, &mcp.Tool{
+		Name:  "list_review",
+		Title: "List what awaits review",
+		Description: "List what of this user's memory waits for the user's review: facts that were contradicted (disputed) and preferences the user " +
+			"explicitly contradicted (flagged_for_removal). Ask the user about them when it fits, and do not rely on them meanwhile." + userNote,
+		InputSchema:  listReviewInputSchema,
+		OutputSchema: listReviewOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.listReview)
 }
 
 func (s *server) workingFilter() loci.WorkingFilter {
@@ -532,10 +591,26 @@ func factScope(userID string) string {
 	return ScopeUser
 }
 
+// parseTime reads an optional RFC 3339 argument (zero when empty).
+func parseTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time, e.g. 2026-01-02T15:04:05Z", name)
+	}
+	return t, nil
+}
+
 func (s *server) storeFact(ctx context.Context, in StoreFactInput) (*StoreFactOutput, error) {
+	validAt, err := parseTime("valid_at", in.ValidAt)
+	if err != nil {
+		return nil, err
+	}
 	f, err := s.svc.StoreFact(ctx, loci.FactInput{
 		UserID: s.id.UserID, AgentID: s.id.AgentID, Category: in.Category, Fact: in.Fact,
-		Keywords: in.Keywords, Evidence: in.Evidence,
+		Keywords: in.Keywords, Evidence: in.Evidence, Key: in.Key, ValidAt: validAt,
 	})
 	if err != nil {
 		return nil, err
@@ -543,12 +618,17 @@ func (s *server) storeFact(ctx context.Context, in StoreFactInput) (*StoreFactOu
 	return &StoreFactOutput{
 		Success: true, ID: f.ID, Category: f.Category, Scope: factScope(f.UserID),
 		RelevanceScore: f.RelevanceScore, CreatedAt: utc(f.CreatedAt),
+		Key: f.Key, ValidAt: utc(f.ValidAt), Status: f.Status, Supersedes: f.Supersedes,
 	}, nil
 }
 
 func (s *server) searchFacts(ctx context.Context, in SearchFactsInput) (*SearchFactsOutput, error) {
+	asOf, err := parseTime("as_of", in.AsOf)
+	if err != nil {
+		return nil, err
+	}
 	res, err := s.svc.SearchFacts(ctx, loci.FactQuery{
-		UserID: s.id.UserID, Query: in.Query, Category: in.Category, IncludeGlobal: in.IncludeGlobal, Limit: in.Limit,
+		UserID: s.id.UserID, Query: in.Query, Category: in.Category, IncludeGlobal: in.IncludeGlobal, AsOf: asOf, Limit: in.Limit,
 	})
 	if err != nil {
 		return nil, searchQueryError(err)
@@ -563,7 +643,39 @@ func (s *server) searchFacts(ctx context.Context, in SearchFactsInput) (*SearchF
 			ID: r.ID, Category: r.Category, Fact: r.Fact.Fact, Keywords: keywords, Evidence: jsonObject(r.Evidence),
 			Scope: factScope(r.UserID), RelevanceScore: r.RelevanceScore, IsValidated: r.IsValidated,
 			ContradictionCount: r.ContradictionCount, AccessCount: r.AccessCount, Score: r.Score, CreatedAt: utc(r.CreatedAt),
+			Key: r.Key, ValidAt: utc(r.ValidAt), Status: r.Status,
 		})
+		if !r.InvalidAt.IsZero() {
+			at := utc(r.InvalidAt)
+			out.Facts[len(out.Facts)-1].InvalidAt = &at
+		}
+	}
+	return out, nil
+}
+
+func (s *server) listReview(ctx context.Context, in ListReviewInput) (*ListReviewOutput, error) {
+	if err := s.needUser(); err != nil {
+		return nil, err
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultFactResults
+	}
+	items, total, err := s.svc.ReviewQueue(ctx, loci.ReviewQuery{UserID: s.id.UserID, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := &ListReviewOutput{Success: true, Count: total, Items: make([]ReviewEntry, 0, len(items))}
+	for _, it := range items {
+		e := ReviewEntry{Kind: string(it.Kind), Reason: it.Reason}
+		switch {
+		case it.Fact != nil:
+			e.ID, e.Text, e.Confidence, e.UpdatedAt = it.Fact.ID, it.Fact.Fact, it.Fact.RelevanceScore, utc(it.Fact.UpdatedAt)
+		case it.Preference != nil:
+			p := it.Preference
+			e.Type, e.SessionID, e.Text, e.Confidence, e.UpdatedAt = p.Type, p.SessionID, string(p.Value), float64(p.Confidence), utc(p.UpdatedAt)
+		}
+		out.Items = append(out.Items, e)
 	}
 	return out, nil
 }

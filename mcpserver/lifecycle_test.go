@@ -62,13 +62,14 @@ func TestLifecycleToolsList(t *testing.T) {
 			{"find_similar_episodes", []string{"query"},
 				map[string][]string{"outcome": loci.Outcomes}, []string{"success", "count", "episodes"}, true},
 			{"store_fact", []string{"category", "fact"},
-				map[string][]string{"category": loci.FactCategories}, []string{"success", "id", "category", "scope", "relevance_score", "created_at"}, false},
+				map[string][]string{"category": loci.FactCategories}, []string{"success", "id", "category", "scope", "relevance_score", "created_at", "key", "valid_at", "status", "supersedes"}, false},
 			{"search_facts", []string{"query"},
 				map[string][]string{"category": loci.FactCategories}, []string{"success", "count", "facts"}, false},
 			{"observe_preference", []string{"type", "value", "source"},
 				map[string][]string{"source": {"explicit", "implicit", "decision"}},
 				[]string{"success", "action", "type", "value", "source", "confidence", "tier", "observation_count", "first_observed", "learned_from"}, true},
 			{"get_user_context", nil, nil, []string{"success", "user_id", "created", "defaults", "preferences", "sessions"}, true},
+			{"list_review", nil, nil, []string{"success", "count", "items"}, true},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				tool := tools[tc.name]

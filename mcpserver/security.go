@@ -47,6 +47,7 @@ var toolPolicies = map[string]ToolPolicy{
 	"find_similar_episodes": {Role: loci.RoleViewer, Kind: loci.KindEpisode},
 	"store_fact":            {Role: loci.RoleCreator, Kind: loci.KindFact},
 	"search_facts":          {Role: loci.RoleViewer, Kind: loci.KindFact},
+	"list_review":           {Role: loci.RoleViewer},
 	"observe_preference":    {Role: loci.RoleCreator, Kind: loci.KindPreference},
 	"get_user_context":      {Role: loci.RoleViewer},
 	"search_memory":         {Role: loci.RoleViewer},

@@ -33,6 +33,7 @@ var toolArgs = map[string]map[string]any{
 	"find_similar_episodes": {"query": "analysis"},
 	"store_fact":            {"category": loci.FactCategories[0], "fact": secret},
 	"search_facts":          {"query": "content"},
+	"list_review":           {},
 	"observe_preference":    {"type": "tone", "value": secret, "source": "explicit"},
 	"get_user_context":      {},
 	"search_memory":         {"query": "content", "kinds": []any{"note", "passage"}},
@@ -46,7 +47,7 @@ var wantRole = map[string]loci.Role{
 	"find_similar_episodes": loci.RoleViewer, "search_facts": loci.RoleViewer, "get_user_context": loci.RoleViewer,
 	"remember": loci.RoleCreator, "update_memory": loci.RoleCreator, "store_memory": loci.RoleCreator,
 	"set_working": loci.RoleCreator, "record_episode": loci.RoleCreator, "store_fact": loci.RoleCreator,
-	"observe_preference": loci.RoleCreator, "search_memory": loci.RoleViewer,
+	"observe_preference": loci.RoleCreator, "search_memory": loci.RoleViewer, "list_review": loci.RoleViewer,
 	"forget": loci.RoleEditor,
 }
 

@@ -148,7 +148,7 @@ func (s *server) register() {
 // instructions tells the model what the server is for and when to use
 // each group of tools.
 func instructions(id Identity) string {
-	user := "This connection serves no user: the tools that need one (record_episode, find_similar_episodes, observe_preference, get_user_context) return an error, and facts are global knowledge."
+	user := "This connection serves no user: the tools that need one (record_episode, find_similar_episodes, observe_preference, get_user_context, list_review) return an error, and facts are global knowledge."
 	if strings.TrimSpace(id.UserID) != "" {
 		user = "This connection serves user " + strings.TrimSpace(id.UserID) + ": episodes, facts and preferences are that user's."
 	}
@@ -162,7 +162,8 @@ func instructions(id Identity) string {
 		"store_memory keeps a longer passage (an event, a conversation, backstory) in archival memory, outside the prompt.\n\n" +
 		"Working, episodic and long-term memory: set_working and get_working are the scratchpad of one task (task_id), gone after 24 hours; " +
 		"record_episode logs what you did for the user and how it went, and find_similar_episodes finds past episodes like the task at hand; " +
-		"store_fact keeps validated lasting knowledge and search_facts finds it again.\n\n" +
+		"store_fact keeps validated lasting knowledge (with a key, a new fact replaces the current one of that key, kept as history) and search_facts finds what is true now; " +
+		"list_review lists the user's disputed facts and preferences flagged for removal, to ask the user about.\n\n" +
 		"Search: search_memory searches all of the above at once, by meaning and by words, best first; narrow it with kinds or tags.\n\n" +
 		"Preferences and user context: call get_user_context at the start of a session to load the user's defaults, preferences and recent sessions, " +
 		"and apply each preference by its tier; call observe_preference whenever the user states or shows a preference.\n\n" +

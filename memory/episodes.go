@@ -253,6 +253,44 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 	return ep, err
 }
 
+// GetEpisode returns one live episode.
+func (s *Service) GetEpisode(ctx context.Context, id string) (*loci.Episode, error) {
+	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+		return nil, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var ep *loci.Episode
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		rec, err := tx.GetRecord(ctx, ws, id)
+		if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && (rec.Kind != loci.KindEpisode || rec.Expired(s.now()))) {
+			return errEpisodeNotFound()
+		} else if err != nil {
+			return err
+		}
+		ep, err = episodeOf(rec)
+		return err
+	})
+	return ep, err
+}
+
+// DeleteEpisode deletes one episode, expired or not (an expired one is
+// still stored until maintenance expires it, and deleting is what its
+// user asked).
+func (s *Service) DeleteEpisode(ctx context.Context, id string) error {
+	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx loci.Tx) error {
+		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+			Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindEpisode}, IDs: []string{id},
+		})
+		if err == nil && n == 0 {
+			return errEpisodeNotFound()
+		}
+		return err
+	})
+}
+
 func episodeOf(r *loci.Record) (*loci.Episode, error) {
 	var d episodeData
 	if err := decodeData(r, &d); err != nil {

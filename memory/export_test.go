@@ -31,11 +31,15 @@ func seedEverything(t *testing.T, s loci.Store) {
 		r.LastAccessedAt, r.ExpiresAt = at.Add(time.Duration(i)*time.Hour), at.Add(48*time.Hour)
 		r.Embedding, r.EmbeddingModel = []float32{0.1, -0.2, 1.0 / 3, float32(i)}, "hash-v1"
 		r.Version = 3
+		r.ValidAt, r.InvalidAt, r.Review = at.Add(-time.Hour), at.Add(time.Hour), loci.ReviewDisputed
 		recs = append(recs, r)
 	}
 	global := storetest.NewRecord(loci.KindFact, loci.Scope{}, "", "global knowledge")
 	other := storetest.NewRecord(loci.KindPreference, loci.Scope{UserID: "u2"}, "tone", "formal")
-	recs = append(recs, global, other)
+	// The current version of the fact's key (the one above is its history).
+	current := storetest.NewRecord(loci.KindFact, loci.Scope{AgentID: "a1", UserID: "u1", SessionID: "s1", TaskID: "t1"}, "key-fact", "current version")
+	current.ValidAt = at.Add(time.Hour)
+	recs = append(recs, global, other, current)
 	storetest.MustInsert(t, s, recs...)
 	storetest.MustUpdate(t, s, func(tx loci.Tx) error {
 		for _, a := range []*loci.Agent{{Workspace: loci.DefaultWorkspace, ID: "a1", Name: "Writer", CreatedAt: at}, {Workspace: loci.DefaultWorkspace, ID: "a2", CreatedAt: at}} {
@@ -77,14 +81,15 @@ func TestExportImportRoundTrip(t *testing.T) {
 		src := memory.New(open(t))
 		seedEverything(t, src.Store())
 		first, n := export(t, src, loci.ExportFilter{})
-		if n != len(loci.Kinds)+2 {
-			t.Errorf("exported %d records, want %d", n, len(loci.Kinds)+2)
+		if n != len(loci.Kinds)+3 {
+			t.Errorf("exported %d records, want %d", n, len(loci.Kinds)+3)
 		}
 		lines := strings.Split(strings.TrimSpace(first), "\n")
-		if want := 2 + 2 + len(loci.Kinds) + 2 + 1; len(lines) != want {
+		if want := 2 + 2 + len(loci.Kinds) + 3 + 1; len(lines) != want {
 			t.Errorf("export has %d lines, want %d:\n%s", len(lines), want, first)
 		}
-		for _, want := range []string{`"type":"agent"`, `"type":"user"`, `"type":"block_link"`, `"search_text":"analyzed note"`, `"embedding":[0.1,-0.2,0.33333334,0]`, `"versions":[`, `"access_count":2`} {
+		for _, want := range []string{`"type":"agent"`, `"type":"user"`, `"type":"block_link"`, `"search_text":"analyzed note"`, `"embedding":[0.1,-0.2,0.33333334,0]`, `"versions":[`, `"access_count":2`,
+			`"valid_at":"2026-02-03T03:05:06.000789Z","invalid_at":"2026-02-03T05:05:06.000789Z","review":"disputed"`} {
 			if !strings.Contains(first, want) {
 				t.Errorf("export lacks %s", want)
 			}
@@ -94,7 +99,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("import: %v", err)
 		}
-		if *res != (loci.ImportResult{Agents: 2, Users: 2, Records: len(loci.Kinds) + 2, Versions: 2, BlockLinks: 1}) {
+		if *res != (loci.ImportResult{Agents: 2, Users: 2, Records: len(loci.Kinds) + 3, Versions: 2, BlockLinks: 1}) {
 			t.Errorf("import result = %+v", res)
 		}
 		second, _ := export(t, dst, loci.ExportFilter{})

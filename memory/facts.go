@@ -21,6 +21,10 @@ type factData struct {
 	// LastDecayAt is when decay last applied, so that one period of disuse
 	// decays once however often maintenance runs.
 	LastDecayAt time.Time `json:"last_decay_at,omitzero"`
+	// SupersededBy and Supersedes link the versions of a keyed fact: the
+	// fact that replaced this one, and the one it replaced.
+	SupersededBy string `json:"superseded_by,omitempty"`
+	Supersedes   string `json:"supersedes,omitempty"`
 }
 
 const (
@@ -63,7 +67,8 @@ func factSearchText(fact string, keywords []string) string {
 	return searchText(fact + " " + strings.Join(keywords, " "))
 }
 
-// StoreFact stores a fact of a user (or global) with relevance 1.0.
+// StoreFact stores a fact of a user (or global) with relevance 1.0. A
+// keyed fact takes its place in the key's slot (placeFact).
 func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (*loci.Fact, error) {
 	if err := checkCategory(in.Category, true); err != nil {
 		return nil, err
@@ -77,31 +82,37 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (*loci.Fact,
 			}
 		}
 	}
+	if in.Key != "" {
+		if err := requireText("key", in.Key, loci.MaxFactKeyBytes); err != nil {
+			return nil, err
+		}
+	}
 	keywords, err := cleanKeywords(in.Keywords)
 	if err != nil {
 		return nil, err
 	}
-	var d factData
-	if d.Evidence, err = optionalObject("evidence", in.Evidence); err != nil {
+	evidence, err := optionalObject("evidence", in.Evidence)
+	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(d)
-	if err != nil {
-		return nil, fmt.Errorf("encode fact: %w", err)
-	}
+	validAt := in.ValidAt.UTC().Truncate(time.Microsecond)
 	ws := loci.WorkspaceFrom(ctx)
 	var fact *loci.Fact
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
 		now := s.now()
 		rec := &loci.Record{
-			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID},
-			Content: in.Fact, SearchText: factSearchText(in.Fact, keywords), Data: data, Tags: keywords,
+			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, Key: in.Key,
+			Content: in.Fact, SearchText: factSearchText(in.Fact, keywords), Tags: keywords,
 			Category: in.Category, Confidence: loci.FactInitialRelevance, CreatedAt: now, UpdatedAt: now, Version: 1,
+			ValidAt: validAt,
 		}
-		if err := tx.InsertRecord(ctx, rec); err != nil {
+		if rec.ValidAt.IsZero() {
+			rec.ValidAt = now
+		}
+		if _, err := s.insertFact(ctx, tx, rec, factData{Evidence: evidence}, now); err != nil {
 			return err
 		}
-		fact, err = factOf(rec)
+		fact, err = factOf(rec, now)
 		return err
 	})
 	if err != nil {
@@ -111,12 +122,24 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (*loci.Fact,
 }
 
 // factFilter selects the facts q's user may see: the user's own (and
-// global ones when IncludeGlobal), or only global ones without a user.
+// global ones when IncludeGlobal), or only global ones without a user;
+// those true at q.AsOf (now when zero) unless q.IncludeHistory; only the
+// disputed ones when q.Status asks.
 func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.RecordFilter, error) {
 	if err := checkCategory(q.Category, false); err != nil {
 		return loci.RecordFilter{}, err
 	}
 	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, UserID: &q.UserID}
+	if !q.IncludeHistory {
+		f.AsOf = s.asOf(q.AsOf)
+	}
+	switch q.Status {
+	case "":
+	case loci.FactDisputed:
+		f.Review = []string{loci.ReviewDisputed}
+	default:
+		return loci.RecordFilter{}, loci.Errorf(loci.EINVALID, "status must be %s", loci.FactDisputed)
+	}
 	if q.UserID != "" {
 		if err := requireText("user_id", q.UserID, maxEpisodeFieldBytes); err != nil {
 			return loci.RecordFilter{}, err
@@ -148,8 +171,12 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.Fact
 		if err != nil {
 			return err
 		}
-		recs := make([]*loci.Record, len(ranked.Hits))
-		for i, h := range ranked.Hits {
+		hits := ranked.Hits
+		if q.IncludeHistory {
+			hits = currentFirst(hits, s.asOf(q.AsOf))
+		}
+		recs := make([]*loci.Record, len(hits))
+		for i, h := range hits {
 			recs[i] = h.Record
 		}
 		if err := s.touchFacts(ctx, tx, recs); err != nil {
@@ -157,8 +184,9 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.Fact
 		}
 		// Built afresh on each run: the retry policy may run this twice.
 		out = &loci.FactResults{Results: []loci.ScoredFact{}, PendingEmbeddings: ranked.PendingEmbeddings}
-		for _, h := range ranked.Hits {
-			fact, err := factOf(h.Record)
+		now := s.now()
+		for _, h := range hits {
+			fact, err := factOf(h.Record, now)
 			if err != nil {
 				return err
 			}
@@ -216,8 +244,9 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci
 		if err := s.touchFacts(ctx, tx, recs); err != nil {
 			return err
 		}
+		now := s.now()
 		for _, r := range recs {
-			fact, err := factOf(r)
+			fact, err := factOf(r, now)
 			if err != nil {
 				return err
 			}
@@ -237,37 +266,29 @@ func (s *Service) ValidateFact(ctx context.Context, id string) (*loci.Fact, erro
 	})
 }
 
-// ContradictFact takes 0.2 from a fact's relevance, at least 0.0, and
-// counts the contradiction.
+// ContradictFact takes 0.2 from a fact's relevance, at least 0.0, counts
+// the contradiction and marks the fact disputed.
 func (s *Service) ContradictFact(ctx context.Context, id string) (*loci.Fact, error) {
 	return s.changeFact(ctx, id, func(rec *loci.Record, d *factData, now time.Time) {
 		rec.Confidence = max(round6(rec.Confidence-loci.FactContradictStep), 0)
 		d.ContradictionCount++
+		rec.Review = loci.ReviewDisputed
 	})
 }
 
-// changeFact applies change to a fact and stores it.
+// changeFact applies change to a fact that has not ended and stores it:
+// history does not change.
 func (s *Service) changeFact(ctx context.Context, id string, change func(*loci.Record, *factData, time.Time)) (*loci.Fact, error) {
-	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
-		return nil, err
-	}
-	ws := loci.WorkspaceFrom(ctx)
 	var fact *loci.Fact
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, lockName(ws, "fact", id)); err != nil {
-			return err
+	err := s.updateFactTx(ctx, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
+		if ended(rec, now) {
+			return loci.Errorf(loci.ECONFLICT, "the fact is no longer true (since %s): history does not change", rec.InvalidAt.Format(time.RFC3339Nano))
 		}
-		rec, err := tx.GetRecord(ctx, ws, id)
-		if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && rec.Kind != loci.KindFact) {
-			return errFactNotFound()
-		} else if err != nil {
-			return err
-		}
-		now := s.now()
 		if err := updateFact(ctx, tx, rec, now, change); err != nil {
 			return err
 		}
-		fact, err = factOf(rec)
+		var err error
+		fact, err = factOf(rec, now)
 		return err
 	})
 	return fact, err
@@ -289,7 +310,8 @@ func updateFact(ctx context.Context, tx loci.Tx, rec *loci.Record, now time.Time
 	return tx.UpdateRecord(ctx, rec, prev)
 }
 
-func factOf(r *loci.Record) (*loci.Fact, error) {
+// factOf returns the fact a record holds, with its status at now.
+func factOf(r *loci.Record, now time.Time) (*loci.Fact, error) {
 	var d factData
 	if err := decodeData(r, &d); err != nil {
 		return nil, err
@@ -304,5 +326,22 @@ func factOf(r *loci.Record) (*loci.Fact, error) {
 		AccessCount: r.AccessCount, LastAccessedAt: r.LastAccessedAt,
 		IsValidated: d.IsValidated, ValidatedAt: d.ValidatedAt, ContradictionCount: d.ContradictionCount,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Key: r.Key, ValidAt: validFrom(r), InvalidAt: r.InvalidAt, SupersededBy: d.SupersededBy, Supersedes: d.Supersedes,
+		Status: factStatus(r, &d, now),
 	}, nil
+}
+
+// factStatus says what a fact is at now.
+func factStatus(r *loci.Record, d *factData, now time.Time) string {
+	switch {
+	case ended(r, now) && d.SupersededBy != "":
+		return loci.FactSuperseded
+	case ended(r, now):
+		return loci.FactInvalidated
+	case r.ValidAt.After(now):
+		return loci.FactFuture
+	case r.Review == loci.ReviewDisputed:
+		return loci.FactDisputed
+	}
+	return loci.FactCurrent
 }

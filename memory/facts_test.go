@@ -289,18 +289,32 @@ func TestConsolidation(t *testing.T) {
 				t.Fatalf("pattern facts: %d, want 1", n)
 			}
 		})
-		t.Run("NewEvidenceUpdates", func(t *testing.T) {
+		first := facts[0]
+		if first.Key != "pattern:interviewer:analysis" || first.Status != loci.FactCurrent {
+			t.Fatalf("pattern fact key %q status %q, want pattern:interviewer:analysis, current", first.Key, first.Status)
+		}
+		t.Run("NewEvidenceSupersedes", func(t *testing.T) {
 			id := record("u", "analysis", loci.OutcomeSuccess, 0.99)
 			r := e.lcMaintain(t, loci.MaintainConsolidate).Tasks[loci.MaintainConsolidate]
-			if r.Created != 0 || r.Updated != 1 {
-				t.Fatalf("run with new evidence: %+v, want 1 updated", r)
+			if r.Created != 1 || r.Updated != 1 || !slices.Contains(r.IDs, first.ID) {
+				t.Fatalf("run with new evidence: %+v, want 1 created and %s superseded", r, first.ID)
 			}
-			if n := e.lcCount(t, pattern); n != 1 {
-				t.Fatalf("pattern facts: %d, want 1", n)
+			current := pattern
+			current.AsOf = e.clock.Now()
+			if n, all := e.lcCount(t, current), e.lcCount(t, pattern); n != 1 || all != 2 {
+				t.Fatalf("pattern facts: %d current of %d, want 1 of 2", n, all)
 			}
 			facts, _, _ := e.svc.FactsByKeyword(e.ctx, loci.FactQuery{UserID: "u", Category: loci.CategoryPatternLearned})
-			if !json.Valid(facts[0].Evidence) || !slices.Contains(evidenceIDs(facts[0].Evidence), id) || len(evidenceIDs(facts[0].Evidence)) != 4 {
-				t.Fatalf("evidence: %s, want 4 sources including %s", facts[0].Evidence, id)
+			if len(facts) != 1 || facts[0].Supersedes != first.ID || !slices.Contains(evidenceIDs(facts[0].Evidence), id) || len(evidenceIDs(facts[0].Evidence)) != 4 {
+				t.Fatalf("current pattern: %+v, want 4 sources including %s, superseding %s", facts, id, first.ID)
+			}
+			// The superseded version keeps the evidence it had.
+			old, err := e.svc.GetFact(e.ctx, first.ID)
+			if err != nil || old.Status != loci.FactSuperseded || old.SupersededBy != facts[0].ID || len(evidenceIDs(old.Evidence)) != 3 {
+				t.Fatalf("superseded pattern: %+v (%v), want superseded by %s with its 3 sources", old, err, facts[0].ID)
+			}
+			if r := e.lcMaintain(t, loci.MaintainConsolidate).Tasks[loci.MaintainConsolidate]; r.Created != 0 || r.Updated != 0 {
+				t.Fatalf("run after superseding: %+v, want nothing", r)
 			}
 		})
 		t.Run("DryRunChangesNothing", func(t *testing.T) {
@@ -311,8 +325,8 @@ func TestConsolidation(t *testing.T) {
 			if err != nil || rep.Tasks[loci.MaintainConsolidate].Created != 1 || !rep.DryRun {
 				t.Fatalf("dry run: %+v (%v), want 1 would be created", rep, err)
 			}
-			if n := e.lcCount(t, pattern); n != 1 {
-				t.Fatalf("pattern facts after dry run: %d, want 1", n)
+			if n := e.lcCount(t, pattern); n != 2 {
+				t.Fatalf("pattern facts after dry run: %d, want 2", n)
 			}
 		})
 		t.Run("ErrUnknownTask", func(t *testing.T) {

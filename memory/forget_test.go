@@ -41,7 +41,7 @@ func TestForgetMatchesStemmedWords(t *testing.T) {
 				if len(got) != 1 || got[0].ID != f.ID {
 					t.Fatalf("forget %q: got %+v, want the fact %q only", tc.query, got, tc.fact)
 				}
-				left, err := e.svc.UserMemories(e.ctx, "u")
+				left, err := e.svc.UserMemories(e.ctx, "u", loci.UserMemoryQuery{})
 				if err != nil {
 					t.Fatal(err)
 				}

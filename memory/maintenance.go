@@ -45,7 +45,7 @@ func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (*l
 			case loci.MaintainDecay:
 				err = s.decayFacts(ctx, tx, now, res)
 			case loci.MaintainPrune:
-				err = s.pruneFacts(ctx, tx, res)
+				err = s.pruneFacts(ctx, tx, now, res)
 			case loci.MaintainExpire:
 				err = s.expire(ctx, tx, now, res)
 			}
@@ -65,14 +65,16 @@ func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (*l
 	return rep, nil
 }
 
-// patternKey is the key of the pattern_learned fact of an action type; with
-// the user+agent scope it names the one fact consolidation keeps.
-func patternKey(actionType string) string { return "pattern:" + actionType }
+// patternKey is the key of the pattern_learned fact of an agent's action
+// type; with the user it names the slot consolidation keeps one current
+// fact in.
+func patternKey(agentID, actionType string) string { return "pattern:" + agentID + ":" + actionType }
 
 // consolidate turns, for each user+agent, the action types with at least
 // PatternMinEpisodes successful episodes of confidence above
 // PatternMinConfidence among the PatternWindow most recent such episodes
-// into one pattern_learned fact, created once and updated afterwards.
+// into one current pattern_learned fact: created once, and superseded by a
+// new version when its evidence changes, so the evidence history is kept.
 func (s *Service) consolidate(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
 	ws := loci.WorkspaceFrom(ctx)
 	success, minConf := loci.OutcomeSuccess, loci.PatternMinConfidence
@@ -121,8 +123,10 @@ func (s *Service) consolidate(ctx context.Context, tx loci.Tx, now time.Time, re
 	return nil
 }
 
-// upsertPattern creates or updates the pattern_learned fact of one
-// user+agent+action type from its source episodes.
+// upsertPattern creates the pattern_learned fact of one user+agent+action
+// type from its source episodes, or, when the current one's evidence or
+// text differs, a new version that supersedes it (the old one keeps its
+// evidence as history).
 func (s *Service) upsertPattern(ctx context.Context, tx loci.Tx, now time.Time, userID, agentID, actionType string, eps []*loci.Record, res *loci.MaintenanceResult) error {
 	ws := loci.WorkspaceFrom(ctx)
 	ids := make([]string, len(eps))
@@ -134,77 +138,68 @@ func (s *Service) upsertPattern(ctx context.Context, tx loci.Tx, now time.Time, 
 	if agentID != "" {
 		keywords = append(keywords, agentID)
 	}
-	key := patternKey(actionType)
-	old, err := tx.FindRecords(ctx, loci.RecordFilter{
-		Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &userID, AgentID: &agentID, Key: &key,
+	key := patternKey(agentID, actionType)
+	if err := tx.Lock(ctx, factSlotLock(ws, userID, key)); err != nil {
+		return err
+	}
+	cur, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &userID, Key: &key, AsOf: now,
 	})
 	if err != nil {
 		return err
 	}
-	if len(old) == 0 {
-		evidence, err := json.Marshal(map[string]any{"source_episodes": ids})
-		if err != nil {
-			return fmt.Errorf("encode evidence: %w", err)
-		}
-		data, err := json.Marshal(factData{Evidence: evidence})
-		if err != nil {
-			return fmt.Errorf("encode fact: %w", err)
-		}
-		rec := &loci.Record{
-			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: userID, AgentID: agentID}, Key: key,
-			Content: text, SearchText: factSearchText(text, keywords), Data: data, Tags: keywords,
-			Category: loci.CategoryPatternLearned, Confidence: loci.FactInitialRelevance,
-			CreatedAt: now, UpdatedAt: now, Version: 1,
-		}
-		if err := tx.InsertRecord(ctx, rec); err != nil {
+	evidence := map[string]any{}
+	if len(cur) > 0 {
+		var d factData
+		if err := decodeData(cur[0], &d); err != nil {
 			return err
 		}
-		res.Created++
-		res.IDs = append(res.IDs, rec.ID)
-		return nil
-	}
-	rec := old[0]
-	var d factData
-	if err := decodeData(rec, &d); err != nil {
-		return err
-	}
-	evidence := map[string]any{}
-	if len(d.Evidence) > 0 {
-		if err := json.Unmarshal(d.Evidence, &evidence); err != nil {
-			return fmt.Errorf("decode evidence of %s: %w", rec.ID, err)
+		if len(d.Evidence) > 0 {
+			if err := json.Unmarshal(d.Evidence, &evidence); err != nil {
+				return fmt.Errorf("decode evidence of %s: %w", cur[0].ID, err)
+			}
 		}
-	}
-	var prevIDs []string
-	if raw, err := json.Marshal(evidence["source_episodes"]); err == nil {
-		json.Unmarshal(raw, &prevIDs)
-	}
-	if slices.Equal(prevIDs, ids) && rec.Content == text {
-		return nil // nothing new
+		var prevIDs []string
+		if raw, err := json.Marshal(evidence["source_episodes"]); err == nil {
+			json.Unmarshal(raw, &prevIDs)
+		}
+		if slices.Equal(prevIDs, ids) && cur[0].Content == text {
+			return nil // nothing new
+		}
 	}
 	evidence["source_episodes"] = ids
 	raw, err := json.Marshal(evidence)
 	if err != nil {
 		return fmt.Errorf("encode evidence: %w", err)
 	}
-	err = updateFact(ctx, tx, rec, now, func(r *loci.Record, d *factData, now time.Time) {
-		d.Evidence = raw
-		r.Content, r.SearchText, r.Tags = text, factSearchText(text, keywords), keywords
-	})
+	rec := &loci.Record{
+		ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: userID, AgentID: agentID}, Key: key,
+		Content: text, SearchText: factSearchText(text, keywords), Tags: keywords,
+		Category: loci.CategoryPatternLearned, Confidence: loci.FactInitialRelevance,
+		CreatedAt: now, UpdatedAt: now, Version: 1, ValidAt: now,
+	}
+	superseded, err := s.insertFact(ctx, tx, rec, factData{Evidence: raw}, now)
 	if err != nil {
 		return err
 	}
-	res.Updated++
+	res.Created++
 	res.IDs = append(res.IDs, rec.ID)
+	if superseded != nil {
+		res.Updated++
+		res.IDs = append(res.IDs, superseded.ID)
+	}
 	return nil
 }
 
-// decayFacts multiplies by 0.9 (floor 0.1) the relevance of facts above
-// the floor that nobody accessed for 30 days, at most once per 30-day
-// period of disuse: a fact decays again only 30 days after its last decay.
+// decayFacts multiplies by 0.9 (floor 0.1) the relevance of current facts
+// above the floor that nobody accessed for 30 days, at most once per
+// 30-day period of disuse: a fact decays again only 30 days after its last
+// decay. History (superseded and invalidated facts) does not decay.
 func (s *Service) decayFacts(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
 	floor := loci.FactDecayFloor
 	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
-		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, MinConfidence: &floor, Order: loci.OrderCreatedAsc,
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, MinConfidence: &floor, AsOf: now,
+		Order: loci.OrderCreatedAsc,
 	})
 	if err != nil {
 		return err
@@ -240,12 +235,16 @@ func (s *Service) decayFacts(ctx context.Context, tx loci.Tx, now time.Time, res
 	return nil
 }
 
-// pruneFacts deletes the facts below relevance 0.1 that are not validated.
-func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, res *loci.MaintenanceResult) error {
+// pruneFacts deletes the current facts below relevance 0.1 that are not
+// validated. History is kept, and so is a fact linked to another version
+// of its key (the successor of a superseded fact, or a fact a later
+// version will supersede): pruning it would leave the timeline naming a
+// fact that is gone.
+func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
 	ws := loci.WorkspaceFrom(ctx)
 	below := loci.FactPruneBelow
 	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
-		Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, MaxConfidence: &below, Order: loci.OrderCreatedAsc,
+		Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, MaxConfidence: &below, AsOf: now, Order: loci.OrderCreatedAsc,
 	})
 	if err != nil {
 		return err
@@ -256,7 +255,7 @@ func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, res *loci.Maintena
 		if err := decodeData(r, &d); err != nil {
 			return err
 		}
-		if !d.IsValidated {
+		if !d.IsValidated && d.Supersedes == "" && d.SupersededBy == "" {
 			ids = append(ids, r.ID)
 		}
 	}

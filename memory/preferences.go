@@ -81,6 +81,10 @@ func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
 	rec.Data, rec.Confidence = data, float64(confidence)
 	rec.Content = d.Type + ": " + string(d.Value)
 	rec.SearchText = prefSearchText(d)
+	rec.Review = ""
+	if d.FlaggedForRemoval {
+		rec.Review = loci.ReviewFlaggedForRemoval
+	}
 	return nil
 }
 
@@ -370,6 +374,53 @@ func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (int
 		return err
 	})
 	return n, err
+}
+
+// ResolvePreference settles a preference flagged for removal: keep clears
+// the flag (the confidence stays as the contradiction left it), otherwise
+// the preference is forgotten.
+func (s *Service) ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (*loci.Preference, error) {
+	if err := checkPrefName(userID, typ); err != nil {
+		return nil, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	var pref *loci.Preference
+	err := s.store.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(ws, "preference", userID, sessionID, typ)); err != nil {
+			return err
+		}
+		rec, err := s.findPref(ctx, tx, userID, typ, sessionID)
+		if err != nil {
+			return err
+		}
+		var d prefData
+		if err := decodeData(rec, &d); err != nil {
+			return err
+		}
+		if !d.FlaggedForRemoval {
+			return loci.Errorf(loci.ECONFLICT, "the preference is not flagged for removal")
+		}
+		now := s.now()
+		if !keep {
+			if pref, err = prefOf(rec, now); err != nil {
+				return err
+			}
+			_, err = tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindPreference}, IDs: []string{rec.ID}})
+			return err
+		}
+		d.FlaggedForRemoval = false
+		if err := setPrefRecord(rec, &d, int(math.Round(rec.Confidence))); err != nil {
+			return err
+		}
+		prev := rec.Version
+		rec.UpdatedAt, rec.Version = now, prev+1
+		if err := tx.UpdateRecord(ctx, rec, prev); err != nil {
+			return err
+		}
+		pref, err = prefOf(rec, now)
+		return err
+	})
+	return pref, err
 }
 
 func prefOf(r *loci.Record, now time.Time) (*loci.Preference, error) {

@@ -325,11 +325,11 @@ func TestForgetAndDeleteUser(t *testing.T) {
 				}
 			})
 		}
-		mems, _ := e.svc.UserMemories(e.ctx, "u")
+		mems, _ := e.svc.UserMemories(e.ctx, "u", loci.UserMemoryQuery{})
 		if len(mems) != 1 || mems[0].Key != "vertical" {
 			t.Fatalf("left of u: %+v, want the vertical preference", mems)
 		}
-		if mems, _ := e.svc.UserMemories(e.ctx, "v"); len(mems) != 2 {
+		if mems, _ := e.svc.UserMemories(e.ctx, "v", loci.UserMemoryQuery{}); len(mems) != 2 {
 			t.Fatalf("v's memories: %d, want 2 (untouched)", len(mems))
 		}
 	})

@@ -156,8 +156,8 @@ func TestRetrySafe(t *testing.T) {
 			}
 		}
 		{
-			got, err := svc.UserMemories(ctx, "u1")
-			want, _ := plain.UserMemories(ctx, "u1")
+			got, err := svc.UserMemories(ctx, "u1", loci.UserMemoryQuery{})
+			want, _ := plain.UserMemories(ctx, "u1", loci.UserMemoryQuery{})
 			same("UserMemories", len(got), len(want), err)
 			dry, err := svc.ForgetUserMemories(ctx, "u1", loci.ForgetRequest{Query: "golang", DryRun: true})
 			wantDry, _ := plain.ForgetUserMemories(ctx, "u1", loci.ForgetRequest{Query: "golang", DryRun: true})
@@ -172,7 +172,7 @@ func TestRetrySafe(t *testing.T) {
 			same("CreateAgent blocks", len(blocks), 2, err)
 		}
 		{
-			want, _ := plain.UserMemories(ctx, "u2")
+			want, _ := plain.UserMemories(ctx, "u2", loci.UserMemoryQuery{})
 			n, err := svc.DeleteUser(ctx, "u2")
 			same("DeleteUser", n, len(want), err)
 		}
@@ -249,7 +249,7 @@ func TestRetrySafe(t *testing.T) {
 			if _, err := into.Import(ctx, strings.NewReader(buf.String())); err == nil {
 				t.Errorf("import replayed without an error")
 			}
-			if got, _ := memory.New(empty).UserMemories(ctx, "u1"); len(got) != 0 {
+			if got, _ := memory.New(empty).UserMemories(ctx, "u1", loci.UserMemoryQuery{}); len(got) != 0 {
 				t.Errorf("a failed import stored %d records", len(got))
 			}
 		})

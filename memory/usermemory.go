@@ -88,15 +88,20 @@ func userFilter(ctx context.Context, userID string) loci.RecordFilter {
 }
 
 // UserMemories returns every record about the user, of every kind, by kind
-// and then age.
-func (s *Service) UserMemories(ctx context.Context, userID string) ([]*loci.UserMemory, error) {
+// and then age: what is true at q.AsOf (now when zero), or everything,
+// superseded facts included, with q.IncludeHistory.
+func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMemoryQuery) ([]*loci.UserMemory, error) {
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
 	out := []*loci.UserMemory{}
 	err := s.store.View(ctx, func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
-		recs, err := tx.FindRecords(ctx, userFilter(ctx, userID))
+		f := userFilter(ctx, userID)
+		if !q.IncludeHistory {
+			f.AsOf = s.asOf(q.AsOf)
+		}
+		recs, err := tx.FindRecords(ctx, f)
 		if err != nil {
 			return err
 		}
@@ -111,7 +116,9 @@ func (s *Service) UserMemories(ctx context.Context, userID string) ([]*loci.User
 
 // ForgetUserMemories deletes the user's records that hold every word of
 // req.Query or whose ids req.IDs names, and returns them; a dry run only
-// returns them.
+// returns them. Every version of a keyed fact is searched (history
+// included), and forgetting one forgets every version of its key: what
+// the user asked to forget must not survive as history.
 func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) ([]*loci.UserMemory, error) {
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return nil, err
@@ -151,6 +158,20 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 					found = append(found, h.Record)
 				}
 			}
+		}
+		slots := map[string]bool{}
+		for _, r := range found {
+			if r.Kind != loci.KindFact || r.Key == "" || slots[r.Key] {
+				continue
+			}
+			slots[r.Key] = true
+			versions, err := tx.FindRecords(ctx, loci.RecordFilter{
+				Workspace: r.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &userID, Key: &r.Key, Order: loci.OrderValidDesc,
+			})
+			if err != nil {
+				return err
+			}
+			found = append(found, versions...)
 		}
 		seen := map[string]bool{}
 		var ids []string
@@ -254,6 +275,7 @@ func userMemoryOf(r *loci.Record) *loci.UserMemory {
 		Content: r.Content, Data: r.Data, Tags: r.Tags, Category: r.Category, ActionType: r.ActionType,
 		Outcome: r.Outcome, Confidence: r.Confidence, AccessCount: r.AccessCount,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
 	}
 }
 

@@ -38,7 +38,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error {
 
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review`
 
 // InsertRecord stores a new record. It inserts with ON CONFLICT DO NOTHING
 // rather than raising a unique violation, so that ECONFLICT leaves the
@@ -51,7 +51,7 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	args := recordArgs(r)
 	tag, err := tx.tx.Exec(ctx, `INSERT INTO records (`+recordColumns+`, search_len)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-		$19, $20, $21, $22, $23::real[], $24, $25)
+		$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28)
 		ON CONFLICT DO NOTHING`, append(args, searchLen(args[9].(string)))...)
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
@@ -75,14 +75,20 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	// args[0:3] are id, workspace, kind; created_at is args[18]. The access
 	// fields never go down: TouchRecords may have raised them since r was
 	// read, without changing the version.
+	// The key check mirrors the unique indexes: a key is unique among the
+	// records that are not history (invalid_at unset) of its scope, and a
+	// fact's among the open facts of its user, whichever agent.
 	tag, err := tx.tx.Exec(ctx, `UPDATE records SET agent_id = $1, user_id = $2, session_id = $3, task_id = $4,
 		key = $5, content = $6, search_text = $7, data = $8::json, tags = $9::text[], category = $10, action_type = $11,
 		outcome = $12, confidence = $13, access_count = GREATEST(access_count, $14),
 		last_accessed_at = GREATEST(last_accessed_at, $15), updated_at = $16,
-		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20, search_len = $24
-		WHERE id = $21 AND workspace = $22 AND version = $23
-		AND ($5::text IS NULL OR NOT EXISTS (SELECT 1 FROM records o WHERE o.workspace = $22 AND o.kind = records.kind
-			AND o.agent_id = $1 AND o.user_id = $2 AND o.session_id = $3 AND o.task_id = $4 AND o.key = $5 AND o.id <> $21))`,
+		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20,
+		valid_at = $21, invalid_at = $22, review = $23, search_len = $27
+		WHERE id = $24 AND workspace = $25 AND version = $26
+		AND ($5::text IS NULL OR $22::timestamptz IS NOT NULL OR NOT EXISTS (SELECT 1 FROM records o
+			WHERE o.workspace = $25 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $24
+			AND o.invalid_at IS NULL
+			AND ((o.agent_id = $1 AND o.session_id = $3 AND o.task_id = $4) OR records.kind = 'fact')))`,
 		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion, searchLen(args[9].(string)))...)
 	if err != nil {
 		return translate(fmt.Errorf("update record: %w", err))
@@ -276,6 +282,7 @@ func recordArgs(r *loci.Record) []any {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, cleanText(search),
 		jsonText(r.Data), nonNil(r.Tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullTime(r.LastAccessedAt),
 		r.CreatedAt, r.UpdatedAt, nullTime(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
+		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review,
 	}
 }
 
@@ -296,10 +303,10 @@ func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
 	var r loci.Record
 	var kind, data string
 	var key *string
-	var lastAccessed, expires *time.Time
+	var lastAccessed, expires, validAt, invalidAt *time.Time
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel}
+		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review}
 	if err := rows.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
@@ -316,6 +323,12 @@ func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
 	}
 	if expires != nil {
 		r.ExpiresAt = expires.UTC()
+	}
+	if validAt != nil {
+		r.ValidAt = validAt.UTC()
+	}
+	if invalidAt != nil {
+		r.InvalidAt = invalidAt.UTC()
 	}
 	return &r, nil
 }
@@ -379,6 +392,13 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if !f.ExpiredAt.IsZero() {
 		conds = append(conds, p+"expires_at <= "+a.add(f.ExpiredAt))
 	}
+	if !f.AsOf.IsZero() {
+		at := a.add(f.AsOf)
+		conds = append(conds, "("+p+"valid_at IS NULL OR "+p+"valid_at <= "+at+") AND ("+p+"invalid_at IS NULL OR "+p+"invalid_at > "+at+")")
+	}
+	if len(f.Review) > 0 {
+		conds = append(conds, p+"review = ANY("+a.add(f.Review)+"::text[])")
+	}
 	if f.MinConfidence != nil {
 		conds = append(conds, p+"confidence >= "+a.add(*f.MinConfidence))
 	}
@@ -399,6 +419,8 @@ func orderClause(o loci.Order) string {
 		return "key NULLS FIRST, id"
 	case loci.OrderConfidenceDesc:
 		return "confidence DESC, id DESC"
+	case loci.OrderValidDesc:
+		return "coalesce(valid_at, created_at) DESC, id DESC"
 	default:
 		return "created_at DESC, id DESC"
 	}

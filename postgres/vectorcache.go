@@ -173,19 +173,21 @@ func readFeed(ctx context.Context, tx *Tx, workspace string, since int64, loadin
 		)
 		SELECT 0, s.h, s.ok, s.floor, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text,
 			NULL::text, NULL::text[], NULL::text, NULL::text, NULL::text, NULL::float8, NULL::timestamptz,
-			NULL::timestamptz, NULL::real[], NULL::text, NULL::bigint, NULL::integer, NULL::text[], NULL::integer[]
+			NULL::timestamptz, NULL::real[], NULL::text, NULL::bigint, NULL::integer, NULL::text[], NULL::integer[],
+			NULL::timestamptz, NULL::timestamptz, NULL::text
 		FROM s
 		UNION ALL
 		SELECT 1, NULL, NULL, NULL, r.id, r.kind, r.agent_id, r.user_id, r.session_id, r.task_id,
 			r.key, r.tags, r.category, r.action_type, r.outcome, r.confidence, r.created_at,
 			r.expires_at, r.embedding, r.embedding_model, r.change_xid, r.search_len,
 			ARRAY(SELECT u.lexeme FROM unnest(r.search_vector) u),
-			ARRAY(SELECT cardinality(u.positions) FROM unnest(r.search_vector) u)
+			ARRAY(SELECT cardinality(u.positions) FROM unnest(r.search_vector) u),
+			r.valid_at, r.invalid_at, r.review
 		FROM s, records r
 		WHERE s.ok AND r.workspace = $1 AND r.change_xid >= $2
 		UNION ALL
 		SELECT 2, NULL, NULL, NULL, t.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-			NULL, NULL, NULL, NULL, NULL, NULL, NULL
+			NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 		FROM s, record_tombstones t
 		WHERE s.ok AND NOT $3 AND t.workspace = $1 AND t.xid >= $2`, workspace, since, loading)
 	if err != nil {
@@ -207,9 +209,12 @@ func readFeed(ctx context.Context, tx *Tx, workspace string, since int64, loadin
 			length                                                          *int32
 			lexemes                                                         []string
 			tfs                                                             []int32
+			validAt, invalidAt                                              *time.Time
+			review                                                          *string
 		)
 		if err := rows.Scan(&tag, &h, &ok, &floor, &id, &kind, &agent, &user, &session, &task,
-			&key, &tags, &cat, &act, &out, &conf, &created, &expires, &vec, &model, &xid, &length, &lexemes, &tfs); err != nil {
+			&key, &tags, &cat, &act, &out, &conf, &created, &expires, &vec, &model, &xid, &length, &lexemes, &tfs,
+			&validAt, &invalidAt, &review); err != nil {
 			return nil, fmt.Errorf("read vector feed: %w", err)
 		}
 		switch tag {
@@ -227,6 +232,15 @@ func readFeed(ctx context.Context, tx *Tx, workspace string, since int64, loadin
 			}
 			if expires != nil {
 				m.ExpiresAt = expires.UTC()
+			}
+			if validAt != nil {
+				m.ValidAt = validAt.UTC()
+			}
+			if invalidAt != nil {
+				m.InvalidAt = invalidAt.UTC()
+			}
+			if review != nil {
+				m.Review = *review
 			}
 			if len(lexemes) != len(tfs) {
 				return nil, fmt.Errorf("read vector feed: %d lexemes, %d frequencies", len(lexemes), len(tfs))

@@ -27,7 +27,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error { return nil }
 
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review`
 
 // InsertRecord stores a new record.
 func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
@@ -36,7 +36,7 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 		return err
 	}
 	_, err = tx.tx.ExecContext(ctx, `INSERT INTO records (`+recordColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
@@ -68,7 +68,8 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		key = ?, content = ?, search_text = ?, data = ?, tags = ?, category = ?, action_type = ?, outcome = ?,
 		confidence = ?, access_count = max(access_count, ?),
 		last_accessed_at = CASE WHEN ? IS NULL THEN last_accessed_at ELSE max(coalesce(last_accessed_at, 0), ?) END,
-		updated_at = ?, expires_at = ?, version = ?, embedding = ?, embedding_model = ?
+		updated_at = ?, expires_at = ?, version = ?, embedding = ?, embedding_model = ?,
+		valid_at = ?, invalid_at = ?, review = ?
 		WHERE id = ? AND workspace = ? AND version = ?`,
 		append(append(append(append([]any{}, args[3:18]...), args[17]), args[19:]...), r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
@@ -227,6 +228,7 @@ func recordArgs(r *loci.Record) ([]any, error) {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, search,
 		jsonText(r.Data), string(tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullMicros(r.LastAccessedAt),
 		micros(r.CreatedAt), micros(r.UpdatedAt), nullMicros(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
+		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review,
 	}, nil
 }
 
@@ -249,12 +251,12 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 	var r loci.Record
 	var kind, data, tags string
 	var key sql.NullString
-	var lastAccessed, expires sql.NullInt64
+	var lastAccessed, expires, validAt, invalidAt sql.NullInt64
 	var created, updated int64
 	var emb []byte
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel}
+		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
@@ -272,6 +274,12 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 	}
 	if expires.Valid {
 		r.ExpiresAt = fromMicros(expires.Int64)
+	}
+	if validAt.Valid {
+		r.ValidAt = fromMicros(validAt.Int64)
+	}
+	if invalidAt.Valid {
+		r.InvalidAt = fromMicros(invalidAt.Int64)
 	}
 	if emb != nil {
 		r.Embedding = decodeVector(emb)
@@ -350,6 +358,14 @@ func whereClause(f loci.RecordFilter, p string) (string, []any) {
 		conds = append(conds, p+"expires_at <= ?")
 		args = append(args, micros(f.ExpiredAt))
 	}
+	if !f.AsOf.IsZero() {
+		at := micros(f.AsOf)
+		conds = append(conds, "("+p+"valid_at IS NULL OR "+p+"valid_at <= ?) AND ("+p+"invalid_at IS NULL OR "+p+"invalid_at > ?)")
+		args = append(args, at, at)
+	}
+	if len(f.Review) > 0 {
+		in("review", f.Review)
+	}
 	if f.MinConfidence != nil {
 		conds = append(conds, p+"confidence >= ?")
 		args = append(args, *f.MinConfidence)
@@ -371,6 +387,8 @@ func orderClause(o loci.Order) string {
 		return "key, id"
 	case loci.OrderConfidenceDesc:
 		return "confidence DESC, id DESC"
+	case loci.OrderValidDesc:
+		return "coalesce(valid_at, created_at) DESC, id DESC"
 	default:
 		return "created_at DESC, id DESC"
 	}

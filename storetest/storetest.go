@@ -25,6 +25,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("EveryKind", func(t *testing.T) { testEveryKind(t, open) })
 	t.Run("Filters", func(t *testing.T) { testFilters(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
+	t.Run("KeyHistory", func(t *testing.T) { testKeyHistory(t, open) })
 	t.Run("Lexical", func(t *testing.T) { testLexical(t, open) })
 	t.Run("LexicalRanking", func(t *testing.T) { testLexicalRanking(t, open) })
 	t.Run("Vectors", func(t *testing.T) { testVectors(t, open) })
@@ -302,6 +303,26 @@ func testFilters(t *testing.T, open Opener) {
 	e1 := NewRecord(loci.KindEpisode, loci.Scope{UserID: "u1", AgentID: "x"}, "", "episode")
 	e1.ActionType, e1.Outcome, e1.ExpiresAt = "search", "failure", base.Add(24*time.Hour)
 	MustInsert(t, s, f1, f2, g, e1)
+	// In a workspace of their own, a keyed fact's versions: past (valid
+	// from t1 until t2, superseded), current (from t2, disputed) and a
+	// future one (from t3), with a fact whose valid_at is unset (always
+	// true) and a preference flagged for removal.
+	t1, t2, t3 := base.Add(10*time.Hour), base.Add(20*time.Hour), base.Add(30*time.Hour)
+	past := NewRecord(loci.KindFact, loci.Scope{UserID: "u3"}, "home_city", "lived in Paris")
+	past.ValidAt, past.InvalidAt = t1, t2
+	cur := NewRecord(loci.KindFact, loci.Scope{UserID: "u3"}, "home_city", "lives in Berlin")
+	cur.ValidAt, cur.InvalidAt, cur.Review = t2, t3, loci.ReviewDisputed
+	next := NewRecord(loci.KindFact, loci.Scope{UserID: "u3"}, "home_city", "will live in Rome")
+	next.ValidAt = t3
+	always := NewRecord(loci.KindFact, loci.Scope{UserID: "u3"}, "", "likes tea")
+	flagged := NewRecord(loci.KindPreference, loci.Scope{UserID: "u3"}, "tone", "tone: casual")
+	flagged.Review = loci.ReviewFlaggedForRemoval
+	const hist = "history"
+	for _, r := range []*loci.Record{past, cur, next, always, flagged} {
+		r.Workspace = hist
+	}
+	MustInsert(t, s, past, cur, next, always, flagged)
+	u3 := loci.Ptr("u3")
 
 	facts := []loci.Kind{loci.KindFact}
 	cases := []struct {
@@ -324,6 +345,17 @@ func testFilters(t *testing.T, open Opener) {
 		{"CreatedAsc", loci.RecordFilter{Kinds: facts, Order: loci.OrderCreatedAsc}, []string{f1.ID, f2.ID, g.ID}},
 		{"LimitOffset", loci.RecordFilter{Kinds: facts, Limit: 1, Offset: 1}, []string{f2.ID}},
 		{"ConfidenceDesc", loci.RecordFilter{Kinds: facts, Order: loci.OrderConfidenceDesc}, []string{f1.ID, g.ID, f2.ID}},
+		{"AsOfBeforeAll", loci.RecordFilter{Workspace: hist, Kinds: facts, Key: loci.Ptr("home_city"), AsOf: t1.Add(-time.Microsecond)}, nil},
+		{"AsOfAtValidAt", loci.RecordFilter{Workspace: hist, Kinds: facts, UserID: u3, AsOf: t1}, []string{always.ID, past.ID}},
+		{"AsOfAtInvalidAt", loci.RecordFilter{Workspace: hist, Kinds: facts, UserID: u3, AsOf: t2}, []string{always.ID, cur.ID}},
+		{"AsOfJustBeforeInvalidAt", loci.RecordFilter{Workspace: hist, Kinds: facts, UserID: u3, AsOf: t2.Add(-time.Microsecond)}, []string{always.ID, past.ID}},
+		{"AsOfOpenEnded", loci.RecordFilter{Workspace: hist, Kinds: facts, UserID: u3, AsOf: t3.Add(time.Hour)}, []string{always.ID, next.ID}},
+		{"AsOfOtherKinds", loci.RecordFilter{Workspace: hist, Kinds: []loci.Kind{loci.KindPreference}, AsOf: t1}, []string{flagged.ID}},
+		{"KeyEveryVersion", loci.RecordFilter{Workspace: hist, Key: loci.Ptr("home_city")}, []string{next.ID, cur.ID, past.ID}},
+		{"ValidDesc", loci.RecordFilter{Workspace: hist, Kinds: facts, Key: loci.Ptr("home_city"), Order: loci.OrderValidDesc}, []string{next.ID, cur.ID, past.ID}},
+		{"ReviewDisputed", loci.RecordFilter{Workspace: hist, Review: []string{loci.ReviewDisputed}}, []string{cur.ID}},
+		{"ReviewAnyReason", loci.RecordFilter{Workspace: hist, UserID: u3, Review: []string{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval}}, []string{flagged.ID, cur.ID}},
+		{"ReviewAsOf", loci.RecordFilter{Workspace: hist, UserID: u3, Review: []string{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval}, AsOf: t3}, []string{flagged.ID}},
 		{"EmptyIDs", loci.RecordFilter{IDs: []string{}}, nil},
 		{"OtherWorkspace", loci.RecordFilter{Workspace: "elsewhere"}, nil},
 	}
@@ -350,7 +382,7 @@ func testFilters(t *testing.T, open Opener) {
 			// must agree with the backend.
 			if tc.f.Limit == 0 && tc.f.Offset == 0 {
 				var matched []string
-				for _, r := range MustFind(t, s, all()) {
+				for _, r := range append(MustFind(t, s, all()), MustFind(t, s, loci.RecordFilter{Workspace: hist})...) {
 					if tc.f.Match(r) {
 						matched = append(matched, r.ID)
 					}

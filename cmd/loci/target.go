@@ -20,6 +20,8 @@ type remote interface {
 	loci.NoteService
 	loci.SearchService
 	loci.MaintenanceService
+	loci.FactService
+	loci.ReviewService
 }
 
 var _ remote = (*httpapi.Client)(nil)

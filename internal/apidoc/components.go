@@ -38,10 +38,13 @@ func schemas() obj {
 			"code":    enum("The machine-readable error code; it determines the HTTP status.", errorCodes...),
 		}), "Every failure is answered in this envelope."),
 
-		"Kind":             enum("A kind of memory.", kindNames()...),
-		"Role":             enum("An API key's role; each includes the ones before it.", roleNames()...),
-		"Outcome":          enum("An episode's outcome.", loci.Outcomes...),
-		"FactCategory":     enum("A fact's category.", loci.FactCategories...),
+		"Kind":         enum("A kind of memory.", kindNames()...),
+		"Role":         enum("An API key's role; each includes the ones before it.", roleNames()...),
+		"Outcome":      enum("An episode's outcome.", loci.Outcomes...),
+		"FactCategory": enum("A fact's category.", loci.FactCategories...),
+		"FactStatus": enum("What a fact is now: current (true), disputed (true, but contradicted and not resolved), "+
+			"future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).",
+			loci.FactCurrent, loci.FactDisputed, loci.FactFuture, loci.FactSuperseded, loci.FactInvalidated),
 		"PreferenceSource": enum("How a preference was learned.", loci.SourceExplicit, loci.SourceImplicit, loci.SourceDecision),
 		"Tier": enum("What to do with a preference: high (80-100) apply, medium (50-79) confirm first, low (<50) do not apply.",
 			loci.TierHigh, loci.TierMedium, loci.TierLow),
@@ -181,7 +184,7 @@ func schemas() obj {
 			"comment":     str(""),
 			"corrections": anyJSON("Any JSON."),
 		}),
-		"Fact": withDesc(object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at"}, obj{
+		"Fact": withDesc(object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at", "valid_at", "status"}, obj{
 			"id":                  str(""),
 			"user_id":             str("Absent for a global fact."),
 			"agent_id":            str("The agent that stored it, when one did."),
@@ -197,7 +200,13 @@ func schemas() obj {
 			"contradiction_count": integer(""),
 			"created_at":          timestamp(""),
 			"updated_at":          timestamp(""),
-		}), "A long-term fact, about a user or global."),
+			"key":                 str("The slot the fact fills, per user (or global), e.g. home_city; absent for a fact without one."),
+			"valid_at":            timestamp("When it became (or becomes) true."),
+			"invalid_at":          timestamp("When it stopped being true; absent while it still is."),
+			"superseded_by":       str("The fact of its key that replaced it."),
+			"supersedes":          str("The fact of its key it replaced."),
+			"status":              ref("FactStatus"),
+		}), "A long-term fact, about a user or global. A fact with a `key` supersedes the one of its key that was true at its `valid_at`, which is kept as history."),
 		"ScoredFact": obj{"allOf": []obj{ref("Fact"), scored("Relevance to the query; higher is better.")}},
 		"FactInput": closed([]string{"category", "fact"}, obj{
 			"user_id":  str("Omit for a global fact."),
@@ -206,6 +215,8 @@ func schemas() obj {
 			"fact":     str(""),
 			"keywords": strList(""),
 			"evidence": anyJSON("Any JSON."),
+			"key":      str("A slot per user (or global), e.g. home_city: the new fact supersedes the one of this key true at its valid_at. At most 200 bytes."),
+			"valid_at": timestamp("When the fact became (or becomes) true; default now. A future time is allowed: the fact is not current until then."),
 		}),
 		"MaintenanceResult": object([]string{"created", "updated", "deleted", "ids"}, obj{
 			"created": integer(""),
@@ -253,7 +264,20 @@ func schemas() obj {
 			"created_at":   timestamp(""),
 			"updated_at":   timestamp(""),
 			"expires_at":   timestamp(""),
+			"valid_at":     timestamp("A fact: when it became true."),
+			"invalid_at":   timestamp("A fact: when it stopped being true (history)."),
+			"review":       enum("Why it waits for review, when it does.", loci.ReviewDisputed, loci.ReviewFlaggedForRemoval),
 		}), "Any record about a user, of any kind."),
+		"ReviewItem": withDesc(obj{"oneOf": []obj{
+			{"allOf": []obj{ref("Fact"), object([]string{"kind", "reason"}, obj{
+				"kind": obj{"const": string(loci.KindFact)}, "reason": obj{"const": loci.ReviewDisputed},
+			})}},
+			{"allOf": []obj{ref("Preference"), object([]string{"kind", "reason"}, obj{
+				"kind": obj{"const": string(loci.KindPreference)}, "reason": obj{"const": loci.ReviewFlaggedForRemoval},
+			})}},
+		}}, "Something of a user's memory that waits for a person: a disputed fact (`kind` fact, `reason` disputed, the fact's fields; "+
+			"resolve with POST /v1/facts/{id}/resolve) or a preference flagged for removal (`kind` preference, `reason` flagged_for_removal, "+
+			"the preference's fields; resolve with POST /v1/users/{user_id}/preferences/{type}/resolve)."),
 
 		// Search.
 		"SignalScore": object([]string{"rank", "score"}, obj{

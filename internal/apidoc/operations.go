@@ -1,6 +1,10 @@
 package apidoc
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/loci-memory/loci"
+)
 
 // Query parameter constructors.
 func query(name, desc string, schema obj) obj {
@@ -18,6 +22,9 @@ func qstr(name, desc string) obj { return query(name, desc, obj{"type": "string"
 func param(name string) obj { return obj{"$ref": "#/components/parameters/" + name} }
 
 var (
+	asOf           = query("as_of", "Only what was true at this time (RFC 3339); default now.", obj{"type": "string", "format": "date-time"})
+	includeHistory = query("include_history", "Every version, superseded and invalidated facts too (marked by `status`); `as_of` then only says which version is current.",
+		obj{"type": "boolean", "default": false})
 	limit       = param("Limit")
 	searchLimit = param("SearchLimit")
 	offset      = param("Offset")
@@ -270,38 +277,76 @@ func lifecycleOps() []op {
 		{method: "POST", path: "/v1/episodes/{id}/feedback", id: "episodeFeedback", tag: "episodes",
 			summary: "Attach user feedback to an episode", body: ref("EpisodeFeedback"),
 			ok: okay("The episode.", success(ref("Episode"))), errs: []int{nf}},
+		{method: "GET", path: "/v1/episodes/{id}", id: "getEpisode", tag: "episodes",
+			summary: "One episode", desc: "404 when absent or expired.",
+			ok: okay("The episode.", success(ref("Episode"))), errs: []int{nf}},
+		{method: "DELETE", path: "/v1/episodes/{id}", id: "deleteEpisode", tag: "episodes",
+			summary: "Delete an episode", desc: "Expired or not; 404 when absent.",
+			ok: okay("Deleted.", plainSuccess), errs: []int{nf}},
 		{method: "POST", path: "/v1/facts", id: "storeFact", tag: "facts",
-			summary: "Store a fact", desc: "Without `user_id` the fact is global. Relevance starts at 1.0.", body: ref("FactInput"),
-			ok: created("Stored.", success(object([]string{"id", "relevance_score", "created_at"}, obj{
-				"id": str(""), "relevance_score": number(""), "created_at": timestamp(""),
-			})))},
+			summary: "Store a fact",
+			desc: "Without `user_id` the fact is global. Relevance starts at 1.0. With a `key`, the new fact supersedes the fact of that key " +
+				"(per user, or global; whichever agent stored it) that is true at its `valid_at`: that one is kept as history with `invalid_at` " +
+				"set to this `valid_at` and `superseded_by` naming the new fact (superseding needs the editor role). A `valid_at` before a later " +
+				"version of the key places the new fact in the history, ending where that version begins. Answers the stored fact.",
+			body: ref("FactInput"),
+			ok:   created("Stored.", success(ref("Fact")))},
 		{method: "GET", path: "/v1/facts/search", id: "searchFacts", tag: "facts",
 			summary: "Search facts",
-			desc:    "Hybrid retrieval over the facts in scope; the category filters before ranking, and `relevance_score` weighs in. Bumps `access_count` and `last_accessed_at` of what it returns.",
+			desc: "Hybrid retrieval over the facts in scope; the category and validity filters apply before ranking, and `relevance_score` weighs in. " +
+				"Only facts true at `as_of` (default now) are searched, unless `include_history`; then a version of a key never ranks above the " +
+				"version true at `as_of`. Bumps `access_count` and `last_accessed_at` of what it returns.",
 			query: []obj{
 				qstr("user_id", "The user's facts; without it, global facts only."),
 				queryRequired("q", "The query text.", obj{"type": "string"}),
 				query("category", "", ref("FactCategory")),
 				query("include_global", "With user_id: also global facts.", obj{"type": "boolean", "default": false}),
-				searchLimit, explain,
+				asOf, includeHistory, searchLimit, explain,
 			},
 			ok: ranked(ref("ScoredFact"))},
 		{method: "GET", path: "/v1/facts", id: "factsByKeyword", tag: "facts",
 			summary: "Facts with a keyword, by relevance",
-			desc:    "Without `keyword`, every fact in scope. Bumps `access_count` and `last_accessed_at` of what it returns.",
+			desc: "Without `keyword`, every fact in scope: those true at `as_of` (default now), or every version with `include_history`. " +
+				"`status=disputed`: only the facts contradicted and not yet resolved. Bumps `access_count` and `last_accessed_at` of what it returns.",
 			query: []obj{
 				qstr("user_id", "The user's facts; without it, global facts only."), qstr("keyword", ""),
 				query("category", "", ref("FactCategory")),
 				query("include_global", "With user_id: also global facts.", obj{"type": "boolean", "default": false}),
+				asOf, includeHistory,
+				query("status", "Only disputed facts.", obj{"type": "string", "enum": []string{loci.FactDisputed}}),
 				limit, offset,
 			},
 			ok: okay("The facts.", list("facts", ref("Fact"), "How many facts match."))},
+		{method: "GET", path: "/v1/facts/{id}", id: "getFact", tag: "facts",
+			summary: "One fact", desc: "Whatever its status (history included); does not count as an access.",
+			ok: okay("The fact.", success(ref("Fact"))), errs: []int{nf}},
+		{method: "DELETE", path: "/v1/facts/{id}", id: "deleteFact", tag: "facts",
+			summary: "Delete a fact",
+			desc: "One fact, global facts included (editor). The versions of its key that named it (superseded_by, supersedes) no longer do; " +
+				"the one it superseded stays ended.",
+			ok: okay("Deleted.", plainSuccess), errs: []int{nf}},
+		{method: "GET", path: "/v1/facts/{id}/history", id: "factHistory", tag: "facts",
+			summary: "Every version of a fact's key", desc: "Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history.",
+			ok: okay("The versions.", list("facts", ref("Fact"), "How many versions.")), errs: []int{nf}},
+		{method: "POST", path: "/v1/facts/{id}/invalidate", id: "invalidateFact", tag: "facts",
+			summary: "Mark a fact no longer true",
+			desc: "It is kept as history with `invalid_at` (default now; a future time ends it then); a dispute ends. 400 when `at` is before " +
+				"its `valid_at`; 409 when it already ended at or before `at`.",
+			body:         closed(nil, obj{"at": timestamp("When it stopped (or stops) being true; default now.")}),
+			bodyOptional: true,
+			ok:           okay("The fact.", success(ref("Fact"))), errs: []int{nf, conf}},
+		{method: "POST", path: "/v1/facts/{id}/resolve", id: "resolveFact", tag: "facts",
+			summary: "Resolve a disputed fact",
+			desc:    "`keep: true` clears the dispute; `keep: false` invalidates the fact now (kept as history). 409 when it is not disputed.",
+			body:    closed([]string{"keep"}, obj{"keep": boolean("Whether the fact stands.")}),
+			ok:      okay("The fact.", success(ref("Fact"))), errs: []int{nf, conf}},
 		{method: "POST", path: "/v1/facts/{id}/validate", id: "validateFact", tag: "facts",
-			summary: "Validate a fact", desc: "Relevance +0.1 (at most 1.0); marks it validated.",
-			ok: okay("The fact.", success(ref("Fact"))), errs: []int{nf}},
+			summary: "Validate a fact", desc: "Relevance +0.1 (at most 1.0); marks it validated. 409 for a fact that is no longer true: history does not change.",
+			ok: okay("The fact.", success(ref("Fact"))), errs: []int{nf, conf}},
 		{method: "POST", path: "/v1/facts/{id}/contradict", id: "contradictFact", tag: "facts",
-			summary: "Contradict a fact", desc: "Relevance -0.2 (at least 0.0); contradiction_count +1.",
-			ok: okay("The fact.", success(ref("Fact"))), errs: []int{nf}},
+			summary: "Contradict a fact",
+			desc:    "Relevance -0.2 (at least 0.0); contradiction_count +1; the fact is disputed until resolved (it appears in its user's review queue). 409 for a fact that is no longer true.",
+			ok:      okay("The fact.", success(ref("Fact"))), errs: []int{nf, conf}},
 		{method: "POST", path: "/v1/maintenance", id: "maintain", tag: "admin",
 			summary: "Run maintenance", desc: "An empty body runs every task. `tasks` maps each task run to what it changed.",
 			body: closed(nil, obj{
@@ -340,10 +385,19 @@ func preferenceOps() []op {
 			summary: "Confirm a preference", desc: "Confidence 100.", query: []obj{session},
 			ok: okay("The preference.", pref), errs: []int{nf}},
 		{method: "POST", path: "/v1/users/{user_id}/preferences/{type}/contradict", id: "contradictPreference", tag: "preferences",
-			summary: "Contradict a preference", desc: "-30 for an implicit preference; 0 and flagged for removal for an explicit one.",
+			summary: "Contradict a preference", desc: "-30 for an implicit preference; 0 and flagged for removal for an explicit one (it then waits in the user's review queue).",
 			query: []obj{session},
 			body:  closed([]string{"source"}, obj{"source": ref("PreferenceSource")}),
 			ok:    okay("The preference.", pref), errs: []int{nf}},
+		{method: "POST", path: "/v1/users/{user_id}/preferences/{type}/resolve", id: "resolvePreference", tag: "preferences",
+			summary: "Resolve a preference flagged for removal",
+			desc: "`keep: true` clears the flag (the confidence stays as the contradiction left it; confirm sets 100); `keep: false` forgets the preference. " +
+				"Answers the preference as kept, or as it was when forgotten, with `kept`. 409 when it is not flagged for removal.",
+			query: []obj{session},
+			body:  closed([]string{"keep"}, obj{"keep": boolean("Whether the preference stays.")}),
+			ok: okay("The preference.", success(ref("Preference"), object([]string{"kept"}, obj{
+				"kept": boolean("Whether it was kept (false: it is forgotten)."),
+			}))), errs: []int{nf, conf}},
 		{method: "DELETE", path: "/v1/users/{user_id}/preferences", id: "clearPreferences", tag: "preferences",
 			summary: "Clear a user's preferences", ok: okay("Cleared.", deletedCount)},
 		{method: "DELETE", path: "/v1/users/{user_id}/preferences/{type}", id: "deletePreference", tag: "preferences",
@@ -358,8 +412,16 @@ func preferenceOps() []op {
 				"preferences": nullable(array(ref("Preference"), "")),
 				"sessions":    nullable(array(ref("ContextSession"), "")),
 			})))},
+		{method: "GET", path: "/v1/users/{user_id}/review", id: "reviewQueue", tag: "users",
+			summary: "What waits for review",
+			desc: "The user's facts contradicted and not yet resolved, and preferences flagged for removal (an explicit contradiction), " +
+				"most recently changed first. Each item is the fact's or the preference's fields with `kind` and `reason`.",
+			query: []obj{limit, offset},
+			ok:    okay("The items.", list("items", ref("ReviewItem"), "How many items wait in all."))},
 		{method: "GET", path: "/v1/users/{user_id}/memories", id: "userMemories", tag: "users",
-			summary: "Everything remembered about a user", desc: "Grouped by kind; every kind is present, empty when the user has none of it.",
+			summary: "Everything remembered about a user",
+			desc:    "Grouped by kind; every kind is present, empty when the user has none of it. Facts true at `as_of` (default now), or every version with `include_history`.",
+			query:   []obj{asOf, includeHistory},
 			ok: okay("The user's memories.", success(object([]string{"user_id", "count", "memories"}, obj{
 				"user_id":  str(""),
 				"count":    integer("How many records in all."),

@@ -1,0 +1,63 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loci-memory/loci"
+)
+
+// ReviewQueue returns what of the user's memory waits for a person: facts
+// contradicted and not resolved (that have not ended) and preferences the
+// user explicitly contradicted (flagged for removal), most recently
+// changed first, with how many there are in all. Both kinds carry the
+// reason in the record's review column, so the queue is one query.
+func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) ([]*loci.ReviewItem, int, error) {
+	if err := requireText("user_id", q.UserID, maxEpisodeFieldBytes); err != nil {
+		return nil, 0, err
+	}
+	limit, offset, err := checkPage(q.Limit, q.Offset, lifeDefaultLimit)
+	if err != nil {
+		return nil, 0, err
+	}
+	f := loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact, loci.KindPreference}, UserID: &q.UserID,
+		Review: []string{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval},
+		Order:  loci.OrderUpdatedDesc, Limit: limit, Offset: offset,
+	}
+	out := []*loci.ReviewItem{}
+	var total int
+	err = s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
+		now := s.now()
+		f.AsOf = now // a disputed fact that has ended is history, not a question
+		var err error
+		if total, err = tx.CountRecords(ctx, f); err != nil {
+			return err
+		}
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			it := &loci.ReviewItem{Kind: r.Kind, Reason: r.Review}
+			switch r.Kind {
+			case loci.KindFact:
+				it.Fact, err = factOf(r, now)
+			case loci.KindPreference:
+				it.Preference, err = prefOf(r, now)
+			default:
+				err = fmt.Errorf("review queue: record %s is a %s", r.ID, r.Kind)
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, it)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("review queue: %w", err)
+	}
+	return out, total, nil
+}

@@ -1,0 +1,37 @@
+-- Facts that change over time (issue 13), as in SQLite's 0007_validity.sql.
+-- A record is true from valid_at (NULL: always was) until invalid_at (NULL:
+-- still is); a record with invalid_at set is history. review says why a
+-- record waits for a person ('disputed' fact, preference
+-- 'flagged_for_removal'; '' when it does not).
+ALTER TABLE records ADD COLUMN valid_at timestamptz;
+ALTER TABLE records ADD COLUMN invalid_at timestamptz;
+ALTER TABLE records ADD COLUMN review text COLLATE "C" NOT NULL DEFAULT '';
+
+-- A key is unique among the records that are not history, so a keyed fact
+-- keeps its superseded versions under the same key.
+DROP INDEX records_key;
+CREATE UNIQUE INDEX records_key ON records (workspace, kind, agent_id, user_id, session_id, task_id, key)
+	WHERE key IS NOT NULL AND invalid_at IS NULL;
+-- A fact's key names a slot per user (or global), whichever agent wrote
+-- it: one open fact per slot.
+CREATE UNIQUE INDEX records_fact_slot ON records (workspace, user_id, key)
+	WHERE kind = 'fact' AND key IS NOT NULL AND invalid_at IS NULL;
+-- Every version of a slot, for its history.
+CREATE INDEX records_key_versions ON records (workspace, kind, user_id, key) WHERE key IS NOT NULL;
+
+-- The in-memory caches filter on validity and review (RecordFilter.Match),
+-- so changing them restamps the row for the change feed (0005). A trigger
+-- of its own, so the column list of records_stamp_change stays as it is.
+CREATE TRIGGER records_stamp_validity BEFORE UPDATE OF valid_at, invalid_at, review
+	ON records FOR EACH ROW EXECUTE FUNCTION records_stamp_change();
+
+-- Facts written before: true since they were stored.
+UPDATE records SET valid_at = created_at WHERE kind = 'fact' AND valid_at IS NULL;
+-- Pattern facts were keyed per user and agent (pattern:ACTION with the
+-- agent in the scope); a fact's slot is now per user, so the key names the
+-- agent too.
+UPDATE records SET key = 'pattern:' || agent_id || ':' || substr(key, 9)
+	WHERE kind = 'fact' AND category = 'pattern_learned' AND key LIKE 'pattern:%';
+-- Preferences flagged for removal wait for review.
+UPDATE records SET review = 'flagged_for_removal'
+	WHERE kind = 'preference' AND (data->>'flagged_for_removal') = 'true';

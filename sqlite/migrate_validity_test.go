@@ -1,0 +1,93 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// TestMigrateValidity opens a database written before migration 0007 with
+// the records it changes: facts get valid_at (when they were stored),
+// pattern facts a key that names their agent (their slot is per user now),
+// preferences flagged for removal the review reason; nothing else changes.
+func TestMigrateValidity(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := fs.Glob(migrationFS, "migrations/*.sql")
+	sort.Strings(names)
+	for _, name := range names {
+		var v int
+		fmt.Sscanf(filepath.Base(name), "%d_", &v)
+		if v >= 7 {
+			continue
+		}
+		body, _ := migrationFS.ReadFile(name)
+		if _, err := raw.ExecContext(ctx, string(body)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, v, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, r := range []struct{ id, kind, agent, user, key, category, data string }{
+		{"f1", "fact", "", "u", "", "general_fact", `{}`},
+		{"p1", "fact", "coach", "u", "pattern:analysis", "pattern_learned", `{}`},
+		{"pref1", "preference", "", "u", "tone", "", `{"type":"tone","flagged_for_removal":true}`},
+		{"pref2", "preference", "", "u", "format", "", `{"type":"format","flagged_for_removal":false}`},
+		{"n1", "note", "coach", "", "pattern:x", "", `{}`},
+	} {
+		var key any
+		if r.key != "" {
+			key = r.key
+		}
+		if _, err := raw.ExecContext(ctx, `INSERT INTO records (id, workspace, kind, agent_id, user_id, key, content, data, category, created_at, updated_at)
+			VALUES (?, 'default', ?, ?, ?, ?, 'c', ?, ?, ?, ?)`, r.id, r.kind, r.agent, r.user, key, r.data, r.category, at.UnixMicro(), at.UnixMicro()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := map[string]*loci.Record{}
+	db.View(ctx, func(tx loci.Tx) error {
+		recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace})
+		for _, r := range recs {
+			got[r.ID] = r
+		}
+		return err
+	})
+	for _, tc := range []struct {
+		id, key, review string
+		validAt         time.Time
+	}{
+		{"f1", "", "", at},
+		{"p1", "pattern:coach:analysis", "", at},
+		{"pref1", "tone", loci.ReviewFlaggedForRemoval, time.Time{}},
+		{"pref2", "format", "", time.Time{}},
+		{"n1", "pattern:x", "", time.Time{}},
+	} {
+		r := got[tc.id]
+		if r == nil || r.Key != tc.key || r.Review != tc.review || !r.ValidAt.Equal(tc.validAt) || !r.InvalidAt.IsZero() {
+			t.Errorf("%s after migration: %+v; want key %q, review %q, valid_at %v", tc.id, r, tc.key, tc.review, tc.validAt)
+		}
+	}
+}
