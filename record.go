@@ -81,6 +81,9 @@ const (
 	OrderUpdatedDesc
 	OrderKeyAsc
 	OrderConfidenceDesc
+	// OrderNone is no particular order: the fastest read of a whole
+	// selection (loading a search index).
+	OrderNone
 )
 
 // RecordFilter selects records. Workspace is required; every other field
