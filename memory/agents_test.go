@@ -21,8 +21,8 @@ import (
 func tableCounts(t *testing.T, db *sql.DB, id string) map[string]int {
 	t.Helper()
 	queries := map[string]string{
-		"records":         `SELECT count(*) FROM records WHERE agent_id = ?`,
-		"record_versions": `SELECT count(*) FROM record_versions v JOIN records r ON r.id = v.record_id WHERE r.agent_id = ?`,
+		"records":           `SELECT count(*) FROM records WHERE agent_id = ?`,
+		"record_versions":   `SELECT count(*) FROM record_versions v JOIN records r ON r.id = v.record_id WHERE r.agent_id = ?`,
 		"block_links_owned": `SELECT count(*) FROM block_links l WHERE l.block_id IN (SELECT id FROM records WHERE agent_id = ?)`,
 		"block_links_used":  `SELECT count(*) FROM block_links WHERE agent_id = ?`,
 		"agents":            `SELECT count(*) FROM agents WHERE id = ?`,

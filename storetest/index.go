@@ -206,7 +206,9 @@ func testBudget(t *testing.T, pair Pair) {
 		}
 		return string(b)
 	}
-	vec := func() []float32 { return unit(float32(rng.Float64()+0.01), float32(rng.Float64()), float32(rng.Float64())) }
+	vec := func() []float32 {
+		return unit(float32(rng.Float64()+0.01), float32(rng.Float64()), float32(rng.Float64()))
+	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	newRec := func(i int, agent, user string) *loci.Record {
 		kind, cat := loci.KindPassage, ""
