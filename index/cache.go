@@ -336,6 +336,7 @@ func (c *Cache) load(ctx context.Context, tx loci.Tx, scope loci.RecordFilter, k
 		return nil, nil
 	}
 	e := newEntry(&c.cfg, key, scope)
+	e.reserve(n)
 	f := scope
 	f.Order = loci.OrderNone
 	err = tx.ScanRecords(ctx, f, func(r *loci.Record) error {

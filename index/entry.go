@@ -83,7 +83,8 @@ type entry struct {
 	groups map[groupKey]*group // conversations, by kind, scope and category
 	strs   map[string]string   // interned scope strings
 
-	bytes int64 // estimated size, for the budget
+	bytes   int64 // estimated size, for the budget
+	capHint int   // records expected (a load), for the first vector's columns
 
 	// Cache bookkeeping, guarded by the cache's mutex.
 	lastUse uint64
@@ -100,6 +101,14 @@ func newEntry(cfg *config, key string, filter loci.RecordFilter) *entry {
 		groups: map[groupKey]*group{}, strs: map[string]string{},
 		bytes: entryOverhead,
 	}
+}
+
+// reserve makes room for n records, so a load does not grow slices one
+// append at a time.
+func (e *entry) reserve(n int) {
+	e.docs = make([]*doc, 0, n)
+	e.slotOf = make(map[string]int32, n)
+	e.capHint = n
 }
 
 // intern returns s, shared with the entry's earlier copies of it.
@@ -190,7 +199,7 @@ func (e *entry) setVector(slot int32, d *doc, vec []float32) {
 		e.dims = len(vec)
 		e.cols = make([][]float32, len(vec))
 		for dim := range e.cols {
-			e.cols[dim] = make([]float32, len(e.docs), max(len(e.docs), 16))
+			e.cols[dim] = make([]float32, len(e.docs), max(len(e.docs), e.capHint, 16))
 		}
 		e.bytes += int64(4 * e.dims * (len(e.docs) - 1))
 	}
@@ -402,6 +411,9 @@ func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit in
 	for _, s := range touched {
 		score := acc[s]
 		acc[s] = 0
+		if !top.wantsScore(score) {
+			continue
+		}
 		d := e.docs[s]
 		if top.wants(score, d.Meta.ID) && f.Match(d.Meta) {
 			top.push(&d.Doc, score)
@@ -428,17 +440,12 @@ func (e *entry) vector(f *loci.RecordFilter, q []float32, limit int) []Hit {
 	}
 	scores = scores[:len(e.docs)]
 	clear(scores)
-	for dim, x := range q {
-		if x == 0 {
-			continue
-		}
-		col := e.cols[dim][:len(scores)]
-		for s, y := range col {
-			scores[s] += x * y
-		}
-	}
+	e.dot(scores, q)
 	top := newTopK(limit)
 	for s, score := range scores {
+		if !top.wantsScore(float64(score)) {
+			continue
+		}
 		d := e.docs[s]
 		if d == nil || !d.hasVec {
 			continue
@@ -448,6 +455,40 @@ func (e *entry) vector(f *loci.RecordFilter, q []float32, limit int) []Hit {
 		}
 	}
 	return top.sorted()
+}
+
+// dot adds each slot's dot product with q to scores. The query's non-zero
+// dimensions are taken four at a time, each slot's sum kept in a register
+// across them; the additions happen in the order of the dimensions, one at
+// a time, so the sums are exactly those of a plain loop (the streaming
+// pass's).
+func (e *entry) dot(scores []float32, q []float32) {
+	var dims []int
+	for d, x := range q {
+		if x != 0 {
+			dims = append(dims, d)
+		}
+	}
+	n := len(scores)
+	for len(dims) >= 4 {
+		x0, x1, x2, x3 := q[dims[0]], q[dims[1]], q[dims[2]], q[dims[3]]
+		c0, c1, c2, c3 := e.cols[dims[0]][:n], e.cols[dims[1]][:n], e.cols[dims[2]][:n], e.cols[dims[3]][:n]
+		for s := range scores {
+			v := scores[s]
+			v += x0 * c0[s]
+			v += x1 * c1[s]
+			v += x2 * c2[s]
+			v += x3 * c3[s]
+			scores[s] = v
+		}
+		dims = dims[4:]
+	}
+	for _, d := range dims {
+		x, col := q[d], e.cols[d][:n]
+		for s, y := range col {
+			scores[s] += x * y
+		}
+	}
 }
 
 // vectorOf returns a copy of the vector of the record id, or nil.

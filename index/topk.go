@@ -9,6 +9,9 @@ import "container/heap"
 type topK struct {
 	k int
 	h hitHeap
+	// worst is the score of the worst hit kept, once full: most
+	// candidates are turned away on it alone, without reading their id.
+	worst float64
 }
 
 func newTopK(k int) *topK { return &topK{k: k} }
@@ -29,18 +32,27 @@ func (t *topK) wants(score float64, id string) bool {
 	if len(t.h) < t.k {
 		return true
 	}
-	w := t.h[0]
-	return better(score, id, w.Score, w.Doc.Meta.ID)
+	if score != t.worst {
+		return score > t.worst
+	}
+	return id < t.h[0].Doc.Meta.ID
 }
 
 // push keeps the hit, dropping the worst if full. Call it only when wants.
 func (t *topK) push(d *Doc, score float64) {
 	if len(t.h) < t.k {
 		heap.Push(&t.h, Hit{Doc: d, Score: score})
-		return
+	} else {
+		t.h[0] = Hit{Doc: d, Score: score}
+		heap.Fix(&t.h, 0)
 	}
-	t.h[0] = Hit{Doc: d, Score: score}
-	heap.Fix(&t.h, 0)
+	t.worst = t.h[0].Score
+}
+
+// wantsScore reports whether a hit with score could be kept, before its id
+// is known: a tie with the worst may be, by id.
+func (t *topK) wantsScore(score float64) bool {
+	return t.k > 0 && (len(t.h) < t.k || score >= t.worst)
 }
 
 // offer pushes the hit if it would be kept.
