@@ -125,16 +125,27 @@ func (c *Cache) Stats() CacheStats {
 }
 
 // scopeOf reduces f to the scope an index is kept for: the workspace, the
-// scope fields, the global-user widening and the kinds.
+// scope fields and the global-user widening. A scope pinned to an agent, a
+// user, a session or a task is kept whole, whatever kinds a search asks
+// for, so that searches of one agent's passages and of all its memories
+// share one index (and its statistics are the scope's); a scope pinned to
+// none (the workspace, global knowledge, a user's records or global ones)
+// is kept for the kinds asked only, since all kinds of it can be most of
+// the workspace.
 func scopeOf(f loci.RecordFilter) loci.RecordFilter {
-	kinds := slices.Clone(f.Kinds)
-	slices.Sort(kinds)
-	kinds = slices.Compact(kinds)
-	return loci.RecordFilter{
-		Workspace: f.Workspace, Kinds: kinds,
-		AgentID: f.AgentID, UserID: f.UserID, SessionID: f.SessionID, TaskID: f.TaskID,
+	s := loci.RecordFilter{
+		Workspace: f.Workspace,
+		AgentID:   f.AgentID, UserID: f.UserID, SessionID: f.SessionID, TaskID: f.TaskID,
 		OrGlobalUser: f.OrGlobalUser && f.UserID != nil,
 	}
+	pinned := s.AgentID != nil || s.SessionID != nil || s.TaskID != nil ||
+		s.UserID != nil && *s.UserID != "" && !s.OrGlobalUser
+	if !pinned {
+		s.Kinds = slices.Clone(f.Kinds)
+		slices.Sort(s.Kinds)
+		s.Kinds = slices.Compact(s.Kinds)
+	}
+	return s
 }
 
 // keyOf names a scope.

@@ -33,24 +33,61 @@ const (
 	B = 0.4
 )
 
-// Doc is what the index keeps of a record for ranking: its filterable
-// fields (Meta: the record without content, data, analyzed text and
-// embedding; never modified once indexed) and its confidence on 0..1, if
-// its kind has one.
+// Doc is a ranked record as the index returns it: its filterable fields
+// (Meta: the record without content, data, analyzed text, embedding and
+// access counts) and its confidence on 0..1, if its kind has one.
 type Doc struct {
 	Meta    *loci.Record
 	Conf    float64
 	HasConf bool
 }
 
-// doc is one slot of an entry.
+// The strings of a doc that are few per scope (interned per entry).
+const (
+	sWorkspace = iota
+	sKind
+	sAgent
+	sUser
+	sSession
+	sTask
+	sCategory
+	sActionType
+	sOutcome
+	nStrs
+)
+
+// noTime stands for a zero time.
+const noTime = math.MinInt64
+
+func micros(t time.Time) int64 {
+	if t.IsZero() {
+		return noTime
+	}
+	return t.UnixMicro()
+}
+
+func fromMicros(us int64) time.Time {
+	if us == noTime {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
+}
+
+// doc is one slot of an entry: what filters, ranking and context read of
+// a record, compactly (about 200 bytes beside its terms and vector).
 type doc struct {
-	Doc
-	length int32
-	terms  []uint32 // distinct term ids
-	hasVec bool
-	group  *group // its conversation, when conversational
-	bytes  int64  // what it costs, for the budget
+	id, key                   string
+	tags                      []string
+	strs                      [nStrs]uint32 // interned in the entry
+	created, updated, expires int64         // Unix µs, noTime for zero
+	confidence                float64       // the record's confidence column
+	conf                      float64       // on 0..1, when hasConf
+	hasConf, hasVec           bool
+	textHash                  uint64 // of the analyzed text: whether it changed
+	length                    int32
+	terms                     []uint32 // distinct term ids
+	group                     *group   // its conversation, when conversational
+	bytes                     int32    // what it costs, for the budget
 }
 
 type posting struct {
@@ -81,14 +118,14 @@ type entry struct {
 	pending int // live docs without a vector of the model
 
 	groups map[groupKey]*group // conversations, by kind, scope and category
-	strs   map[string]string   // interned scope strings
+	strtab []string            // interned strings, by index
+	strIdx map[string]uint32
 
 	bytes   int64 // estimated size, for the budget
 	capHint int   // records expected (a load), for the first vector's columns
 
 	// Cache bookkeeping, guarded by the cache's mutex.
-	lastUse uint64
-	cached  bool
+	cached bool
 }
 
 // entryOverhead is what an empty entry costs, about.
@@ -98,7 +135,7 @@ func newEntry(cfg *config, key string, filter loci.RecordFilter) *entry {
 	return &entry{
 		cfg: cfg, key: key, filter: filter,
 		slotOf: map[string]int32{}, termID: map[string]uint32{},
-		groups: map[groupKey]*group{}, strs: map[string]string{},
+		groups: map[groupKey]*group{}, strtab: []string{""}, strIdx: map[string]uint32{"": 0},
 		bytes: entryOverhead,
 	}
 }
@@ -111,43 +148,72 @@ func (e *entry) reserve(n int) {
 	e.capHint = n
 }
 
-// intern returns s, shared with the entry's earlier copies of it.
-func (e *entry) intern(s string) string {
-	if s == "" {
-		return ""
+// intern returns the index of s in the entry's string table.
+func (e *entry) intern(s string) uint32 {
+	if i, ok := e.strIdx[s]; ok {
+		return i
 	}
-	if v, ok := e.strs[s]; ok {
-		return v
+	i := uint32(len(e.strtab))
+	s = strings.Clone(s)
+	e.strtab = append(e.strtab, s)
+	e.strIdx[s] = i
+	e.bytes += int64(len(s)) + 48
+	return i
+}
+
+// record returns what the index keeps of d as a record (for filters, and
+// for the docs it returns).
+func (e *entry) record(d *doc) loci.Record {
+	t := e.strtab
+	return loci.Record{
+		ID: d.id, Workspace: t[d.strs[sWorkspace]], Kind: loci.Kind(t[d.strs[sKind]]),
+		Scope: loci.Scope{AgentID: t[d.strs[sAgent]], UserID: t[d.strs[sUser]], SessionID: t[d.strs[sSession]], TaskID: t[d.strs[sTask]]},
+		Key:   d.key, Tags: d.tags, Category: t[d.strs[sCategory]], ActionType: t[d.strs[sActionType]], Outcome: t[d.strs[sOutcome]],
+		Confidence: d.confidence, CreatedAt: fromMicros(d.created), UpdatedAt: fromMicros(d.updated), ExpiresAt: fromMicros(d.expires),
 	}
-	if len(e.strs) < 4096 {
-		e.strs[s] = s
-	}
-	return s
+}
+
+// match reports whether f selects d.
+func (e *entry) match(f *loci.RecordFilter, d *doc) bool {
+	r := e.record(d)
+	return f.Match(&r)
+}
+
+// docOf returns d as a Doc.
+func (e *entry) docOf(d *doc) *Doc {
+	r := e.record(d)
+	return &Doc{Meta: &r, Conf: d.conf, HasConf: d.hasConf}
 }
 
 // put indexes r, replacing the record with its id if any. r's SearchText
 // (or Content when empty) gives the terms; its Embedding the vector.
 func (e *entry) put(r *loci.Record) {
-	e.remove(r.ID)
-	m := *r
-	m.Content, m.SearchText, m.Data, m.Embedding = "", "", nil, nil
-	m.Workspace, m.AgentID, m.UserID = e.intern(m.Workspace), e.intern(m.AgentID), e.intern(m.UserID)
-	m.SessionID, m.TaskID = e.intern(m.SessionID), e.intern(m.TaskID)
-	m.Kind = loci.Kind(e.intern(string(m.Kind)))
-	m.Category, m.EmbeddingModel = e.intern(m.Category), e.intern(m.EmbeddingModel)
-	d := &doc{Doc: Doc{Meta: &m}}
-	if e.cfg.confidence != nil {
-		d.Conf, d.HasConf = e.cfg.confidence(r)
-	}
-	slot := int32(len(e.docs))
-	e.docs = append(e.docs, d)
-	e.slotOf[m.ID] = slot
-	e.live++
-
 	text := r.SearchText
 	if text == "" {
 		text = r.Content
 	}
+	d := &doc{
+		id: strings.Clone(r.ID), key: r.Key, confidence: r.Confidence, textHash: hashText(text),
+		created: micros(r.CreatedAt), updated: micros(r.UpdatedAt), expires: micros(r.ExpiresAt),
+	}
+	if len(r.Tags) > 0 {
+		d.tags = slices.Clone(r.Tags)
+	}
+	for i, v := range [nStrs]string{r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category, r.ActionType, r.Outcome} {
+		d.strs[i] = e.intern(v)
+	}
+	if e.cfg.confidence != nil {
+		d.conf, d.hasConf = e.cfg.confidence(r)
+	}
+	if e.update(d, r) {
+		return
+	}
+	e.remove(r.ID)
+	slot := int32(len(e.docs))
+	e.docs = append(e.docs, d)
+	e.slotOf[d.id] = slot
+	e.live++
+
 	counts := countTerms(text)
 	d.terms = make([]uint32, 0, len(counts))
 	for _, tc := range counts {
@@ -157,7 +223,7 @@ func (e *entry) put(r *loci.Record) {
 			e.termID[strings.Clone(tc.term)] = id
 			e.postings = append(e.postings, nil)
 			e.df = append(e.df, 0)
-			d.bytes += int64(len(tc.term)) + 64
+			d.bytes += int32(len(tc.term)) + 64
 		}
 		e.postings[id] = append(e.postings[id], posting{slot: slot, tf: tc.tf})
 		e.df[id]++
@@ -165,8 +231,12 @@ func (e *entry) put(r *loci.Record) {
 		d.length += int32(tc.n)
 	}
 	e.totalLen += int64(d.length)
-	d.bytes += int64(len(d.terms))*(4+8+2) + 96 // terms, postings (with slack), the doc
-	d.bytes += recordBytes(&m)
+	// The doc, its id (and map entry), key and tags; its terms and
+	// postings (with growth slack).
+	d.bytes += int32(200 + 2*len(d.id) + len(d.key) + 64 + 4*cap(d.terms) + 12*len(d.terms))
+	for _, t := range d.tags {
+		d.bytes += int32(16 + len(t))
+	}
 
 	for dim := range e.cols {
 		e.cols[dim] = append(e.cols[dim], 0)
@@ -177,19 +247,59 @@ func (e *entry) put(r *loci.Record) {
 	if !d.hasVec {
 		e.pending++
 	}
-	if e.cfg.conversational != nil && e.cfg.conversational(&m) {
+	if e.cfg.conversational != nil && e.cfg.conversational(r) {
 		e.join(slot, d)
 	}
-	e.bytes += d.bytes + int64(4*e.dims)
+	e.bytes += int64(d.bytes) + int64(4*e.dims)
 }
 
-// recordBytes is about what a meta record costs in memory.
-func recordBytes(m *loci.Record) int64 {
-	n := int64(480 + len(m.ID) + len(m.Key) + 64) // the struct, its id, key, map entry
-	for _, t := range m.Tags {
-		n += int64(16 + len(t))
+// update replaces, in its slot, the doc of a record whose analyzed text and
+// place in a conversation are unchanged (an embedding arrived, a
+// confidence or tag changed): the postings and the slot stay, the fields
+// and the vector change. It reports false when the record must be indexed
+// anew.
+func (e *entry) update(d *doc, r *loci.Record) bool {
+	slot, ok := e.slotOf[d.id]
+	if !ok {
+		return false
 	}
-	return n
+	old := e.docs[slot]
+	if old.textHash != d.textHash || old.created != d.created || groupKeyOf(old) != groupKeyOf(d) {
+		return false
+	}
+	d.length, d.terms, d.group = old.length, old.terms, old.group
+	d.bytes = old.bytes - int32(len(old.key)) + int32(len(d.key))
+	for _, t := range old.tags {
+		d.bytes -= int32(16 + len(t))
+	}
+	for _, t := range d.tags {
+		d.bytes += int32(16 + len(t))
+	}
+	if old.hasVec {
+		for dim := range e.cols {
+			e.cols[dim][slot] = 0
+		}
+		e.pending++
+	}
+	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
+		e.setVector(slot, d, r.Embedding)
+	}
+	if d.hasVec {
+		e.pending--
+	}
+	e.docs[slot] = d
+	e.bytes += int64(d.bytes - old.bytes)
+	return true
+}
+
+// hashText is FNV-1a of an analyzed text: whether it changed.
+func hashText(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // setVector stores vec in slot, if it has the entry's dimensions (the
@@ -239,7 +349,7 @@ func (e *entry) remove(id string) {
 			delete(e.groups, d.group.key)
 		}
 	}
-	e.bytes -= d.bytes
+	e.bytes -= int64(d.bytes)
 	if dead := len(e.docs) - e.live; dead > 1024 && dead > e.live {
 		e.compact()
 	}
@@ -255,7 +365,7 @@ func (e *entry) compact() {
 			continue
 		}
 		newSlot[s] = int32(len(docs))
-		e.slotOf[d.Meta.ID] = int32(len(docs))
+		e.slotOf[d.id] = int32(len(docs))
 		docs = append(docs, d)
 	}
 	for t, ps := range e.postings {
@@ -415,11 +525,21 @@ func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit in
 			continue
 		}
 		d := e.docs[s]
-		if top.wants(score, d.Meta.ID) && f.Match(d.Meta) {
-			top.push(&d.Doc, score)
+		if top.wants(score, d.id) && e.match(f, d) {
+			top.push(cand{score: score, id: d.id, slot: s})
 		}
 	}
-	return top.sorted()
+	return e.hits(top)
+}
+
+// hits returns the candidates top kept, best first, as hits of their docs.
+func (e *entry) hits(top *topK) []Hit {
+	cs := top.sorted()
+	out := make([]Hit, len(cs))
+	for i, c := range cs {
+		out[i] = Hit{Doc: e.docOf(e.docs[c.slot]), Score: c.score}
+	}
+	return out
 }
 
 // vecPool holds score buffers for vector search.
@@ -450,11 +570,11 @@ func (e *entry) vector(f *loci.RecordFilter, q []float32, limit int) []Hit {
 		if d == nil || !d.hasVec {
 			continue
 		}
-		if top.wants(float64(score), d.Meta.ID) && f.Match(d.Meta) {
-			top.push(&d.Doc, float64(score))
+		if top.wants(float64(score), d.id) && e.match(f, d) {
+			top.push(cand{score: float64(score), id: d.id, slot: int32(s)})
 		}
 	}
-	return top.sorted()
+	return e.hits(top)
 }
 
 // dot adds each slot's dot product with q to scores. The query's non-zero
@@ -511,22 +631,21 @@ func (e *entry) countPending(f *loci.RecordFilter) int {
 	}
 	n := 0
 	for _, d := range e.docs {
-		if d != nil && !d.hasVec && f.Match(d.Meta) {
+		if d != nil && !d.hasVec && e.match(f, d) {
 			n++
 		}
 	}
 	return n
 }
 
-// groupKey names a conversation: records of one kind, scope and category.
+// groupKey names a conversation: records of one kind, scope and category
+// (interned strings of the entry).
 type groupKey struct {
-	kind                     loci.Kind
-	agent, user, session, tk string
-	category                 string
+	kind, agent, user, session, task, category uint32
 }
 
-func groupKeyOf(m *loci.Record) groupKey {
-	return groupKey{m.Kind, m.AgentID, m.UserID, m.SessionID, m.TaskID, m.Category}
+func groupKeyOf(d *doc) groupKey {
+	return groupKey{d.strs[sKind], d.strs[sAgent], d.strs[sUser], d.strs[sSession], d.strs[sTask], d.strs[sCategory]}
 }
 
 // group is one conversation's slots in (created_at, id) order.
@@ -536,28 +655,29 @@ type group struct {
 	slots []int32
 }
 
-func (g *group) meta(i int) *loci.Record { return g.e.docs[g.slots[i]].Meta }
+func (g *group) doc(i int) *doc { return g.e.docs[g.slots[i]] }
 
-// less orders records as conversations are read: by creation time, then id
-// (ids are time-ordered, so a batch written at one time keeps its order).
-func less(a, b *loci.Record) bool {
-	if !a.CreatedAt.Equal(b.CreatedAt) {
-		return a.CreatedAt.Before(b.CreatedAt)
+// before orders records as conversations are read: by creation time, then
+// id (ids are time-ordered, so a batch written at one time keeps its
+// order).
+func before(at int64, id string, bat int64, bid string) bool {
+	if at != bat {
+		return at < bat
 	}
-	return a.ID < b.ID
+	return id < bid
 }
 
 // join adds a conversational doc to its group, in order (usually at the
 // end: messages arrive in order).
 func (e *entry) join(slot int32, d *doc) {
-	k := groupKeyOf(d.Meta)
+	k := groupKeyOf(d)
 	g := e.groups[k]
 	if g == nil {
 		g = &group{key: k, e: e}
 		e.groups[k] = g
 	}
 	i := len(g.slots)
-	for i > 0 && less(d.Meta, g.meta(i-1)) {
+	for i > 0 && before(d.created, d.id, g.doc(i-1).created, g.doc(i-1).id) {
 		i--
 	}
 	g.slots = slices.Insert(g.slots, i, slot)
@@ -579,15 +699,14 @@ func (e *entry) neighbours(id string, f loci.RecordFilter, window time.Duration)
 	if !ok || e.docs[slot].group == nil {
 		return nil
 	}
-	g := e.docs[slot].group
-	i := slices.Index(g.slots, slot)
-	metas := make([]*loci.Record, len(g.slots))
-	for j := range g.slots {
-		metas[j] = g.meta(j)
-	}
+	d := e.docs[slot]
+	g := d.group
+	r := e.record(d)
+	cf := conversationFilter(f, &r)
 	var out []*Doc
-	for _, j := range pickNeighbours(metas, i, conversationFilter(f, e.docs[slot].Meta), window) {
-		out = append(out, &e.docs[g.slots[j]].Doc)
+	for _, j := range pickNeighbours(len(g.slots), slices.Index(g.slots, slot), func(j int) int64 { return g.doc(j).created },
+		func(j int) bool { return e.match(&cf, g.doc(j)) }, window) {
+		out = append(out, e.docOf(g.doc(j)))
 	}
 	return out
 }
@@ -602,27 +721,27 @@ func conversationFilter(f loci.RecordFilter, r *loci.Record) loci.RecordFilter {
 	return f
 }
 
-// pickNeighbours returns the positions, in conv (one conversation in
-// (created_at, id) order), of the record before and the record after
-// position i that f selects, each only if written within window of
-// conv[i] (strictly).
-func pickNeighbours(conv []*loci.Record, i int, f loci.RecordFilter, window time.Duration) []int {
-	t := conv[i].CreatedAt
+// pickNeighbours returns the positions, in a conversation of n records in
+// (created_at, id) order, of the record before and the record after
+// position i that match selects, each only if written within window of
+// record i (strictly); created gives a record's creation time in µs.
+func pickNeighbours(n, i int, created func(int) int64, match func(int) bool, window time.Duration) []int {
+	t, w := created(i), window.Microseconds()
 	var out []int
 	for j := i - 1; j >= 0; j-- {
-		if !conv[j].CreatedAt.After(t.Add(-window)) {
+		if created(j) <= t-w {
 			break
 		}
-		if f.Match(conv[j]) {
+		if match(j) {
 			out = append(out, j)
 			break
 		}
 	}
-	for j := i + 1; j < len(conv); j++ {
-		if !conv[j].CreatedAt.Before(t.Add(window)) {
+	for j := i + 1; j < n; j++ {
+		if created(j) >= t+w {
 			break
 		}
-		if f.Match(conv[j]) {
+		if match(j) {
 			out = append(out, j)
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -87,19 +88,19 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 			res.Pending += p.e.countPending(&p.f)
 			p.e.mu.RUnlock()
 		} else {
-			l, v = p.s.lexical(terms, st, q.N), p.s.vec.sorted()
+			l, v = p.s.lexical(terms, st, q.N), p.s.vec.hits()
 			res.Pending += p.s.pending
 		}
 		for _, h := range l {
-			lex.offer(h.Doc, h.Score)
+			lex.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
 			owner[h.Doc.Meta.ID] = p
 		}
 		for _, h := range v {
-			vec.offer(h.Doc, h.Score)
+			vec.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
 			owner[h.Doc.Meta.ID] = p
 		}
 	}
-	res.Lexical, res.Vector = lex.sorted(), vec.sorted()
+	res.Lexical, res.Vector = lex.hits(), vec.hits()
 
 	lent := 0
 	for _, h := range res.Lexical {
@@ -183,19 +184,18 @@ func (c *Cache) streamNeighbours(ctx context.Context, tx loci.Tx, f loci.RecordF
 		return nil, fmt.Errorf("read conversation: %w", err)
 	}
 	slices.SortFunc(conv, func(a, b *loci.Record) int {
-		if less(a, b) {
-			return -1
-		} else if less(b, a) {
-			return 1
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Compare(b.CreatedAt)
 		}
-		return 0
+		return strings.Compare(a.ID, b.ID)
 	})
 	i := slices.IndexFunc(conv, func(r *loci.Record) bool { return r.ID == m.ID })
 	if i < 0 {
 		return nil, nil
 	}
 	var out []*Doc
-	for _, j := range pickNeighbours(conv, i, g, window) {
+	for _, j := range pickNeighbours(len(conv), i, func(j int) int64 { return conv[j].CreatedAt.UnixMicro() },
+		func(j int) bool { return g.Match(conv[j]) }, window) {
 		d := &Doc{Meta: strip(conv[j])}
 		if c.cfg.confidence != nil {
 			d.Conf, d.HasConf = c.cfg.confidence(conv[j])
@@ -205,9 +205,12 @@ func (c *Cache) streamNeighbours(ctx context.Context, tx loci.Tx, f loci.RecordF
 	return out, nil
 }
 
-// strip returns a copy of r without what the index does not keep.
+// strip returns a copy of r holding only what the index keeps (what a
+// Doc's Meta holds).
 func strip(r *loci.Record) *loci.Record {
-	m := *r
-	m.Content, m.SearchText, m.Data, m.Embedding = "", "", nil, nil
-	return &m
+	return &loci.Record{
+		ID: r.ID, Workspace: r.Workspace, Kind: r.Kind, Scope: r.Scope, Key: r.Key, Tags: r.Tags,
+		Category: r.Category, ActionType: r.ActionType, Outcome: r.Outcome, Confidence: r.Confidence,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+	}
 }

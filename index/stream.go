@@ -87,7 +87,7 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 				dot += x * r.Embedding[i]
 			}
 			if s.vec.wants(float64(dot), r.ID) {
-				s.vec.push(doc(), float64(dot))
+				s.vec.push(cand{score: float64(dot), id: r.ID, doc: doc()})
 				s.vectors[r.ID] = r.Embedding
 			}
 		}
@@ -117,7 +117,7 @@ func (s *streamed) lexical(terms []string, st Stats, limit int) []Hit {
 				score += bm25(idfs[i], int(tf), c.length, avg)
 			}
 		}
-		top.offer(c.d, score)
+		top.offer(cand{score: score, id: c.d.Meta.ID, doc: c.d})
 	}
-	return top.sorted()
+	return top.hits()
 }

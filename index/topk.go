@@ -2,21 +2,32 @@ package index
 
 import "container/heap"
 
-// topK keeps the k best hits offered: by score, then by id (ascending) so
-// that ties break the same way on every backend, whatever the order the
-// records were loaded in. wants tells, before the filter is checked, whether
-// a hit would enter, so the filter runs only on hits good enough.
+// cand is a candidate for a top-k: its score and id, and where its doc is
+// (a slot of an entry, materialized only if it is kept to the end, or a
+// doc already made).
+type cand struct {
+	score float64
+	id    string
+	slot  int32
+	doc   *Doc
+}
+
+// topK keeps the k best candidates offered: by score, then by id
+// (ascending) so that ties break the same way on every backend, whatever
+// the order the records were loaded in. Callers ask wantsScore, then
+// wants, before checking the filter, so the filter runs only on candidates
+// good enough to enter.
 type topK struct {
 	k int
-	h hitHeap
-	// worst is the score of the worst hit kept, once full: most
-	// candidates are turned away on it alone, without reading their id.
+	h candHeap
+	// worst is the score of the worst candidate kept, once full: most
+	// are turned away on it alone, without reading their id.
 	worst float64
 }
 
 func newTopK(k int) *topK { return &topK{k: k} }
 
-// better orders hits best first.
+// better orders candidates best first.
 func better(as float64, aid string, bs float64, bid string) bool {
 	if as != bs {
 		return as > bs
@@ -24,7 +35,13 @@ func better(as float64, aid string, bs float64, bid string) bool {
 	return aid < bid
 }
 
-// wants reports whether a hit with score and id would be kept.
+// wantsScore reports whether a candidate with score could be kept, before
+// its id is known: a tie with the worst may be, by id.
+func (t *topK) wantsScore(score float64) bool {
+	return t.k > 0 && (len(t.h) < t.k || score >= t.worst)
+}
+
+// wants reports whether a candidate with score and id would be kept.
 func (t *topK) wants(score float64, id string) bool {
 	if t.k <= 0 {
 		return false
@@ -35,52 +52,56 @@ func (t *topK) wants(score float64, id string) bool {
 	if score != t.worst {
 		return score > t.worst
 	}
-	return id < t.h[0].Doc.Meta.ID
+	return id < t.h[0].id
 }
 
-// push keeps the hit, dropping the worst if full. Call it only when wants.
-func (t *topK) push(d *Doc, score float64) {
+// push keeps c, dropping the worst if full. Call it only when wants.
+func (t *topK) push(c cand) {
 	if len(t.h) < t.k {
-		heap.Push(&t.h, Hit{Doc: d, Score: score})
+		heap.Push(&t.h, c)
 	} else {
-		t.h[0] = Hit{Doc: d, Score: score}
+		t.h[0] = c
 		heap.Fix(&t.h, 0)
 	}
-	t.worst = t.h[0].Score
+	t.worst = t.h[0].score
 }
 
-// wantsScore reports whether a hit with score could be kept, before its id
-// is known: a tie with the worst may be, by id.
-func (t *topK) wantsScore(score float64) bool {
-	return t.k > 0 && (len(t.h) < t.k || score >= t.worst)
-}
-
-// offer pushes the hit if it would be kept.
-func (t *topK) offer(d *Doc, score float64) {
-	if t.wants(score, d.Meta.ID) {
-		t.push(d, score)
+// offer pushes c if it would be kept.
+func (t *topK) offer(c cand) {
+	if t.wants(c.score, c.id) {
+		t.push(c)
 	}
 }
 
-// sorted returns the kept hits, best first.
-func (t *topK) sorted() []Hit {
-	out := make([]Hit, len(t.h))
+// sorted returns the kept candidates, best first.
+func (t *topK) sorted() []cand {
+	out := make([]cand, len(t.h))
 	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&t.h).(Hit)
+		out[i] = heap.Pop(&t.h).(cand)
 	}
 	return out
 }
 
-// hitHeap keeps the worst kept hit on top.
-type hitHeap []Hit
-
-func (h hitHeap) Len() int { return len(h) }
-func (h hitHeap) Less(i, j int) bool {
-	return better(h[j].Score, h[j].Doc.Meta.ID, h[i].Score, h[i].Doc.Meta.ID)
+// hits returns the kept candidates, best first, as hits of their docs.
+func (t *topK) hits() []Hit {
+	cs := t.sorted()
+	out := make([]Hit, len(cs))
+	for i, c := range cs {
+		out[i] = Hit{Doc: c.doc, Score: c.score}
+	}
+	return out
 }
-func (h hitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)   { *h = append(*h, x.(Hit)) }
-func (h *hitHeap) Pop() any {
+
+// candHeap keeps the worst kept candidate on top.
+type candHeap []cand
+
+func (h candHeap) Len() int { return len(h) }
+func (h candHeap) Less(i, j int) bool {
+	return better(h[j].score, h[j].id, h[i].score, h[i].id)
+}
+func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
+func (h *candHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]

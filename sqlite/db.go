@@ -72,7 +72,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}
 		w.SetMaxOpenConns(1)
-		r, err := sql.Open("sqlite", u+"&_txlock=deferred")
+		// Readers keep a small page cache: they read records by id and
+		// scan a scope once when a search index loads it; the OS page
+		// cache serves repeated reads, outside the process's memory.
+		r, err := sql.Open("sqlite", u+"&_pragma=cache_size(-512)&_txlock=deferred")
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("open sqlite readers: %w", err)

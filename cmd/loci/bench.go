@@ -47,6 +47,7 @@ type benchOptions struct {
 	indexMemory       int64
 	stderr            io.Writer
 	cpuProfile        string
+	serverHeap        string
 }
 
 // profile runs fn under the CPU profiler when --cpuprofile is set.
@@ -87,6 +88,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	memories := fs.Int("memories", 1_000_000, "with --tenants: how many memories to load")
 	indexMemory := indexMemoryFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
+	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -94,7 +96,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	o := benchOptions{queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
-		indexMemory: int64(*indexMemory), stderr: e.stderr, cpuProfile: *cpuProfile}
+		indexMemory: int64(*indexMemory), stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap}
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}

@@ -242,6 +242,18 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 	}
 	rep.LoadPerS = round2(float64(stored) / loadTime.Seconds())
 	rep.ServerRSSMB, rep.ServerPeak = srv.rssMB()
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.cmd.Process.Pid)); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "Rss") {
+				o.progress("server %s", strings.Join(strings.Fields(line), " "))
+			}
+		}
+	}
+	if o.serverHeap != "" {
+		if err := fetchHeapProfile(o.serveArgs, o.serverHeap); err != nil {
+			return err
+		}
+	}
 	if o.asJSON {
 		return printJSON(e.stdout, rep)
 	}
@@ -286,4 +298,32 @@ func latencyReport(lat []float64) map[string]float64 {
 		perS = round2(float64(len(lat)) / (sum / 1000))
 	}
 	return map[string]float64{"p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99), "per_s": perS}
+}
+
+// fetchHeapProfile saves the server's heap profile to file; serveArgs must
+// hold --pprof ADDR.
+func fetchHeapProfile(serveArgs []string, file string) error {
+	addr := ""
+	for i, a := range serveArgs {
+		if a == "--pprof" && i+1 < len(serveArgs) {
+			addr = serveArgs[i+1]
+		} else if v, ok := strings.CutPrefix(a, "--pprof="); ok {
+			addr = v
+		}
+	}
+	if addr == "" {
+		return usagef("--server-heap needs --serve-args '--pprof ADDR'")
+	}
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, resp.Body)
+	return err
 }

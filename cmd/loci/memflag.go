@@ -72,16 +72,26 @@ func indexMemoryFlag(fs *flag.FlagSet) *byteSize {
 // memoryHeadroom is what a process needs beside its search indexes.
 const memoryHeadroom = 192 << 20
 
-// applyIndexMemory returns the service option for the index budget and, unless
-// GOMEMLIMIT is set, makes the budget plus headroom the Go runtime's soft
-// memory limit, so that the garbage collector keeps the heap near what is
-// live instead of letting it grow to twice that.
+// applyIndexMemory returns the service option for the index budget and
+// tunes the garbage collector for a long-lived server: unless GOMEMLIMIT
+// is set, the budget plus headroom is the Go runtime's soft memory limit,
+// and unless GOGC is set, the heap may grow by half of what is live (not by
+// all of it) before a collection.
 func applyIndexMemory(b *byteSize) memory.Option {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(int64(*b) + memoryHeadroom)
 	}
+	if os.Getenv("GOGC") == "" {
+		// Most of a server's heap is its search indexes, which live long:
+		// collecting at half their size again (not at twice) keeps the
+		// process near what it holds, for a little more GC work.
+		debug.SetGCPercent(serverGCPercent)
+	}
 	return memory.WithIndexBudget(int64(*b))
 }
+
+// serverGCPercent is the GOGC that serve and mcp run with unless GOGC is set.
+const serverGCPercent = 50
 
 // servePprof serves net/http/pprof on addr until the process ends, for
 // profiling a running server (loci serve --pprof 127.0.0.1:6060).
