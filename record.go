@@ -111,6 +111,9 @@ const (
 	// OrderValidDesc: newest valid_at first (created_at where valid_at is
 	// unset), then newest id.
 	OrderValidDesc
+	// OrderNone is no particular order: the fastest read of a whole
+	// selection (loading a search index).
+	OrderNone
 )
 
 // RecordFilter selects records. Workspace is required; every other field

@@ -60,16 +60,21 @@ type Tx interface {
 	// ListVersions returns a record's kept versions, newest first.
 	ListVersions(ctx context.Context, recordID string) ([]RecordVersion, error)
 
-	// SearchLexical ranks the records that match f by BM25 against terms
-	// (analyzed tokens, matched as plain words: never query syntax) and
-	// returns at most limit of them, best first, with a score where higher
-	// is better. A record matches when it holds any of the terms.
-	SearchLexical(ctx context.Context, f RecordFilter, terms []string, limit int) ([]ScoredRecord, error)
-	// SearchVector ranks the records that match f and hold an embedding
-	// made by model by cosine similarity to query (a unit vector), exactly
-	// (every such record is compared), and returns at most limit of them,
-	// best first, with the similarity as score.
-	SearchVector(ctx context.Context, f RecordFilter, model string, query []float32, limit int) ([]ScoredRecord, error)
+	// ScanRecords calls fn with each record that matches f, in f.Order
+	// (honouring f.Limit and f.Offset), without holding them all in
+	// memory; it stops at fn's first error and returns it. Search indexes
+	// are loaded with it.
+	ScanRecords(ctx context.Context, f RecordFilter, fn func(*Record) error) error
+	// Changes returns what changed among the workspace's records after
+	// the cursor since, as of this transaction's snapshot, and the cursor
+	// to pass next time (NoCursor: only the current cursor, no changes).
+	// It is how a process keeps in-memory search indexes exact while other
+	// processes write: every insert, update of searchable fields or
+	// embedding, move and delete is reported (access counts are not).
+	// ChangeSet.Reset says changes may be missing (pruned: drop what was
+	// derived from the workspace); ChangeSet.Dirty says this transaction
+	// has written records itself and cannot read the feed.
+	Changes(ctx context.Context, workspace string, since int64) (*ChangeSet, error)
 	// SetEmbedding stores a record's embedding and the model that made it,
 	// if the record is still at version (its content unchanged since it
 	// was read), without changing its version or updated_at. It reports
@@ -82,6 +87,7 @@ type Tx interface {
 	// CountPendingEmbeddings counts the records that match f whose
 	// embedding was not made by model. An empty f.Workspace counts every
 	// workspace's (the embedding queue's depth), ignoring the rest of f.
+	// (Searches count their scope's pending records from the index.)
 	CountPendingEmbeddings(ctx context.Context, f RecordFilter, model string) (int, error)
 
 	// InsertAgent creates an agent. ECONFLICT when it exists.

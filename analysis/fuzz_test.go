@@ -1,7 +1,6 @@
 package analysis_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,7 +12,8 @@ import (
 )
 
 // FuzzQuery checks that any query text, once analyzed, is searched on a
-// real SQLite index without an error: a query is text, never FTS syntax.
+// real SQLite store's search index without an error: a query is text,
+// never syntax.
 // The seed corpus is in testdata/fuzz/FuzzQuery; run more with
 // go test ./analysis -fuzz FuzzQuery.
 func FuzzQuery(f *testing.F) {
@@ -24,7 +24,6 @@ func FuzzQuery(f *testing.F) {
 		f.Add(s)
 	}
 	store := testdb.OpenSQLite(f)
-	ctx := context.Background()
 	agent := "fuzz"
 	var recs []*loci.Record
 	for _, c := range []string{"the runner ran a marathon", "AND OR NOT NEAR", "pizza 🍕 and ❤️", "prefix* col:value"} {
@@ -44,12 +43,6 @@ func FuzzQuery(f *testing.F) {
 		if !utf8.ValidString(st) || strings.ContainsRune(st, 0) {
 			t.Fatalf("bad search text %q from %q", st, q)
 		}
-		err := store.View(ctx, func(tx loci.Tx) error {
-			_, err := tx.SearchLexical(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: &agent}, terms, 10)
-			return err
-		})
-		if err != nil {
-			t.Fatalf("SearchLexical(%q) terms %q: %v", q, terms, err)
-		}
+		storetest.SearchLexical(t, store, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: &agent}, terms, 10)
 	})
 }

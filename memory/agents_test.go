@@ -12,6 +12,7 @@ import (
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/sqlite"
+	"github.com/loci-memory/loci/storetest"
 )
 
 // tableCounts counts, in every table, the rows that belong to agent id:
@@ -20,10 +21,8 @@ import (
 func tableCounts(t *testing.T, db *sql.DB, id string) map[string]int {
 	t.Helper()
 	queries := map[string]string{
-		"records":         `SELECT count(*) FROM records WHERE agent_id = ?`,
-		"record_versions": `SELECT count(*) FROM record_versions v JOIN records r ON r.id = v.record_id WHERE r.agent_id = ?`,
-		// The FTS index is matched on a word only this agent's records hold.
-		"records_fts":       `SELECT count(*) FROM records_fts WHERE records_fts MATCH 'only' || ?`,
+		"records":           `SELECT count(*) FROM records WHERE agent_id = ?`,
+		"record_versions":   `SELECT count(*) FROM record_versions v JOIN records r ON r.id = v.record_id WHERE r.agent_id = ?`,
 		"block_links_owned": `SELECT count(*) FROM block_links l WHERE l.block_id IN (SELECT id FROM records WHERE agent_id = ?)`,
 		"block_links_used":  `SELECT count(*) FROM block_links WHERE agent_id = ?`,
 		"agents":            `SELECT count(*) FROM agents WHERE id = ?`,
@@ -85,6 +84,10 @@ func TestDeleteAgentCascade(t *testing.T) {
 		}
 	}
 
+	// The service holds an index of the workspace before the delete.
+	if res, err := svc.Search(ctx, loci.SearchQuery{Query: "onlya", Limit: 50}); err != nil || len(res.Results) == 0 {
+		t.Fatalf("search before: %v %v", res, err)
+	}
 	beforeA, beforeC := tableCounts(t, raw, "a"), tableCounts(t, raw, "c")
 	for table, n := range beforeA {
 		if n == 0 {
@@ -123,7 +126,7 @@ func TestDeleteAgentCascade(t *testing.T) {
 		}
 	}
 	// No orphans anywhere: versions without a record, links without a
-	// block, an FTS index out of step with its content table.
+	// block.
 	for name, q := range map[string]string{
 		"orphan versions": `SELECT count(*) FROM record_versions WHERE record_id NOT IN (SELECT id FROM records)`,
 		"orphan links":    `SELECT count(*) FROM block_links WHERE block_id NOT IN (SELECT id FROM records)`,
@@ -134,8 +137,15 @@ func TestDeleteAgentCascade(t *testing.T) {
 			t.Errorf("%s: %d %v", name, n, err)
 		}
 	}
-	if _, err := raw.Exec(`INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
-		t.Errorf("FTS integrity check: %v", err)
+	// The service's search index lost a's records and kept the others'.
+	for _, id := range []string{"a", "b", "c"} {
+		res, err := svc.Search(ctx, loci.SearchQuery{Query: "only" + id, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gone := id == "a"; gone != (len(res.Results) == 0) {
+			t.Errorf("search for agent %s's word after deleting a: %d results", id, len(res.Results))
+		}
 	}
 
 	// b's prompt lost a's shared block; c's prompt keeps b's.
@@ -184,15 +194,8 @@ func TestSessionMessagesSearchable(t *testing.T) {
 		if _, _, err := svc.PutSession(ctx, "s2", loci.SessionPut{UserID: "u2", Messages: []loci.Message{{Role: "user", Content: "biscuit recipes"}}}); err != nil {
 			t.Fatal(err)
 		}
-		var found []loci.ScoredRecord
-		err = store.View(ctx, func(tx loci.Tx) (err error) {
-			found, err = tx.SearchLexical(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession},
-				UserID: loci.Ptr("u1"), Category: loci.Ptr("message")}, []string{"biscuit"}, 10)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		found := storetest.SearchLexical(t, store, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession},
+			UserID: loci.Ptr("u1"), Category: loci.Ptr("message")}, []string{"biscuit"}, 10)
 		if len(found) != 2 {
 			t.Fatalf("found %d messages, want 2: %+v", len(found), found)
 		}
@@ -202,13 +205,10 @@ func TestSessionMessagesSearchable(t *testing.T) {
 			}
 		}
 		// The session's summary is searchable too.
-		err = store.View(ctx, func(tx loci.Tx) (err error) {
-			found, err = tx.SearchLexical(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession},
-				Category: loci.Ptr("session")}, []string{"campaign"}, 10)
-			return err
-		})
-		if err != nil || len(found) != 1 || found[0].Record.Key != "s1" {
-			t.Fatalf("summary search: %+v %v", found, err)
+		found = storetest.SearchLexical(t, store, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession},
+			Category: loci.Ptr("session")}, []string{"campaign"}, 10)
+		if len(found) != 1 || found[0].Record.Key != "s1" {
+			t.Fatalf("summary search: %+v", found)
 		}
 		// Deleting the session deletes its messages.
 		if ok, err := svc.DeleteSession(ctx, "s1"); err != nil || !ok {

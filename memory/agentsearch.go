@@ -1,14 +1,11 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/retrieval"
 )
 
 // SearchAgentMemory is hybrid search over what one agent sees while it
@@ -62,7 +59,7 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 	var hits []Hit
 	var pending int
 	err := s.store.View(ctx, func(tx loci.Tx) (err error) {
-		hits, pending, err = s.rankScopes(ctx, tx, q, filters, qvec, limit)
+		hits, pending, err = s.rankFilters(ctx, tx, q.Query, filters, qvec, limit, q.Explain)
 		return err
 	})
 	if err != nil {
@@ -77,43 +74,4 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 		})
 	}
 	return out, nil
-}
-
-// rankScopes ranks the records of several disjoint filters as one set:
-// each filter's signals propose candidates with their own scores (BM25,
-// cosine: comparable across filters), the lists are merged by those
-// scores, and the merged candidates are fused and re-scored once. Ranking
-// each filter to the end and merging the final scores would not do: each
-// run's best hit scores about 1 however poorly it matches, so a small
-// scope (a user's few preferences) would always outrank a large one.
-func (s *Service) rankScopes(ctx context.Context, tx loci.Tx, q loci.AgentSearchQuery, filters []loci.RecordFilter, qvec []float32, limit int) ([]Hit, int, error) {
-	now := s.now()
-	n := max(s.ranking.Candidates, 3*limit)
-	all := &candidateSet{lists: map[string][]retrieval.Hit{}, records: map[string]*loci.Record{}}
-	for _, f := range filters {
-		f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, 0, 0
-		if f.LiveAt.IsZero() {
-			f.LiveAt = now
-		}
-		c, err := s.candidates(ctx, tx, q.Query, f, qvec, n)
-		if err != nil {
-			return nil, 0, err
-		}
-		all.pending += c.pending
-		for name, l := range c.lists {
-			all.lists[name] = append(all.lists[name], l...)
-		}
-		for id, r := range c.records {
-			all.records[id] = r
-		}
-	}
-	for _, l := range all.lists {
-		slices.SortStableFunc(l, func(a, b retrieval.Hit) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return strings.Compare(a.ID, b.ID)
-		})
-	}
-	return s.fuse(all, now, limit, q.Explain), all.pending, nil
 }

@@ -107,11 +107,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Errorf("export after import differs:\nfirst:\n%s\nsecond:\n%s", first, second)
 		}
 		// The lexical index was rebuilt from the exported search text.
-		var hits []loci.ScoredRecord
-		storetest.MustView(t, dst.Store(), func(tx loci.Tx) (err error) {
-			hits, err = tx.SearchLexical(context.Background(), loci.RecordFilter{Workspace: loci.DefaultWorkspace}, []string{"analyzed"}, 100)
-			return err
-		})
+		hits := storetest.SearchLexical(t, dst.Store(), loci.RecordFilter{Workspace: loci.DefaultWorkspace}, []string{"analyzed"}, 100)
 		if len(hits) != len(loci.Kinds) {
 			t.Errorf("lexical hits after import = %d, want %d", len(hits), len(loci.Kinds))
 		}

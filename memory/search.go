@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
+	"github.com/loci-memory/loci/index"
 	"github.com/loci-memory/loci/retrieval"
 )
 
@@ -123,118 +123,148 @@ func (s *Service) embedQuery(ctx context.Context, text string) []float32 {
 // rankTx runs hybrid retrieval for q inside tx, with qvec the query's
 // embedding (nil: lexical only).
 func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float32) (*Ranked, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = loci.DefaultSearchLimit
-	}
-	f := q.Filter
-	f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, 0, 0
-	now := s.now()
-	if f.LiveAt.IsZero() {
-		f.LiveAt = now
-	}
-	n := max(s.ranking.Candidates, 3*limit)
-	c, err := s.candidates(ctx, tx, q.Text, f, qvec, n)
+	hits, pending, err := s.rankFilters(ctx, tx, q.Text, []loci.RecordFilter{q.Filter}, qvec, q.Limit, q.Explain)
 	if err != nil {
 		return nil, err
 	}
-	return &Ranked{Hits: s.fuse(c, now, limit, q.Explain), PendingEmbeddings: c.pending}, nil
+	return &Ranked{Hits: hits, PendingEmbeddings: pending}, nil
 }
 
-// candidateSet is what each signal proposes for a query: its ranked list
-// of ids with the signal's own scores (BM25, cosine), the records, and how
-// many records under the filter wait for their embedding.
-type candidateSet struct {
-	lists   map[string][]retrieval.Hit
-	records map[string]*loci.Record
-	pending int
-}
-
-// candidates asks each signal for up to n candidates among the records of
-// f: BM25 (with conversational context lent to neighbouring messages) and,
-// when there is a query vector, cosine similarity.
-func (s *Service) candidates(ctx context.Context, tx loci.Tx, text string, f loci.RecordFilter, qvec []float32, n int) (*candidateSet, error) {
+// rankFilters ranks the records of one or more disjoint filters as one set
+// in tx: the index (package index) proposes each signal's candidates over
+// their union, with BM25 statistics of the union, and conversational
+// context lends score to the neighbours of the best lexical hits; the
+// candidates are fused and re-scored once, and the best limit are read in
+// full from tx. A candidate gone from tx's snapshot, or no longer selected
+// by its filter, is left out.
+func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filters []loci.RecordFilter, qvec []float32, limit int, explain bool) ([]Hit, int, error) {
+	if limit <= 0 {
+		limit = loci.DefaultSearchLimit
+	}
+	now := s.now()
 	p := s.ranking
-	c := &candidateSet{lists: map[string][]retrieval.Hit{}, records: map[string]*loci.Record{}}
-	lex, err := tx.SearchLexical(ctx, f, analysis.QueryTerms(text), n)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+	iq := index.Query{
+		Terms: analysis.QueryTerms(text), N: max(p.Candidates, 3*limit),
+		Window: p.ContextWindow, Vectors: p.MMRLambda > 0,
 	}
-	for _, r := range lex {
-		c.lists[retrieval.Lexical] = append(c.lists[retrieval.Lexical], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
-		c.records[r.Record.ID] = r.Record
+	if p.ContextWeight > 0 {
+		iq.Lenders = p.ContextHits
 	}
-	if lenders := conversational(lex[:min(len(lex), p.ContextHits)]); p.ContextWeight > 0 && len(lenders) > 0 {
-		nbs, err := neighbours(ctx, tx, f, lenders, p.ContextWindow)
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+	if s.embedder != nil && qvec != nil && !zero(qvec) {
+		iq.Vector = qvec
+	}
+	for _, f := range filters {
+		f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, 0, 0
+		if f.LiveAt.IsZero() {
+			f.LiveAt = now
 		}
-		ids := map[string][]string{}
-		for id, rs := range nbs {
-			for _, r := range rs {
-				ids[id] = append(ids[id], r.ID)
-				if c.records[r.ID] == nil {
-					c.records[r.ID] = r
+		iq.Filters = append(iq.Filters, f)
+	}
+	res, err := s.index.Search(ctx, tx, iq)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	docs := map[string]*index.Doc{}
+	lists := map[string][]retrieval.Hit{}
+	for _, h := range res.Lexical {
+		lists[retrieval.Lexical] = append(lists[retrieval.Lexical], retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score})
+		docs[h.Doc.Meta.ID] = h.Doc
+	}
+	if len(res.Context) > 0 {
+		nbs := map[string][]string{}
+		for id, ds := range res.Context {
+			for _, d := range ds {
+				nbs[id] = append(nbs[id], d.Meta.ID)
+				if docs[d.Meta.ID] == nil {
+					docs[d.Meta.ID] = d
 				}
 			}
 		}
-		c.lists[retrieval.Lexical] = retrieval.Propagate(c.lists[retrieval.Lexical], ids, p.ContextWeight)
+		lists[retrieval.Lexical] = retrieval.Propagate(lists[retrieval.Lexical], nbs, p.ContextWeight)
 	}
-	if s.embedder == nil {
-		return c, nil
-	}
-	model := s.embedder.Model()
-	if qvec != nil && !zero(qvec) {
-		vec, err := tx.SearchVector(ctx, f, model, qvec, n)
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+	for _, h := range res.Vector {
+		if h.Score < p.MinSimilarity {
+			break
 		}
-		for _, r := range vec {
-			if r.Score < p.MinSimilarity {
-				break
-			}
-			c.lists[retrieval.Vector] = append(c.lists[retrieval.Vector], retrieval.Hit{ID: r.Record.ID, Score: r.Score})
-			c.records[r.Record.ID] = r.Record
+		lists[retrieval.Vector] = append(lists[retrieval.Vector], retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score})
+		docs[h.Doc.Meta.ID] = h.Doc
+	}
+	ranked := s.fuse(lists, docs, res.Vectors, now, limit, explain)
+	hits, err := s.readHits(ctx, tx, filters, ranked)
+	return hits, res.Pending, err
+}
+
+// readHits reads the ranked records in full, in order, leaving out those
+// gone from tx's snapshot or no longer selected by any of filters.
+func (s *Service) readHits(ctx context.Context, tx loci.Tx, filters []loci.RecordFilter, ranked []retrieval.Result) ([]Hit, error) {
+	if len(ranked) == 0 {
+		return []Hit{}, nil
+	}
+	ids := make([]string, len(ranked))
+	for i, r := range ranked {
+		ids[i] = r.ID
+	}
+	byID := make(map[string]*loci.Record, len(ids))
+	err := tx.ScanRecords(ctx, loci.RecordFilter{Workspace: filters[0].Workspace, IDs: ids, Order: loci.OrderNone}, func(r *loci.Record) error {
+		byID[r.ID] = r
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: read results: %w", err)
+	}
+	now := s.now()
+	hits := make([]Hit, 0, len(ranked))
+	for _, res := range ranked {
+		r := byID[res.ID]
+		if r == nil || !selected(r, filters, now) {
+			continue
+		}
+		h := Hit{Record: r, Score: res.Score}
+		if res.Explain.Signals != nil {
+			h.Explain = explanation(res.Explain)
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// selected reports whether one of filters selects r at now.
+func selected(r *loci.Record, filters []loci.RecordFilter, now time.Time) bool {
+	for _, f := range filters {
+		if f.LiveAt.IsZero() {
+			f.LiveAt = now
+		}
+		if f.Match(r) {
+			return true
 		}
 	}
-	if c.pending, err = tx.CountPendingEmbeddings(ctx, f, model); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return c, nil
+	return false
 }
 
 // fuse ranks the candidates: reciprocal rank fusion of the signals, then
 // recency and the kind's confidence (and MMR when on), best limit first.
-func (s *Service) fuse(c *candidateSet, now time.Time, limit int, explain bool) []Hit {
+func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.Doc, vecs map[string][]float32, now time.Time, limit int, explain bool) []retrieval.Result {
 	p := s.ranking
-	cands := make(map[string]retrieval.Candidate, len(c.records))
-	for id, r := range c.records {
-		cand := retrieval.Candidate{ID: id, At: r.UpdatedAt}
-		cand.Confidence, cand.HasConfidence = confidence01(r)
-		if p.MMRLambda > 0 {
-			cand.Vector = r.Embedding
-		}
-		cands[id] = cand
+	cands := make(map[string]retrieval.Candidate, len(docs))
+	for id, d := range docs {
+		cands[id] = retrieval.Candidate{ID: id, At: d.Meta.UpdatedAt, Confidence: d.Conf, HasConfidence: d.HasConf, Vector: vecs[id]}
 	}
 	vw := p.VectorWeight
 	if lo, ok := s.embedder.(interface{ LexicalOnly() bool }); ok && lo.LexicalOnly() {
 		vw = p.LexicalVectorWeight
 	}
-	results := retrieval.Rank(c.lists, cands, retrieval.Params{
+	results := retrieval.Rank(lists, cands, retrieval.Params{
 		K:       p.K,
 		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: vw},
 		Now:     now, RecencyWeight: p.RecencyWeight, HalfLife: p.HalfLife,
 		ConfidenceWeight: p.ConfidenceWeight, MMRLambda: p.MMRLambda, Limit: limit,
 	})
-	hits := make([]Hit, 0, len(results))
-	for _, r := range results {
-		h := Hit{Record: c.records[r.ID], Score: r.Score}
-		if explain {
-			h.Explain = explanation(r.Explain)
+	if !explain {
+		for i := range results {
+			results[i].Explain = retrieval.Explanation{}
 		}
-		hits = append(hits, h)
 	}
-	return hits
+	return results
 }
 
 func zero(v []float32) bool {
@@ -263,7 +293,7 @@ func confidence01(r *loci.Record) (float64, bool) {
 		}
 		return *d.ConfidenceScore, true
 	case loci.KindSession:
-		if r.Category == messageCategory {
+		if isMessage(r) {
 			return 0, false
 		}
 		return r.Confidence / 100, true
@@ -271,6 +301,14 @@ func confidence01(r *loci.Record) (float64, bool) {
 		return r.Confidence / 100, true
 	}
 	return 0, false
+}
+
+// isMessage reports whether r is a conversation message: only messages
+// lend context to their neighbours, since a turn's answer is often the
+// next message; a passage or fact written a minute after another is not
+// its context.
+func isMessage(r *loci.Record) bool {
+	return r.Kind == loci.KindSession && r.Category == messageCategory
 }
 
 func explanation(e retrieval.Explanation) *loci.Explanation {
@@ -324,107 +362,4 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (*loci.SearchR
 		})
 	}
 	return out, nil
-}
-
-// conversational returns the hits that are conversation messages: only
-// they lend score to their neighbours, since a turn's answer is often the
-// next message; a passage or fact written a minute after another is not
-// its context.
-func conversational(hits []loci.ScoredRecord) []loci.ScoredRecord {
-	var out []loci.ScoredRecord
-	for _, h := range hits {
-		if h.Record.Kind == loci.KindSession && h.Record.Category == messageCategory {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// maxContextGroup bounds the records read that share one timestamp (a
-// batch of messages written at once) when looking for a record's
-// neighbours; a record further into a larger batch gets none.
-const maxContextGroup = 256
-
-// neighbours returns, for each of hits, the records written just before
-// and just after it in its conversation: the same kind, scope and
-// category, within window of its time, ordered by creation time and then
-// id (ids are time-ordered, so a batch written at one time keeps its
-// order), and selected by f, so that context never brings in a record
-// the query's filter excludes.
-func neighbours(ctx context.Context, tx loci.Tx, f loci.RecordFilter, hits []loci.ScoredRecord, window time.Duration) (map[string][]*loci.Record, error) {
-	out := map[string][]*loci.Record{}
-	groups := map[string][]*loci.Record{} // records sharing a time, by conversation and time
-	for _, h := range hits {
-		r := h.Record
-		g := f
-		g.Kinds = []loci.Kind{r.Kind}
-		g.AgentID, g.UserID, g.SessionID, g.TaskID = &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID
-		g.OrGlobalUser = false
-		g.Category = &r.Category
-		g.Order, g.Limit, g.Offset = loci.OrderCreatedAsc, 0, 0
-		t := r.CreatedAt
-		// Usually r is the first record of its time (times differ): then
-		// the next is the first record after it, read with r itself.
-		next := within(g, t.Add(-time.Microsecond), t.Add(window))
-		next.Limit = 2
-		recs, err := tx.FindRecords(ctx, next)
-		if err != nil {
-			return nil, err
-		}
-		var nbs []*loci.Record
-		i := slices.IndexFunc(recs, func(x *loci.Record) bool { return x.ID == r.ID })
-		switch i {
-		case 0:
-			prev := within(g, t.Add(-window), t)
-			prev.Order, prev.Limit = loci.OrderCreatedDesc, 1
-			before, err := tx.FindRecords(ctx, prev)
-			if err != nil {
-				return nil, err
-			}
-			nbs = append(append(nbs, before...), recs[1:]...)
-		default:
-			// Records written before r at its time (a batch): read them.
-			key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", r.Kind, r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category, t.UnixMicro())
-			group, ok := groups[key]
-			if !ok {
-				same := within(g, t.Add(-time.Microsecond), t.Add(time.Microsecond))
-				same.Limit = maxContextGroup
-				if group, err = tx.FindRecords(ctx, same); err != nil {
-					return nil, err
-				}
-				groups[key] = group
-			}
-			i := slices.IndexFunc(group, func(x *loci.Record) bool { return x.ID == r.ID })
-			if i < 0 {
-				continue
-			}
-			if i > 0 {
-				nbs = append(nbs, group[i-1])
-			}
-			if i+1 < len(group) {
-				nbs = append(nbs, group[i+1])
-			} else if len(group) < maxContextGroup {
-				after := within(g, t, t.Add(window))
-				after.Limit = 1
-				recs, err := tx.FindRecords(ctx, after)
-				if err != nil {
-					return nil, err
-				}
-				nbs = append(nbs, recs...)
-			}
-		}
-		out[r.ID] = nbs
-	}
-	return out, nil
-}
-
-// within narrows f to records created strictly between after and before.
-func within(f loci.RecordFilter, after, before time.Time) loci.RecordFilter {
-	if f.CreatedAfter.IsZero() || after.After(f.CreatedAfter) {
-		f.CreatedAfter = after
-	}
-	if f.CreatedBefore.IsZero() || before.Before(f.CreatedBefore) {
-		f.CreatedBefore = before
-	}
-	return f
 }

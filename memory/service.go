@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/index"
 )
 
 var _ loci.Service = (*Service)(nil)
@@ -25,6 +26,11 @@ type Service struct {
 	embedder loci.Embedder // nil: lexical search only
 	ranking  RankingParams
 	queue    *embedQueue
+
+	// index holds the search indexes of the scopes searched (package
+	// index), within indexBudget bytes.
+	index       *index.Cache
+	indexBudget int64
 }
 
 // Option configures a Service.
@@ -33,17 +39,31 @@ type Option func(*Service)
 // WithClock sets the clock every time-dependent rule reads.
 func WithClock(c loci.Clock) Option { return func(s *Service) { s.clock = c } }
 
+// WithIndexBudget bounds the memory of the in-memory search indexes, in
+// bytes (default index.DefaultBudget): the indexes of the scopes searched
+// are kept least-recently-used within it, and a scope too large for it is
+// searched by a streaming pass over its records.
+func WithIndexBudget(bytes int64) Option { return func(s *Service) { s.indexBudget = bytes } }
+
 // WithLogger sets the service's logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.logger = l } }
 
 // New returns a service on store.
 func New(store loci.Store, opts ...Option) *Service {
-	s := &Service{store: store, clock: loci.SystemClock{}, logger: slog.Default(), ranking: DefaultRanking()}
+	s := &Service{store: store, clock: loci.SystemClock{}, logger: slog.Default(), ranking: DefaultRanking(), indexBudget: index.DefaultBudget}
 	for _, o := range opts {
 		o(s)
 	}
+	iopts := []index.Option{index.WithBudget(s.indexBudget), index.WithConfidence(confidence01), index.WithConversational(isMessage)}
+	if s.embedder != nil {
+		iopts = append(iopts, index.WithModel(s.embedder.Model()))
+	}
+	s.index = index.New(iopts...)
 	return s
 }
+
+// IndexStats reports what the search indexes hold and did.
+func (s *Service) IndexStats() index.CacheStats { return s.index.Stats() }
 
 // Store returns the service's store.
 func (s *Service) Store() loci.Store { return s.store }

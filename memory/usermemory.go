@@ -145,18 +145,16 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			found = append(found, recs...)
 		}
 		if len(terms) > 0 {
-			n, err := tx.CountRecords(ctx, f)
-			if err != nil {
-				return err
-			}
-			hits, err := tx.SearchLexical(ctx, f, terms, n)
-			if err != nil {
-				return err
-			}
-			for _, h := range hits {
-				if holdsEvery(h.Record, terms) {
-					found = append(found, h.Record)
+			// Every record of the user's scope is read once (streamed,
+			// not held): a forget needs every match, not the best few.
+			err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+				if holdsEvery(r, terms) {
+					found = append(found, r)
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 		}
 		slots := map[string]bool{}

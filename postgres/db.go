@@ -47,8 +47,6 @@ type DB struct {
 	vectorSchema string
 	// vectorIndexes holds the dimensions known to have an HNSW index.
 	vectorIndexes sync.Map
-	// cache is the in-memory vector cache (vectorcache.go); nil: off.
-	cache *vectorCache
 }
 
 // Open connects to the database that dsn names (a postgres:// URL or a
@@ -68,7 +66,7 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	db := &DB{pool: pool, cache: newVectorCache()}
+	db := &DB{pool: pool}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

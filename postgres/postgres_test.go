@@ -41,6 +41,11 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t testing.TB) loci.Store { return testdb.OpenPostgres(t, dsn) })
 }
 
+func TestIndexConformance(t *testing.T) {
+	dsn := postgresDSN(t)
+	storetest.RunIndex(t, func(t *testing.T) (loci.Store, loci.Store) { return testdb.PostgresPair(t, dsn) })
+}
+
 // TestConformancePGlite runs the suite on PGlite, where the vector
 // extension exists, so embeddings also go through the pgvector column.
 func TestConformancePGlite(t *testing.T) {

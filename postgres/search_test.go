@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
+	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/storetest"
 )
@@ -62,41 +63,57 @@ func (c *corpus) query(n int) []string {
 	return analysis.QueryTerms(c.text(n, n))
 }
 
-// TestLexicalParity checks that PostgreSQL ranks by the same BM25 as the
-// SQLite index: on one corpus, both return the same records with the same
-// scores, with and without a filter narrower than the workspace. Each runs
-// with the in-memory cache and without it (in SQL).
-func TestLexicalParity(t *testing.T) {
-	for _, cache := range []bool{true, false} {
-		name := map[bool]string{true: "Cache", false: "SQL"}[cache]
-		t.Run("Postgres"+name, func(t *testing.T) {
-			db := testdb.OpenPostgres(t, postgresDSN(t))
-			postgres.SetVectorCache(db, cache)
-			testLexicalParity(t, db, cache)
-		})
-		t.Run("PGlite"+name, func(t *testing.T) {
-			db := testdb.OpenPostgres(t, pgliteDSN(t))
-			postgres.SetVectorCache(db, cache)
-			testLexicalParity(t, db, cache)
-		})
-	}
+// TestSearchParity checks that a search ranks the same records with the
+// same scores on PostgreSQL (15, and PGlite with pgvector) as on SQLite:
+// the same data, through the whole pipeline (the shared index, BM25,
+// vectors, fusion, recency, confidence), with filters narrower and wider
+// than an agent, and after updates and deletes reach the held indexes
+// through each store's change feed.
+func TestSearchParity(t *testing.T) {
+	t.Run("Postgres", func(t *testing.T) { testSearchParity(t, testdb.OpenPostgres(t, postgresDSN(t))) })
+	t.Run("PGliteWithoutPublicOnPath", func(t *testing.T) {
+		db := openSchemaOnly(t, pgliteDSN(t))
+		if !db.HasPGVector() {
+			t.Fatal("PGlite store has no pgvector column")
+		}
+		testSearchParity(t, db)
+	})
 }
 
-func testLexicalParity(t *testing.T, pg *postgres.DB, cache bool) {
+func testSearchParity(t *testing.T, pg loci.Store) {
 	ctx := context.Background()
 	lite := testdb.OpenSQLite(t)
+	clock := loci.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	emb := embed.NewHash(64)
+	svcs := []*memory.Service{
+		memory.New(lite, memory.WithClock(clock), memory.WithEmbedder(emb)),
+		memory.New(pg, memory.WithClock(clock), memory.WithEmbedder(emb)),
+	}
 	c := newCorpus(3, 300)
 	var recs []*loci.Record
 	for i := range 400 {
-		scope := loci.Scope{AgentID: []string{"a", "b"}[i%2]}
+		scope := loci.Scope{AgentID: []string{"a", "b"}[i%2], UserID: []string{"", "u"}[i%3%2]}
 		content := c.text(1, 30)
 		if i%50 == 0 {
 			content = "" // no terms at all: counts in N with length 0
 		}
-		r := storetest.NewRecord(loci.KindPassage, scope, "", content)
+		kind := loci.KindPassage
+		if i%5 == 0 {
+			kind = loci.KindFact
+		}
+		r := storetest.NewRecord(kind, scope, "", content)
 		r.SearchText = analysis.SearchText(content)
+		r.CreatedAt = clock.Now().Add(-time.Duration(i) * time.Hour).UTC().Truncate(time.Microsecond)
+		r.UpdatedAt, r.Confidence = r.CreatedAt, float64(i%10)/10
 		if i%3 == 0 {
 			r.Tags = []string{"t"}
+		}
+		if i%7 != 0 { // the others wait for their embedding
+			vecs, err := emb.Embed(ctx, []string{content})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Embedding, r.EmbeddingModel = vecs[0], emb.Model()
 		}
 		recs = append(recs, r)
 	}
@@ -109,48 +126,98 @@ func testLexicalParity(t *testing.T, pg *postgres.DB, cache bool) {
 	storetest.MustInsert(t, lite, recs...)
 	storetest.MustInsert(t, pg, recs...)
 
-	search := func(s loci.Store, f loci.RecordFilter, terms []string, limit int) []loci.ScoredRecord {
+	queries := []loci.SearchQuery{}
+	for q := range 30 {
+		text := c.text(1+q%4, 1+q%4)
+		if q%10 == 0 {
+			text += " nosuchterm"
+		}
+		for _, sq := range []loci.SearchQuery{
+			{Query: text, Limit: 5},
+			{Query: text, AgentID: "a", Limit: 1000, Explain: true},
+			{Query: text, AgentID: "a", Tags: []string{"t"}, Limit: 3},
+			{Query: text, UserID: "u", Kinds: []loci.Kind{loci.KindFact}, Limit: 10},
+		} {
+			queries = append(queries, sq)
+		}
+	}
+	compare := func(t *testing.T) {
 		t.Helper()
-		var out []loci.ScoredRecord
-		if err := s.View(ctx, func(tx loci.Tx) (err error) {
-			out, err = tx.SearchLexical(ctx, f, terms, limit)
-			return err
+		for _, q := range queries {
+			var got [2]*loci.SearchResults
+			for i, svc := range svcs {
+				res, err := svc.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = res
+			}
+			if msg := sameResults(got[0], got[1]); msg != "" {
+				t.Fatalf("%+v: %s", q, msg)
+			}
+		}
+	}
+	t.Run("Fresh", compare)
+	// Change both the same way: the held indexes learn it from the feed.
+	texts := make([]string, 40)
+	for i := range texts {
+		texts[i] = c.text(3, 10)
+	}
+	for _, s := range []loci.Store{lite, pg} {
+		if err := s.Update(ctx, func(tx loci.Tx) error {
+			for i, r := range recs[:40] {
+				if i%2 == 0 {
+					if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: r.Workspace, IDs: []string{r.ID}}); err != nil {
+						return err
+					}
+					continue
+				}
+				u := *r
+				u.Content = texts[i]
+				u.SearchText, u.Version, u.Embedding, u.EmbeddingModel = analysis.SearchText(u.Content), 2, nil, ""
+				if err := tx.UpdateRecord(ctx, &u, 1); err != nil {
+					return err
+				}
+			}
+			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		return out
 	}
-	ws := loci.RecordFilter{Workspace: loci.DefaultWorkspace}
-	agentA := ws
-	agentA.AgentID = loci.Ptr("a")
-	tagged := agentA
-	tagged.Tags = []string{"t"}
-	filters := map[string]loci.RecordFilter{"Workspace": ws, "Agent": agentA, "Tagged": tagged}
-	searches := int64(0)
-	t.Cleanup(func() {
-		// With the cache, every search was answered from it.
-		want := map[bool]int64{true: searches, false: 0}[cache]
-		if n := postgres.CachedLexicalSearches(pg); n != want {
-			t.Errorf("the cache answered %d lexical searches, want %d", n, want)
+	t.Run("AfterChanges", compare)
+}
+
+// explained writes an explanation out, following its pointers.
+func explained(e *loci.Explanation) string {
+	if e == nil {
+		return "none"
+	}
+	out := fmt.Sprintf("%v %v %v %v %v", e.Signals, e.Fused, e.Recency, e.MMRRank, e.Score)
+	if e.Confidence != nil {
+		out += fmt.Sprint(" confidence ", *e.Confidence)
+	}
+	return out
+}
+
+// sameResults compares two searches' results: the same records with the
+// same scores (and explanations), in order.
+func sameResults(want, got *loci.SearchResults) string {
+	if want.PendingEmbeddings != got.PendingEmbeddings {
+		return fmt.Sprintf("pending %d, want %d", got.PendingEmbeddings, want.PendingEmbeddings)
+	}
+	if len(want.Results) != len(got.Results) {
+		return fmt.Sprintf("%d results, want %d", len(got.Results), len(want.Results))
+	}
+	for i := range want.Results {
+		w, g := want.Results[i], got.Results[i]
+		if w.ID != g.ID || w.Score != g.Score {
+			return fmt.Sprintf("result %d: %s at %v, want %s at %v", i, g.ID, g.Score, w.ID, w.Score)
 		}
-	})
-	for name, f := range filters {
-		t.Run(name, func(t *testing.T) {
-			for q := range 40 {
-				terms := c.query(1 + q%4)
-				if q%10 == 0 {
-					terms = append(terms, "nosuchterm", terms[0])
-				}
-				for _, limit := range []int{3, 1000} {
-					want, got := search(lite, f, terms, limit), search(pg, f, terms, limit)
-					searches++
-					if msg := sameRanking(want, got); msg != "" {
-						t.Fatalf("terms %q limit %d: %s\nsqlite:   %s\npostgres: %s", terms, limit, msg, ranking(want), ranking(got))
-					}
-				}
-			}
-		})
+		if explained(w.Explain) != explained(g.Explain) {
+			return fmt.Sprintf("result %d: explanation %+v, want %+v", i, g.Explain, w.Explain)
+		}
 	}
+	return ""
 }
 
 // sameRanking compares two rankings: the same scores rank by rank, and the
@@ -191,43 +258,6 @@ func ranking(rs []loci.ScoredRecord) string {
 	return b.String()
 }
 
-// BenchmarkSearchLexical times BM25 searches of three terms on n passages
-// of one agent (LOCI_TEST_POSTGRES_DSN; a fresh schema, filled once per
-// size), from the cache and in SQL.
-func BenchmarkSearchLexical(b *testing.B) {
-	dsn := os.Getenv(testdb.PostgresEnv)
-	if dsn == "" {
-		b.Skipf("%s is not set", testdb.PostgresEnv)
-	}
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			db := testdb.OpenPostgres(b, dsn)
-			c := newCorpus(1, 30000)
-			fill(b, db, c, n)
-			f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("bench"), Kinds: []loci.Kind{loci.KindPassage}}
-			ctx := context.Background()
-			search := func(terms []string) {
-				if err := db.View(ctx, func(tx loci.Tx) error {
-					_, err := tx.SearchLexical(ctx, f, terms, 10)
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for _, cache := range []bool{true, false} {
-				b.Run(map[bool]string{true: "Cache", false: "SQL"}[cache], func(b *testing.B) {
-					postgres.SetVectorCache(db, cache)
-					search(c.query(3)) // loads the cache
-					b.ResetTimer()
-					for range b.N {
-						search(c.query(3))
-					}
-				})
-			}
-		})
-	}
-}
-
 // fill inserts n passages of agent "bench", a thousand per transaction.
 func fill(tb testing.TB, s loci.Store, c *corpus, n int) {
 	ctx := context.Background()
@@ -252,30 +282,6 @@ func fill(tb testing.TB, s loci.Store, c *corpus, n int) {
 	}
 }
 
-// TestVectorParity checks that the exact real[] path (PostgreSQL 15), the
-// pgvector path (PGlite) and the SQLite index rank the same records by
-// vector, with the same scores, within filters; on PGlite with a
-// search_path that leaves out public, where the extension lives.
-// Each runs with the in-memory vector cache and without it (in SQL).
-func TestVectorParity(t *testing.T) {
-	for _, cache := range []bool{true, false} {
-		name := map[bool]string{true: "Cache", false: "SQL"}[cache]
-		t.Run("Postgres"+name, func(t *testing.T) {
-			db := testdb.OpenPostgres(t, postgresDSN(t))
-			postgres.SetVectorCache(db, cache)
-			testVectorParity(t, db)
-		})
-		t.Run("PGliteWithoutPublicOnPath"+name, func(t *testing.T) {
-			db := openSchemaOnly(t, pgliteDSN(t))
-			if !db.HasPGVector() {
-				t.Fatal("PGlite store has no pgvector column")
-			}
-			postgres.SetVectorCache(db, cache)
-			testVectorParity(t, db)
-		})
-	}
-}
-
 // openSchemaOnly opens a store in a fresh schema with search_path set to
 // that schema alone.
 func openSchemaOnly(t *testing.T, dsn string) *postgres.DB {
@@ -296,69 +302,4 @@ func openSchemaOnly(t *testing.T, dsn string) *postgres.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-func testVectorParity(t *testing.T, pg loci.Store) {
-	ctx := context.Background()
-	lite := testdb.OpenSQLite(t)
-	const model, dims = "m", 16
-	rng := rand.New(rand.NewSource(5))
-	vec := func() []float32 {
-		v := make([]float32, dims)
-		var ss float64
-		for d := range v {
-			v[d] = float32(rng.NormFloat64())
-			ss += float64(v[d]) * float64(v[d])
-		}
-		for d := range v {
-			v[d] = float32(float64(v[d]) / math.Sqrt(ss))
-		}
-		return v
-	}
-	var recs []*loci.Record
-	for i := range 300 {
-		r := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: []string{"a", "b"}[i%2]}, "", fmt.Sprint("passage ", i))
-		switch {
-		case i%17 == 0: // not embedded yet
-		case i%23 == 0:
-			r.Embedding, r.EmbeddingModel = vec(), "other"
-		default:
-			r.Embedding, r.EmbeddingModel = vec(), model
-		}
-		if i%3 == 0 {
-			r.Tags = []string{"t"}
-		}
-		recs = append(recs, r)
-	}
-	storetest.MustInsert(t, lite, recs...)
-	storetest.MustInsert(t, pg, recs...)
-	search := func(s loci.Store, f loci.RecordFilter, q []float32, limit int) []loci.ScoredRecord {
-		t.Helper()
-		var out []loci.ScoredRecord
-		if err := s.View(ctx, func(tx loci.Tx) (err error) {
-			out, err = tx.SearchVector(ctx, f, model, q, limit)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	ws := loci.RecordFilter{Workspace: loci.DefaultWorkspace}
-	agentA := ws
-	agentA.AgentID = loci.Ptr("a")
-	tagged := agentA
-	tagged.Tags = []string{"t"}
-	for name, f := range map[string]loci.RecordFilter{"Workspace": ws, "Agent": agentA, "Tagged": tagged} {
-		t.Run(name, func(t *testing.T) {
-			for range 20 {
-				q := vec()
-				for _, limit := range []int{5, 1000} {
-					want, got := search(lite, f, q, limit), search(pg, f, q, limit)
-					if msg := sameRankingTol(want, got, 1e-5); msg != "" {
-						t.Fatalf("limit %d: %s\nsqlite:   %s\npostgres: %s", limit, msg, ranking(want), ranking(got))
-					}
-				}
-			}
-		})
-	}
 }

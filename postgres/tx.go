@@ -49,10 +49,10 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 		return err
 	}
 	args := recordArgs(r)
-	tag, err := tx.tx.Exec(ctx, `INSERT INTO records (`+recordColumns+`, search_len)
+	tag, err := tx.tx.Exec(ctx, `INSERT INTO records (`+recordColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-		$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28)
-		ON CONFLICT DO NOTHING`, append(args, searchLen(args[9].(string)))...)
+		$19, $20, $21, $22, $23::real[], $24, $25, $26, $27)
+		ON CONFLICT DO NOTHING`, args...)
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
@@ -83,13 +83,13 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		outcome = $12, confidence = $13, access_count = GREATEST(access_count, $14),
 		last_accessed_at = GREATEST(last_accessed_at, $15), updated_at = $16,
 		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20,
-		valid_at = $21, invalid_at = $22, review = $23, search_len = $27
+		valid_at = $21, invalid_at = $22, review = $23
 		WHERE id = $24 AND workspace = $25 AND version = $26
 		AND ($5::text IS NULL OR $22::timestamptz IS NOT NULL OR NOT EXISTS (SELECT 1 FROM records o
 			WHERE o.workspace = $25 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $24
 			AND o.invalid_at IS NULL
 			AND ((o.agent_id = $1 AND o.session_id = $3 AND o.task_id = $4) OR records.kind = 'fact')))`,
-		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion, searchLen(args[9].(string)))...)
+		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
 		return translate(fmt.Errorf("update record: %w", err))
 	}
@@ -126,14 +126,40 @@ func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record
 
 // FindRecords returns the records that match f.
 func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
+	var out []*loci.Record
+	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// ScanRecords calls fn with each record that matches f, in f.Order.
+func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
 	var a args
 	where := whereClause(f, "", &a)
-	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where + ` ORDER BY ` + orderClause(f.Order) + limitClause(f.Limit, f.Offset)
-	rows, err := tx.tx.Query(ctx, q, a...)
-	if err != nil {
-		return nil, fmt.Errorf("find records: %w", err)
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where
+	if o := orderClause(f.Order); o != "" {
+		q += ` ORDER BY ` + o
 	}
-	return scanRecords(rows)
+	rows, err := tx.tx.Query(ctx, q+limitClause(f.Limit, f.Offset), a...)
+	if err != nil {
+		return fmt.Errorf("find records: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find records: %w", err)
+	}
+	return nil
 }
 
 // CountRecords counts the records that match f.
@@ -158,9 +184,9 @@ func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, erro
 		return 0, fmt.Errorf("delete records: %w", err)
 	}
 	if tag.RowsAffected() > 0 {
-		// The deletes left tombstones for the vector caches' feed; prune
-		// those an hour old, raising the floor past them so that a
-		// cache that has not read them since reloads (vectorcache.go).
+		// The deletes left tombstones for the change feed (feed.go);
+		// prune those an hour old, raising the floor past them so that
+		// a process that has not read them since starts over.
 		if _, err := tx.tx.Exec(ctx, `WITH p AS (
 				DELETE FROM record_tombstones WHERE deleted_at < now() - interval '1 hour' RETURNING xid)
 			UPDATE record_feed SET floor = greatest(floor, (SELECT max(xid) + 1 FROM p))
@@ -421,6 +447,8 @@ func orderClause(o loci.Order) string {
 		return "confidence DESC, id DESC"
 	case loci.OrderValidDesc:
 		return "coalesce(valid_at, created_at) DESC, id DESC"
+	case loci.OrderNone:
+		return ""
 	default:
 		return "created_at DESC, id DESC"
 	}
@@ -447,12 +475,6 @@ func prefixed(p, cols string) string {
 
 // cleanText drops what PostgreSQL text cannot hold: NUL bytes and invalid
 // UTF-8.
-// searchLen is the length of a search text in terms, for BM25: its
-// whitespace-separated fields, as the SQLite index counts them.
-func searchLen(search string) int {
-	return len(strings.Fields(search))
-}
-
 func cleanText(s string) string {
 	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "")
 }

@@ -2,38 +2,26 @@ package postgres_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/index"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/storetest"
 )
 
-// TestCacheFiltersValidity: the in-process search cache filters on
-// validity and review (RecordFilter.Match) from the change feed, so a
-// search with AsOf or Review is answered from the cache, not from SQL, and
-// sees another process's change of invalid_at or review right after it
-// commits (the update restamps the row for the change feed).
-func TestCacheFiltersValidity(t *testing.T) {
+// TestIndexFiltersValidity: a held search index (package index) filters on
+// validity and review (RecordFilter.Match), and sees another process's
+// change of invalid_at or review right after it commits (the update
+// restamps the row for the change feed): it answers as an index loaded
+// afresh does.
+func TestIndexFiltersValidity(t *testing.T) {
 	dsn := postgresDSN(t)
 	ctx := context.Background()
-	schema := testdb.NewSchema(t, dsn)
-	open := func() *postgres.DB {
-		cfg, err := testdb.PostgresConfig(dsn, schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := postgres.OpenConfig(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	writer, reader, oracle := open(), open(), open()
-	postgres.SetVectorCache(oracle, false)
+	writer, reader := testdb.PostgresPair(t, dsn)
+	held := index.New()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	old := storetest.NewRecord(loci.KindFact, loci.Scope{UserID: "u"}, "home_city", "lives in paris")
 	old.ValidAt, old.InvalidAt = t0, t0.Add(time.Hour)
@@ -43,22 +31,28 @@ func TestCacheFiltersValidity(t *testing.T) {
 
 	later := loci.RecordFilter{Workspace: loci.DefaultWorkspace, UserID: loci.Ptr("u"), AsOf: t0.Add(2 * time.Hour)}
 	disputed := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Review: []string{loci.ReviewDisputed}}
+	search := func(c *index.Cache, f loci.RecordFilter) []string {
+		t.Helper()
+		var ids []string
+		if err := reader.View(ctx, func(tx loci.Tx) error {
+			res, err := c.Search(ctx, tx, index.Query{Filters: []loci.RecordFilter{f}, Terms: []string{"lives"}, N: 10})
+			for _, h := range res.Lexical {
+				ids = append(ids, h.Doc.Meta.ID)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
 	check := func(step string, f loci.RecordFilter, want ...string) {
 		t.Helper()
-		before := postgres.CachedLexicalSearches(reader)
-		got, sql := searchLex(t, reader, f, []string{"lives"}, 10), searchLex(t, oracle, f, []string{"lives"}, 10)
-		if msg := sameRanking(sql, got); msg != "" {
-			t.Fatalf("%s: cache and SQL differ: %s", step, msg)
+		got, fresh := search(held, f), search(index.New(), f)
+		if !slices.Equal(got, fresh) {
+			t.Fatalf("%s: the held index answers %v, a fresh one %v", step, got, fresh)
 		}
-		var ids []string
-		for _, r := range got {
-			ids = append(ids, r.Record.ID)
-		}
-		if len(ids) != len(want) || (len(want) == 1 && ids[0] != want[0]) {
-			t.Fatalf("%s: got %v, want %v", step, ids, want)
-		}
-		if postgres.CachedLexicalSearches(reader) != before+1 {
-			t.Fatalf("%s: the cache did not answer (SQL fallback)", step)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: got %v, want %v", step, got, want)
 		}
 	}
 	check("CurrentOnly", later, cur.ID)

@@ -1,7 +1,8 @@
 // Package sqlite is loci's embedded backend: SQLite through modernc.org/sqlite
 // (pure Go, no cgo), in WAL mode, with one writer connection that takes
-// immediate transactions and a pool of readers, and an FTS5 index over the
-// records kept in sync by triggers in the same transaction.
+// immediate transactions and a pool of readers. Search indexes live above
+// the store (package index); the store reports what changed through a feed
+// (Tx.Changes, migration 0006).
 package sqlite
 
 import (
@@ -40,14 +41,13 @@ type DB struct {
 	path   string
 	writer *sql.DB
 	reader *sql.DB
-	index  *searchIndex
 }
 
 // Open opens (creating it and its directory if needed) the database at path
 // and applies pending migrations. Path ":memory:" opens a transient store
 // that lives as long as the DB.
 func Open(ctx context.Context, path string) (*DB, error) {
-	db := &DB{path: path, index: newSearchIndex()}
+	db := &DB{path: path}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	if path == Memory || path == "" {
 		// One connection: every connection to :memory: is its own database.
@@ -72,7 +72,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}
 		w.SetMaxOpenConns(1)
-		r, err := sql.Open("sqlite", u+"&_txlock=deferred")
+		// Readers keep a small page cache: they read records by id and
+		// scan a scope once when a search index loads it; the OS page
+		// cache serves repeated reads, outside the process's memory.
+		r, err := sql.Open("sqlite", u+"&_pragma=cache_size(-512)&_txlock=deferred")
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("open sqlite readers: %w", err)
@@ -161,22 +164,6 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 	if err := fn(tx); err != nil {
 		sqlTx.Rollback()
 		return markTransient(err)
-	}
-	if len(tx.ops) > 0 {
-		// Bump the search generation, then commit and update the search
-		// index as one step, so a search never sees one without the other.
-		gen, err := readGen(ctx, sqlTx)
-		if err == nil {
-			_, err = sqlTx.ExecContext(ctx, `UPDATE search_generation SET gen = gen + 1 WHERE id = 1`)
-		}
-		if err != nil {
-			sqlTx.Rollback()
-			return fmt.Errorf("bump search generation: %w", err)
-		}
-		if err := db.index.commit(sqlTx, gen, tx.ops); err != nil {
-			return translate(fmt.Errorf("commit: %w", err))
-		}
-		return nil
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return markTransient(translate(fmt.Errorf("commit: %w", err)))

@@ -7,120 +7,68 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// SearchLexical ranks the records that match f by BM25 over their analyzed
-// text, from the in-memory search index (see index.go).
-func (tx *Tx) SearchLexical(ctx context.Context, f loci.RecordFilter, terms []string, limit int) ([]loci.ScoredRecord, error) {
-	if len(terms) == 0 || limit <= 0 {
-		return nil, nil
+// Changes reports the workspace's record changes after generation since
+// (see migration 0006): the rows stamped later, and the tombstones of
+// deletes and moves.
+func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci.ChangeSet, error) {
+	if tx.gen != 0 {
+		return &loci.ChangeSet{Dirty: true}, nil
 	}
-	sp, release, err := tx.db.index.acquire(ctx, tx.tx, f.Workspace, len(tx.ops) > 0)
+	var gen, floor int64
+	if err := tx.tx.QueryRowContext(ctx, `SELECT gen, floor FROM search_generation WHERE id = 1`).Scan(&gen, &floor); err != nil {
+		return nil, fmt.Errorf("read changes: %w", err)
+	}
+	cs := &loci.ChangeSet{Cursor: gen}
+	switch {
+	case since == loci.NoCursor || since >= gen:
+		return cs, nil
+	case since < floor:
+		cs.Reset = true
+		return cs, nil
+	}
+	rows, err := tx.tx.QueryContext(ctx, `SELECT 0, id, kind, agent_id, user_id, session_id, task_id
+			FROM records WHERE workspace = ?1 AND change_gen > ?2
+		UNION ALL
+		SELECT 1, id, kind, agent_id, user_id, session_id, task_id
+			FROM record_tombstones WHERE workspace = ?1 AND gen > ?2`, workspace, since)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read changes: %w", err)
 	}
-	hits := sp.lexical(&f, terms, limit)
-	ids := sp.ids(hits)
-	release()
-	return tx.scoredRecords(ctx, f.Workspace, ids, hits)
-}
-
-// SearchVector ranks the records that match f by cosine similarity of
-// their embedding to query, exactly, from the in-memory search index.
-func (tx *Tx) SearchVector(ctx context.Context, f loci.RecordFilter, model string, query []float32, limit int) ([]loci.ScoredRecord, error) {
-	if len(query) == 0 || limit <= 0 {
-		return nil, nil
-	}
-	sp, release, err := tx.db.index.acquire(ctx, tx.tx, f.Workspace, len(tx.ops) > 0)
-	if err != nil {
-		return nil, err
-	}
-	if sp.model != model && sp.model != "" {
-		// The index holds another model's vectors: rebuild it for this one.
-		release()
-		sp, err = loadSpaceFor(ctx, tx, f.Workspace, model)
-		if err != nil {
-			return nil, err
+	defer rows.Close()
+	for rows.Next() {
+		var removed int
+		var ch loci.Change
+		var kind string
+		if err := rows.Scan(&removed, &ch.ID, &kind, &ch.Scope.AgentID, &ch.Scope.UserID, &ch.Scope.SessionID, &ch.Scope.TaskID); err != nil {
+			return nil, fmt.Errorf("read changes: %w", err)
 		}
-		sp.mu.RLock()
-		release = sp.mu.RUnlock
-	}
-	hits := sp.vector(&f, model, query, limit)
-	ids := sp.ids(hits)
-	release()
-	return tx.scoredRecords(ctx, f.Workspace, ids, hits)
-}
-
-// loadSpaceFor loads a workspace's space whose vectors are model's and
-// installs it when the index is current.
-func loadSpaceFor(ctx context.Context, tx *Tx, workspace, model string) (*space, error) {
-	ix := tx.db.index
-	gen, err := readGen(ctx, tx.tx)
-	if err != nil {
-		return nil, err
-	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	sp, err := loadSpaceModel(ctx, tx.tx, workspace, model)
-	if err != nil {
-		return nil, err
-	}
-	if gen == ix.gen && len(tx.ops) == 0 { // not with tx's own uncommitted changes
-		ix.spaces[workspace] = sp
-	}
-	return sp, nil
-}
-
-func (sp *space) ids(hits []scored) []string {
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = sp.metas[h.slot].ID
-	}
-	return ids
-}
-
-// scoredRecords reads the records with ids and pairs them with the hits'
-// scores, in order; a record gone from tx's snapshot is left out.
-func (tx *Tx) scoredRecords(ctx context.Context, workspace string, ids []string, hits []scored) ([]loci.ScoredRecord, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	var args []any
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	// "+workspace" keeps the planner on the id index.
-	rows, err := tx.tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE id IN (`+placeholders(len(ids))+`) AND +workspace = ?`,
-		append(args, workspace)...)
-	if err != nil {
-		return nil, fmt.Errorf("read ranked records: %w", err)
-	}
-	recs, err := scanRecords(rows)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]*loci.Record, len(recs))
-	for _, r := range recs {
-		byID[r.ID] = r
-	}
-	out := make([]loci.ScoredRecord, 0, len(ids))
-	for i, id := range ids {
-		if r := byID[id]; r != nil {
-			out = append(out, loci.ScoredRecord{Record: r, Score: hits[i].score})
+		ch.Kind = loci.Kind(kind)
+		if removed == 1 {
+			cs.Removed = append(cs.Removed, ch)
+		} else {
+			cs.Changed = append(cs.Changed, ch)
 		}
 	}
-	return out, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read changes: %w", err)
+	}
+	return cs, nil
 }
 
 // SetEmbedding stores a record's embedding if it is still at version.
 func (tx *Tx) SetEmbedding(ctx context.Context, workspace, id string, version int, model string, vec []float32) (bool, error) {
-	res, err := tx.tx.ExecContext(ctx, `UPDATE records SET embedding = ?, embedding_model = ?
-		WHERE workspace = ? AND id = ? AND version = ?`, encodeVector(vec), model, workspace, id, version)
+	gen, err := tx.stamp(ctx)
+	if err != nil {
+		return false, err
+	}
+	res, err := tx.tx.ExecContext(ctx, `UPDATE records SET embedding = ?, embedding_model = ?, change_gen = ?
+		WHERE workspace = ? AND id = ? AND version = ?`, encodeVector(vec), model, gen, workspace, id, version)
 	if err != nil {
 		return false, fmt.Errorf("set embedding: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false, nil
 	}
-	tx.ops = append(tx.ops, indexOp{setWorkspace: workspace, setID: id, setModel: model, setVec: vec})
 	return true, nil
 }
 

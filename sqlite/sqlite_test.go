@@ -19,6 +19,10 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, testdb.OpenSQLite)
 }
 
+func TestIndexConformance(t *testing.T) {
+	storetest.RunIndex(t, testdb.SQLitePair)
+}
+
 func TestConformanceInMemory(t *testing.T) {
 	storetest.Run(t, func(t testing.TB) loci.Store {
 		db, err := sqlite.Open(context.Background(), sqlite.Memory)

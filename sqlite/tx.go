@@ -17,9 +17,22 @@ var _ loci.Tx = (*Tx)(nil)
 
 // Tx is a transaction on a SQLite store.
 type Tx struct {
-	tx  *sql.Tx
-	db  *DB
-	ops []indexOp // changes to apply to the search index on commit
+	tx *sql.Tx
+	db *DB
+	// gen is the generation this transaction stamps its record changes
+	// with (see migration 0006), taken at its first change; 0 before.
+	gen int64
+}
+
+// stamp returns the transaction's generation, taking the next one at the
+// first change of a record.
+func (tx *Tx) stamp(ctx context.Context) (int64, error) {
+	if tx.gen == 0 {
+		if err := tx.tx.QueryRowContext(ctx, `UPDATE search_generation SET gen = gen + 1 WHERE id = 1 RETURNING gen`).Scan(&tx.gen); err != nil {
+			return 0, translate(fmt.Errorf("stamp change: %w", err))
+		}
+	}
+	return tx.gen, nil
 }
 
 // Lock does nothing: SQLite has one writer, and Update holds it.
@@ -35,28 +48,25 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.tx.ExecContext(ctx, `INSERT INTO records (`+recordColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	gen, err := tx.stamp(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = tx.tx.ExecContext(ctx, `INSERT INTO records (`+recordColumns+`, change_gen)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, gen)...)
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
-	tx.indexed(r)
 	return nil
-}
-
-// indexed queues r's new state for the search index.
-func (tx *Tx) indexed(r *loci.Record) {
-	c := *r
-	if c.SearchText == "" {
-		c.SearchText = c.Content
-	}
-	c.Tags = append([]string(nil), r.Tags...)
-	tx.ops = append(tx.ops, indexOp{upsert: &c})
 }
 
 // UpdateRecord overwrites the mutable fields of a record at prevVersion.
 func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int) error {
 	args, err := recordArgs(r)
+	if err != nil {
+		return err
+	}
+	gen, err := tx.stamp(ctx)
 	if err != nil {
 		return err
 	}
@@ -69,9 +79,9 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		confidence = ?, access_count = max(access_count, ?),
 		last_accessed_at = CASE WHEN ? IS NULL THEN last_accessed_at ELSE max(coalesce(last_accessed_at, 0), ?) END,
 		updated_at = ?, expires_at = ?, version = ?, embedding = ?, embedding_model = ?,
-		valid_at = ?, invalid_at = ?, review = ?
+		valid_at = ?, invalid_at = ?, review = ?, change_gen = ?
 		WHERE id = ? AND workspace = ? AND version = ?`,
-		append(append(append(append([]any{}, args[3:18]...), args[17]), args[19:]...), r.ID, r.Workspace, prevVersion)...)
+		append(append(append(append([]any{}, args[3:18]...), args[17]), args[19:]...), gen, r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
 		return translate(fmt.Errorf("update record: %w", err))
 	}
@@ -85,7 +95,6 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		}
 		return loci.Errorf(loci.ECONFLICT, "version conflict: expected %d, found %d", prevVersion, v)
 	}
-	tx.indexed(r)
 	return nil
 }
 
@@ -106,13 +115,39 @@ func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record
 
 // FindRecords returns the records that match f.
 func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
+	var out []*loci.Record
+	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// ScanRecords calls fn with each record that matches f, in f.Order.
+func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
 	where, args := whereClause(f, "")
-	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where + ` ORDER BY ` + orderClause(f.Order) + limitClause(f.Limit, f.Offset)
-	rows, err := tx.tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find records: %w", err)
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where
+	if o := orderClause(f.Order); o != "" {
+		q += ` ORDER BY ` + o
 	}
-	return scanRecords(rows)
+	rows, err := tx.tx.QueryContext(ctx, q+limitClause(f.Limit, f.Offset), args...)
+	if err != nil {
+		return fmt.Errorf("find records: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find records: %w", err)
+	}
+	return nil
 }
 
 // CountRecords counts the records that match f.
@@ -133,28 +168,33 @@ func touchSQL(n int) string {
 		WHERE id IN (` + placeholders(n) + `) AND +workspace = ?`
 }
 
-// DeleteRecords deletes the records that match f; versions, links and FTS
-// entries go with them (foreign keys and triggers).
+// tombstoneRetention is how long deletes are kept in the change feed; a
+// process that has not read the feed for longer reloads what it holds.
+const tombstoneRetention = 10 * time.Minute
+
+// DeleteRecords deletes the records that match f; versions and links go
+// with them (foreign keys), and each leaves a tombstone in the change feed
+// (a trigger).
 func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	if _, err := tx.stamp(ctx); err != nil {
+		return 0, err
+	}
 	where, args := whereClause(f, "")
-	rows, err := tx.tx.QueryContext(ctx, `DELETE FROM records WHERE `+where+` RETURNING id`, args...)
+	res, err := tx.tx.ExecContext(ctx, `DELETE FROM records WHERE `+where, args...)
 	if err != nil {
 		return 0, fmt.Errorf("delete records: %w", err)
 	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return 0, fmt.Errorf("delete records: %w", err)
-		}
-		tx.ops = append(tx.ops, indexOp{delete: id})
-		n++
+	n, _ := res.RowsAffected()
+	// Prune old tombstones, raising the floor past them.
+	old := micros(time.Now().Add(-tombstoneRetention))
+	if _, err := tx.tx.ExecContext(ctx, `UPDATE search_generation SET floor = max(floor, coalesce(
+		(SELECT max(gen) FROM record_tombstones WHERE deleted_at < ?), 0)) WHERE id = 1`, old); err != nil {
+		return 0, fmt.Errorf("prune tombstones: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("delete records: %w", err)
+	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_tombstones WHERE deleted_at < ?`, old); err != nil {
+		return 0, fmt.Errorf("prune tombstones: %w", err)
 	}
-	return n, nil
+	return int(n), nil
 }
 
 // TouchRecords bumps access_count and last_accessed_at.
@@ -389,6 +429,8 @@ func orderClause(o loci.Order) string {
 		return "confidence DESC, id DESC"
 	case loci.OrderValidDesc:
 		return "coalesce(valid_at, created_at) DESC, id DESC"
+	case loci.OrderNone:
+		return ""
 	default:
 		return "created_at DESC, id DESC"
 	}

@@ -11,11 +11,12 @@ import (
 	"testing"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/index"
 	_ "modernc.org/sqlite/vec" // sqlite-vec, for the comparison only
 )
 
-// The vector search comparison: the in-process column scan that
-// SearchVector uses, against sqlite-vec's vec0 (built into modernc.org/sqlite
+// The vector search comparison: the in-process column scan of the search
+// index (package index) on a store, against sqlite-vec's vec0 (built into modernc.org/sqlite
 // as modernc.org/sqlite/vec) doing the same exact k-nearest search.
 //
 //	LOCI_BENCH_VECTORS=100000 go test ./sqlite -run XXX -bench VectorSearch -benchtime 200x
@@ -67,16 +68,12 @@ func BenchmarkVectorSearch(b *testing.B) {
 		}
 	}
 
-	sp := newSpace()
-	for i, v := range vecs {
-		sp.add(&loci.Record{ID: fmt.Sprintf("r%07d", i), Workspace: "w", Kind: loci.KindPassage,
-			Scope: loci.Scope{AgentID: "a"}, Embedding: v, EmbeddingModel: "m"}, "")
-	}
-	f := &loci.RecordFilter{Workspace: "w", AgentID: loci.Ptr("a")}
+	search := vectorIndex(b, vecs, "r%07d")
+	f := loci.RecordFilter{Workspace: "w", AgentID: loci.Ptr("a")}
 	for _, name := range []string{"hashlike", "dense"} {
 		b.Run(fmt.Sprintf("memory/%s/n=%d", name, n), func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
-				if got := sp.vector(f, "m", queries[name][i%64], k); len(got) != k {
+				if got := search(f, queries[name][i%64], k); len(got) != k {
 					b.Fatalf("got %d", len(got))
 				}
 			}
@@ -126,10 +123,7 @@ func BenchmarkVectorSearch(b *testing.B) {
 func TestVectorScanMatchesVec0(t *testing.T) {
 	const dims, n, k = 16, 500, 5
 	vecs, rng := benchVectors(n, dims)
-	sp := newSpace()
-	for i, v := range vecs {
-		sp.add(&loci.Record{ID: fmt.Sprintf("r%07d", i+1), Workspace: "w", Embedding: v, EmbeddingModel: "m"}, "")
-	}
+	search := vectorIndex(t, vecs, "r%07d")
 	db, err := sql.Open("sqlite", "file:vectest?mode=memory")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +140,7 @@ func TestVectorScanMatchesVec0(t *testing.T) {
 	}
 	for range 10 {
 		q := randUnit(rng, dims, dims)
-		got := sp.vector(&loci.RecordFilter{Workspace: "w"}, "m", q, k)
+		got := search(loci.RecordFilter{Workspace: "w"}, q, k)
 		rows, err := db.Query(`SELECT rowid FROM v WHERE embedding MATCH ? AND k = ?`, encodeVector(q), k)
 		if err != nil {
 			t.Fatal(err)
@@ -155,11 +149,51 @@ func TestVectorScanMatchesVec0(t *testing.T) {
 		for rows.Next() {
 			var id int
 			rows.Scan(&id)
-			if want := fmt.Sprintf("r%07d", id); sp.metas[got[i].slot].ID != want {
-				t.Fatalf("neighbour %d: scan %s, vec0 %s", i, sp.metas[got[i].slot].ID, want)
+			if want := fmt.Sprintf("r%07d", id-1); got[i] != want {
+				t.Fatalf("neighbour %d: scan %s, vec0 %s", i, got[i], want)
 			}
 			i++
 		}
 		rows.Close()
+	}
+}
+
+// vectorIndex stores vecs as agent a's passages of workspace w (ids from
+// idFormat and their position) in a transient store, and returns a search
+// of their index by model "m".
+func vectorIndex(tb testing.TB, vecs [][]float32, idFormat string) func(f loci.RecordFilter, q []float32, k int) []string {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	err = db.Update(ctx, func(tx loci.Tx) error {
+		for i, v := range vecs {
+			r := &loci.Record{ID: fmt.Sprintf(idFormat, i), Workspace: "w", Kind: loci.KindPassage,
+				Scope: loci.Scope{AgentID: "a"}, Embedding: v, EmbeddingModel: "m", Version: 1}
+			if err := tx.InsertRecord(ctx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := index.New(index.WithModel("m"), index.WithBudget(1<<30))
+	return func(f loci.RecordFilter, q []float32, k int) []string {
+		var ids []string
+		err := db.View(ctx, func(tx loci.Tx) error {
+			res, err := c.Search(ctx, tx, index.Query{Filters: []loci.RecordFilter{f}, Vector: q, N: k})
+			for _, h := range res.Vector {
+				ids = append(ids, h.Doc.Meta.ID)
+			}
+			return err
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return ids
 	}
 }

@@ -61,17 +61,14 @@ func testKeyHistory(t *testing.T, open Opener) {
 	t.Run("SearchAsOf", func(t *testing.T) {
 		search := func(asOf time.Time) []string {
 			t.Helper()
-			var out []loci.ScoredRecord
 			f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindFact}, UserID: loci.Ptr("u"), AsOf: asOf}
-			if err := s.View(ctx, func(tx loci.Tx) (err error) {
-				out, err = tx.SearchLexical(ctx, f, []string{"lives"}, 10)
-				return err
-			}); err != nil {
-				t.Fatal(err)
+			var ids []string
+			for _, r := range SearchLexical(t, s, f, []string{"lives"}, 10) {
+				ids = append(ids, r.Record.ID)
 			}
 			var got []string
-			for _, r := range out {
-				got = append(got, r.Record.Content)
+			for _, r := range MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: ids}) {
+				got = append(got, r.Content)
 			}
 			slices.Sort(got)
 			return got

@@ -441,14 +441,7 @@ func testLexical(t *testing.T, open Opener) {
 	MustInsert(t, s, a, b, c)
 	search := func(f loci.RecordFilter, terms ...string) []loci.ScoredRecord {
 		t.Helper()
-		var out []loci.ScoredRecord
-		if err := s.View(ctx, func(tx loci.Tx) (err error) {
-			out, err = tx.SearchLexical(ctx, f, terms, 10)
-			return err
-		}); err != nil {
-			t.Fatalf("search %q: %v", terms, err)
-		}
-		return out
+		return SearchLexical(t, s, f, terms, 10)
 	}
 	agentA := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a")}
 	t.Run("Ranks", func(t *testing.T) {

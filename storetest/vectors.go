@@ -25,18 +25,6 @@ func unit(v ...float32) []float32 {
 	return out
 }
 
-func searchVector(t testing.TB, s loci.Store, f loci.RecordFilter, model string, q []float32, limit int) []loci.ScoredRecord {
-	t.Helper()
-	var out []loci.ScoredRecord
-	if err := s.View(context.Background(), func(tx loci.Tx) (err error) {
-		out, err = tx.SearchVector(context.Background(), f, model, q, limit)
-		return err
-	}); err != nil {
-		t.Fatalf("search vector: %v", err)
-	}
-	return out
-}
-
 func scoredIDs(rs []loci.ScoredRecord) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
@@ -249,7 +237,6 @@ func testVectors(t *testing.T, open Opener) {
 }
 
 func testLexicalRanking(t *testing.T, open Opener) {
-	ctx := context.Background()
 	s := open(t)
 	scope := loci.Scope{AgentID: "a"}
 	docs := []string{
@@ -268,13 +255,7 @@ func testLexicalRanking(t *testing.T, open Opener) {
 	f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a")}
 	search := func(limit int, terms ...string) []string {
 		t.Helper()
-		var out []loci.ScoredRecord
-		if err := s.View(ctx, func(tx loci.Tx) (err error) {
-			out, err = tx.SearchLexical(ctx, f, terms, limit)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		out := SearchLexical(t, s, f, terms, limit)
 		for i := 1; i < len(out); i++ {
 			if out[i].Score > out[i-1].Score {
 				t.Fatalf("not best first")
@@ -359,6 +340,13 @@ func testPendingEmbeddings(t *testing.T, open Opener) {
 		f.AgentID = loci.Ptr("a")
 		if got := count(f); got != 1 {
 			t.Errorf("agent a: %d, want 1", got)
+		}
+		// The index's count of a scope agrees with the store's.
+		if got := countPending(t, s, ws, model); got != 2 {
+			t.Errorf("index, workspace: %d, want 2", got)
+		}
+		if got := countPending(t, s, f, model); got != 1 {
+			t.Errorf("index, agent a: %d, want 1", got)
 		}
 		if got := count(loci.RecordFilter{}); got != 3 {
 			t.Errorf("every workspace: %d, want 3", got)

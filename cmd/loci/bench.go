@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +23,6 @@ import (
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
-	"github.com/loci-memory/loci/sqlite"
 )
 
 // benchReport is the --json output.
@@ -34,71 +33,129 @@ type benchReport struct {
 	PeakRSSMB     float64                       `json:"peak_rss_mb"`
 }
 
+// benchOptions are loci bench's flags.
+type benchOptions struct {
+	sizes             []int
+	queries           int
+	single, batch     int
+	asJSON            bool
+	dir, dsn          string
+	http              bool
+	serveBin          string
+	serveArgs         []string
+	tenants, memories int
+	indexMemory       int64
+	stderr            io.Writer
+	cpuProfile        string
+	serverHeap        string
+}
+
+// profile runs fn under the CPU profiler when --cpuprofile is set.
+func (o benchOptions) profile(fn func() error) error {
+	if o.cpuProfile == "" {
+		return fn()
+	}
+	f, err := os.Create(o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	return fn()
+}
+
+// progress reports what the bench is doing, on stderr.
+func (o benchOptions) progress(format string, a ...any) {
+	fmt.Fprintf(o.stderr, "bench: "+format+"\n", a...)
+}
+
 func runBench(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	sizes := fs.String("n", "10000,100000", "passage counts to search at, comma-separated, ascending")
-	queries := fs.Int("queries", 300, "searches timed at each size")
+	sizes := fs.String("n", "10000,100000", "passage counts to search at, comma-separated, ascending (one agent)")
+	queries := fs.Int("queries", 300, "searches timed at each size (and, with --tenants, cold and warm)")
 	single := fs.Int("single", 500, "passages stored one per transaction, for the single ingest rate")
-	batch := fs.Int("batch", 1000, "passages per transaction, for the batched ingest rate")
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	batch := fs.Int("batch", 1000, "passages per transaction, for the batched ingest rate and --tenants loading")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table (progress still goes to stderr)")
 	dir := fs.String("dir", "", "directory for the benchmark database (default: a temporary one, removed after)")
 	dsn := fs.String("db", "", "benchmark PostgreSQL instead: a postgres:// URL; the bench works in a new schema of that database, dropped after")
+	httpMode := fs.Bool("http", false, "search through a real `loci serve` over HTTP (started by the bench) and report its memory")
+	serveBin := fs.String("serve-bin", "", "with --http: the loci binary to serve with (default: this one), to compare builds")
+	serveArgs := fs.String("serve-args", "", "with --http: extra arguments for serve, space-separated")
+	tenants := fs.Int("tenants", 0, "the scale run: spread --memories over this many agents and users, then time scoped searches cold and warm")
+	memories := fs.Int("memories", 1_000_000, "with --tenants: how many memories to load")
+	indexMemory := indexMemoryFlag(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
+	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
-	var ns []int
+	o := benchOptions{queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
+		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
+		indexMemory: int64(*indexMemory), stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap}
+	if *httpMode && !fsSet(fs, "n") {
+		*sizes = "10000"
+	}
 	for _, p := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 || (len(ns) > 0 && n <= ns[len(ns)-1]) {
+		if err != nil || n <= 0 || (len(o.sizes) > 0 && n <= o.sizes[len(o.sizes)-1]) {
 			return usagef("--n must be ascending positive numbers, comma-separated")
 		}
-		ns = append(ns, n)
+		o.sizes = append(o.sizes, n)
 	}
-	if *queries <= 0 || *single <= 0 || *batch <= 0 {
-		return usagef("--queries, --single and --batch must be positive")
+	if o.queries <= 0 || o.single <= 0 || o.batch <= 0 || o.tenants < 0 || o.memories <= 0 {
+		return usagef("--queries, --single, --batch and --memories must be positive, --tenants not negative")
 	}
-	if *dsn != "" && !isPostgresDSN(*dsn) {
+	if o.dsn != "" && !isPostgresDSN(o.dsn) {
 		return usagef("--db must be a postgres:// URL (for SQLite, use --dir)")
 	}
+	if o.http && o.dsn != "" && o.tenants == 0 {
+		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")
+	}
+	if o.dir == "" {
+		d, err := os.MkdirTemp("", "loci-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		o.dir = d
+	}
+	switch {
+	case o.tenants > 0:
+		return runScaleBench(ctx, e, o)
+	case o.http:
+		return runHTTPBench(ctx, e, o)
+	}
+	return runStoreBench(ctx, e, o)
+}
+
+// fsSet reports whether the flag name was given.
+func fsSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// runStoreBench is the standard run: ingest rates, then hybrid search of
+// one agent's passages at each size, in this process.
+func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 	emb, err := newEmbedder()
 	if err != nil {
 		return err
 	}
-	var db loci.Store
-	if *dsn != "" {
-		pg, schema, err := openBenchPostgres(ctx, *dsn)
-		if err != nil {
-			return err
-		}
-		defer pg.Close()
-		db = pg
-		if !*asJSON {
-			fmt.Fprintf(e.stderr, "PostgreSQL %s, in schema %s (dropped after)\n", redactDSN(*dsn), schema)
-		}
-	} else {
-		if *dir == "" {
-			d, err := os.MkdirTemp("", "loci-bench-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(d)
-			*dir = d
-		}
-		lite, err := sqlite.Open(ctx, filepath.Join(*dir, "bench.db"))
-		if err != nil {
-			return err
-		}
-		defer lite.Close()
-		db = lite
+	db, _, closeStore, cleanup, err := o.openStore(ctx)
+	if err != nil {
+		return err
 	}
-	svc := memory.New(db, memory.WithEmbedder(emb), memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	logf := func(format string, a ...any) {
-		if !*asJSON {
-			fmt.Fprintf(e.stderr, format+"\n", a...)
-		}
-	}
+	defer cleanup()
+	defer closeStore()
+	svc := memory.New(db, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
+		memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	logf := o.progress
 
 	gen := newTextGen(1)
 	const agent = "bench-agent"
@@ -125,22 +182,22 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	rep := &benchReport{Search: map[string]map[string]float64{}}
 	// Single: one passage per transaction (what one API call does).
 	start := time.Now()
-	for range *single {
+	for range o.single {
 		if err := insert([]*loci.Record{newPassage()}); err != nil {
 			return err
 		}
 	}
-	rep.IngestSingle = round2(float64(*single) / time.Since(start).Seconds())
+	rep.IngestSingle = round2(float64(o.single) / time.Since(start).Seconds())
 	logf("ingest, one per transaction: %.0f passages/s", rep.IngestSingle)
 
-	stored := *single
+	stored := o.single
 	var batchedN int
 	var batchedTime time.Duration
-	for _, n := range ns {
+	for _, n := range o.sizes {
 		// Batched: many passages per transaction; embeddings are not
 		// awaited (they are queued), so this is the write rate.
 		for stored < n {
-			k := min(*batch, n-stored)
+			k := min(o.batch, n-stored)
 			recs := make([]*loci.Record, k)
 			for i := range recs {
 				recs[i] = newPassage()
@@ -161,26 +218,32 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		logf("%d passages: embedded %d in %v (%.0f/s, %s)", n, embedded, time.Since(t0).Round(time.Millisecond),
 			float64(embedded)/time.Since(t0).Seconds(), emb.Model())
 
-		lat, err := benchSearch(ctx, svc, gen, agent, *queries)
+		var lat []float64
+		err = o.profile(func() (err error) {
+			lat, err = benchSearch(ctx, svc, gen, agent, o.queries)
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		rep.Search[strconv.Itoa(n)] = map[string]float64{
 			"p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99),
 		}
-		logf("%d passages: hybrid search p50 %.2f ms, p95 %.2f ms, p99 %.2f ms", n, percentile(lat, 50), percentile(lat, 95), percentile(lat, 99))
+		st := svc.IndexStats()
+		logf("%d passages: hybrid search p50 %.2f ms, p95 %.2f ms, p99 %.2f ms (index: %d held, %.0f MB, %d loads, %d streamed)", n,
+			percentile(lat, 50), percentile(lat, 95), percentile(lat, 99), st.Entries, float64(st.Bytes)/(1<<20), st.Loads, st.Streams)
 	}
 	if batchedN > 0 {
 		rep.IngestBatched = round2(float64(batchedN) / batchedTime.Seconds())
 	}
-	logf("ingest, %d per transaction: %.0f passages/s", *batch, rep.IngestBatched)
+	logf("ingest, %d per transaction: %.0f passages/s", o.batch, rep.IngestBatched)
 	rep.PeakRSSMB = round2(peakRSSMB())
-	if *asJSON {
+	if o.asJSON {
 		return printJSON(e.stdout, rep)
 	}
 	fmt.Fprintf(e.stdout, "ingest_per_s_single   %10.0f\n", rep.IngestSingle)
 	fmt.Fprintf(e.stdout, "ingest_per_s_batched  %10.0f\n", rep.IngestBatched)
-	for _, n := range ns {
+	for _, n := range o.sizes {
 		s := rep.Search[strconv.Itoa(n)]
 		fmt.Fprintf(e.stdout, "search @%-8d p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", n, s["p50_ms"], s["p95_ms"], s["p99_ms"])
 	}

@@ -20,6 +20,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	user := fs.String("user", "", "user id the agent serves (optional)")
 	auditOn := fs.Bool("audit", true, "write every tool call to the audit log")
 	dsn := dbFlag(fs)
+	indexMemory := indexMemoryFlag(fs)
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -28,7 +29,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return usagef("--agent is required")
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, done, err := openService(ctx, *dsn, logger)
+	svc, done, err := openService(ctx, *dsn, logger, applyIndexMemory(indexMemory))
 	if err != nil {
 		return err
 	}

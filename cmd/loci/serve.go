@@ -36,6 +36,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	read := fs.Duration("read-timeout", 30*time.Second, "time to read a whole request")
 	write := fs.Duration("write-timeout", 60*time.Second, "time to write a response (export is exempt)")
 	idle := fs.Duration("idle-timeout", 120*time.Second, "how long an idle keep-alive connection is kept")
+	indexMemory := indexMemoryFlag(fs)
+	pprofAddr := fs.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -56,7 +58,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	m := metrics.New()
 	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
-	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth))
+	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth),
+		applyIndexMemory(indexMemory))
+	if *pprofAddr != "" {
+		a, err := servePprof(*pprofAddr)
+		if err != nil {
+			return err
+		}
+		logger.Info("pprof", "addr", a.String())
+	}
 	defer svc.StartEmbedding(ctx)()
 	// The scheduled tasks end when serve returns, and the store closes
 	// only after they have (defers run last first).

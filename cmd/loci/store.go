@@ -92,7 +92,7 @@ func (e *openError) Error() string {
 func (e *openError) Unwrap() error { return e.err }
 
 // openService opens the store and the service on it.
-func openService(ctx context.Context, dsn string, logger *slog.Logger) (*memory.Service, func(), error) {
+func openService(ctx context.Context, dsn string, logger *slog.Logger, opts ...memory.Option) (*memory.Service, func(), error) {
 	store, _, err := openStore(ctx, dsn)
 	if err != nil {
 		return nil, nil, err
@@ -102,7 +102,7 @@ func openService(ctx context.Context, dsn string, logger *slog.Logger) (*memory.
 		store.Close()
 		return nil, nil, err
 	}
-	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb))
+	svc := memory.New(store, append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb)}, opts...)...)
 	return svc, func() { store.Close() }, nil
 }
 

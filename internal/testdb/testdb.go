@@ -136,3 +136,41 @@ func Each(t *testing.T, fn func(t *testing.T, open func(t testing.TB) loci.Store
 		t.Run(b.Name, func(t *testing.T) { fn(t, b.Open) })
 	}
 }
+
+// SQLitePair opens two handles on one fresh SQLite file, as two processes
+// would.
+func SQLitePair(t *testing.T) (loci.Store, loci.Store) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "loci.db")
+	var out [2]loci.Store
+	for i := range out {
+		db, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatalf("open sqlite: %v", err)
+		}
+		t.Cleanup(func() { db.Close() })
+		out[i] = db
+	}
+	return out[0], out[1]
+}
+
+// PostgresPair opens two stores on one fresh schema of dsn's database, as
+// two replicas would.
+func PostgresPair(t *testing.T, dsn string) (loci.Store, loci.Store) {
+	t.Helper()
+	schema := NewSchema(t, dsn)
+	var out [2]loci.Store
+	for i := range out {
+		cfg, err := PostgresConfig(dsn, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := postgres.OpenConfig(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("open postgres: %v", err)
+		}
+		t.Cleanup(func() { db.Close() })
+		out[i] = db
+	}
+	return out[0], out[1]
+}

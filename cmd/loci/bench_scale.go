@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/analysis"
+	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/sqlite"
+)
+
+// scaleReport is the --tenants run's report.
+type scaleReport struct {
+	Backend  string  `json:"backend"`
+	Memories int     `json:"memories"`
+	Tenants  int     `json:"tenants"`
+	LoadPerS float64 `json:"load_per_s"`
+	// Cold searches are each the first of a scope; warm ones repeat
+	// scopes searched before.
+	Cold map[string]float64 `json:"search_cold"`
+	Warm map[string]float64 `json:"search_warm"`
+	// PeakRSSMB is the searching process's peak resident set while it
+	// searched (the server's, with --http).
+	PeakRSSMB      float64 `json:"peak_rss_mb"`
+	IndexMemoryMB  float64 `json:"index_memory_mb"`
+	IndexEntries   int     `json:"index_entries,omitempty"`
+	IndexEvictions int64   `json:"index_evictions,omitempty"`
+}
+
+// tenantScope returns the agent and the user of record i among tenants:
+// agent i mod tenants, and a user that groups other records.
+func tenantScope(i, tenants int) loci.Scope {
+	return loci.Scope{
+		AgentID: fmt.Sprintf("agent-%05d", i%tenants),
+		UserID:  fmt.Sprintf("user-%05d", (i/tenants+i*7)%tenants),
+	}
+}
+
+// runScaleBench loads o.memories passages spread over o.tenants agents and
+// users, then times searches scoped to random agents and users: cold (the
+// scope's first search) and warm (scopes searched before). With --http the
+// searches go to a `loci serve` on the loaded database, whose memory is
+// what is reported.
+func runScaleBench(ctx context.Context, e *env, o benchOptions) error {
+	emb, err := newEmbedder()
+	if err != nil {
+		return err
+	}
+	store, dsn, closeStore, cleanup, err := o.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	defer func() { closeStore() }()
+	rep := &scaleReport{Backend: "sqlite", Memories: o.memories, Tenants: o.tenants, IndexMemoryMB: round2(float64(o.indexMemory) / (1 << 20))}
+	if o.dsn != "" {
+		rep.Backend = "postgres"
+	}
+
+	// Load: texts and embeddings are made by a worker per core, inserted
+	// in batches of o.batch per transaction.
+	type batch struct{ recs []*loci.Record }
+	batches := make(chan batch, runtime.NumCPU())
+	var wg sync.WaitGroup
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for start := 0; start < o.memories; start += o.batch {
+			select {
+			case next <- start:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for w := range runtime.NumCPU() {
+		wg.Go(func() {
+			gen := newTextGen(int64(w + 1))
+			for start := range next {
+				n := min(o.batch, o.memories-start)
+				recs := make([]*loci.Record, n)
+				texts := make([]string, n)
+				for i := range recs {
+					content := gen.passage()
+					texts[i] = content
+					now := time.Now().UTC().Truncate(time.Microsecond)
+					recs[i] = &loci.Record{
+						ID: uuid.Must(uuid.NewV7()).String(), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
+						Scope: tenantScope(start+i, o.tenants), Content: content, SearchText: analysis.SearchText(content),
+						CreatedAt: now, UpdatedAt: now, Version: 1,
+					}
+				}
+				if vecs, err := emb.Embed(ctx, texts); err == nil && len(vecs) == n {
+					for i, r := range recs {
+						r.Embedding, r.EmbeddingModel = vecs[i], emb.Model()
+					}
+				}
+				batches <- batch{recs}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(batches) }()
+	t0 := time.Now()
+	loaded := 0
+	for b := range batches {
+		if err := store.Update(ctx, func(tx loci.Tx) error {
+			for _, r := range b.recs {
+				if err := tx.InsertRecord(ctx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		loaded += len(b.recs)
+		if loaded%(50*o.batch) < o.batch {
+			o.progress("loaded %d of %d memories (%.0f/s)", loaded, o.memories, float64(loaded)/time.Since(t0).Seconds())
+		}
+	}
+	rep.LoadPerS = round2(float64(loaded) / time.Since(t0).Seconds())
+	o.progress("loaded %d memories over %d tenants in %v (%.0f/s)", loaded, o.tenants, time.Since(t0).Round(time.Millisecond), rep.LoadPerS)
+
+	rng := rand.New(rand.NewSource(42))
+	gen := newTextGen(99)
+	scope := func(i int) loci.SearchQuery {
+		q := loci.SearchQuery{Query: gen.query(), Limit: 10}
+		if i%2 == 0 {
+			q.AgentID = fmt.Sprintf("agent-%05d", rng.Intn(o.tenants))
+		} else {
+			q.UserID = fmt.Sprintf("user-%05d", rng.Intn(o.tenants))
+		}
+		return q
+	}
+	var search func(context.Context, loci.SearchQuery) error
+	var rss func() float64
+	if o.http {
+		// The server gets the database to itself.
+		closeStore()
+		closeStore = func() {}
+		bin := o.serveBin
+		if bin == "" {
+			if bin, err = os.Executable(); err != nil {
+				return err
+			}
+		}
+		db := dsn
+		if db == "" {
+			db = filepath.Join(o.dir, "bench.db")
+		}
+		srv, err := startBenchServer(ctx, bin, append([]string{"--db", db, "--index-memory", formatSize(o.indexMemory)}, o.serveArgs...)...)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		o.progress("server %s at %s", bin, srv.url)
+		c := newClient(srv.url)
+		search = func(ctx context.Context, q loci.SearchQuery) error { return c.post(ctx, "/v1/search", q, nil) }
+		rss = func() float64 { _, peak := srv.rssMB(); return peak }
+	} else {
+		svc := memory.New(store, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
+			memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		search = func(ctx context.Context, q loci.SearchQuery) error { _, err := svc.Search(ctx, q); return err }
+		// The peak from here on: loading is not what is measured.
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(o.indexMemory + memoryHeadroom)
+		}
+		runtime.GC()
+		debug.FreeOSMemory()
+		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+		rss = func() float64 { _, peak := procRSS(os.Getpid()); return peak }
+		defer func() {
+			st := svc.IndexStats()
+			rep.IndexEntries, rep.IndexEvictions = st.Entries, st.Evictions
+		}()
+	}
+
+	// Cold: each search is its scope's first.
+	var cold, warm []float64
+	var warmScopes []loci.SearchQuery
+	for i := range o.queries {
+		q := scope(i)
+		t0 := time.Now()
+		if err := search(ctx, q); err != nil {
+			return err
+		}
+		cold = append(cold, float64(time.Since(t0).Microseconds())/1000)
+		if len(warmScopes) < 100 {
+			warmScopes = append(warmScopes, q)
+		}
+		if i%100 == 99 {
+			o.progress("cold searches: %d of %d", i+1, o.queries)
+		}
+	}
+	// Warm: scopes searched before, again, with new queries.
+	for i := range o.queries {
+		q := warmScopes[i%len(warmScopes)]
+		q.Query = gen.query()
+		t0 := time.Now()
+		if err := search(ctx, q); err != nil {
+			return err
+		}
+		warm = append(warm, float64(time.Since(t0).Microseconds())/1000)
+	}
+	sortFloats(cold)
+	sortFloats(warm)
+	rep.Cold, rep.Warm = latencyReport(cold), latencyReport(warm)
+	rep.PeakRSSMB = rss()
+	o.progress("cold: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; warm: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; peak RSS %.0f MB",
+		rep.Cold["p50_ms"], rep.Cold["p95_ms"], rep.Cold["p99_ms"], rep.Warm["p50_ms"], rep.Warm["p95_ms"], rep.Warm["p99_ms"], rep.PeakRSSMB)
+	closeStore()
+	if o.asJSON {
+		return printJSON(e.stdout, rep)
+	}
+	fmt.Fprintf(e.stdout, "%s: %d memories over %d agents and users\n", rep.Backend, rep.Memories, rep.Tenants)
+	fmt.Fprintf(e.stdout, "load_per_s            %10.0f\n", rep.LoadPerS)
+	for _, l := range []struct {
+		name string
+		m    map[string]float64
+	}{{"cold", rep.Cold}, {"warm", rep.Warm}} {
+		fmt.Fprintf(e.stdout, "search %-4s           p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", l.name, l.m["p50_ms"], l.m["p95_ms"], l.m["p99_ms"])
+	}
+	fmt.Fprintf(e.stdout, "peak_rss_mb           %10.1f (index memory %s)\n", rep.PeakRSSMB, formatSize(o.indexMemory))
+	return nil
+}
+
+// openStore opens the bench's store: SQLite in o.dir, or PostgreSQL in a
+// schema of its own. dsn is the PostgreSQL URL a server would use to reach
+// that schema ("" for SQLite); closeConns closes the bench's connections
+// (more than once is fine), cleanup drops the schema.
+func (o benchOptions) openStore(ctx context.Context) (store loci.Store, dsn string, closeConns, cleanup func(), err error) {
+	if o.dsn != "" {
+		pg, schema, err := openBenchPostgres(ctx, o.dsn)
+		if err != nil {
+			return nil, "", nil, nil, err
+		}
+		o.progress("PostgreSQL %s, in schema %s (dropped after)", redactDSN(o.dsn), schema)
+		dsn, err := withSearchPath(o.dsn, schema+",public")
+		if err != nil {
+			pg.Close()
+			return nil, "", nil, nil, err
+		}
+		var once sync.Once
+		closeConns = func() { once.Do(func() { pg.DB.Close() }) }
+		return pg, dsn, closeConns, func() { closeConns(); pg.drop() }, nil
+	}
+	lite, err := sqlite.Open(ctx, filepath.Join(o.dir, "bench.db"))
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	var once sync.Once
+	closeConns = func() { once.Do(func() { lite.Close() }) }
+	return lite, "", closeConns, closeConns, nil
+}
+
+// withSearchPath returns a postgres:// URL with its search_path set.
+func withSearchPath(dsn, path string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", loci.Errorf(loci.EINVALID, "invalid PostgreSQL URL: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", path)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+func sortFloats(xs []float64) { sort.Float64s(xs) }

@@ -1,0 +1,754 @@
+// Package index is loci's one in-memory ranking index, shared by every
+// backend: for one scope (a workspace's records of an agent, a user, a
+// session, a task or a combination, optionally of some kinds), the records'
+// analyzed terms in an inverted index scored with BM25, their embeddings
+// scored by cosine similarity, exact top-k under a filter applied before
+// the cut, and the order of each conversation for context.
+//
+// The Cache (cache.go) holds the indexes of the scopes searched, loaded on
+// demand through a loci.Tx, kept exact by the store's change feed
+// (loci.Tx.Changes) and evicted least-recently-used under a memory budget,
+// so what a process keeps is bounded by what is searched, never by what is
+// stored (DESIGN §6). A scope too large for the budget is scored by one
+// streaming pass over its records instead (stream.go). Backends only store
+// records and report changes: ranking is written once, here.
+package index
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// BM25 parameters, for every backend.
+const (
+	K1 = 1.2
+	// B is lower than the usual 0.75: memories are short, and long ones
+	// are not less relevant for being long (0.4 measured better on LoCoMo
+	// turns than 0.75, 0.5 and 0.3 did).
+	B = 0.4
+)
+
+// Doc is a ranked record as the index returns it: its filterable fields
+// (Meta: the record without content, data, analyzed text, embedding and
+// access counts) and its confidence on 0..1, if its kind has one.
+type Doc struct {
+	Meta    *loci.Record
+	Conf    float64
+	HasConf bool
+}
+
+// The strings of a doc that are few per scope (interned per entry).
+const (
+	sWorkspace = iota
+	sKind
+	sAgent
+	sUser
+	sSession
+	sTask
+	sCategory
+	sActionType
+	sOutcome
+	sReview
+	nStrs
+)
+
+// noTime stands for a zero time.
+const noTime = math.MinInt64
+
+func micros(t time.Time) int64 {
+	if t.IsZero() {
+		return noTime
+	}
+	return t.UnixMicro()
+}
+
+func fromMicros(us int64) time.Time {
+	if us == noTime {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
+}
+
+// doc is one slot of an entry: what filters, ranking and context read of
+// a record, compactly (about 200 bytes beside its terms and vector).
+type doc struct {
+	id, key                   string
+	tags                      []string
+	strs                      [nStrs]uint32 // interned in the entry
+	created, updated, expires int64         // Unix µs, noTime for zero
+	validAt, invalidAt        int64
+	confidence                float64       // the record's confidence column
+	conf                      float64       // on 0..1, when hasConf
+	hasConf, hasVec           bool
+	textHash                  uint64 // of the analyzed text: whether it changed
+	length                    int32
+	terms                     []uint32 // distinct term ids
+	group                     *group   // its conversation, when conversational
+	bytes                     int32    // what it costs, for the budget
+}
+
+type posting struct {
+	slot int32
+	tf   uint16
+}
+
+// entry is the index of one scope. Slots are append-only; a removed or
+// replaced record leaves a dead slot, compacted away when they pile up.
+type entry struct {
+	mu     sync.RWMutex
+	key    string
+	filter loci.RecordFilter // the scope: workspace, scope fields, kinds
+	cfg    *config
+
+	docs   []*doc // by slot; nil when dead
+	slotOf map[string]int32
+	live   int
+
+	termID   map[string]uint32
+	postings [][]posting // by term id
+	df       []int32     // live documents per term
+	totalLen int64
+
+	// Vectors of the cache's model, by dimension: cols[d][slot].
+	dims    int
+	cols    [][]float32
+	pending int // live docs without a vector of the model
+
+	groups map[groupKey]*group // conversations, by kind, scope and category
+	strtab []string            // interned strings, by index
+	strIdx map[string]uint32
+
+	bytes   int64 // estimated size, for the budget
+	capHint int   // records expected (a load), for the first vector's columns
+
+	// Cache bookkeeping, guarded by the cache's mutex.
+	cached bool
+}
+
+// entryOverhead is what an empty entry costs, about.
+const entryOverhead = 4096
+
+func newEntry(cfg *config, key string, filter loci.RecordFilter) *entry {
+	return &entry{
+		cfg: cfg, key: key, filter: filter,
+		slotOf: map[string]int32{}, termID: map[string]uint32{},
+		groups: map[groupKey]*group{}, strtab: []string{""}, strIdx: map[string]uint32{"": 0},
+		bytes: entryOverhead,
+	}
+}
+
+// reserve makes room for n records, so a load does not grow slices one
+// append at a time.
+func (e *entry) reserve(n int) {
+	e.docs = make([]*doc, 0, n)
+	e.slotOf = make(map[string]int32, n)
+	e.capHint = n
+}
+
+// intern returns the index of s in the entry's string table.
+func (e *entry) intern(s string) uint32 {
+	if i, ok := e.strIdx[s]; ok {
+		return i
+	}
+	i := uint32(len(e.strtab))
+	s = strings.Clone(s)
+	e.strtab = append(e.strtab, s)
+	e.strIdx[s] = i
+	e.bytes += int64(len(s)) + 48
+	return i
+}
+
+// record returns what the index keeps of d as a record (for filters, and
+// for the docs it returns).
+func (e *entry) record(d *doc) loci.Record {
+	t := e.strtab
+	return loci.Record{
+		ID: d.id, Workspace: t[d.strs[sWorkspace]], Kind: loci.Kind(t[d.strs[sKind]]),
+		Scope: loci.Scope{AgentID: t[d.strs[sAgent]], UserID: t[d.strs[sUser]], SessionID: t[d.strs[sSession]], TaskID: t[d.strs[sTask]]},
+		Key:   d.key, Tags: d.tags, Category: t[d.strs[sCategory]], ActionType: t[d.strs[sActionType]], Outcome: t[d.strs[sOutcome]],
+		Confidence: d.confidence, CreatedAt: fromMicros(d.created), UpdatedAt: fromMicros(d.updated), ExpiresAt: fromMicros(d.expires),
+		ValidAt: fromMicros(d.validAt), InvalidAt: fromMicros(d.invalidAt), Review: t[d.strs[sReview]],
+	}
+}
+
+// match reports whether f selects d.
+func (e *entry) match(f *loci.RecordFilter, d *doc) bool {
+	r := e.record(d)
+	return f.Match(&r)
+}
+
+// docOf returns d as a Doc.
+func (e *entry) docOf(d *doc) *Doc {
+	r := e.record(d)
+	return &Doc{Meta: &r, Conf: d.conf, HasConf: d.hasConf}
+}
+
+// put indexes r, replacing the record with its id if any. r's SearchText
+// (or Content when empty) gives the terms; its Embedding the vector.
+func (e *entry) put(r *loci.Record) {
+	text := r.SearchText
+	if text == "" {
+		text = r.Content
+	}
+	d := &doc{
+		id: strings.Clone(r.ID), key: r.Key, confidence: r.Confidence, textHash: hashText(text),
+		created: micros(r.CreatedAt), updated: micros(r.UpdatedAt), expires: micros(r.ExpiresAt),
+		validAt: micros(r.ValidAt), invalidAt: micros(r.InvalidAt),
+	}
+	if len(r.Tags) > 0 {
+		d.tags = slices.Clone(r.Tags)
+	}
+	for i, v := range [nStrs]string{r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category, r.ActionType, r.Outcome, r.Review} {
+		d.strs[i] = e.intern(v)
+	}
+	if e.cfg.confidence != nil {
+		d.conf, d.hasConf = e.cfg.confidence(r)
+	}
+	if e.update(d, r) {
+		return
+	}
+	e.remove(r.ID)
+	slot := int32(len(e.docs))
+	e.docs = append(e.docs, d)
+	e.slotOf[d.id] = slot
+	e.live++
+
+	counts := countTerms(text)
+	d.terms = make([]uint32, 0, len(counts))
+	for _, tc := range counts {
+		id, ok := e.termID[tc.term]
+		if !ok {
+			id = uint32(len(e.postings))
+			e.termID[strings.Clone(tc.term)] = id
+			e.postings = append(e.postings, nil)
+			e.df = append(e.df, 0)
+			d.bytes += int32(len(tc.term)) + 64
+		}
+		e.postings[id] = append(e.postings[id], posting{slot: slot, tf: tc.tf})
+		e.df[id]++
+		d.terms = append(d.terms, id)
+		d.length += int32(tc.n)
+	}
+	e.totalLen += int64(d.length)
+	// The doc, its id (and map entry), key and tags; its terms and
+	// postings (with growth slack).
+	d.bytes += int32(200 + 2*len(d.id) + len(d.key) + 64 + 4*cap(d.terms) + 12*len(d.terms))
+	for _, t := range d.tags {
+		d.bytes += int32(16 + len(t))
+	}
+
+	for dim := range e.cols {
+		e.cols[dim] = append(e.cols[dim], 0)
+	}
+	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
+		e.setVector(slot, d, r.Embedding)
+	}
+	if !d.hasVec {
+		e.pending++
+	}
+	if e.cfg.conversational != nil && e.cfg.conversational(r) {
+		e.join(slot, d)
+	}
+	e.bytes += int64(d.bytes) + int64(4*e.dims)
+}
+
+// update replaces, in its slot, the doc of a record whose analyzed text and
+// place in a conversation are unchanged (an embedding arrived, a
+// confidence or tag changed): the postings and the slot stay, the fields
+// and the vector change. It reports false when the record must be indexed
+// anew.
+func (e *entry) update(d *doc, r *loci.Record) bool {
+	slot, ok := e.slotOf[d.id]
+	if !ok {
+		return false
+	}
+	old := e.docs[slot]
+	if old.textHash != d.textHash || old.created != d.created || groupKeyOf(old) != groupKeyOf(d) {
+		return false
+	}
+	d.length, d.terms, d.group = old.length, old.terms, old.group
+	d.bytes = old.bytes - int32(len(old.key)) + int32(len(d.key))
+	for _, t := range old.tags {
+		d.bytes -= int32(16 + len(t))
+	}
+	for _, t := range d.tags {
+		d.bytes += int32(16 + len(t))
+	}
+	if old.hasVec {
+		for dim := range e.cols {
+			e.cols[dim][slot] = 0
+		}
+		e.pending++
+	}
+	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
+		e.setVector(slot, d, r.Embedding)
+	}
+	if d.hasVec {
+		e.pending--
+	}
+	e.docs[slot] = d
+	e.bytes += int64(d.bytes - old.bytes)
+	return true
+}
+
+// hashText is FNV-1a of an analyzed text: whether it changed.
+func hashText(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// setVector stores vec in slot, if it has the entry's dimensions (the
+// first vector stored sets them).
+func (e *entry) setVector(slot int32, d *doc, vec []float32) {
+	if e.cols == nil {
+		e.dims = len(vec)
+		e.cols = make([][]float32, len(vec))
+		for dim := range e.cols {
+			e.cols[dim] = make([]float32, len(e.docs), max(len(e.docs), e.capHint, 16))
+		}
+		e.bytes += int64(4 * e.dims * (len(e.docs) - 1))
+	}
+	if len(vec) != e.dims {
+		return // another shape: it counts as pending
+	}
+	for dim, x := range vec {
+		e.cols[dim][slot] = x
+	}
+	d.hasVec = true
+}
+
+// remove drops the record with id, if indexed.
+func (e *entry) remove(id string) {
+	slot, ok := e.slotOf[id]
+	if !ok {
+		return
+	}
+	d := e.docs[slot]
+	delete(e.slotOf, id)
+	e.docs[slot] = nil
+	e.live--
+	for _, t := range d.terms {
+		e.df[t]--
+	}
+	e.totalLen -= int64(d.length)
+	if d.hasVec {
+		for dim := range e.cols {
+			e.cols[dim][slot] = 0
+		}
+	} else {
+		e.pending--
+	}
+	if d.group != nil {
+		d.group.leave(slot)
+		if len(d.group.slots) == 0 {
+			delete(e.groups, d.group.key)
+		}
+	}
+	e.bytes -= int64(d.bytes)
+	if dead := len(e.docs) - e.live; dead > 1024 && dead > e.live {
+		e.compact()
+	}
+}
+
+// compact rebuilds the slots without the dead ones.
+func (e *entry) compact() {
+	newSlot := make([]int32, len(e.docs))
+	docs := make([]*doc, 0, e.live)
+	for s, d := range e.docs {
+		if d == nil {
+			newSlot[s] = -1
+			continue
+		}
+		newSlot[s] = int32(len(docs))
+		e.slotOf[d.id] = int32(len(docs))
+		docs = append(docs, d)
+	}
+	for t, ps := range e.postings {
+		out := ps[:0]
+		for _, p := range ps {
+			if ns := newSlot[p.slot]; ns >= 0 {
+				out = append(out, posting{slot: ns, tf: p.tf})
+			}
+		}
+		e.postings[t] = slices.Clip(out)
+	}
+	for dim, col := range e.cols {
+		out := make([]float32, len(docs))
+		for s, x := range col {
+			if ns := newSlot[s]; ns >= 0 {
+				out[ns] = x
+			}
+		}
+		e.cols[dim] = out
+	}
+	for _, g := range e.groups {
+		for i, s := range g.slots {
+			g.slots[i] = newSlot[s]
+		}
+	}
+	e.bytes -= int64(4 * e.dims * (len(e.docs) - len(docs)))
+	e.docs = docs
+}
+
+// termCount is a term of a text and how often it occurs.
+type termCount struct {
+	term string
+	tf   uint16 // capped
+	n    int    // uncapped
+}
+
+// countTerms splits analyzed text into its distinct terms with their
+// frequencies.
+func countTerms(text string) []termCount {
+	fields := strings.Fields(text)
+	out := make([]termCount, 0, len(fields))
+	at := make(map[string]int, len(fields))
+	for _, t := range fields {
+		i, ok := at[t]
+		if !ok {
+			i = len(out)
+			at[t] = i
+			out = append(out, termCount{term: t})
+		}
+		if out[i].tf < math.MaxUint16 {
+			out[i].tf++
+		}
+		out[i].n++
+	}
+	return out
+}
+
+// Stats are the corpus statistics BM25 reads: the number of records, their
+// total length and each query term's document frequency. The statistics
+// of several disjoint scopes add up to those of their union.
+type Stats struct {
+	N        int
+	TotalLen int64
+	DF       map[string]int
+}
+
+func (s *Stats) add(o Stats) {
+	s.N += o.N
+	s.TotalLen += o.TotalLen
+	if s.DF == nil {
+		s.DF = map[string]int{}
+	}
+	for t, n := range o.DF {
+		s.DF[t] += n
+	}
+}
+
+// idf is BM25's inverse document frequency of a term held by df records.
+func (s *Stats) idf(df int) float64 {
+	n, d := float64(s.N), float64(df)
+	return math.Log(1 + (n-d+0.5)/(d+0.5))
+}
+
+func (s *Stats) avgLen() float64 {
+	if s.N == 0 || s.TotalLen <= 0 {
+		return 1
+	}
+	return float64(s.TotalLen) / float64(s.N)
+}
+
+// bm25 is one term's contribution for a record of length length holding
+// it tf times.
+func bm25(idf float64, tf int, length int32, avg float64) float64 {
+	x := float64(tf)
+	return idf * x * (K1 + 1) / (x + K1*(1-B+B*float64(length)/avg))
+}
+
+// stats returns the entry's statistics for terms.
+func (e *entry) stats(terms []string) Stats {
+	st := Stats{N: e.live, TotalLen: e.totalLen, DF: map[string]int{}}
+	for _, t := range terms {
+		if id, ok := e.termID[t]; ok {
+			st.DF[t] = int(e.df[id])
+		}
+	}
+	return st
+}
+
+// Hit is a ranked record: its doc and a signal's score.
+type Hit struct {
+	Doc   *Doc
+	Score float64
+}
+
+// scratch buffers for lexical scoring, reused across searches.
+var accPool = sync.Pool{New: func() any { return new([]float64) }}
+
+// lexical returns the best limit docs matching f by BM25 against terms
+// (distinct), with the corpus statistics st; a doc matches when it holds
+// any term.
+func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit int) []Hit {
+	if e.live == 0 || limit <= 0 || st.N == 0 {
+		return nil
+	}
+	avg := st.avgLen()
+	bufp := accPool.Get().(*[]float64)
+	defer accPool.Put(bufp)
+	acc := *bufp
+	if cap(acc) < len(e.docs) {
+		acc = make([]float64, len(e.docs))
+		*bufp = acc
+	}
+	acc = acc[:len(e.docs)]
+	var touched []int32
+	for _, t := range terms {
+		id, ok := e.termID[t]
+		if !ok || e.df[id] <= 0 {
+			continue
+		}
+		idf := st.idf(st.DF[t])
+		for _, p := range e.postings[id] {
+			d := e.docs[p.slot]
+			if d == nil {
+				continue
+			}
+			if acc[p.slot] == 0 {
+				touched = append(touched, p.slot)
+			}
+			acc[p.slot] += bm25(idf, int(p.tf), d.length, avg)
+		}
+	}
+	top := newTopK(limit)
+	for _, s := range touched {
+		score := acc[s]
+		acc[s] = 0
+		if !top.wantsScore(score) {
+			continue
+		}
+		d := e.docs[s]
+		if top.wants(score, d.id) && e.match(f, d) {
+			top.push(cand{score: score, id: d.id, slot: s})
+		}
+	}
+	return e.hits(top)
+}
+
+// hits returns the candidates top kept, best first, as hits of their docs.
+func (e *entry) hits(top *topK) []Hit {
+	cs := top.sorted()
+	out := make([]Hit, len(cs))
+	for i, c := range cs {
+		out[i] = Hit{Doc: e.docOf(e.docs[c.slot]), Score: c.score}
+	}
+	return out
+}
+
+// vecPool holds score buffers for vector search.
+var vecPool = sync.Pool{New: func() any { return new([]float32) }}
+
+// vector returns the best limit docs matching f that hold a vector, by
+// dot product with q (cosine: both are unit vectors).
+func (e *entry) vector(f *loci.RecordFilter, q []float32, limit int) []Hit {
+	if len(q) != e.dims || e.dims == 0 || limit <= 0 {
+		return nil
+	}
+	bufp := vecPool.Get().(*[]float32)
+	defer vecPool.Put(bufp)
+	scores := *bufp
+	if cap(scores) < len(e.docs) {
+		scores = make([]float32, len(e.docs))
+		*bufp = scores
+	}
+	scores = scores[:len(e.docs)]
+	clear(scores)
+	e.dot(scores, q)
+	top := newTopK(limit)
+	for s, score := range scores {
+		if !top.wantsScore(float64(score)) {
+			continue
+		}
+		d := e.docs[s]
+		if d == nil || !d.hasVec {
+			continue
+		}
+		if top.wants(float64(score), d.id) && e.match(f, d) {
+			top.push(cand{score: float64(score), id: d.id, slot: int32(s)})
+		}
+	}
+	return e.hits(top)
+}
+
+// dot adds each slot's dot product with q to scores. The query's non-zero
+// dimensions are taken four at a time, each slot's sum kept in a register
+// across them; the additions happen in the order of the dimensions, one at
+// a time, so the sums are exactly those of a plain loop (the streaming
+// pass's).
+func (e *entry) dot(scores []float32, q []float32) {
+	var dims []int
+	for d, x := range q {
+		if x != 0 {
+			dims = append(dims, d)
+		}
+	}
+	n := len(scores)
+	for len(dims) >= 4 {
+		x0, x1, x2, x3 := q[dims[0]], q[dims[1]], q[dims[2]], q[dims[3]]
+		c0, c1, c2, c3 := e.cols[dims[0]][:n], e.cols[dims[1]][:n], e.cols[dims[2]][:n], e.cols[dims[3]][:n]
+		for s := range scores {
+			v := scores[s]
+			v += x0 * c0[s]
+			v += x1 * c1[s]
+			v += x2 * c2[s]
+			v += x3 * c3[s]
+			scores[s] = v
+		}
+		dims = dims[4:]
+	}
+	for _, d := range dims {
+		x, col := q[d], e.cols[d][:n]
+		for s, y := range col {
+			scores[s] += x * y
+		}
+	}
+}
+
+// vectorOf returns a copy of the vector of the record id, or nil.
+func (e *entry) vectorOf(id string) []float32 {
+	slot, ok := e.slotOf[id]
+	if !ok || !e.docs[slot].hasVec {
+		return nil
+	}
+	v := make([]float32, e.dims)
+	for dim := range v {
+		v[dim] = e.cols[dim][slot]
+	}
+	return v
+}
+
+// countPending counts the live docs matching f without a vector.
+func (e *entry) countPending(f *loci.RecordFilter) int {
+	if e.pending == 0 {
+		return 0
+	}
+	n := 0
+	for _, d := range e.docs {
+		if d != nil && !d.hasVec && e.match(f, d) {
+			n++
+		}
+	}
+	return n
+}
+
+// groupKey names a conversation: records of one kind, scope and category
+// (interned strings of the entry).
+type groupKey struct {
+	kind, agent, user, session, task, category uint32
+}
+
+func groupKeyOf(d *doc) groupKey {
+	return groupKey{d.strs[sKind], d.strs[sAgent], d.strs[sUser], d.strs[sSession], d.strs[sTask], d.strs[sCategory]}
+}
+
+// group is one conversation's slots in (created_at, id) order.
+type group struct {
+	key   groupKey
+	e     *entry
+	slots []int32
+}
+
+func (g *group) doc(i int) *doc { return g.e.docs[g.slots[i]] }
+
+// before orders records as conversations are read: by creation time, then
+// id (ids are time-ordered, so a batch written at one time keeps its
+// order).
+func before(at int64, id string, bat int64, bid string) bool {
+	if at != bat {
+		return at < bat
+	}
+	return id < bid
+}
+
+// join adds a conversational doc to its group, in order (usually at the
+// end: messages arrive in order).
+func (e *entry) join(slot int32, d *doc) {
+	k := groupKeyOf(d)
+	g := e.groups[k]
+	if g == nil {
+		g = &group{key: k, e: e}
+		e.groups[k] = g
+	}
+	i := len(g.slots)
+	for i > 0 && before(d.created, d.id, g.doc(i-1).created, g.doc(i-1).id) {
+		i--
+	}
+	g.slots = slices.Insert(g.slots, i, slot)
+	d.group = g
+	d.bytes += 4
+}
+
+func (g *group) leave(slot int32) {
+	if i := slices.Index(g.slots, slot); i >= 0 {
+		g.slots = slices.Delete(g.slots, i, i+1)
+	}
+}
+
+// neighbours returns the docs just before and just after the conversational
+// doc id in its conversation, among those f selects, within window of its
+// time.
+func (e *entry) neighbours(id string, f loci.RecordFilter, window time.Duration) []*Doc {
+	slot, ok := e.slotOf[id]
+	if !ok || e.docs[slot].group == nil {
+		return nil
+	}
+	d := e.docs[slot]
+	g := d.group
+	r := e.record(d)
+	cf := conversationFilter(f, &r)
+	var out []*Doc
+	for _, j := range pickNeighbours(len(g.slots), slices.Index(g.slots, slot), func(j int) int64 { return g.doc(j).created },
+		func(j int) bool { return e.match(&cf, g.doc(j)) }, window) {
+		out = append(out, e.docOf(g.doc(j)))
+	}
+	return out
+}
+
+// conversationFilter is f narrowed to r's conversation: its kind, exact
+// scope and category.
+func conversationFilter(f loci.RecordFilter, r *loci.Record) loci.RecordFilter {
+	f.Kinds = []loci.Kind{r.Kind}
+	f.AgentID, f.UserID, f.SessionID, f.TaskID = &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID
+	f.OrGlobalUser = false
+	f.Category = &r.Category
+	return f
+}
+
+// pickNeighbours returns the positions, in a conversation of n records in
+// (created_at, id) order, of the record before and the record after
+// position i that match selects, each only if written within window of
+// record i (strictly); created gives a record's creation time in µs.
+func pickNeighbours(n, i int, created func(int) int64, match func(int) bool, window time.Duration) []int {
+	t, w := created(i), window.Microseconds()
+	var out []int
+	for j := i - 1; j >= 0; j-- {
+		if created(j) <= t-w {
+			break
+		}
+		if match(j) {
+			out = append(out, j)
+			break
+		}
+	}
+	for j := i + 1; j < n; j++ {
+		if created(j) >= t+w {
+			break
+		}
+		if match(j) {
+			out = append(out, j)
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package index
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// notKept are the record fields a doc leaves out: what no filter and no
+// ranking reads. Any other field (a new filterable one included) must
+// survive indexing, or filters would silently see it empty.
+var notKept = map[string]bool{
+	"Content": true, "SearchText": true, "Data": true, "Embedding": true, "EmbeddingModel": true,
+	"AccessCount": true, "LastAccessedAt": true, "Version": true,
+}
+
+// filled returns a record with every field set to a value of its type.
+func filled(t *testing.T) *loci.Record {
+	r := &loci.Record{}
+	v := reflect.ValueOf(r).Elem()
+	at := time.Date(2026, 2, 3, 4, 5, 6, 7000, time.UTC)
+	var fill func(v reflect.Value, name string)
+	fill = func(v reflect.Value, name string) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("v-" + name)
+		case reflect.Int, reflect.Int64:
+			v.SetInt(7)
+		case reflect.Float64:
+			v.SetFloat(0.625)
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Slice:
+			switch v.Type().Elem().Kind() {
+			case reflect.String:
+				v.Set(reflect.ValueOf([]string{"t1", "t2"}))
+			case reflect.Float32:
+				v.Set(reflect.ValueOf([]float32{0.6, 0.8}))
+			case reflect.Uint8:
+				v.SetBytes([]byte(`{"a":1}`))
+			}
+		case reflect.Struct:
+			if v.Type() == reflect.TypeOf(time.Time{}) {
+				v.Set(reflect.ValueOf(at))
+				return
+			}
+			for i := range v.NumField() {
+				fill(v.Field(i), v.Type().Field(i).Name)
+			}
+		default:
+			t.Fatalf("field %s: kind %s not handled by this test", name, v.Kind())
+		}
+	}
+	fill(v, "record")
+	return r
+}
+
+func TestDocKeepsWhatFiltersRead(t *testing.T) {
+	r := filled(t)
+	e := newEntry(&config{model: "m"}, "k", loci.RecordFilter{Workspace: r.Workspace})
+	e.put(r)
+	got := *e.docOf(e.docs[0]).Meta
+	want := reflect.ValueOf(*r)
+	gv := reflect.ValueOf(got)
+	var check func(g, w reflect.Value, name string)
+	check = func(g, w reflect.Value, name string) {
+		if g.Kind() == reflect.Struct && g.Type() != reflect.TypeOf(time.Time{}) {
+			for i := range g.NumField() {
+				check(g.Field(i), w.Field(i), g.Type().Field(i).Name)
+			}
+			return
+		}
+		if notKept[name] {
+			return
+		}
+		if !reflect.DeepEqual(g.Interface(), w.Interface()) {
+			t.Errorf("field %s: indexed %v, record %v; keep it in the doc (or list it in notKept if no filter reads it)", name, g.Interface(), w.Interface())
+		}
+	}
+	check(gv, want, "record")
+	// What a streamed scope keeps is the same.
+	if s := strip(r); !reflect.DeepEqual(*s, got) {
+		t.Errorf("strip = %+v, indexed %+v", *s, got)
+	}
+}
+
+func TestBM25(t *testing.T) {
+	st := Stats{N: 10, TotalLen: 50, DF: map[string]int{"a": 2}}
+	idf := st.idf(2)
+	if want := math.Log(1 + (10-2+0.5)/(2+0.5)); idf != want {
+		t.Fatalf("idf = %v, want %v", idf, want)
+	}
+	// A record of average length holding the term once: idf*(k1+1)/(1+k1).
+	if got, want := bm25(idf, 1, 5, st.avgLen()), idf; math.Abs(got-want) > 1e-12 {
+		t.Errorf("bm25 at average length = %v, want %v", got, want)
+	}
+	// More occurrences score higher, a longer record lower.
+	if bm25(idf, 2, 5, 5) <= bm25(idf, 1, 5, 5) {
+		t.Error("tf 2 does not beat tf 1")
+	}
+	if bm25(idf, 1, 20, 5) >= bm25(idf, 1, 5, 5) {
+		t.Error("a longer record does not score lower")
+	}
+	if got := (&Stats{}).avgLen(); got != 1 {
+		t.Errorf("empty corpus average length = %v, want 1", got)
+	}
+}
+
+func TestTopKTies(t *testing.T) {
+	top := newTopK(3)
+	for _, c := range []cand{{score: 1, id: "d"}, {score: 2, id: "z"}, {score: 1, id: "b"}, {score: 1, id: "c"}, {score: 1, id: "a"}, {score: 0.5, id: "0"}} {
+		if top.wantsScore(c.score) && top.wants(c.score, c.id) {
+			top.push(c)
+		}
+	}
+	var got []string
+	for _, c := range top.sorted() {
+		got = append(got, c.id)
+	}
+	// Ties break by id, whatever the order offered.
+	if want := []string{"z", "a", "b"}; !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if newTopK(0).wants(1, "x") {
+		t.Error("a top-0 wants something")
+	}
+}
+
+func TestCountTerms(t *testing.T) {
+	got := countTerms("b a b  c b")
+	want := []termCount{{"b", 3, 3}, {"a", 1, 1}, {"c", 1, 1}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if len(countTerms("   ")) != 0 {
+		t.Error("blank text has terms")
+	}
+}
+
+func TestPickNeighbours(t *testing.T) {
+	// Minutes of a conversation; 3 is filtered out.
+	created := []int64{0, 1, 2, 3, 4, 60}
+	at := func(j int) int64 { return created[j] * int64(time.Minute/time.Microsecond) }
+	match := func(j int) bool { return j != 3 }
+	tests := []struct {
+		name string
+		i    int
+		win  time.Duration
+		want []int
+	}{
+		{"BothSides", 1, 5 * time.Minute, []int{0, 2}},
+		{"SkipsFiltered", 2, 5 * time.Minute, []int{1, 4}},
+		{"First", 0, 5 * time.Minute, []int{1}},
+		{"OutsideWindow", 4, 30 * time.Minute, []int{2}},
+		{"WindowIsStrict", 1, time.Minute, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pickNeighbours(len(created), tt.i, at, match, tt.win); !slices.Equal(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestScopeKeys(t *testing.T) {
+	a, u, empty := "a", "u", ""
+	ws := "w"
+	tests := []struct {
+		name      string
+		f, g      loci.RecordFilter
+		sameIndex bool
+	}{
+		// An agent's index serves every kind asked of it.
+		{"PinnedIgnoresKinds", loci.RecordFilter{Workspace: ws, AgentID: &a, Kinds: []loci.Kind{loci.KindPassage}},
+			loci.RecordFilter{Workspace: ws, AgentID: &a}, true},
+		// Filters that are not the scope do not split indexes.
+		{"TagsAndTimesIgnored", loci.RecordFilter{Workspace: ws, UserID: &u, Tags: []string{"x"}, LiveAt: time.Now()},
+			loci.RecordFilter{Workspace: ws, UserID: &u}, true},
+		// Global knowledge is kept per kinds: all of it may be most of
+		// the workspace.
+		{"GlobalByKinds", loci.RecordFilter{Workspace: ws, UserID: &empty, Kinds: []loci.Kind{loci.KindFact}},
+			loci.RecordFilter{Workspace: ws, UserID: &empty}, false},
+		{"OrGlobalByKinds", loci.RecordFilter{Workspace: ws, UserID: &u, OrGlobalUser: true, Kinds: []loci.Kind{loci.KindFact}},
+			loci.RecordFilter{Workspace: ws, UserID: &u, OrGlobalUser: true}, false},
+		{"KindOrderIrrelevant", loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindNote, loci.KindFact}},
+			loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindFact, loci.KindNote, loci.KindFact}}, true},
+		{"AbsentIsNotEmpty", loci.RecordFilter{Workspace: ws, UserID: &empty}, loci.RecordFilter{Workspace: ws}, false},
+		{"Workspaces", loci.RecordFilter{Workspace: ws, AgentID: &a}, loci.RecordFilter{Workspace: "other", AgentID: &a}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, gs := scopeOf(tt.f), scopeOf(tt.g)
+			same := keyOf(fs) == keyOf(gs) && fs.Workspace == gs.Workspace
+			if same != tt.sameIndex {
+				t.Fatalf("same index = %v, want %v (%q, %q)", same, tt.sameIndex, keyOf(fs), keyOf(gs))
+			}
+		})
+	}
+}

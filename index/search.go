@@ -1,0 +1,217 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// Query is one search's questions to the index.
+type Query struct {
+	// Filters select the records ranked: disjoint scopes ranked as one
+	// set (their statistics add up), each applied before the cut. Their
+	// Order, Limit and Offset are ignored.
+	Filters []loci.RecordFilter
+	// Terms are the analyzed query terms (plain words, never syntax).
+	Terms []string
+	// Vector is the query's unit embedding, by the cache's model; nil:
+	// lexical only.
+	Vector []float32
+	// N is how many candidates each signal returns.
+	N int
+	// Lenders is how many of the best lexical hits lend context to their
+	// neighbours, when they are conversational; Window bounds how far in
+	// time a neighbour may be.
+	Lenders int
+	Window  time.Duration
+	// Vectors asks for the candidates' vectors (diversity re-ranking).
+	Vectors bool
+}
+
+// Result is what a search found: each signal's candidates, best first, with
+// their own scores (BM25; cosine similarity), the neighbours of each
+// lender, and how many records under the filters wait for an embedding by
+// the cache's model.
+type Result struct {
+	Lexical []Hit
+	Vector  []Hit
+	// Context maps a lender's id to its neighbours.
+	Context map[string][]*Doc
+	Pending int
+	// Vectors holds the candidates' vectors when the query asked.
+	Vectors map[string][]float32
+}
+
+// Search answers q in tx: each filter's scope is searched on its index
+// (held, loaded, or private to tx when tx has written records) or, when
+// too large for the budget, by a streaming pass over its records.
+func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error) {
+	terms := distinct(q.Terms)
+	parts := make([]*part, len(q.Filters))
+	var st Stats
+	for i, f := range q.Filters {
+		p := &part{f: f}
+		parts[i] = p
+		e, err := c.acquire(ctx, tx, f)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			p.e = e
+			e.mu.RLock()
+			st.add(e.stats(terms))
+			e.mu.RUnlock()
+			continue
+		}
+		c.streams.Add(1)
+		if p.s, err = c.stream(ctx, tx, f, terms, q.Vector, q.N); err != nil {
+			return nil, err
+		}
+		st.add(p.s.st)
+	}
+
+	res := &Result{Context: map[string][]*Doc{}}
+	lex, vec := newTopK(q.N), newTopK(q.N)
+	owner := map[string]*part{}
+	for _, p := range parts {
+		var l, v []Hit
+		if p.e != nil {
+			p.e.mu.RLock()
+			l = p.e.lexical(&p.f, terms, st, q.N)
+			if q.Vector != nil {
+				v = p.e.vector(&p.f, q.Vector, q.N)
+			}
+			res.Pending += p.e.countPending(&p.f)
+			p.e.mu.RUnlock()
+		} else {
+			l, v = p.s.lexical(terms, st, q.N), p.s.vec.hits()
+			res.Pending += p.s.pending
+		}
+		for _, h := range l {
+			lex.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
+			owner[h.Doc.Meta.ID] = p
+		}
+		for _, h := range v {
+			vec.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
+			owner[h.Doc.Meta.ID] = p
+		}
+	}
+	res.Lexical, res.Vector = lex.hits(), vec.hits()
+
+	lent := 0
+	for _, h := range res.Lexical {
+		if lent >= q.Lenders || c.cfg.conversational == nil {
+			break
+		}
+		if !c.cfg.conversational(h.Doc.Meta) {
+			continue
+		}
+		lent++
+		p := owner[h.Doc.Meta.ID]
+		var nbs []*Doc
+		if p.e != nil {
+			p.e.mu.RLock()
+			nbs = p.e.neighbours(h.Doc.Meta.ID, p.f, q.Window)
+			p.e.mu.RUnlock()
+		} else {
+			var err error
+			if nbs, err = c.streamNeighbours(ctx, tx, p.f, h.Doc, q.Window); err != nil {
+				return nil, err
+			}
+		}
+		if len(nbs) > 0 {
+			res.Context[h.Doc.Meta.ID] = nbs
+			for _, d := range nbs {
+				if owner[d.Meta.ID] == nil {
+					owner[d.Meta.ID] = p
+				}
+			}
+		}
+	}
+
+	if q.Vectors {
+		res.Vectors = map[string][]float32{}
+		for id, p := range owner {
+			var v []float32
+			if p.e != nil {
+				p.e.mu.RLock()
+				v = p.e.vectorOf(id)
+				p.e.mu.RUnlock()
+			} else {
+				v = p.s.vectors[id]
+			}
+			if v != nil {
+				res.Vectors[id] = v
+			}
+		}
+	}
+	return res, nil
+}
+
+// distinct returns terms without repeats, in order.
+func distinct(terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		if t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// streamNeighbours finds a lender's neighbours in a scope that is streamed:
+// it reads the lender's conversation within window of it.
+func (c *Cache) streamNeighbours(ctx context.Context, tx loci.Tx, f loci.RecordFilter, lender *Doc, window time.Duration) ([]*Doc, error) {
+	m := lender.Meta
+	g := conversationFilter(f, m)
+	if after := m.CreatedAt.Add(-window); g.CreatedAfter.IsZero() || after.After(g.CreatedAfter) {
+		g.CreatedAfter = after
+	}
+	if before := m.CreatedAt.Add(window); g.CreatedBefore.IsZero() || before.Before(g.CreatedBefore) {
+		g.CreatedBefore = before
+	}
+	g.Order, g.Limit, g.Offset = loci.OrderCreatedAsc, 0, 0
+	var conv []*loci.Record
+	err := tx.ScanRecords(ctx, g, func(r *loci.Record) error {
+		conv = append(conv, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read conversation: %w", err)
+	}
+	slices.SortFunc(conv, func(a, b *loci.Record) int {
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Compare(b.CreatedAt)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	i := slices.IndexFunc(conv, func(r *loci.Record) bool { return r.ID == m.ID })
+	if i < 0 {
+		return nil, nil
+	}
+	var out []*Doc
+	for _, j := range pickNeighbours(len(conv), i, func(j int) int64 { return conv[j].CreatedAt.UnixMicro() },
+		func(j int) bool { return g.Match(conv[j]) }, window) {
+		d := &Doc{Meta: strip(conv[j])}
+		if c.cfg.confidence != nil {
+			d.Conf, d.HasConf = c.cfg.confidence(conv[j])
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// strip returns a copy of r holding only what the index keeps (what a
+// Doc's Meta holds).
+func strip(r *loci.Record) *loci.Record {
+	return &loci.Record{
+		ID: r.ID, Workspace: r.Workspace, Kind: r.Kind, Scope: r.Scope, Key: r.Key, Tags: r.Tags,
+		Category: r.Category, ActionType: r.ActionType, Outcome: r.Outcome, Confidence: r.Confidence,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
+	}
+}

@@ -1,0 +1,123 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loci-memory/loci"
+)
+
+// streamed is a scope too large for the budget, read once for one search:
+// its statistics, the docs that hold a query term (with their term
+// frequencies, scored once every part's statistics are known), the best
+// vector hits and the pending count. Its memory is bounded by the docs that
+// match, not by the scope.
+type streamed struct {
+	st      Stats
+	cands   []streamCand
+	vec     *topK
+	vectors map[string][]float32 // of the vector hits, when asked
+	pending int
+}
+
+type streamCand struct {
+	d      *Doc
+	length int32
+	tfs    []uint16 // by query term
+}
+
+// stream reads f's scope from tx in one pass.
+func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, terms []string, q []float32, n int) (*streamed, error) {
+	s := &streamed{st: Stats{DF: map[string]int{}}, vec: newTopK(n), vectors: map[string][]float32{}}
+	at := make(map[string]int, len(terms))
+	for i, t := range terms {
+		at[t] = i
+	}
+	scope := scopeOf(f)
+	scope.Order = loci.OrderNone
+	err := tx.ScanRecords(ctx, scope, func(r *loci.Record) error {
+		text := r.SearchText
+		if text == "" {
+			text = r.Content
+		}
+		var tfs []uint16
+		var length int32
+		for _, t := range strings.Fields(text) {
+			length++
+			if i, ok := at[t]; ok {
+				if tfs == nil {
+					tfs = make([]uint16, len(terms))
+				}
+				if tfs[i] < 65535 {
+					tfs[i]++
+				}
+			}
+		}
+		s.st.N++
+		s.st.TotalLen += int64(length)
+		for i, tf := range tfs {
+			if tf > 0 {
+				s.st.DF[terms[i]]++
+			}
+		}
+		meta := strip(r)
+		if !f.Match(meta) {
+			return nil
+		}
+		var d *Doc
+		doc := func() *Doc {
+			if d == nil {
+				d = &Doc{Meta: meta}
+				if c.cfg.confidence != nil {
+					d.Conf, d.HasConf = c.cfg.confidence(r)
+				}
+			}
+			return d
+		}
+		if tfs != nil {
+			s.cands = append(s.cands, streamCand{d: doc(), length: length, tfs: tfs})
+		}
+		hasVec := c.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == c.cfg.model
+		if !hasVec {
+			s.pending++
+		} else if q != nil && len(r.Embedding) == len(q) {
+			var dot float32
+			for i, x := range q {
+				dot += x * r.Embedding[i]
+			}
+			if s.vec.wants(float64(dot), r.ID) {
+				s.vec.push(cand{score: float64(dot), id: r.ID, doc: doc()})
+				s.vectors[r.ID] = r.Embedding
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("stream scope: %w", err)
+	}
+	return s, nil
+}
+
+// lexical scores the candidates by BM25 with the statistics st.
+func (s *streamed) lexical(terms []string, st Stats, limit int) []Hit {
+	if st.N == 0 {
+		return nil
+	}
+	avg := st.avgLen()
+	idfs := make([]float64, len(terms))
+	for i, t := range terms {
+		idfs[i] = st.idf(st.DF[t])
+	}
+	top := newTopK(limit)
+	for _, c := range s.cands {
+		var score float64
+		for i, tf := range c.tfs {
+			if tf > 0 {
+				score += bm25(idfs[i], int(tf), c.length, avg)
+			}
+		}
+		top.offer(cand{score: score, id: c.d.Meta.ID, doc: c.d})
+	}
+	return top.hits()
+}
