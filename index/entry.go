@@ -82,8 +82,8 @@ type doc struct {
 	strs                      [nStrs]uint32 // interned in the entry
 	created, updated, expires int64         // Unix µs, noTime for zero
 	validAt, invalidAt        int64
-	confidence                float64       // the record's confidence column
-	conf                      float64       // on 0..1, when hasConf
+	confidence                float64 // the record's confidence column
+	conf                      float64 // on 0..1, when hasConf
 	hasConf, hasVec           bool
 	textHash                  uint64 // of the analyzed text: whether it changed
 	length                    int32
