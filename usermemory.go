@@ -36,6 +36,7 @@ type ContextSession struct {
 type UserMemory struct {
 	ID          string          `json:"id"`
 	Kind        Kind            `json:"kind"`
+	UserID      string          `json:"user_id,omitempty"`
 	AgentID     string          `json:"agent_id,omitempty"`
 	SessionID   string          `json:"session_id,omitempty"`
 	TaskID      string          `json:"task_id,omitempty"`
@@ -51,6 +52,10 @@ type UserMemory struct {
 	CreatedAt   time.Time       `json:"created_at"`
 	UpdatedAt   time.Time       `json:"updated_at"`
 	ExpiresAt   time.Time       `json:"expires_at,omitzero"`
+
+	// LastAccessedAt is when a search last returned the record (facts);
+	// zero when never.
+	LastAccessedAt time.Time `json:"last_accessed_at,omitzero"`
 }
 
 // ForgetRequest says what of a user's memory to forget: the records that

@@ -98,6 +98,7 @@ func (s *Server) register() {
 	s.openAPIRoutes()
 	s.mcpRoutes()
 	s.searchRoutes()
+	s.overviewRoutes()
 	s.inspectorRoutes()
 }
 
