@@ -470,9 +470,9 @@ export function currentView() {
   return parseHash().view;
 }
 
-// landing is the hash to show after the key changed.
+// landing is the hash to show after the key changed: a key bound to an
+// agent lands on its agent; any other stays where the page is.
 export function landing() {
-  const r = parseHash();
-  if (!views[r.view] || (boundAgent() && r.view === "overview")) return defaultView();
+  if (boundAgent() || !views[parseHash().view]) return defaultView();
   return location.hash;
 }
