@@ -220,7 +220,8 @@ function agentList(node) {
   get();
 }
 
-// userList is every user, searched by the server (GET /v1/users?q=).
+// userList is every user, searched by the server (GET /v1/users?q=);
+// opts.compact fits it in a side panel.
 export function userList(node, opts) {
   opts = opts || {};
   const search = el("input", { id: (opts.id || "overview") + "-user-search", type: "search", placeholder: "search users by id", spellcheck: "false" });
@@ -239,27 +240,33 @@ export function userList(node, opts) {
         })),
         users.length === 0
           ? muted(search.value.trim() ? "No user matches." : "No users yet.")
-          : table(
-              ["user", "memories", "first seen", "last write", ""],
-              users.map((u) =>
-                el(
-                  "tr",
-                  { class: opts.current === u.user_id ? "current" : null },
-                  el("td", null, userLink(u.user_id)),
-                  el("td", { class: "num" }, String(u.memories)),
-                  timeCell(u.created_at),
-                  timeCell(u.updated_at),
+          : opts.compact
+            ? table(
+                ["user", "memories", "last write"],
+                users.map((u) => el("tr", null, el("td", null, userLink(u.user_id)), el("td", { class: "num" }, String(u.memories)), timeCell(u.updated_at))),
+                "users"
+              )
+            : table(
+                ["user", "memories", "first seen", "last write", ""],
+                users.map((u) =>
                   el(
-                    "td",
-                    { class: "actions" },
-                    link(hashFor("timeline", "", { user: u.user_id }), "timeline"),
-                    " ",
-                    link(hashFor("review", u.user_id), "review")
+                    "tr",
+                    null,
+                    el("td", null, userLink(u.user_id)),
+                    el("td", { class: "num" }, String(u.memories)),
+                    timeCell(u.created_at),
+                    timeCell(u.updated_at),
+                    el(
+                      "td",
+                      { class: "actions" },
+                      link(hashFor("timeline", "", { user: u.user_id }), "timeline"),
+                      " ",
+                      link(hashFor("review", u.user_id), "review")
+                    )
                   )
-                )
-              ),
-              "users"
-            )
+                ),
+                "users"
+              )
       );
     });
   search.addEventListener("input", () => {
@@ -269,7 +276,7 @@ export function userList(node, opts) {
       get();
     }, 250);
   });
-  fill(node, el("h3", null, "Users"), search, out);
+  fill(node, opts.compact ? null : el("h3", null, "Users"), search, out);
   get();
 }
 

@@ -36,7 +36,7 @@ function build() {
     )
   );
   if (boundAgent()) fill(list, muted("A key bound to an agent cannot list users; open one by id."));
-  else userList(list, { id: "users" });
+  else userList(list, { id: "users", compact: true });
 }
 
 function showUser(user) {
