@@ -70,8 +70,16 @@ func (tx *Tx) CountRecordsBy(ctx context.Context, f loci.RecordFilter, by loci.G
 		group = "kind"
 	case loci.GroupAgent:
 		group, where = "agent_id", where+" AND agent_id <> ''"
+		if f.UserID != nil {
+			// "+" keeps the planner on the user's index rather than
+			// reading the whole workspace in agent order.
+			group = "+agent_id"
+		}
 	case loci.GroupUser:
 		group, where = "user_id", where+" AND user_id <> ''"
+		if f.AgentID != nil {
+			group = "+user_id" // as above, on the agent's index
+		}
 	case loci.GroupDay:
 		group = "created_at / " + strconv.FormatInt(microsPerDay, 10)
 	default:
