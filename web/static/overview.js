@@ -62,7 +62,7 @@ function loadStats(node, bound) {
       el(
         "div",
         { class: "columns" },
-        el("div", { class: "panel" }, el("h3", null, "By kind"), kindTable(st.kinds || {}, st.total, scope)),
+        el("div", { class: "panel" }, el("h3", null, "By kind"), kindTable(st.kinds || {}, scope)),
         el(
           "div",
           { class: "panel" },
@@ -93,7 +93,7 @@ function card(title, value, sub, id) {
   );
 }
 
-function kindTable(kinds, total, scope) {
+function kindTable(kinds, scope) {
   const max = Math.max(1, ...KINDS.map((k) => kinds[k] || 0));
   return table(
     ["kind", "memories", ""],
