@@ -32,6 +32,15 @@ type Block struct {
 	UpdatedAt    time.Time `json:"updated_at"`
 }
 
+// BlockVersion is one content a block has had. Limit is the block's
+// limit at that version.
+type BlockVersion struct {
+	Version   int       `json:"version"`
+	Content   string    `json:"content"`
+	Limit     int       `json:"limit"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
 // BlockSpec describes a block to create. Limit 0 means DefaultBlockLimit.
 type BlockSpec struct {
 	Label   string `json:"label"`
@@ -78,6 +87,10 @@ type BlockService interface {
 	// ListBlockConsumers returns the agents a block is attached to, oldest
 	// link first. ENOTFOUND when the block is absent.
 	ListBlockConsumers(ctx context.Context, blockID string) ([]BlockLink, error)
+	// BlockHistory returns every content the agent's block with that
+	// label (owned or attached) has had, the current one first. ENOTFOUND
+	// when the agent or the block is absent.
+	BlockHistory(ctx context.Context, agentID, label string) ([]BlockVersion, error)
 	// Prompt renders the agent's blocks, in ListBlocks order, each as
 	// "### {label}\n{content}", with a blank line between them. ENOTFOUND
 	// when the agent is absent.

@@ -22,6 +22,7 @@ type Service interface {
 	ExportService
 	SearchService
 	AgentSearchService
+	OverviewService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -143,6 +143,17 @@ type Tx interface {
 	// DeleteAuditBefore deletes the entries of every workspace older than
 	// before and returns how many it deleted.
 	DeleteAuditBefore(ctx context.Context, before time.Time) (int, error)
+
+	// ListUserSummaries returns the users f selects: those of the users
+	// table and every user_id the workspace's records name, newest first
+	// (by the earlier of registration and oldest record, then id), and how
+	// many f selects ignoring its limit and offset.
+	ListUserSummaries(ctx context.Context, f UserFilter) ([]*UserSummary, int, error)
+	// CountRecordsBy counts the records that match f (its order, limit and
+	// offset ignored) per group of by, most records first (ties by value),
+	// at most limit groups (0: all), and returns how many groups there are
+	// in all.
+	CountRecordsBy(ctx context.Context, f RecordFilter, by Grouping, limit int) ([]GroupCount, int, error)
 }
 
 // Agent is an agent that owns memory: blocks, notes, passages.

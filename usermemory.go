@@ -36,6 +36,7 @@ type ContextSession struct {
 type UserMemory struct {
 	ID          string          `json:"id"`
 	Kind        Kind            `json:"kind"`
+	UserID      string          `json:"user_id,omitempty"`
 	AgentID     string          `json:"agent_id,omitempty"`
 	SessionID   string          `json:"session_id,omitempty"`
 	TaskID      string          `json:"task_id,omitempty"`
@@ -54,6 +55,9 @@ type UserMemory struct {
 	ValidAt     time.Time       `json:"valid_at,omitzero"`
 	InvalidAt   time.Time       `json:"invalid_at,omitzero"`
 	Review      string          `json:"review,omitempty"`
+	// LastAccessedAt is when a search last returned the record (facts);
+	// zero when never.
+	LastAccessedAt time.Time `json:"last_accessed_at,omitzero"`
 }
 
 // UserMemoryQuery narrows "what do you remember about me" in time: only

@@ -15,6 +15,7 @@ func (s *Server) agentRoutes() {
 	s.handle("POST /v1/agents/{agent_id}/blocks", s.handleCreateBlock)
 	s.handle("GET /v1/agents/{agent_id}/blocks/{label}", s.handleGetBlock)
 	s.handle("PUT /v1/agents/{agent_id}/blocks/{label}", s.handleSetBlock)
+	s.handle("GET /v1/agents/{agent_id}/blocks/{label}/history", s.handleBlockHistory)
 	s.handle("PUT /v1/blocks/{block_id}/consumers/{agent_id}", s.handleAttachBlock)
 	s.handle("DELETE /v1/blocks/{block_id}/consumers/{agent_id}", s.handleDetachBlock)
 	s.handle("GET /v1/blocks/{block_id}/consumers", s.handleListConsumers)
@@ -177,6 +178,15 @@ func (s *Server) handleListConsumers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ok(w, http.StatusOK, map[string]any{"block_id": r.PathValue("block_id"), "count": len(links), "consumers": links})
+}
+
+func (s *Server) handleBlockHistory(w http.ResponseWriter, r *http.Request) {
+	versions, err := s.svc.BlockHistory(r.Context(), r.PathValue("agent_id"), r.PathValue("label"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"label": r.PathValue("label"), "count": len(versions), "versions": versions})
 }
 
 func (s *Server) handlePrompt(w http.ResponseWriter, r *http.Request) {

@@ -269,6 +269,8 @@ func docSteps() []docStep {
 		{method: "PUT", path: "/v1/agents/ag/blocks/goals", body: `{"content": "ship"}`, wantStatus: 201},
 		{method: "PUT", path: "/v1/agents/ag/blocks/personality", body: `{"content": "y", "expected_version": 1}`, wantStatus: 409},
 		{method: "PUT", path: "/v1/agents/ag/blocks/personality", body: `{"content": "` + big + `"}`, wantStatus: 413},
+		{method: "GET", path: "/v1/agents/ag/blocks/personality/history", wantStatus: 200},
+		{method: "GET", path: "/v1/agents/ag/blocks/nope/history", wantStatus: 404},
 		{method: "POST", path: "/v1/agents/ag/blocks", body: `{"label": "team", "content": "shared", "shared": true}`, wantStatus: 201,
 			capture: map[string]string{"block": "id"}},
 		{method: "PUT", path: "/v1/blocks/{{block}}/consumers/ag2", wantStatus: 200},
@@ -401,6 +403,18 @@ func docSteps() []docStep {
 		{method: "DELETE", path: "/v1/users/u1/preferences/format", wantStatus: 200},
 		{method: "DELETE", path: "/v1/users/u1/preferences", wantStatus: 200},
 
+		// The overview.
+		{method: "GET", path: "/v1/users", wantStatus: 200},
+		{method: "GET", path: "/v1/users?q=U&limit=1&offset=1", wantStatus: 200},
+		{method: "GET", path: "/v1/users?limit=0", wantStatus: 400},
+		{method: "GET", path: "/v1/stats", wantStatus: 200},
+		{method: "GET", path: "/v1/stats?agent_id=ag&user_id=u1&top=3&days=7", wantStatus: 200},
+		{method: "GET", path: "/v1/stats?days=400", wantStatus: 400},
+		{method: "GET", path: "/v1/memories?agent_id=ag&kind=note,block&kind=passage", wantStatus: 200},
+		{method: "GET", path: "/v1/memories?user_id=u1&before=2030-01-01T00:00:00Z", wantStatus: 200},
+		{method: "GET", path: "/v1/memories?kind=nope", wantStatus: 400},
+		{method: "GET", path: "/v1/whoami", wantStatus: 200},
+
 		// Admin, while authentication is off.
 		{method: "GET", path: "/v1/audit?limit=5", wantStatus: 200},
 		{method: "GET", path: "/v1/audit?since=yesterday", wantStatus: 400},
@@ -430,6 +444,8 @@ func docSteps() []docStep {
 		{method: "GET", path: "/v1/keys", key: "viewer", wantStatus: 403},
 		{method: "GET", path: "/v1/keys", key: "admin", wantStatus: 200},
 		{method: "GET", path: "/v1/agents/ag/notes", key: "viewer", wantStatus: 200},
+		{method: "GET", path: "/v1/whoami", key: "viewer", wantStatus: 200},
+		{method: "GET", path: "/v1/whoami", wantStatus: 401},
 		{method: "DELETE", path: "/v1/keys/{{viewerID}}", key: "admin", wantStatus: 200},
 		{method: "DELETE", path: "/v1/keys/nope", key: "admin", wantStatus: 404},
 		{method: "GET", path: "/v1/openapi.json", wantStatus: 200},

@@ -106,6 +106,7 @@ var policies = map[string]Policy{
 	"GET /v1/agents/{agent_id}":                         {Role: viewer, Op: "agent.get"},
 	"DELETE /v1/agents/{agent_id}":                      {Role: editor, Op: "agent.delete"},
 	"GET /v1/agents/{agent_id}/prompt":                  {Role: viewer, Kind: loci.KindBlock, Op: "agent.prompt"},
+	"GET /v1/agents/{agent_id}/blocks/{label}/history":  {Role: viewer, Kind: loci.KindBlock, Op: "block.history"},
 	"GET /v1/agents/{agent_id}/blocks":                  {Role: viewer, Kind: loci.KindBlock, Op: "block.list"},
 	"GET /v1/agents/{agent_id}/blocks/{label}":          {Role: viewer, Kind: loci.KindBlock, Op: "block.get"},
 	"PUT /v1/agents/{agent_id}/blocks/{label}":          {Role: creator, Kind: loci.KindBlock, Op: "block.put"},
@@ -171,6 +172,15 @@ var policies = map[string]Policy{
 	"GET /v1/users/{user_id}/memories":                       {Role: viewer, Agent: AgentDeny, Op: "user.memories"},
 	"POST /v1/users/{user_id}/forget":                        {Role: editor, Agent: AgentDeny, Op: "user.forget"},
 	"DELETE /v1/users/{user_id}":                             {Role: editor, Agent: AgentDeny, Op: "user.delete"},
+
+	// The overview (the inspector's first page). The user list and the
+	// workspace's stats span agents: a bound key gets its own agent's
+	// stats and timeline by naming it. Who-am-I reads no memory: it is
+	// not audited.
+	"GET /v1/users":    {Role: viewer, Agent: AgentDeny, Op: "user.list"},
+	"GET /v1/stats":    {Role: viewer, Agent: AgentNamed, Op: "stats"},
+	"GET /v1/memories": {Role: viewer, Agent: AgentNamed, Op: "memory.list"},
+	"GET /v1/whoami":   {Role: viewer, Agent: AgentFree, Op: "key.whoami"},
 }
 
 // fallbackPolicy applies to a route missing from the table: fail closed.

@@ -100,6 +100,7 @@ func (s *Server) register() {
 	s.openAPIRoutes()
 	s.mcpRoutes()
 	s.searchRoutes()
+	s.overviewRoutes()
 	s.inspectorRoutes()
 	// Every other path and method: the envelope, not the mux's plain text.
 	s.mux.HandleFunc("/", s.noRoute)

@@ -278,6 +278,12 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 	if err != nil {
 		return nil, fmt.Errorf("encode block: %w", err)
 	}
+	// Keep the content being replaced, as a note keeps its old values.
+	if err := tx.InsertVersion(ctx, loci.RecordVersion{
+		RecordID: rec.ID, Version: rec.Version, Content: rec.Content, Data: rec.Data, UpdatedAt: rec.UpdatedAt,
+	}); err != nil {
+		return nil, err
+	}
 	next := *rec
 	next.Content, next.SearchText, next.Data = w.Content, searchText(rec.Key+" "+w.Content), data
 	next.UpdatedAt, next.Version = s.now(), rec.Version+1
@@ -415,6 +421,45 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) ([]loc
 		return err
 	})
 	return links, err
+}
+
+// BlockHistory returns every content the agent's block has had, the
+// current one first.
+func (s *Service) BlockHistory(ctx context.Context, agentID, label string) ([]loci.BlockVersion, error) {
+	if err := checkAgentID(agentID); err != nil {
+		return nil, err
+	} else if err := checkBlockLabel(label); err != nil {
+		return nil, err
+	}
+	var out []loci.BlockVersion
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
+		if _, err := s.getAgent(ctx, tx, agentID); err != nil {
+			return err
+		}
+		rec, err := s.resolveBlock(ctx, tx, agentID, label)
+		if err != nil {
+			return err
+		}
+		cur, err := blockOf(rec)
+		if err != nil {
+			return err
+		}
+		out = append(out, loci.BlockVersion{Version: cur.Version, Content: cur.Content, Limit: cur.Limit, UpdatedAt: cur.UpdatedAt})
+		versions, err := tx.ListVersions(ctx, rec.ID)
+		if err != nil {
+			return err
+		}
+		for _, v := range versions {
+			var d blockData
+			if err := json.Unmarshal(v.Data, &d); err != nil {
+				return fmt.Errorf("decode block version: %w", err)
+			}
+			out = append(out, loci.BlockVersion{Version: v.Version, Content: v.Content, Limit: d.Limit, UpdatedAt: v.UpdatedAt})
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Prompt renders the agent's blocks for its system prompt.

@@ -269,11 +269,12 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (int, error) {
 
 func userMemoryOf(r *loci.Record) *loci.UserMemory {
 	return &loci.UserMemory{
-		ID: r.ID, Kind: r.Kind, AgentID: r.AgentID, SessionID: r.SessionID, TaskID: r.TaskID, Key: r.Key,
+		ID: r.ID, Kind: r.Kind, UserID: r.UserID, AgentID: r.AgentID, SessionID: r.SessionID, TaskID: r.TaskID, Key: r.Key,
 		Content: r.Content, Data: r.Data, Tags: r.Tags, Category: r.Category, ActionType: r.ActionType,
 		Outcome: r.Outcome, Confidence: r.Confidence, AccessCount: r.AccessCount,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
 		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
+		LastAccessedAt: r.LastAccessedAt,
 	}
 }
 

@@ -39,6 +39,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ExactValues", func(t *testing.T) { testExactValues(t, open) })
 	t.Run("LockSerializes", func(t *testing.T) { testLockSerializes(t, open) })
 	t.Run("ListUsers", func(t *testing.T) { testListUsers(t, open) })
+	t.Run("UserSummaries", func(t *testing.T) { testUserSummaries(t, open) })
+	t.Run("CountRecordsBy", func(t *testing.T) { testCountRecordsBy(t, open) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, open) })
 	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 }

@@ -1,7 +1,8 @@
-// Package web is loci's inspector: one HTML page, one script and one
-// stylesheet, embedded in the binary, that browse and edit memories
-// through loci's own REST API (DESIGN §4). Plain JavaScript, no build
-// step, nothing fetched from another origin, so it works offline.
+// Package web is loci's inspector: one HTML page, its script modules (one
+// per view, over a shared core) and one stylesheet, embedded in the
+// binary, that browse and edit memories through loci's own REST API
+// (DESIGN §4). Plain JavaScript modules, no build step, nothing fetched
+// from another origin, so it works offline.
 //
 // The page holds no data: every memory it shows comes from /v1 calls the
 // browser makes with the API key the user pastes, so the API's
@@ -15,6 +16,8 @@ import (
 	"embed"
 	"encoding/hex"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -32,13 +35,40 @@ type asset struct {
 	etag        string
 }
 
-// assets maps each served path to its file. The content types are fixed
-// here rather than guessed from the host's MIME tables, so a browser that
-// honours nosniff always gets what it expects.
-var assets = map[string]*asset{
-	"/":                           load("static/index.html", "text/html; charset=utf-8"),
-	AssetPrefix + "inspector.js":  load("static/inspector.js", "text/javascript; charset=utf-8"),
-	AssetPrefix + "inspector.css": load("static/inspector.css", "text/css; charset=utf-8"),
+// assets maps each served path to its file: the page at "/", and every
+// script module, the stylesheet and the icon under AssetPrefix. The content types
+// are fixed here rather than guessed from the host's MIME tables, so a
+// browser that honours nosniff always gets what it expects.
+var assets = loadAssets()
+
+func loadAssets() map[string]*asset {
+	out := map[string]*asset{"/": load("static/index.html", "text/html; charset=utf-8")}
+	entries, err := static.ReadDir("static")
+	if err != nil {
+		panic("web: embedded files missing: " + err.Error())
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, ".js"):
+			out[AssetPrefix+name] = load("static/"+name, "text/javascript; charset=utf-8")
+		case strings.HasSuffix(name, ".css"):
+			out[AssetPrefix+name] = load("static/"+name, "text/css; charset=utf-8")
+		case strings.HasSuffix(name, ".svg"):
+			out[AssetPrefix+name] = load("static/"+name, "image/svg+xml")
+		}
+	}
+	return out
+}
+
+// Assets returns the paths the handler serves, sorted.
+func Assets() []string {
+	out := make([]string, 0, len(assets))
+	for p := range assets {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func load(name, contentType string) *asset {
@@ -56,9 +86,8 @@ func load(name, contentType string) *asset {
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// Handler serves the inspector: the page at "/" and its assets at
-// AssetPrefix+"inspector.js" and AssetPrefix+"inspector.css"; any other
-// path is 404. GET and HEAD only (the server's routes are GET ones);
+// Handler serves the inspector: the page at "/" and its script modules
+// and stylesheet under AssetPrefix (see Assets); any other path is 404. GET and HEAD only (the server's routes are GET ones);
 // responses carry an ETag and must be revalidated, so an upgraded binary
 // is picked up at once.
 func Handler() http.Handler {

@@ -30,7 +30,7 @@ func TestServeInspector(t *testing.T) {
 		wantType   string
 	}{
 		{"Page", "/", http.StatusOK, "text/html"},
-		{"Script", "/ui/inspector.js", http.StatusOK, "text/javascript"},
+		{"Script", "/ui/main.js", http.StatusOK, "text/javascript"},
 		{"Stylesheet", "/ui/inspector.css", http.StatusOK, "text/css"},
 		{"ErrAPINeedsKey", "/v1/agents", http.StatusUnauthorized, "application/json"},
 	} {

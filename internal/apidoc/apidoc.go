@@ -149,6 +149,7 @@ func tags() []obj {
 		{"name": "preferences", "description": "User preferences with confidence tiers (seeds 001 and 004)."},
 		{"name": "sessions", "description": "Conversation sessions and their messages (seeds 001 and 004)."},
 		{"name": "users", "description": "Everything about a user: session start, what is remembered, forgetting."},
+		{"name": "overview", "description": "What a person looking after memory starts from: users, stats, the timeline of every kind, the caller's key."},
 		{"name": "search", "description": "Hybrid search across kinds: BM25 and vector similarity fused, then recency and confidence."},
 		{"name": "admin", "description": "Keys, the audit log, export and import, maintenance."},
 		{"name": "operations", "description": "Health, readiness, metrics and this document."},

@@ -86,6 +86,12 @@ func schemas() obj {
 			"created_at":     timestamp(""),
 			"updated_at":     timestamp(""),
 		}), "A core memory block, rendered into the agent's prompt."),
+		"BlockVersion": object([]string{"version", "content", "limit", "updated_at"}, obj{
+			"version":    integer("1 for the first content, +1 per update."),
+			"content":    str("The content the block had."),
+			"limit":      integer("The block's limit at that version."),
+			"updated_at": timestamp("When the block took this content."),
+		}),
 		"BlockSpec": closed([]string{"label"}, obj{
 			"label":   str(""),
 			"content": str(""),
@@ -247,26 +253,28 @@ func schemas() obj {
 			"updated_at":          timestamp(""),
 		}), "A user's preference with its confidence."),
 		"UserMemory": withDesc(object([]string{"id", "kind", "content", "confidence", "access_count", "created_at", "updated_at"}, obj{
-			"id":           str(""),
-			"kind":         ref("Kind"),
-			"agent_id":     str(""),
-			"session_id":   str(""),
-			"task_id":      str(""),
-			"key":          str(""),
-			"content":      str("The record's text."),
-			"data":         anyJSON("Kind-specific fields."),
-			"tags":         strList(""),
-			"category":     str(""),
-			"action_type":  str(""),
-			"outcome":      str(""),
-			"confidence":   number(""),
-			"access_count": integer(""),
-			"created_at":   timestamp(""),
-			"updated_at":   timestamp(""),
-			"expires_at":   timestamp(""),
-			"valid_at":     timestamp("A fact: when it became true."),
-			"invalid_at":   timestamp("A fact: when it stopped being true (history)."),
-			"review":       enum("Why it waits for review, when it does.", loci.ReviewDisputed, loci.ReviewFlaggedForRemoval),
+			"id":               str(""),
+			"kind":             ref("Kind"),
+			"agent_id":         str(""),
+			"session_id":       str(""),
+			"task_id":          str(""),
+			"key":              str(""),
+			"content":          str("The record's text."),
+			"data":             anyJSON("Kind-specific fields."),
+			"tags":             strList(""),
+			"category":         str(""),
+			"action_type":      str(""),
+			"outcome":          str(""),
+			"confidence":       number(""),
+			"access_count":     integer(""),
+			"created_at":       timestamp(""),
+			"updated_at":       timestamp(""),
+			"expires_at":       timestamp(""),
+			"valid_at":         timestamp("A fact: when it became true."),
+			"invalid_at":       timestamp("A fact: when it stopped being true (history)."),
+			"review":           enum("Why it waits for review, when it does.", loci.ReviewDisputed, loci.ReviewFlaggedForRemoval),
+			"user_id":          str("The user the record is about; absent for global and agent-only records."),
+			"last_accessed_at": timestamp("When a search last returned the record; absent when never."),
 		}), "Any record about a user, of any kind."),
 		"ReviewItem": withDesc(obj{"oneOf": []obj{
 			{"allOf": []obj{ref("Fact"), object([]string{"kind", "reason"}, obj{
@@ -278,6 +286,40 @@ func schemas() obj {
 		}}, "Something of a user's memory that waits for a person: a disputed fact (`kind` fact, `reason` disputed, the fact's fields; "+
 			"resolve with POST /v1/facts/{id}/resolve) or a preference flagged for removal (`kind` preference, `reason` flagged_for_removal, "+
 			"the preference's fields; resolve with POST /v1/users/{user_id}/preferences/{type}/resolve)."),
+
+		// The overview.
+		"UserSummary": withDesc(object([]string{"user_id", "created_at", "updated_at", "memories"}, obj{
+			"user_id":    str(""),
+			"created_at": timestamp("When loci first heard of the user: its registration (a session start, an import) or its oldest record, the earlier."),
+			"updated_at": timestamp("The latest write about the user."),
+			"memories":   integer("How many records about the user there are."),
+		}), "A user of the workspace: registered, or named by a record."),
+		"ScopeCount": object([]string{"id", "count"}, obj{
+			"id":    str("An agent or user id."),
+			"count": integer("How many records it holds."),
+		}),
+		"DayCount": object([]string{"date", "count", "total"}, obj{
+			"date":  obj{"type": "string", "format": "date", "description": "A UTC day, YYYY-MM-DD."},
+			"count": integer("Records created that day that still exist."),
+			"total": integer("Records at the end of that day (of those that still exist)."),
+		}),
+		"Stats": withDesc(object([]string{"total", "kinds", "agents", "users", "top_agents", "top_users", "growth", "newest", "embeddings", "at"}, obj{
+			"agent_id":   str("The agent the overview is narrowed to, when one was named."),
+			"user_id":    str("The user the overview is narrowed to, when one was named."),
+			"total":      integer("How many records there are."),
+			"kinds":      mapOf(obj{"type": "integer"}, "How many records of each kind (every kind, 0 when none)."),
+			"agents":     integer("How many distinct agents the records name."),
+			"users":      integer("How many distinct users the records name."),
+			"top_agents": array(ref("ScopeCount"), "The agents with the most records, most first."),
+			"top_users":  array(ref("ScopeCount"), "The users with the most records, most first."),
+			"growth":     array(ref("DayCount"), "One entry per day, oldest first, today last."),
+			"newest":     array(ref("UserMemory"), "The most recently created records, newest first."),
+			"embeddings": object([]string{"model", "pending"}, obj{
+				"model":   str("The embedder's model; empty when the server has none (lexical search only)."),
+				"pending": integer("Records waiting for an embedding by that model (the embedding queue)."),
+			}),
+			"at": timestamp("When the overview was computed."),
+		}), "An overview of the workspace's memory, or of one agent's or user's."),
 
 		// Search.
 		"SignalScore": object([]string{"rank", "score"}, obj{

@@ -75,7 +75,7 @@ const (
 // server, and each registered route must be here (httpapi's tests).
 func operations() []op {
 	var ops []op
-	for _, group := range [][]op{noteOps(), agentOps(), passageOps(), sessionOps(), lifecycleOps(), preferenceOps(), searchOps(), adminOps(), operationsOps()} {
+	for _, group := range [][]op{noteOps(), agentOps(), passageOps(), sessionOps(), lifecycleOps(), preferenceOps(), searchOps(), adminOps(), operationsOps(), overviewOps()} {
 		ops = append(ops, group...)
 	}
 	return ops
@@ -154,6 +154,12 @@ func agentOps() []op {
 				"limit":            integer("Characters; sets the block's limit."),
 			}),
 			ok: upsert(withAction), errs: []int{nf, conf, big}},
+		{method: "GET", path: "/v1/agents/{agent_id}/blocks/{label}/history", id: "blockHistory", tag: "blocks",
+			summary: "Every content a block has had",
+			desc:    "The current content first, then each earlier one, newest first. An attached shared block answers the shared block's history.",
+			ok: okay("The versions.", success(object([]string{"label", "count", "versions"}, obj{
+				"label": str(""), "count": integer(""), "versions": array(ref("BlockVersion"), "The current content first."),
+			}))), errs: []int{nf}},
 		{method: "PUT", path: "/v1/blocks/{block_id}/consumers/{agent_id}", id: "attachBlock", tag: "blocks",
 			summary: "Attach a shared block to an agent", desc: "Idempotent. 409 when the agent already holds another block with the shared block's label.",
 			ok: okay("Attached.", success(object([]string{"block_id", "agent_id"}, obj{
@@ -518,5 +524,49 @@ func operationsOps() []op {
 		{method: "GET", path: "/v1/openapi.json", id: "openapi", tag: "operations",
 			summary: "This document",
 			ok:      okay("The OpenAPI 3.1 document.", obj{"type": "object"})},
+	}
+}
+
+func overviewOps() []op {
+	kinds := query("kind", "Only these kinds: repeat the parameter or separate kinds by commas.", array(ref("Kind"), ""))
+	return []op{
+		{method: "GET", path: "/v1/users", id: "listUsers", tag: "overview",
+			summary: "List users, newest first",
+			desc: "Every user of the workspace: those a session start or an import registered, and every user id a record names. " +
+				"Newest first by `created_at`, then by id.",
+			query: []obj{qstr("q", "Only users whose id holds this text, ignoring case."), limit, offset},
+			ok:    okay("The users.", list("users", ref("UserSummary"), "How many users match."))},
+		{method: "GET", path: "/v1/stats", id: "stats", tag: "overview",
+			summary: "An overview of the memory",
+			desc: "Counts per kind, per agent and per user, growth per day, the newest records and the embedding queue, " +
+				"of the workspace or of the agent and/or user named. Computed by the database from its indexes. " +
+				"A key bound to an agent must name it (`agent_id`).",
+			query: []obj{
+				qstr("agent_id", "Only this agent's records."), qstr("user_id", "Only records about this user."),
+				query("top", "How many agents and users to list, by size (1-100).", obj{"type": "integer", "minimum": 1, "maximum": 100, "default": 10}),
+				query("days", "How many days of growth, today included (1-366).", obj{"type": "integer", "minimum": 1, "maximum": 366, "default": 30}),
+			},
+			ok: okay("The overview.", success(ref("Stats")))},
+		{method: "GET", path: "/v1/memories", id: "listMemories", tag: "overview",
+			summary: "Memories of every kind, newest first (a timeline)",
+			desc: "The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id. " +
+				"A key bound to an agent must name it (`agent_id`).",
+			query: []obj{
+				qstr("agent_id", ""), qstr("user_id", ""), qstr("session_id", ""), qstr("task_id", ""), kinds,
+				query("before", "Only records created before this time (RFC 3339).", obj{"type": "string", "format": "date-time"}),
+				query("after", "Only records created after this time (RFC 3339).", obj{"type": "string", "format": "date-time"}),
+				limit, offset,
+			},
+			ok: okay("The memories.", list("memories", ref("UserMemory"), "How many records match."))},
+		{method: "GET", path: "/v1/whoami", id: "whoami", tag: "overview",
+			summary: "The caller's key: its role and bound agent",
+			desc:    "With authentication off the caller is trusted: `auth` false, no key, the admin role's rights.",
+			ok: okay("The key.", success(object([]string{"auth", "key_id", "role", "agent_id", "workspace"}, obj{
+				"auth":      boolean("Whether the server requires a key."),
+				"key_id":    str("Empty when authentication is off."),
+				"role":      ref("Role"),
+				"agent_id":  str("The agent the key is bound to; empty for none."),
+				"workspace": str(""),
+			})))},
 	}
 }

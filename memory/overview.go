@@ -1,0 +1,245 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// The overview (loci.OverviewService): user list, stats and the
+// timeline of every kind. Counts and groups are the database's (indexed
+// GROUP BY queries); no rule here loads every record.
+
+// maxScopeIDBytes bounds an agent or user id named by an overview query.
+const maxScopeIDBytes = 1024
+
+// checkBoundAgent refuses a query of a key bound to one agent that does
+// not name that agent: the overview spans agents otherwise.
+func checkBoundAgent(ctx context.Context, agentID string) error {
+	if p := loci.PrincipalFrom(ctx); p != nil && p.AgentID != "" && p.AgentID != agentID {
+		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", p.AgentID, p.AgentID)
+	}
+	return nil
+}
+
+// ListUsers returns the users the workspace knows, newest first.
+func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) ([]*loci.UserSummary, int, error) {
+	if err := checkOptionalText("q", f.Match, maxScopeIDBytes); err != nil {
+		return nil, 0, err
+	}
+	if err := checkBoundAgent(ctx, ""); err != nil {
+		return nil, 0, err
+	}
+	limit, offset, err := checkPage(f.Limit, f.Offset, lifeDefaultLimit)
+	if err != nil {
+		return nil, 0, err
+	}
+	f.Workspace, f.Limit, f.Offset = loci.WorkspaceFrom(ctx), limit, offset
+	var users []*loci.UserSummary
+	var total int
+	err = s.store.View(ctx, func(tx loci.Tx) (err error) {
+		users, total, err = tx.ListUserSummaries(ctx, f)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list users: %w", err)
+	}
+	return users, total, nil
+}
+
+// scopeFilter is the filter of the records an overview query names.
+func scopeFilter(ctx context.Context, sc loci.Scope) (loci.RecordFilter, error) {
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx)}
+	for _, v := range []struct {
+		name  string
+		value string
+		dst   **string
+	}{{"agent_id", sc.AgentID, &f.AgentID}, {"user_id", sc.UserID, &f.UserID}, {"session_id", sc.SessionID, &f.SessionID}, {"task_id", sc.TaskID, &f.TaskID}} {
+		if err := checkOptionalText(v.name, v.value, maxScopeIDBytes); err != nil {
+			return f, err
+		}
+		if v.value != "" {
+			*v.dst = loci.Ptr(v.value)
+		}
+	}
+	return f, checkBoundAgent(ctx, sc.AgentID)
+}
+
+// startOfDay is the UTC midnight that begins t's day.
+func startOfDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// Stats returns the overview of the workspace, or of one agent or user.
+func (s *Service) Stats(ctx context.Context, q loci.StatsQuery) (*loci.Stats, error) {
+	if q.Top < 0 || q.Top > loci.MaxStatsTop {
+		return nil, loci.Errorf(loci.EINVALID, "top must be between 1 and %d", loci.MaxStatsTop)
+	} else if q.Days < 0 || q.Days > loci.MaxStatsDays {
+		return nil, loci.Errorf(loci.EINVALID, "days must be between 1 and %d", loci.MaxStatsDays)
+	}
+	if q.Top == 0 {
+		q.Top = loci.DefaultStatsTop
+	}
+	if q.Days == 0 {
+		q.Days = loci.DefaultStatsDays
+	}
+	base, err := scopeFilter(ctx, loci.Scope{AgentID: q.AgentID, UserID: q.UserID})
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	start := startOfDay(now).AddDate(0, 0, -(q.Days - 1))
+	var st *loci.Stats
+	err = s.store.View(ctx, func(tx loci.Tx) error {
+		st = &loci.Stats{AgentID: q.AgentID, UserID: q.UserID, Kinds: map[loci.Kind]int{}, At: now}
+		kinds, _, err := tx.CountRecordsBy(ctx, base, loci.GroupKind, 0)
+		if err != nil {
+			return err
+		}
+		for _, k := range loci.Kinds {
+			st.Kinds[k] = 0
+		}
+		for _, g := range kinds {
+			st.Kinds[loci.Kind(g.Value)] = g.Count
+			st.Total += g.Count
+		}
+		if st.TopAgents, st.Agents, err = topScopes(ctx, tx, base, loci.GroupAgent, q.Top); err != nil {
+			return err
+		}
+		if st.TopUsers, st.Users, err = topScopes(ctx, tx, base, loci.GroupUser, q.Top); err != nil {
+			return err
+		}
+		if st.Growth, err = growth(ctx, tx, base, start, q.Days); err != nil {
+			return err
+		}
+		if st.Newest, err = newest(ctx, tx, base, loci.StatsNewest); err != nil {
+			return err
+		}
+		if s.embedder != nil {
+			st.Embeddings.Model = s.embedder.Model()
+			st.Embeddings.Pending, err = tx.CountPendingEmbeddings(ctx, base, st.Embeddings.Model)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	return st, nil
+}
+
+// topScopes returns the largest agents or users of f, and how many there
+// are.
+func topScopes(ctx context.Context, tx loci.Tx, f loci.RecordFilter, by loci.Grouping, top int) ([]loci.ScopeCount, int, error) {
+	groups, n, err := tx.CountRecordsBy(ctx, f, by, top)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]loci.ScopeCount, len(groups))
+	for i, g := range groups {
+		out[i] = loci.ScopeCount{ID: g.Value, Count: g.Count}
+	}
+	return out, n, nil
+}
+
+// growth returns one entry per day from start, days long: the records of
+// f created that day and the running total.
+func growth(ctx context.Context, tx loci.Tx, f loci.RecordFilter, start time.Time, days int) ([]loci.DayCount, error) {
+	before := f
+	before.CreatedBefore = start
+	total, err := tx.CountRecords(ctx, before)
+	if err != nil {
+		return nil, err
+	}
+	since := f
+	since.CreatedAfter = start.Add(-time.Microsecond) // exclusive: from start on
+	groups, _, err := tx.CountRecordsBy(ctx, since, loci.GroupDay, 0)
+	if err != nil {
+		return nil, err
+	}
+	perDay := map[string]int{}
+	for _, g := range groups {
+		perDay[g.Value] = g.Count
+	}
+	out := make([]loci.DayCount, days)
+	for i := range out {
+		date := start.AddDate(0, 0, i).Format(time.DateOnly)
+		total += perDay[date]
+		out[i] = loci.DayCount{Date: date, Count: perDay[date], Total: total}
+	}
+	return out, nil
+}
+
+// newest returns the n most recently created records of f, newest first:
+// n of each kind (each an indexed, ordered read), then merged.
+func newest(ctx context.Context, tx loci.Tx, f loci.RecordFilter, n int) ([]*loci.UserMemory, error) {
+	var recs []*loci.Record
+	for _, k := range loci.Kinds {
+		kf := f
+		kf.Kinds, kf.Order, kf.Limit = []loci.Kind{k}, loci.OrderCreatedDesc, n
+		got, err := tx.FindRecords(ctx, kf)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, got...)
+	}
+	sortNewestFirst(recs)
+	out := []*loci.UserMemory{}
+	for _, r := range recs[:min(n, len(recs))] {
+		out = append(out, userMemoryOf(r))
+	}
+	return out, nil
+}
+
+// sortNewestFirst orders records as OrderCreatedDesc does.
+func sortNewestFirst(recs []*loci.Record) {
+	sort.Slice(recs, func(i, j int) bool {
+		if !recs[i].CreatedAt.Equal(recs[j].CreatedAt) {
+			return recs[i].CreatedAt.After(recs[j].CreatedAt)
+		}
+		return recs[i].ID > recs[j].ID
+	})
+}
+
+// ListMemories returns the records of every kind q selects, newest first.
+func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) ([]*loci.UserMemory, int, error) {
+	f, err := scopeFilter(ctx, q.Scope)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, k := range q.Kinds {
+		if !k.Valid() {
+			return nil, 0, loci.Errorf(loci.EINVALID, "unknown kind %q", k)
+		}
+	}
+	if !q.Before.IsZero() && !q.After.IsZero() && !q.Before.After(q.After) {
+		return nil, 0, loci.Errorf(loci.EINVALID, "before must be after after")
+	}
+	limit, offset, err := checkPage(q.Limit, q.Offset, lifeDefaultLimit)
+	if err != nil {
+		return nil, 0, err
+	}
+	f.Kinds, f.CreatedBefore, f.CreatedAfter = q.Kinds, q.Before, q.After
+	f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, limit, offset
+	out := []*loci.UserMemory{}
+	var total int
+	err = s.store.View(ctx, func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			out = append(out, userMemoryOf(r))
+		}
+		total, err = tx.CountRecords(ctx, f)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list memories: %w", err)
+	}
+	return out, total, nil
+}

@@ -1,0 +1,98 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loci-memory/loci"
+)
+
+// ListUserSummaries returns the users the workspace knows, newest first:
+// the users table and the user ids of its records, grouped in SQL over
+// the records_user index.
+func (tx *Tx) ListUserSummaries(ctx context.Context, f loci.UserFilter) ([]*loci.UserSummary, int, error) {
+	var a args
+	ws := a.add(f.Workspace)
+	match := ""
+	if f.Match != "" {
+		match = a.add(f.Match)
+	}
+	matching := func(col string) string {
+		if match == "" {
+			return ""
+		}
+		return " AND strpos(lower(" + col + "), lower(" + match + ")) > 0"
+	}
+	known := `SELECT user_id AS id, min(created_at) AS c, max(updated_at) AS m, count(*) AS n
+			FROM records WHERE workspace = ` + ws + ` AND user_id <> ''` + matching("user_id") + ` GROUP BY user_id
+		UNION ALL
+		SELECT id, created_at, updated_at, 0 FROM users WHERE workspace = ` + ws + matching("id")
+	q := `SELECT id, min(c), max(m), sum(n)::bigint, count(*) OVER () FROM (` + known + `) k
+		GROUP BY id ORDER BY min(c) DESC, id` + limitClause(f.Limit, f.Offset)
+	rows, err := tx.tx.Query(ctx, q, a...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list user summaries: %w", err)
+	}
+	defer rows.Close()
+	out := []*loci.UserSummary{}
+	total := -1
+	for rows.Next() {
+		var u loci.UserSummary
+		if err := rows.Scan(&u.UserID, &u.CreatedAt, &u.UpdatedAt, &u.Memories, &total); err != nil {
+			return nil, 0, fmt.Errorf("scan user summary: %w", err)
+		}
+		u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+		out = append(out, &u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list user summaries: %w", err)
+	}
+	if total < 0 {
+		// No row carried the total (none, or an offset past the end).
+		if err := tx.tx.QueryRow(ctx, `SELECT count(DISTINCT id) FROM (`+known+`) k`, a...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count users: %w", err)
+		}
+	}
+	return out, total, nil
+}
+
+// CountRecordsBy counts the records that match f per group, in SQL.
+func (tx *Tx) CountRecordsBy(ctx context.Context, f loci.RecordFilter, by loci.Grouping, limit int) ([]loci.GroupCount, int, error) {
+	var a args
+	where := whereClause(f, "", &a)
+	var group string
+	switch by {
+	case loci.GroupKind:
+		group = "kind"
+	case loci.GroupAgent:
+		group, where = "agent_id", where+" AND agent_id <> ''"
+	case loci.GroupUser:
+		group, where = "user_id", where+" AND user_id <> ''"
+	case loci.GroupDay:
+		group = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
+	default:
+		return nil, 0, fmt.Errorf("count records: unknown grouping %d", by)
+	}
+	q := `SELECT ` + group + ` COLLATE "C" AS g, count(*) AS n, count(*) OVER () FROM records WHERE ` + where +
+		` GROUP BY g ORDER BY n DESC, g` + limitClause(limit, 0)
+	rows, err := tx.tx.Query(ctx, q, a...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count records by group: %w", err)
+	}
+	defer rows.Close()
+	out := []loci.GroupCount{}
+	total := 0
+	for rows.Next() {
+		var g loci.GroupCount
+		var n, all int64
+		if err := rows.Scan(&g.Value, &n, &all); err != nil {
+			return nil, 0, fmt.Errorf("scan group count: %w", err)
+		}
+		g.Count, total = int(n), int(all)
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("count records by group: %w", err)
+	}
+	return out, total, nil
+}

@@ -1,0 +1,73 @@
+// Records of any kind as tables: the agent view's episodes, facts,
+// working memory and sessions, the user view's memories by kind.
+import { PAGE, ROUTES, badge, call, conf, el, fill, fmtTime, kindBadge, load, muted, pager, scopeOf, table, timeCell } from "./core.js";
+
+// details are a record's kind-specific markers: category, action type,
+// outcome, tags, expiry, review.
+export function details(m) {
+  const out = [];
+  if (m.category) out.push(badge(m.category));
+  if (m.action_type) out.push(badge(m.action_type));
+  if (m.outcome) out.push(badge(m.outcome, "outcome-" + m.outcome));
+  if (m.review) out.push(badge(m.review.replace(/_/g, " "), "warn"));
+  if (m.invalid_at) out.push(badge("history: until " + fmtTime(m.invalid_at)));
+  for (const t of m.tags || []) out.push(badge(t, "tag"));
+  if (m.expires_at) out.push(el("span", { class: "muted small" }, "expires " + fmtTime(m.expires_at)));
+  return out;
+}
+
+// accessed is a record's access count and last access, where it has them.
+export function accessed(m) {
+  if (!m.access_count && !m.last_accessed_at) return el("td", { class: "muted small" }, "—");
+  return el(
+    "td",
+    { class: "small", title: m.last_accessed_at || "" },
+    m.access_count + "×",
+    m.last_accessed_at ? el("div", { class: "muted" }, "last " + fmtTime(m.last_accessed_at)) : null
+  );
+}
+
+// memoryRow is one record: when, what, its markers, scope, confidence and
+// access. withKind adds a kind column.
+export function memoryRow(m, withKind) {
+  return el(
+    "tr",
+    { "data-id": m.id },
+    timeCell(m.created_at),
+    withKind ? el("td", null, kindBadge(m.kind)) : null,
+    el("td", null, m.key ? el("code", { class: "key" }, m.key) : null, el("div", { class: "content" }, m.content)),
+    el("td", null, details(m)),
+    el("td", null, scopeOf(m)),
+    el("td", { class: "num" }, conf(m.confidence)),
+    accessed(m)
+  );
+}
+
+export function memoryTable(mems, withKind) {
+  const head = ["created"].concat(withKind ? ["kind"] : [], ["memory", "details", "scope", "confidence", "accessed"]);
+  return table(head, mems.map((m) => memoryRow(m, withKind)), "memories");
+}
+
+// kindSection lists, page by page, the records of one kind in a scope
+// (GET /v1/memories), newest first.
+export function kindSection(node, scope, kind, empty) {
+  let offset = 0;
+  const get = () =>
+    load(node, async function () {
+      const data = await call(ROUTES.listMemories, null, { query: Object.assign({ kind: kind, limit: PAGE, offset: offset }, scope) });
+      const mems = data.memories || [];
+      if ((data.count || 0) === 0) {
+        fill(node, muted(empty || "None."));
+        return;
+      }
+      fill(
+        node,
+        el("div", { class: "pager" }, pager(offset, data.count, PAGE, (o) => {
+          offset = o;
+          get();
+        })),
+        memoryTable(mems, false)
+      );
+    });
+  return get();
+}
