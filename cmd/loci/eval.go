@@ -69,7 +69,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if dw != nil {
 		dumpTo = dw
 	}
-	rep, err := evalLocomo(ctx, convs, cuts, dumpTo, memory.WithEmbedder(emb))
+	ranking, err := rankingOptions()
+	if err != nil {
+		return err
+	}
+	opts := append([]memory.Option{memory.WithEmbedder(emb)}, ranking...)
+	rep, err := evalLocomo(ctx, convs, cuts, dumpTo, opts...)
 	if err != nil {
 		return err
 	}
