@@ -45,6 +45,17 @@ type Explanation struct {
 	// Confidence is the kind's confidence or relevance on 0..1, for kinds
 	// that have one.
 	Confidence *float64 `json:"confidence,omitempty"`
+	// Context is what the messages next to the result in its
+	// conversation lent its lexical score (a question lends to the turn
+	// that answers it), on the scale of the best lexical hit (1).
+	Context float64 `json:"context,omitempty"`
+	// Session is its conversation's share of its lexical score: the
+	// strength of the session's best matches, weighted.
+	Session float64 `json:"session,omitempty"`
+	// Date is how close the record was written to a period the query
+	// names ("in May 2023", "last week"), 0..1: 1 inside it, less
+	// shortly after it.
+	Date float64 `json:"date,omitempty"`
 	// MMRRank is the position diversity re-ranking gave, when it ran.
 	MMRRank int `json:"mmr_rank,omitempty"`
 	// Score is the final score.

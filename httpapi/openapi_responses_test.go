@@ -304,6 +304,11 @@ func docSteps() []docStep {
 		{method: "PUT", path: "/v1/sessions/s2", body: `{"user_id": "u1", "is_persistent": true, "summary": "again"}`, wantStatus: 200},
 		{method: "POST", path: "/v1/sessions/s1/messages", body: `{"role": "assistant", "content": "hello"}`, wantStatus: 201},
 		{method: "POST", path: "/v1/sessions/nope/messages", body: `{"role": "assistant", "content": "hello"}`, wantStatus: 404},
+		// An explanation with every part: context (the answer after a
+		// question), session strength and a date.
+		{method: "POST", path: "/v1/sessions/s1/messages", body: `{"role": "user", "content": "what did you paint today?"}`, wantStatus: 201},
+		{method: "POST", path: "/v1/sessions/s1/messages", body: `{"role": "assistant", "content": "a sunrise over the lake"}`, wantStatus: 201},
+		{method: "POST", path: "/v1/search", body: `{"query": "paint today", "user_id": "u1", "kinds": ["session"], "explain": true}`, wantStatus: 200},
 		{method: "GET", path: "/v1/sessions/s1", wantStatus: 200},
 		{method: "GET", path: "/v1/sessions/s2", wantStatus: 200},
 		{method: "GET", path: "/v1/users/u1/sessions", wantStatus: 200},

@@ -28,6 +28,8 @@ type config struct {
 	// conversational says whether a record is part of a conversation,
 	// whose order context reads.
 	conversational func(*loci.Record) bool
+	// question says whether a record asks a question.
+	question func(*loci.Record) bool
 }
 
 // WithBudget bounds the memory the cache's indexes use, in bytes (about:
@@ -48,6 +50,12 @@ func WithConfidence(fn func(*loci.Record) (float64, bool)) Option {
 // neighbours are what context (Query.Lenders) reads.
 func WithConversational(fn func(*loci.Record) bool) Option {
 	return func(c *config) { c.conversational = fn }
+}
+
+// WithQuestion sets which records ask a question (Doc.Question): context
+// can lend more to the turn that answers one.
+func WithQuestion(fn func(*loci.Record) bool) Option {
+	return func(c *config) { c.question = fn }
 }
 
 // Cache holds the indexes of the scopes searched. It is safe for

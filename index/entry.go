@@ -35,11 +35,13 @@ const (
 
 // Doc is a ranked record as the index returns it: its filterable fields
 // (Meta: the record without content, data, analyzed text, embedding and
-// access counts) and its confidence on 0..1, if its kind has one.
+// access counts), its confidence on 0..1, if its kind has one, and
+// whether it asks a question (see WithQuestion).
 type Doc struct {
-	Meta    *loci.Record
-	Conf    float64
-	HasConf bool
+	Meta     *loci.Record
+	Conf     float64
+	HasConf  bool
+	Question bool
 }
 
 // The strings of a doc that are few per scope (interned per entry).
@@ -84,7 +86,7 @@ type doc struct {
 	validAt, invalidAt        int64
 	confidence                float64 // the record's confidence column
 	conf                      float64 // on 0..1, when hasConf
-	hasConf, hasVec           bool
+	hasConf, hasVec, question bool
 	textHash                  uint64 // of the analyzed text: whether it changed
 	length                    int32
 	terms                     []uint32 // distinct term ids
@@ -185,7 +187,7 @@ func (e *entry) match(f *loci.RecordFilter, d *doc) bool {
 // docOf returns d as a Doc.
 func (e *entry) docOf(d *doc) *Doc {
 	r := e.record(d)
-	return &Doc{Meta: &r, Conf: d.conf, HasConf: d.hasConf}
+	return &Doc{Meta: &r, Conf: d.conf, HasConf: d.hasConf, Question: d.question}
 }
 
 // put indexes r, replacing the record with its id if any. r's SearchText
@@ -209,6 +211,7 @@ func (e *entry) put(r *loci.Record) {
 	if e.cfg.confidence != nil {
 		d.conf, d.hasConf = e.cfg.confidence(r)
 	}
+	d.question = e.cfg.question != nil && e.cfg.question(r)
 	if e.update(d, r) {
 		return
 	}
@@ -489,10 +492,11 @@ var accPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // lexical returns the best limit docs matching f by BM25 against terms
 // (distinct), with the corpus statistics st; a doc matches when it holds
-// any term.
-func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit int) []Hit {
+// any term. When during is set, it also returns the best limit of those
+// written (created) at a time during accepts.
+func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit int, during func(time.Time) bool) (all, within []Hit) {
 	if e.live == 0 || limit <= 0 || st.N == 0 {
-		return nil
+		return nil, nil
 	}
 	avg := st.avgLen()
 	bufp := accPool.Get().(*[]float64)
@@ -522,18 +526,38 @@ func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit in
 		}
 	}
 	top := newTopK(limit)
+	if during == nil {
+		for _, s := range touched {
+			score := acc[s]
+			acc[s] = 0
+			if !top.wantsScore(score) {
+				continue
+			}
+			d := e.docs[s]
+			if top.wants(score, d.id) && e.match(f, d) {
+				top.push(cand{score: score, id: d.id, slot: s})
+			}
+		}
+		return e.hits(top), nil
+	}
+	in := newTopK(limit)
 	for _, s := range touched {
 		score := acc[s]
 		acc[s] = 0
-		if !top.wantsScore(score) {
-			continue
-		}
 		d := e.docs[s]
-		if top.wants(score, d.id) && e.match(f, d) {
-			top.push(cand{score: score, id: d.id, slot: s})
+		toAll := top.wants(score, d.id)
+		toIn := in.wants(score, d.id) && during(fromMicros(d.created))
+		if (toAll || toIn) && e.match(f, d) {
+			c := cand{score: score, id: d.id, slot: s}
+			if toAll {
+				top.push(c)
+			}
+			if toIn {
+				in.push(c)
+			}
 		}
 	}
-	return e.hits(top)
+	return e.hits(top), e.hits(in)
 }
 
 // hits returns the candidates top kept, best first, as hits of their docs.

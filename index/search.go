@@ -30,6 +30,10 @@ type Query struct {
 	Window  time.Duration
 	// Vectors asks for the candidates' vectors (diversity re-ranking).
 	Vectors bool
+	// During, when set, asks for Result.During: the best N lexical hits
+	// written (created) at a time it accepts, such as the periods a query
+	// names. It is called only on records that hold a query term.
+	During func(written time.Time) bool
 }
 
 // Result is what a search found: each signal's candidates, best first, with
@@ -39,6 +43,9 @@ type Query struct {
 type Result struct {
 	Lexical []Hit
 	Vector  []Hit
+	// During holds the best lexical hits written when Query.During
+	// accepts, by the same scores as Lexical.
+	During []Hit
 	// Context maps a lender's id to its neighbours.
 	Context map[string][]*Doc
 	Pending int
@@ -75,20 +82,21 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	}
 
 	res := &Result{Context: map[string][]*Doc{}}
-	lex, vec := newTopK(q.N), newTopK(q.N)
+	lex, vec, dur := newTopK(q.N), newTopK(q.N), newTopK(q.N)
 	owner := map[string]*part{}
 	for _, p := range parts {
-		var l, v []Hit
+		var l, v, w []Hit
 		if p.e != nil {
 			p.e.mu.RLock()
-			l = p.e.lexical(&p.f, terms, st, q.N)
+			l, w = p.e.lexical(&p.f, terms, st, q.N, q.During)
 			if q.Vector != nil {
 				v = p.e.vector(&p.f, q.Vector, q.N)
 			}
 			res.Pending += p.e.countPending(&p.f)
 			p.e.mu.RUnlock()
 		} else {
-			l, v = p.s.lexical(terms, st, q.N), p.s.vec.hits()
+			l, w = p.s.lexical(terms, st, q.N, q.During)
+			v = p.s.vec.hits()
 			res.Pending += p.s.pending
 		}
 		for _, h := range l {
@@ -99,8 +107,15 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 			vec.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
 			owner[h.Doc.Meta.ID] = p
 		}
+		for _, h := range w {
+			dur.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
+			owner[h.Doc.Meta.ID] = p
+		}
 	}
 	res.Lexical, res.Vector = lex.hits(), vec.hits()
+	if q.During != nil {
+		res.During = dur.hits()
+	}
 
 	lent := 0
 	for _, h := range res.Lexical {
@@ -196,11 +211,7 @@ func (c *Cache) streamNeighbours(ctx context.Context, tx loci.Tx, f loci.RecordF
 	var out []*Doc
 	for _, j := range pickNeighbours(len(conv), i, func(j int) int64 { return conv[j].CreatedAt.UnixMicro() },
 		func(j int) bool { return g.Match(conv[j]) }, window) {
-		d := &Doc{Meta: strip(conv[j])}
-		if c.cfg.confidence != nil {
-			d.Conf, d.HasConf = c.cfg.confidence(conv[j])
-		}
-		out = append(out, d)
+		out = append(out, c.newDoc(conv[j], strip(conv[j])))
 	}
 	return out, nil
 }

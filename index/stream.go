@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -68,10 +69,7 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		var d *Doc
 		doc := func() *Doc {
 			if d == nil {
-				d = &Doc{Meta: meta}
-				if c.cfg.confidence != nil {
-					d.Conf, d.HasConf = c.cfg.confidence(r)
-				}
+				d = c.newDoc(r, meta)
 			}
 			return d
 		}
@@ -99,17 +97,19 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 	return s, nil
 }
 
-// lexical scores the candidates by BM25 with the statistics st.
-func (s *streamed) lexical(terms []string, st Stats, limit int) []Hit {
+// lexical scores the candidates by BM25 with the statistics st: the best
+// limit, and, when during is set, the best limit of those written at a
+// time during accepts.
+func (s *streamed) lexical(terms []string, st Stats, limit int, during func(time.Time) bool) (all, within []Hit) {
 	if st.N == 0 {
-		return nil
+		return nil, nil
 	}
 	avg := st.avgLen()
 	idfs := make([]float64, len(terms))
 	for i, t := range terms {
 		idfs[i] = st.idf(st.DF[t])
 	}
-	top := newTopK(limit)
+	top, in := newTopK(limit), newTopK(limit)
 	for _, c := range s.cands {
 		var score float64
 		for i, tf := range c.tfs {
@@ -118,6 +118,23 @@ func (s *streamed) lexical(terms []string, st Stats, limit int) []Hit {
 			}
 		}
 		top.offer(cand{score: score, id: c.d.Meta.ID, doc: c.d})
+		if during != nil && in.wants(score, c.d.Meta.ID) && during(c.d.Meta.CreatedAt) {
+			in.push(cand{score: score, id: c.d.Meta.ID, doc: c.d})
+		}
 	}
-	return top.hits()
+	if during == nil {
+		return top.hits(), nil
+	}
+	return top.hits(), in.hits()
+}
+
+// newDoc returns r as a Doc whose Meta is meta (r stripped), as an entry
+// would make it.
+func (c *Cache) newDoc(r, meta *loci.Record) *Doc {
+	d := &Doc{Meta: meta}
+	if c.cfg.confidence != nil {
+		d.Conf, d.HasConf = c.cfg.confidence(r)
+	}
+	d.Question = c.cfg.question != nil && c.cfg.question(r)
+	return d
 }

@@ -21,7 +21,7 @@ type SearchMemoryInput struct {
 	Kinds   []string `json:"kinds,omitempty" jsonschema:"Only these kinds of memory: note, block, passage, working, episode, fact, preference, session. Omit to search them all."`
 	Tags    []string `json:"tags,omitempty" jsonschema:"Only memories carrying every one of these tags (passage tags, fact keywords)."`
 	Limit   int      `json:"limit,omitempty" jsonschema:"How many results at most, 1 to 100 (default 10)."`
-	Explain bool     `json:"explain,omitempty" jsonschema:"Also say how each score was made: the rank and score of each signal (lexical, vector), recency and confidence."`
+	Explain bool     `json:"explain,omitempty" jsonschema:"Also say how each score was made: the rank and score of each signal (lexical, vector, date), recency, confidence, and what conversational context, session strength and a date named in the query added."`
 }
 
 // MemoryResult is one memory as search_memory returns it.

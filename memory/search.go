@@ -41,11 +41,31 @@ type RankingParams struct {
 	// ContextWeight × its (scaled) score to the records written just
 	// before and just after it — the same kind, scope and category,
 	// within ContextWindow — so a turn that answers the turn a query
-	// matches is found though it shares no word with the query (see
-	// retrieval.Propagate). ContextWeight 0: off.
+	// matches is found though it shares no word with the query.
+	// AnswerWeight replaces ContextWeight for the record right after a
+	// hit that asks a question (its content holds a '?'): most often its
+	// answer. Both 0: off (see retrieval.Converse).
 	ContextHits   int
 	ContextWeight float64
+	AnswerWeight  float64
 	ContextWindow time.Duration
+	// SessionWeight and SessionHits: session aggregation. A conversation
+	// message's lexical score gains SessionWeight × its conversation's
+	// strength, the mean of the conversation's best SessionHits scaled
+	// lexical scores, so that a turn of the session that talks about the
+	// topic outranks a stray turn elsewhere. SessionWeight 0: off.
+	SessionWeight float64
+	SessionHits   int
+	// DateWeight, DateBoost and DateGrace: the periods a query names (a
+	// day, a month, a year, "last week": see retrieval.ParseDates). The
+	// date signal ranks the records written in them (or within DateGrace
+	// after one) that match the query's words, and is fused with weight
+	// DateWeight; then each result's score is multiplied by 1 +
+	// DateBoost × how close it was written to them (1 inside, falling to
+	// 0 over DateGrace after). Both 0: off.
+	DateWeight float64
+	DateBoost  float64
+	DateGrace  time.Duration
 	// QueryEmbedTimeout bounds embedding the query; past it the search
 	// is lexical only.
 	QueryEmbedTimeout time.Duration
@@ -56,7 +76,9 @@ func DefaultRanking() RankingParams {
 	return RankingParams{
 		Candidates: 50, LexicalWeight: 1, VectorWeight: 1, LexicalVectorWeight: 0.1, K: 10,
 		MinSimilarity: 0.15, RecencyWeight: 0.1, HalfLife: 30 * 24 * time.Hour, ConfidenceWeight: 0.2,
-		ContextHits: 5, ContextWeight: 0.5, ContextWindow: time.Hour,
+		ContextHits: 10, ContextWeight: 0.3, AnswerWeight: 0.9, ContextWindow: time.Hour,
+		SessionWeight: 0.6, SessionHits: 3,
+		DateWeight: 0.5, DateBoost: 1, DateGrace: 7 * 24 * time.Hour,
 		QueryEmbedTimeout: 5 * time.Second,
 	}
 }
@@ -132,11 +154,12 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 
 // rankFilters ranks the records of one or more disjoint filters as one set
 // in tx: the index (package index) proposes each signal's candidates over
-// their union, with BM25 statistics of the union, and conversational
-// context lends score to the neighbours of the best lexical hits; the
-// candidates are fused and re-scored once, and the best limit are read in
-// full from tx. A candidate gone from tx's snapshot, or no longer selected
-// by its filter, is left out.
+// their union, with BM25 statistics of the union, and the neighbours of
+// the best lexical hits in their conversations; conversational context
+// and session strength re-score the lexical candidates; the periods the
+// query names add the date signal. The candidates are fused and re-scored
+// once, and the best limit are read in full from tx. A candidate gone
+// from tx's snapshot, or no longer selected by its filter, is left out.
 func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filters []loci.RecordFilter, qvec []float32, limit int, explain bool) ([]Hit, int, error) {
 	if limit <= 0 {
 		limit = loci.DefaultSearchLimit
@@ -147,11 +170,18 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 		Terms: analysis.QueryTerms(text), N: max(p.Candidates, 3*limit),
 		Window: p.ContextWindow, Vectors: p.MMRLambda > 0,
 	}
-	if p.ContextWeight > 0 {
+	if p.ContextWeight > 0 || p.AnswerWeight > 0 {
 		iq.Lenders = p.ContextHits
 	}
 	if s.embedder != nil && qvec != nil && !zero(qvec) {
 		iq.Vector = qvec
+	}
+	var spans []retrieval.Span
+	if p.DateWeight > 0 || p.DateBoost > 0 {
+		spans = retrieval.ParseDates(text, now)
+	}
+	if len(spans) > 0 && p.DateWeight > 0 {
+		iq.During = func(t time.Time) bool { return retrieval.Closeness(spans, t, p.DateGrace) > 0 }
 	}
 	for _, f := range filters {
 		f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, 0, 0
@@ -170,18 +200,8 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 		lists[retrieval.Lexical] = append(lists[retrieval.Lexical], retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score})
 		docs[h.Doc.Meta.ID] = h.Doc
 	}
-	if len(res.Context) > 0 {
-		nbs := map[string][]string{}
-		for id, ds := range res.Context {
-			for _, d := range ds {
-				nbs[id] = append(nbs[id], d.Meta.ID)
-				if docs[d.Meta.ID] == nil {
-					docs[d.Meta.ID] = d
-				}
-			}
-		}
-		lists[retrieval.Lexical] = retrieval.Propagate(lists[retrieval.Lexical], nbs, p.ContextWeight)
-	}
+	var parts map[string]retrieval.Parts
+	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], res.Context, docs)
 	for _, h := range res.Vector {
 		if h.Score < p.MinSimilarity {
 			break
@@ -189,9 +209,60 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 		lists[retrieval.Vector] = append(lists[retrieval.Vector], retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score})
 		docs[h.Doc.Meta.ID] = h.Doc
 	}
-	ranked := s.fuse(lists, docs, res.Vectors, now, limit, explain)
+	if len(res.During) > 0 {
+		written := make(map[string]time.Time, len(res.During))
+		var in []retrieval.Hit
+		for _, h := range res.During {
+			in = append(in, retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score})
+			written[h.Doc.Meta.ID] = h.Doc.Meta.CreatedAt
+			if docs[h.Doc.Meta.ID] == nil {
+				docs[h.Doc.Meta.ID] = h.Doc
+			}
+		}
+		lists[retrieval.Date] = retrieval.InSpans(in, written, spans, p.DateGrace)
+	}
+	ranked := s.fuse(lists, docs, res.Vectors, spans, now, limit, explain)
+	if explain {
+		for i, r := range ranked {
+			ranked[i].Explain.Context, ranked[i].Explain.Session = parts[r.ID].Context, parts[r.ID].Session
+		}
+	}
 	hits, err := s.readHits(ctx, tx, filters, ranked)
 	return hits, res.Pending, err
+}
+
+// converse re-scores the lexical hits as conversation turns (see
+// retrieval.Converse): context lent by the best hits to their neighbours
+// (more to the turn after a question), and each message's session
+// strength. The neighbours join docs.
+func (s *Service) converse(lex []retrieval.Hit, context map[string][]*index.Doc, docs map[string]*index.Doc) ([]retrieval.Hit, map[string]retrieval.Parts) {
+	p := s.ranking
+	if len(lex) == 0 || len(context) == 0 && p.SessionWeight <= 0 {
+		return lex, nil
+	}
+	links := map[string][]retrieval.Link{}
+	questions := map[string]bool{}
+	for id, nbs := range context {
+		lender := docs[id]
+		questions[id] = lender.Question
+		for _, d := range nbs {
+			links[id] = append(links[id], retrieval.Link{ID: d.Meta.ID, After: writtenAfter(d.Meta, lender.Meta)})
+			if docs[d.Meta.ID] == nil {
+				docs[d.Meta.ID] = d
+			}
+		}
+	}
+	sessionOf := map[string]string{}
+	if p.SessionWeight > 0 {
+		for id, d := range docs {
+			if isMessage(d.Meta) {
+				sessionOf[id] = conversationOf(d.Meta)
+			}
+		}
+	}
+	return retrieval.Converse(lex, links, questions, sessionOf, retrieval.ConverseParams{
+		Context: p.ContextWeight, Answer: p.AnswerWeight, Session: p.SessionWeight, SessionHits: p.SessionHits,
+	})
 }
 
 // readHits reads the ranked records in full, in order, leaving out those
@@ -243,11 +314,11 @@ func selected(r *loci.Record, filters []loci.RecordFilter, now time.Time) bool {
 
 // fuse ranks the candidates: reciprocal rank fusion of the signals, then
 // recency and the kind's confidence (and MMR when on), best limit first.
-func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.Doc, vecs map[string][]float32, now time.Time, limit int, explain bool) []retrieval.Result {
+func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.Doc, vecs map[string][]float32, spans []retrieval.Span, now time.Time, limit int, explain bool) []retrieval.Result {
 	p := s.ranking
 	cands := make(map[string]retrieval.Candidate, len(docs))
 	for id, d := range docs {
-		cands[id] = retrieval.Candidate{ID: id, At: d.Meta.UpdatedAt, Confidence: d.Conf, HasConfidence: d.HasConf, Vector: vecs[id]}
+		cands[id] = retrieval.Candidate{ID: id, At: d.Meta.UpdatedAt, Written: d.Meta.CreatedAt, Confidence: d.Conf, HasConfidence: d.HasConf, Vector: vecs[id]}
 	}
 	vw := p.VectorWeight
 	if lo, ok := s.embedder.(interface{ LexicalOnly() bool }); ok && lo.LexicalOnly() {
@@ -255,9 +326,10 @@ func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.
 	}
 	results := retrieval.Rank(lists, cands, retrieval.Params{
 		K:       p.K,
-		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: vw},
+		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: vw, retrieval.Date: p.DateWeight},
 		Now:     now, RecencyWeight: p.RecencyWeight, HalfLife: p.HalfLife,
 		ConfidenceWeight: p.ConfidenceWeight, MMRLambda: p.MMRLambda, Limit: limit,
+		Spans: spans, DateBoost: p.DateBoost, DateGrace: p.DateGrace,
 	})
 	if !explain {
 		for i := range results {
@@ -265,6 +337,26 @@ func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.
 		}
 	}
 	return results
+}
+
+// writtenAfter reports whether a was written after b in their
+// conversation's order: by creation time, then id.
+func writtenAfter(a, b *loci.Record) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.ID > b.ID
+}
+
+// conversationOf names r's conversation: its kind, exact scope and
+// category.
+func conversationOf(r *loci.Record) string {
+	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category}, "\x00")
+}
+
+// asksQuestion reports whether r's content asks a question.
+func asksQuestion(r *loci.Record) bool {
+	return strings.ContainsRune(r.Content, '?')
 }
 
 func zero(v []float32) bool {
@@ -315,6 +407,7 @@ func explanation(e retrieval.Explanation) *loci.Explanation {
 	out := &loci.Explanation{
 		Signals: map[string]loci.SignalScore{}, Fused: e.Fused, Recency: e.Recency,
 		Confidence: e.Confidence, MMRRank: e.MMRRank, Score: e.Score,
+		Context: e.Context, Session: e.Session, Date: e.Date,
 	}
 	for name, sig := range e.Signals {
 		out.Signals[name] = loci.SignalScore{Rank: sig.Rank, Score: sig.Score}

@@ -299,7 +299,7 @@ func TestSearchConversationContext(t *testing.T) {
 		}
 		storetest.MustInsert(t, store, append(recs, passages...)...)
 		off := memory.DefaultRanking()
-		off.ContextWeight = 0
+		off.ContextWeight, off.AnswerWeight = 0, 0
 		tests := []struct {
 			name string
 			opts []memory.Option

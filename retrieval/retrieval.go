@@ -1,8 +1,10 @@
 // Package retrieval is loci's hybrid ranking as pure functions: reciprocal
-// rank fusion of the candidate lists each signal (lexical BM25, vector
-// similarity) produced, re-scoring with recency and the kind's
-// confidence, and optional maximal marginal relevance (MMR) diversity.
-// Every result can explain its score: the rank and score of each signal.
+// rank fusion of the candidate lists each signal (lexical BM25 with
+// conversational context and session strength, vector similarity, the
+// periods a query names) produced, re-scoring with recency, the kind's
+// confidence and the query's dates, and optional maximal marginal
+// relevance (MMR) diversity. Every result can explain its score: the rank
+// and score of each signal, and each re-scoring factor.
 //
 // Nothing here reads storage or the clock: candidates come in, ranked
 // results come out, so rankings are tested on fixed inputs.
@@ -14,10 +16,12 @@ import (
 	"time"
 )
 
-// Signal names.
+// Signal names. Date is the lexical hits written in the periods a query
+// names (see InSpans).
 const (
 	Lexical = "lexical"
 	Vector  = "vector"
+	Date    = "date"
 )
 
 // Hit is one candidate in one signal's list, best first.
@@ -37,6 +41,9 @@ type Candidate struct {
 	HasConfidence bool
 	// Vector, when set, lets MMR measure redundancy between results.
 	Vector []float32
+	// Written is when the record was written (its creation), which the
+	// periods a query names are matched with.
+	Written time.Time
 }
 
 // Params tunes a ranking. The zero value of a field means its default.
@@ -58,6 +65,12 @@ type Params struct {
 	// MMRLambda, in (0, 1), turns MMR on: 1 is pure relevance, lower
 	// values prefer results unlike those already chosen. 0: off.
 	MMRLambda float64
+	// Spans are the periods the query names (ParseDates): a result
+	// written in one has its score multiplied by 1 + DateBoost, and one
+	// written within DateGrace after one by less (see Span.Closeness).
+	Spans     []Span
+	DateBoost float64
+	DateGrace time.Duration
 	// Limit is the most results returned (0: all).
 	Limit int
 }
@@ -87,6 +100,13 @@ type Explanation struct {
 	Recency float64 `json:"recency"`
 	// Confidence is the kind's confidence, 0..1, or absent.
 	Confidence *float64 `json:"confidence,omitempty"`
+	// Context is what conversational neighbours lent the result's
+	// lexical score, and Session its session's share (see Converse).
+	Context float64 `json:"context,omitempty"`
+	Session float64 `json:"session,omitempty"`
+	// Date is how close the result was written to a period the query
+	// names, 0..1 (see Span.Closeness), when it names one.
+	Date float64 `json:"date,omitempty"`
 	// MMRRank is the result's position after MMR (1-based), when MMR ran.
 	MMRRank int `json:"mmr_rank,omitempty"`
 	// Score is the final score.
@@ -144,59 +164,12 @@ func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Resul
 	return out
 }
 
-// Propagate lends scores along conversational context: a record's score
-// becomes its own score scaled to the best hit's (0..1) plus alpha times
-// the best scaled score among the hits it neighbours. neighbours maps a
-// hit's id to the ids of the records next to it (those need not be hits:
-// a record found only as a neighbour scores alpha × its lender's share).
-// It is score propagation over the conversation graph, for the many
-// turns that answer (or are answered by) the turn a query matches, with
-// few words in common. Best first; ties break on id.
-func Propagate(hits []Hit, neighbours map[string][]string, alpha float64) []Hit {
-	if len(hits) == 0 || hits[0].Score <= 0 {
-		return hits
-	}
-	top := hits[0].Score
-	own := make(map[string]float64, len(hits))
-	lent := map[string]float64{}
-	var order []string
-	for _, h := range hits {
-		if _, seen := own[h.ID]; seen {
-			continue
-		}
-		own[h.ID] = h.Score / top
-		order = append(order, h.ID)
-	}
-	for _, h := range hits {
-		for _, n := range neighbours[h.ID] {
-			if n == h.ID {
-				continue
-			}
-			if _, seen := own[n]; !seen {
-				if _, seen := lent[n]; !seen {
-					order = append(order, n)
-				}
-			}
-			lent[n] = max(lent[n], h.Score/top)
-		}
-	}
-	out := make([]Hit, len(order))
-	for i, id := range order {
-		out[i] = Hit{ID: id, Score: own[id] + alpha*lent[id]}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
-}
-
 // Rescore multiplies each fused score by the recency and confidence
-// blend: score = fused × (1 − rw − cw + rw·recency + cw·confidence). A
-// candidate without confidence counts as fully confident. Results missing
-// from cands keep their fused score with recency 1. Best first.
+// blend: score = fused × (1 − rw − cw + rw·recency + cw·confidence), and,
+// when the query names periods, by 1 + DateBoost × the closeness of the
+// time the result was written to them. A candidate without confidence
+// counts as fully confident. Results missing from cands keep their fused
+// score with recency 1. Best first.
 func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
 	half := p.HalfLife
 	if half <= 0 {
@@ -221,6 +194,10 @@ func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
 		}
 		r.Explain.Recency = rec
 		r.Score = r.Explain.Fused * (1 - rw - cw + rw*rec + cw*conf)
+		if len(p.Spans) > 0 && p.DateBoost > 0 {
+			r.Explain.Date = Closeness(p.Spans, cands[r.ID].Written, p.DateGrace)
+			r.Score *= 1 + p.DateBoost*r.Explain.Date
+		}
 		r.Explain.Score = r.Score
 		out[i] = r
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -230,8 +231,9 @@ func testBudget(t *testing.T, pair Pair) {
 	}
 	MustInsert(t, one, recs...)
 	conversational := func(r *loci.Record) bool { return r.Kind == loci.KindSession && r.Category == "message" }
+	question := func(r *loci.Record) bool { return strings.Contains(r.Content, "fig") }
 	mk := func(budget int64) *index.Cache {
-		return index.New(index.WithModel("m"), index.WithBudget(budget), index.WithConversational(conversational))
+		return index.New(index.WithModel("m"), index.WithBudget(budget), index.WithConversational(conversational), index.WithQuestion(question))
 	}
 	unbounded, small, none := mk(1<<30), mk(150_000), mk(1)
 	var filters [][]loci.RecordFilter
@@ -251,18 +253,29 @@ func testBudget(t *testing.T, pair Pair) {
 	}
 	filters = append(filters, []loci.RecordFilter{{Workspace: loci.DefaultWorkspace}})
 	describe := func(res *index.Result) string {
-		out := fmt.Sprintf("lex %v vec %v pending %d ctx", hitScores(res.Lexical), hitScores(res.Vector), res.Pending)
+		out := fmt.Sprintf("lex %v vec %v during %v pending %d ctx", hitScores(res.Lexical), hitScores(res.Vector), hitScores(res.During), res.Pending)
 		for _, h := range res.Lexical {
 			for _, d := range res.Context[h.Doc.Meta.ID] {
-				out += " " + h.Doc.Meta.ID + ">" + d.Meta.ID
+				out += fmt.Sprintf(" %s(%t)>%s(%t)", h.Doc.Meta.ID, h.Doc.Question, d.Meta.ID, d.Question)
 			}
 		}
 		return out
 	}
+	// Periods of the records' creation times, for Query.During: the
+	// second and third hours, and the first three records written
+	// between rounds.
+	during := func(t time.Time) bool {
+		m := t.Sub(base)
+		return m >= time.Hour && m < 3*time.Hour || m >= 1000*time.Minute && m < 1003*time.Minute
+	}
+	var withDuring, questions, answers int
 	for round := range 6 {
 		for _, fs := range filters {
 			q := index.Query{Filters: fs, Terms: []string{words[rng.Intn(len(words))], words[rng.Intn(len(words))]},
-				Vector: vec(), N: 5, Lenders: 3, Window: 5 * time.Minute}
+				Vector: vec(), N: 5, Lenders: 3, Window: 30 * time.Minute}
+			if round%2 == 1 {
+				q.During = during
+			}
 			var want string
 			for i, c := range []*index.Cache{unbounded, small, none} {
 				var got string
@@ -277,6 +290,11 @@ func testBudget(t *testing.T, pair Pair) {
 				}
 				if i == 0 {
 					want = got
+					if strings.Contains(got, "during [0") {
+						withDuring++
+					}
+					questions += strings.Count(got, "(true)>")
+					answers += strings.Count(got, ">")
 				} else if got != want {
 					t.Fatalf("round %d, filters %+v, budget #%d:\n got %s\nwant %s", round, fs, i, got, want)
 				}
@@ -291,6 +309,9 @@ func testBudget(t *testing.T, pair Pair) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if withDuring == 0 || answers == 0 || questions == 0 {
+		t.Errorf("searches found records during the periods %d times, context %d times, a question lending context %d times; want each", withDuring, answers, questions)
 	}
 	if st := small.Stats(); st.Evictions == 0 {
 		t.Errorf("the small budget evicted nothing: %+v", st)

@@ -126,6 +126,8 @@ func TestSearchCLI(t *testing.T) {
 		want string
 	}{
 		{"OK", []string{"search", "colours", "--agent", "a", "--db", dbPath, "--explain"}, exitOK, "favourite colour is teal"},
+		// A date the query names: the date signal and the date boost.
+		{"Date", []string{"search", "colours today", "--agent", "a", "--db", dbPath, "--explain"}, exitOK, "date rank 1 score"},
 		{"OtherAgent", []string{"search", "colours", "--agent", "b", "--db", dbPath}, exitOK, ""},
 		{"Reindex", []string{"reindex", "--db", dbPath}, exitOK, "Re-embedded 1 records"},
 		{"ErrNoQuery", []string{"search", "--db", dbPath}, exitUsage, ""},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/embed"
+	"github.com/loci-memory/loci/memory"
 )
 
 // newEmbedder returns the embedder the environment names:
@@ -45,6 +47,25 @@ func newEmbedder() (loci.Embedder, error) {
 	default:
 		return nil, loci.Errorf(loci.EINVALID, "LOCI_EMBEDDER must be hash or openai, not %q", kind)
 	}
+}
+
+// rankingOptions returns the search ranking the environment sets:
+//
+//	LOCI_VECTOR_WEIGHT   the fusion weight of a semantic embedder's
+//	                     similarity beside BM25's (default 1; the hash
+//	                     embedder, lexical only, keeps its own 0.1)
+func rankingOptions() ([]memory.Option, error) {
+	v := os.Getenv("LOCI_VECTOR_WEIGHT")
+	if v == "" {
+		return nil, nil
+	}
+	w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
+		return nil, loci.Errorf(loci.EINVALID, "LOCI_VECTOR_WEIGHT must be a number, 0 or more, not %q", v)
+	}
+	p := memory.DefaultRanking()
+	p.VectorWeight = w
+	return []memory.Option{memory.WithRanking(p)}, nil
 }
 
 func envOr(name, def string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +31,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	data := fs.String("data", "", "a LoCoMo-format JSON file (required)")
 	ks := fs.String("k", "1,3,5,10,20,50", "cut-offs, comma-separated")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	dump := fs.String("dump", "", "write each question's query, evidence and the ranks its evidence got to `FILE` (JSON lines)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -53,9 +56,35 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := evalLocomo(ctx, convs, cuts, memory.WithEmbedder(emb))
+	var dw *bufio.Writer
+	var df *os.File
+	if *dump != "" {
+		if df, err = os.Create(*dump); err != nil {
+			return loci.Errorf(loci.EINVALID, "create %s: %v", *dump, err)
+		}
+		defer df.Close()
+		dw = bufio.NewWriter(df)
+	}
+	var dumpTo io.Writer
+	if dw != nil {
+		dumpTo = dw
+	}
+	ranking, err := rankingOptions()
 	if err != nil {
 		return err
+	}
+	opts := append([]memory.Option{memory.WithEmbedder(emb)}, ranking...)
+	rep, err := evalLocomo(ctx, convs, cuts, dumpTo, opts...)
+	if err != nil {
+		return err
+	}
+	if dw != nil {
+		if err := dw.Flush(); err != nil {
+			return fmt.Errorf("write %s: %w", *dump, err)
+		}
+		if err := df.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", *dump, err)
+		}
 	}
 	if *asJSON {
 		return printJSON(e.stdout, rep)
@@ -93,6 +122,19 @@ type locomoTurn struct {
 	DiaID       string `json:"dia_id"`
 	Text        string `json:"text"`
 	BlipCaption string `json:"blip_caption"`
+}
+
+// evalDump is one question's line in the --dump file. Ranks maps each
+// cut-off k to the rank (1-based; 0: not returned) each evidence turn got
+// in the search with limit k, in the order of Evidence; Returned lists
+// the turns the search with the largest limit returned, best first.
+type evalDump struct {
+	Conversation string           `json:"conversation"`
+	Category     string           `json:"category"`
+	Question     string           `json:"question"`
+	Evidence     []string         `json:"evidence"`
+	Ranks        map[string][]int `json:"ranks"`
+	Returned     []string         `json:"returned"`
 }
 
 // evalReport is the --json output: per category, n and recall@k / hit@k.
@@ -138,8 +180,13 @@ func sessionTime(s string) (time.Time, bool) {
 // evalLocomo loads each conversation into its own scope of a fresh
 // in-memory store, one record per dialogue turn, embeds them, asks every
 // question in its conversation's scope, and scores the ranking against
-// the evidence turns.
-func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...memory.Option) (*evalReport, error) {
+// the evidence turns. Each recall@k and hit@k is scored on what a search
+// with limit k returns, as an API client asking for k results gets it
+// (the candidate pool grows with the limit). When dump is set, one JSON
+// line per question is written to it: the query, its evidence and the
+// rank each evidence turn got in each of those searches (0: not
+// returned), and the turns the largest search returned.
+func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.Writer, opts ...memory.Option) (*evalReport, error) {
 	db, err := sqlite.Open(ctx, sqlite.Memory)
 	if err != nil {
 		return nil, err
@@ -217,15 +264,20 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...m
 		return accs[cat]
 	}
 	rep := &evalReport{Categories: map[string]map[string]float64{}}
-	maxK := cuts[len(cuts)-1]
+	var enc *json.Encoder
+	if dump != nil {
+		enc = json.NewEncoder(dump)
+	}
 	for ci, c := range convs {
 		scope := fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)
 		for _, qa := range c.QA {
 			evidence := map[string]bool{}
+			var evList []string
 			for _, ev := range evidenceStrings(qa.Evidence) {
 				for _, id := range normDiaIDs(ev) {
-					if loaded[fmt.Sprintf("c%03d-%s", ci, id)] {
+					if loaded[fmt.Sprintf("c%03d-%s", ci, id)] && !evidence[id] {
 						evidence[id] = true
+						evList = append(evList, id)
 					}
 				}
 			}
@@ -233,28 +285,48 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, opts ...m
 				rep.Skipped++
 				continue
 			}
-			res, err := svc.Search(ctx, loci.SearchQuery{Query: qa.Question, AgentID: scope, Limit: maxK})
-			if err != nil {
-				return nil, fmt.Errorf("question %q: %w", qa.Question, err)
-			}
 			cats := []string{qa.Category.String()}
 			if n, err := strconv.Atoi(qa.Category.String()); err == nil && n >= 1 && n <= 4 {
 				cats = append(cats, "1-4")
 			}
-			for _, cat := range cats {
-				a := get(cat)
-				a.n++
-				for i, k := range cuts {
-					found := 0
-					for j := 0; j < k && j < len(res.Results); j++ {
-						if evidence[diaOf[res.Results[j].ID]] {
-							found++
-						}
+			line := evalDump{Conversation: c.SampleID, Category: qa.Category.String(), Question: qa.Question,
+				Evidence: evList, Ranks: map[string][]int{}}
+			for i, k := range cuts {
+				res, err := svc.Search(ctx, loci.SearchQuery{Query: qa.Question, AgentID: scope, Limit: k})
+				if err != nil {
+					return nil, fmt.Errorf("question %q: %w", qa.Question, err)
+				}
+				ranks := make([]int, len(evList))
+				found := 0
+				for j, r := range res.Results {
+					if !evidence[diaOf[r.ID]] {
+						continue
+					}
+					found++
+					if at := slices.Index(evList, diaOf[r.ID]); at >= 0 && ranks[at] == 0 {
+						ranks[at] = j + 1
+					}
+				}
+				line.Ranks[strconv.Itoa(k)] = ranks
+				if i == len(cuts)-1 {
+					for _, r := range res.Results {
+						line.Returned = append(line.Returned, diaOf[r.ID])
+					}
+				}
+				for _, cat := range cats {
+					a := get(cat)
+					if i == 0 {
+						a.n++
 					}
 					a.recall[i] += float64(found) / float64(len(evidence))
 					if found > 0 {
 						a.hit[i]++
 					}
+				}
+			}
+			if enc != nil {
+				if err := enc.Encode(line); err != nil {
+					return nil, fmt.Errorf("dump: %w", err)
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -154,6 +155,65 @@ func TestEvalLocomo(t *testing.T) {
 	})
 }
 
+// TestEvalDump: --dump writes one line per scored question: its query,
+// evidence, the rank each evidence turn got in the search with each
+// limit, and what the largest search returned.
+func TestEvalDump(t *testing.T) {
+	path := writeFile(t, synthetic)
+	dump := filepath.Join(t.TempDir(), "ranks.jsonl")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"eval", "locomo", "--data", path, "--k", "1,3", "--dump", dump}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	raw, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		Conversation, Category, Question string
+		Evidence                         []string
+		Ranks                            map[string][]int
+		Returned                         []string
+	}
+	var lines []line
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var x line
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		lines = append(lines, x)
+	}
+	if len(lines) != 6 { // 8 questions, 2 skipped
+		t.Fatalf("%d lines, want 6:\n%s", len(lines), raw)
+	}
+	byQ := map[string]line{}
+	for _, l := range lines {
+		byQ[l.Question] = l
+		if len(l.Ranks) != 2 || len(l.Ranks["1"]) != len(l.Evidence) || len(l.Ranks["3"]) != len(l.Evidence) || len(l.Returned) > 3 {
+			t.Errorf("line %+v: want ranks at 1 and 3 for each evidence turn, at most 3 returned", l)
+		}
+		for k, ranks := range l.Ranks {
+			for _, r := range ranks {
+				if n, _ := strconv.Atoi(k); r < 0 || r > n {
+					t.Errorf("line %+v: rank %d in the search with limit %s", l, r, k)
+				}
+			}
+		}
+	}
+	puppy := byQ["What is the name of Ann's puppy?"]
+	if puppy.Conversation != "s1" || puppy.Category != "4" || !slices.Equal(puppy.Evidence, []string{"D1:1"}) ||
+		!slices.Equal(puppy.Ranks["1"], []int{1}) || len(puppy.Returned) == 0 || puppy.Returned[0] != "D1:1" {
+		t.Errorf("puppy question: %+v", puppy)
+	}
+	// Only the usable evidence id is listed.
+	if got := byQ["Which language is Bob learning?"].Evidence; !slices.Equal(got, []string{"D2:1"}) {
+		t.Errorf("evidence %v, want [D2:1]", got)
+	}
+	if got := byQ["What did the puppy Biscuit do?"].Evidence; !slices.Equal(got, []string{"D1:1", "D2:2"}) {
+		t.Errorf("evidence %v, want [D1:1 D2:2]", got)
+	}
+}
+
 func TestEvalErrors(t *testing.T) {
 	good := writeFile(t, synthetic)
 	bad := writeFile(t, `{"not": "a list"}`)
@@ -169,6 +229,7 @@ func TestEvalErrors(t *testing.T) {
 		{"ErrZeroK", []string{"eval", "locomo", "--data", good, "--k", "0"}, exitUsage},
 		{"ErrMissingFile", []string{"eval", "locomo", "--data", filepath.Join(t.TempDir(), "nope.json")}, exitDomain},
 		{"ErrNotLocomo", []string{"eval", "locomo", "--data", bad}, exitDomain},
+		{"ErrDumpUnwritable", []string{"eval", "locomo", "--data", good, "--dump", filepath.Join(t.TempDir(), "no", "such", "dir.jsonl")}, exitDomain},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

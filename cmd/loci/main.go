@@ -61,7 +61,7 @@ func commands() []command {
 		{"export", "export [--user ID] > file.jsonl: the workspace as JSON Lines", runExport},
 		{"import", "import < file.jsonl: load an export", runImport},
 		{"search", "search QUERY [--agent ID] [--user ID] [--explain]: hybrid search", runSearch},
-		{"eval", "eval locomo --data FILE [--k 1,3,5,10,20,50] [--json]: retrieval recall on LoCoMo", runEval},
+		{"eval", "eval locomo --data FILE [--k 1,3,5,10,20,50] [--json] [--dump FILE]: retrieval recall on LoCoMo", runEval},
 		{"bench", "bench [--n 10000,100000] [--db postgres://…] [--json]: ingest and search performance", runBench},
 		{"reindex", "reindex: embed every record whose embedding is not the current model's", runReindex},
 	}
@@ -111,7 +111,7 @@ var subcommands = map[string][]subcommand{
 		{"review", "review --user ID", "what awaits review: disputed facts, preferences flagged for removal"},
 	},
 	"eval": {
-		{"locomo", "locomo --data FILE [--k 1,3,5,10,20,50] [--json]", "retrieval recall@k on a LoCoMo-format file, per category"},
+		{"locomo", "locomo --data FILE [--k 1,3,5,10,20,50] [--json] [--dump FILE]", "retrieval recall@k on a LoCoMo-format file, per category"},
 	},
 }
 

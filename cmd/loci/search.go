@@ -50,7 +50,7 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%.4f\t%s\t%s\t%s\n", r.Score, r.Kind, r.ID, oneLine(r.Content))
 		if r.Explain != nil {
 			var sigs []string
-			for _, name := range []string{"lexical", "vector"} {
+			for _, name := range []string{"lexical", "vector", "date"} {
 				if s, ok := r.Explain.Signals[name]; ok {
 					sigs = append(sigs, fmt.Sprintf("%s rank %d score %.4f", name, s.Rank, s.Score))
 				}
@@ -58,6 +58,14 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 			line := fmt.Sprintf("\t%s; fused %.4f, recency %.3f", strings.Join(sigs, ", "), r.Explain.Fused, r.Explain.Recency)
 			if r.Explain.Confidence != nil {
 				line += fmt.Sprintf(", confidence %.2f", *r.Explain.Confidence)
+			}
+			for _, part := range []struct {
+				name string
+				v    float64
+			}{{"context", r.Explain.Context}, {"session", r.Explain.Session}, {"date", r.Explain.Date}} {
+				if part.v != 0 {
+					line += fmt.Sprintf(", %s %.3f", part.name, part.v)
+				}
 			}
 			fmt.Fprintln(e.stdout, line)
 		}

@@ -56,10 +56,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	ranking, err := rankingOptions()
+	if err != nil {
+		return err
+	}
 	m := metrics.New()
 	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
-	svc := memory.New(store, memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth),
-		applyIndexMemory(indexMemory))
+	svc := memory.New(store, append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth),
+		applyIndexMemory(indexMemory)}, ranking...)...)
 	if *pprofAddr != "" {
 		a, err := servePprof(*pprofAddr)
 		if err != nil {

@@ -102,7 +102,12 @@ func openService(ctx context.Context, dsn string, logger *slog.Logger, opts ...m
 		store.Close()
 		return nil, nil, err
 	}
-	svc := memory.New(store, append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb)}, opts...)...)
+	ranking, err := rankingOptions()
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	svc := memory.New(store, append(append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb)}, ranking...), opts...)...)
 	return svc, func() { store.Close() }, nil
 }
 

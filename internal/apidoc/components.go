@@ -323,16 +323,23 @@ func schemas() obj {
 
 		// Search.
 		"SignalScore": object([]string{"rank", "score"}, obj{
-			"rank":  integer("The result's 1-based rank among the signal's candidates."),
-			"score": number("The signal's own score: BM25 for lexical, cosine similarity for vector."),
+			"rank": integer("The result's 1-based rank among the signal's candidates."),
+			"score": number("The score the signal ranked by: for lexical, BM25 scaled to the best match (1) plus what `context` and `session` " +
+				"added; for vector, cosine similarity; for date, BM25 times the closeness to the periods the query names."),
 		}),
 		"Explanation": withDesc(object([]string{"signals", "fused", "recency", "score"}, obj{
-			"signals":    mapOf(ref("SignalScore"), "Each signal that found the result: `lexical`, `vector`."),
+			"signals": mapOf(ref("SignalScore"), "Each signal that found the result: `lexical`, `vector`, and `date` (the lexical matches "+
+				"written in the periods the query names, such as \"in May 2023\" or \"last week\")."),
 			"fused":      number("The weighted reciprocal rank fusion of the signals, 0-1 (1: first in every signal)."),
 			"recency":    number("0.5^(age/half-life) of the record's last update, 0-1."),
 			"confidence": number("The kind's confidence or relevance on 0-1; absent for kinds without one."),
-			"mmr_rank":   integer("The position diversity re-ranking gave, when it ran."),
-			"score":      number("The final score."),
+			"context": number("What the messages next to the result in its conversation lent its lexical score, on the scale of the best " +
+				"lexical match (1); a message that asks a question lends more to the one after it, its answer."),
+			"session": number("Its conversation's share of its lexical score: the strength of the conversation's best matches, weighted."),
+			"date": number("How close the result was written to a period the query names, 0-1: 1 inside it, less shortly after; " +
+				"the score is multiplied by 1 plus a weight times this."),
+			"mmr_rank": integer("The position diversity re-ranking gave, when it ran."),
+			"score":    number("The final score."),
 		}), "How a search result's score was made."),
 		"SearchResult": withDesc(object([]string{"id", "kind", "content", "scope", "created_at", "updated_at", "score"}, obj{
 			"id":      str(""),

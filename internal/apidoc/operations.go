@@ -451,7 +451,9 @@ func searchOps() []op {
 		{method: "POST", path: "/v1/search", id: "search", tag: "search",
 			summary: "Hybrid search across kinds",
 			desc: "Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence. " +
-				"Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; " +
+				"Conversation messages gain from the messages next to them (most, the answer after a matching question) and from their " +
+				"conversation's best matches; dates a query names (\"on 1 February, 2023\", \"in May\", \"last week\") lift the records " +
+				"written then. Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; " +
 				"filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, " +
 				"and by vector once its embedding is made (`pending_embeddings`).",
 			body: closed([]string{"query"}, obj{

@@ -1,0 +1,288 @@
+package retrieval
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Span is a period a query names, in UTC: [Start, End). A span of a
+// month or a day named without a year recurs: it is that month (or day)
+// of every year, and Start and End are of year 1.
+type Span struct {
+	Start, End time.Time
+	Recurs     bool
+	// Text is what the query said.
+	Text string
+}
+
+// Closeness reports how close t is to the span: 1 inside it, falling
+// linearly to 0 over grace after its end (what is written shortly after a
+// period often tells of it), 0 before it or later.
+func (s Span) Closeness(t time.Time, grace time.Duration) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	t = t.UTC()
+	if !s.Recurs {
+		return closeness(s.Start, s.End, t, grace)
+	}
+	var best float64
+	// The span in t's year, and in the year before (its grace may run
+	// into t's year).
+	for _, y := range []int{t.Year(), t.Year() - 1} {
+		d := y - s.Start.Year()
+		best = max(best, closeness(s.Start.AddDate(d, 0, 0), s.End.AddDate(d, 0, 0), t, grace))
+	}
+	return best
+}
+
+func closeness(start, end, t time.Time, grace time.Duration) float64 {
+	switch {
+	case t.Before(start):
+		return 0
+	case t.Before(end):
+		return 1
+	case grace > 0 && t.Before(end.Add(grace)):
+		return 1 - float64(t.Sub(end))/float64(grace)
+	}
+	return 0
+}
+
+// Closeness is the best closeness of t to any of spans (0 when none).
+func Closeness(spans []Span, t time.Time, grace time.Duration) float64 {
+	var best float64
+	for _, s := range spans {
+		best = max(best, s.Closeness(t, grace))
+	}
+	return best
+}
+
+const monthRE = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
+
+var (
+	isoDayRE   = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
+	dayMonthRE = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+` + monthRE + `(?:,?\s*(\d{4})\b)?`)
+	monthDayRE = regexp.MustCompile(`\b` + monthRE + `\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4})\b)?`)
+	monthYrRE  = regexp.MustCompile(`\b` + monthRE + `,?\s+(?:of\s+)?(\d{4})\b`)
+	monthRE1   = regexp.MustCompile(`\b(in|during|since|throughout|early|mid|late|of)\s+(?:the\s+month\s+of\s+)?` + monthRE + `\b`)
+	yearRE     = regexp.MustCompile(`\b((?:19|20)\d\d)\b`)
+	relRE      = regexp.MustCompile(`\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year))\b`)
+	sinceRE    = regexp.MustCompile(`\bsince\s+(?:the\s+)?$`)
+)
+
+var months = map[string]time.Month{
+	"jan": time.January, "feb": time.February, "mar": time.March, "apr": time.April, "may": time.May,
+	"jun": time.June, "jul": time.July, "aug": time.August, "sep": time.September, "oct": time.October,
+	"nov": time.November, "dec": time.December,
+}
+
+// monthOf returns the month a lower-case month name or abbreviation
+// names, or 0.
+func monthOf(s string) time.Month {
+	s = strings.TrimSuffix(s, ".")
+	if len(s) > 3 {
+		s = s[:3]
+	}
+	return months[s]
+}
+
+// asciiLower lower-cases the ASCII letters of s, keeping its length.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// hasMonth reports whether lower holds a word that names a month.
+func hasMonth(lower string) bool {
+	for i := 0; i < len(lower); {
+		if lower[i] < 'a' || lower[i] > 'z' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && lower[j] >= 'a' && lower[j] <= 'z' {
+			j++
+		}
+		if w := lower[i:j]; len(w) >= 3 && months[w[:3]] != 0 && (len(w) == 3 || monthNames[w]) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+var monthNames = map[string]bool{
+	"january": true, "february": true, "march": true, "april": true, "june": true, "july": true, "august": true,
+	"september": true, "sept": true, "october": true, "november": true, "december": true,
+}
+
+// ParseDates returns the periods a query names, relative to now where it
+// says so: a day ("1 February, 2023", "May 3rd 2023", "2023-05-03"), a
+// month of a year ("May 2023"), a year ("in 2023"), a month alone after
+// in, during, since, throughout, early, mid, late or of ("in May": May of
+// any year), a day without a year ("on 3 May": that day of any year),
+// and yesterday, today, last or this week, month or year (the seven days
+// before today, the calendar month or year before this one; the current
+// ones), in UTC. "since" extends a period to now. Each part of the query
+// is read once, the most precise reading first; what is not a valid date
+// is ignored.
+func ParseDates(query string, now time.Time) []Span {
+	// The patterns read the query lower-cased (ASCII only, so offsets
+	// stay those of the query), and only those that can match run.
+	lower := asciiLower(query)
+	digits := strings.ContainsAny(query, "0123456789")
+	month := hasMonth(lower)
+	relative := strings.Contains(lower, "yesterday") || strings.Contains(lower, "today") ||
+		strings.Contains(lower, "last") || strings.Contains(lower, "this") || strings.Contains(lower, "past")
+	if !digits && !month && !relative {
+		return nil
+	}
+	now = now.UTC()
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	taken := make([]bool, len(query)) // bytes already read as a date
+	free := func(loc []int) bool {
+		for i := loc[0]; i < loc[1]; i++ {
+			if taken[i] {
+				return false
+			}
+		}
+		return true
+	}
+	var out []Span
+	add := func(loc []int, s Span) {
+		for i := loc[0]; i < loc[1]; i++ {
+			taken[i] = true
+		}
+		s.Text = query[loc[0]:loc[1]]
+		if !s.Recurs && sinceRE.MatchString(lower[:loc[0]]) && s.End.Before(now) {
+			s.End = now
+			s.Text = "since " + s.Text
+		}
+		out = append(out, s)
+	}
+	day := func(y int, m time.Month, d int) (Span, bool) {
+		if m == 0 || d < 1 || d > 31 {
+			return Span{}, false
+		}
+		recurs := y == 0
+		if recurs {
+			y = 1
+		}
+		start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		if start.Month() != m { // 31 June
+			return Span{}, false
+		}
+		return Span{Start: start, End: start.AddDate(0, 0, 1), Recurs: recurs}, true
+	}
+	each := func(run bool, re *regexp.Regexp, fn func(m []string) (Span, bool)) {
+		if !run {
+			return
+		}
+		for _, loc := range re.FindAllStringSubmatchIndex(lower, -1) {
+			if !free(loc[:2]) {
+				continue
+			}
+			m := make([]string, len(loc)/2)
+			for i := range m {
+				if loc[2*i] >= 0 {
+					m[i] = lower[loc[2*i]:loc[2*i+1]]
+				}
+			}
+			if s, ok := fn(m); ok {
+				add(loc[:2], s)
+			}
+		}
+	}
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	each(digits, isoDayRE, func(m []string) (Span, bool) {
+		mo := atoi(m[2])
+		if mo < 1 || mo > 12 {
+			return Span{}, false
+		}
+		return day(atoi(m[1]), time.Month(mo), atoi(m[3]))
+	})
+	each(digits && month, dayMonthRE, func(m []string) (Span, bool) { return day(atoi(m[3]), monthOf(m[2]), atoi(m[1])) })
+	each(digits && month, monthDayRE, func(m []string) (Span, bool) {
+		// "May 2023" is a month, not the 20th of May: a day has at most
+		// two digits, and the year follows it.
+		return day(atoi(m[3]), monthOf(m[1]), atoi(m[2]))
+	})
+	each(digits && month, monthYrRE, func(m []string) (Span, bool) {
+		start := time.Date(atoi(m[2]), monthOf(m[1]), 1, 0, 0, 0, 0, time.UTC)
+		return Span{Start: start, End: start.AddDate(0, 1, 0)}, monthOf(m[1]) != 0
+	})
+	each(month, monthRE1, func(m []string) (Span, bool) {
+		mo := monthOf(m[2])
+		if mo == 0 {
+			return Span{}, false
+		}
+		if m[1] == "since" {
+			// Since the last such month.
+			start := time.Date(now.Year(), mo, 1, 0, 0, 0, 0, time.UTC)
+			if start.After(now) {
+				start = start.AddDate(-1, 0, 0)
+			}
+			return Span{Start: start, End: now}, true
+		}
+		start := time.Date(1, mo, 1, 0, 0, 0, 0, time.UTC)
+		return Span{Start: start, End: start.AddDate(0, 1, 0), Recurs: true}, true
+	})
+	each(digits, yearRE, func(m []string) (Span, bool) {
+		start := time.Date(atoi(m[1]), 1, 1, 0, 0, 0, 0, time.UTC)
+		return Span{Start: start, End: start.AddDate(1, 0, 0)}, true
+	})
+	each(relative, relRE, func(m []string) (Span, bool) {
+		switch f := strings.Fields(strings.ToLower(m[1])); {
+		case f[0] == "yesterday":
+			return Span{Start: today.AddDate(0, 0, -1), End: today}, true
+		case f[0] == "today":
+			return Span{Start: today, End: today.AddDate(0, 0, 1)}, true
+		case f[1] == "week" && f[0] == "this":
+			return Span{Start: today.AddDate(0, 0, -int(today.Weekday()+6)%7), End: today.AddDate(0, 0, 1)}, true
+		case f[1] == "week":
+			return Span{Start: today.AddDate(0, 0, -7), End: today}, true
+		case f[1] == "month":
+			this := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+			if f[0] == "this" {
+				return Span{Start: this, End: this.AddDate(0, 1, 0)}, true
+			}
+			return Span{Start: this.AddDate(0, -1, 0), End: this}, true
+		default:
+			this := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+			if f[0] == "this" {
+				return Span{Start: this, End: this.AddDate(1, 0, 0)}, true
+			}
+			return Span{Start: this.AddDate(-1, 0, 0), End: this}, true
+		}
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out
+}
+
+// InSpans is the date signal's list: of hits (a signal's candidates
+// written in or shortly after the periods a query names), those whose
+// written time is close to spans, each score multiplied by its closeness,
+// best first (ties on id).
+func InSpans(hits []Hit, written map[string]time.Time, spans []Span, grace time.Duration) []Hit {
+	var out []Hit
+	for _, h := range hits {
+		if c := Closeness(spans, written[h.ID], grace); c > 0 {
+			out = append(out, Hit{ID: h.ID, Score: h.Score * c})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
