@@ -16,23 +16,45 @@ const (
 	ETOOLARGE     = "too_large"
 	ERATELIMIT    = "rate_limited"
 	EINTERNAL     = "internal"
+	// EUNAVAILABLE: the storage does not answer in time (an outage, a
+	// network partition, a database busy for longer than the store waits).
+	// Not the request's fault: the same request may succeed later.
+	EUNAVAILABLE = "unavailable"
+	// ESTORAGEFULL: the storage has no room left for a write (a full disk).
+	// Reads still work; writes fail until space is freed.
+	ESTORAGEFULL = "storage_full"
 )
 
 // Error is a domain error: a code from the fixed set above and a message
-// that is safe to show to a client.
+// that is safe to show to a client. Err, when set, is the cause: kept in
+// the chain for logs and errors.Is/As, never shown to a client.
 type Error struct {
 	Code    string
 	Message string
+	Err     error
 }
 
 // Error implements the error interface.
 func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("loci error: code=%s message=%s: %v", e.Code, e.Message, e.Err)
+	}
 	return fmt.Sprintf("loci error: code=%s message=%s", e.Code, e.Message)
 }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns a domain error with the given code and formatted message.
 func Errorf(code string, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WrapError returns a domain error with the given code and message that
+// keeps cause in its chain. Backends use it where they translate a driver
+// error (an outage, a full disk) into a code.
+func WrapError(cause error, code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: cause}
 }
 
 // ErrorCode returns the code of the domain error in err's chain, EINTERNAL

@@ -18,6 +18,9 @@ type ImportResult struct {
 	Records    int `json:"records"`
 	Versions   int `json:"versions"`
 	BlockLinks int `json:"block_links"`
+	// Skipped counts the records already stored with the same content
+	// (an import run again), which it left as they were.
+	Skipped int `json:"skipped"`
 }
 
 // ExportService moves a workspace (or a user) in and out as JSON Lines:
@@ -28,8 +31,11 @@ type ExportService interface {
 	// Export writes the context's workspace (or one user's records) to w
 	// and returns how many records it wrote.
 	Export(ctx context.Context, f ExportFilter, w io.Writer) (int, error)
-	// Import reads an export into the context's workspace, all or
-	// nothing. EINVALID for a malformed line, ECONFLICT when something in
-	// it already exists.
+	// Import reads an export into the context's workspace: it checks
+	// every line before it writes any (EINVALID for a refused line, with
+	// its number; ECONFLICT for a record already stored with other
+	// content), then writes in batches, each its own transaction. A
+	// storage failure while writing leaves the batches before it; the
+	// same import run again skips what is already there.
 	Import(ctx context.Context, r io.Reader) (*ImportResult, error)
 }

@@ -33,6 +33,12 @@ type Tx interface {
 	// InsertRecord stores a new record. ECONFLICT when the id, or the key
 	// in the same workspace, kind and scope, already exists.
 	InsertRecord(ctx context.Context, r *Record) error
+	// InsertRecords stores new records as InsertRecord does, in as few
+	// round trips as the backend allows (an import's batches). It returns
+	// the error of the first that fails (ECONFLICT as InsertRecord's); the
+	// caller then rolls the transaction back, as some of the others may
+	// be stored in it.
+	InsertRecords(ctx context.Context, rs []*Record) error
 	// UpdateRecord overwrites every mutable field of the record with r's id
 	// (all but id, workspace, kind, created_at) if its stored version is
 	// prevVersion. ENOTFOUND when absent, ECONFLICT when the version differs.

@@ -66,11 +66,12 @@ func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	f := loci.ExportFilter{UserID: r.URL.Query().Get("user_id")}
-	// An export may take longer than the server's write timeout.
-	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	// An export may take longer than the server's write timeout, but each
+	// write must be taken within streamIdle: a stalled client must not
+	// hold the export's read transaction.
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="loci-export.jsonl"`)
-	cw := &countingWriter{w: w}
+	cw := &countingWriter{w: w, rc: http.NewResponseController(w), idle: s.streamIdle}
 	n, err := s.svc.Export(r.Context(), f, cw)
 	setAuditResult(r, nil, n)
 	if err != nil {
@@ -86,47 +87,89 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// countingWriter counts the bytes written through it.
+// countingWriter counts the bytes written through it; with idle set, each
+// write must be taken within it.
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w    io.Writer
+	n    int64
+	rc   *http.ResponseController
+	idle time.Duration
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
+	if c.idle > 0 {
+		c.rc.SetWriteDeadline(time.Now().Add(c.idle))
+	}
 	n, err := c.w.Write(b)
 	c.n += int64(n)
 	return n, err
 }
 
-// tooLargeReader remembers whether the body limit was hit.
-type tooLargeReader struct {
-	r   io.Reader
-	hit bool
+// importBody reads an import's body with a rolling deadline: each read
+// must bring data within idle, so a client that stops sending fails the
+// import (and holds nothing meanwhile: nothing is written before the whole
+// body has been read and checked). It remembers why reading failed.
+type importBody struct {
+	r        io.Reader
+	rc       *http.ResponseController
+	idle     time.Duration
+	tooLarge bool
+	err      error
 }
 
-func (t *tooLargeReader) Read(b []byte) (int, error) {
-	n, err := t.r.Read(b)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		t.hit = true
+func (b *importBody) Read(p []byte) (int, error) {
+	if b.idle > 0 {
+		b.rc.SetReadDeadline(time.Now().Add(b.idle))
+	}
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			b.tooLarge = true
+		} else if b.err == nil {
+			b.err = err
+		}
 	}
 	return n, err
 }
 
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	body := &tooLargeReader{r: r.Body}
-	res, err := s.svc.Import(r.Context(), body)
-	if body.hit {
-		s.Error(w, r, loci.Errorf(loci.ETOOLARGE, "import body must be at most %d bytes", s.maxImportBytes))
-		return
-	} else if err != nil {
+	rc := http.NewResponseController(w)
+	// refuse answers err and drops what is left of the body unread: the
+	// connection closes instead of draining it (which a stalled client
+	// would make wait).
+	refuse := func(err error) {
+		w.Header().Set("Connection", "close")
+		rc.SetReadDeadline(time.Now())
 		s.Error(w, r, err)
+	}
+	if r.ContentLength > s.maxImportBytes {
+		refuse(loci.Errorf(loci.ETOOLARGE, "import body must be at most %d bytes", s.maxImportBytes))
 		return
 	}
+	body := &importBody{r: r.Body, rc: rc, idle: s.streamIdle}
+	res, err := s.svc.Import(r.Context(), body)
+	switch {
+	case body.tooLarge:
+		refuse(loci.Errorf(loci.ETOOLARGE, "import body must be at most %d bytes", s.maxImportBytes))
+		return
+	case body.err != nil:
+		s.logger.Warn("import body unreadable", "err", body.err)
+		refuse(loci.Errorf(loci.EINVALID, "the import body stopped arriving (nothing for %s, or the connection broke): nothing was imported", s.streamIdle))
+		return
+	case err != nil:
+		if res != nil {
+			setAuditResult(r, nil, res.Records)
+		}
+		refuse(err)
+		return
+	}
+	// However long the import took, the answer has time to be written.
+	rc.SetWriteDeadline(time.Now().Add(max(s.streamIdle, 10*time.Second)))
 	setAuditResult(r, nil, res.Records)
 	ok(w, http.StatusCreated, map[string]any{
-		"agents": res.Agents, "users": res.Users, "records": res.Records, "versions": res.Versions, "block_links": res.BlockLinks,
+		"agents": res.Agents, "users": res.Users, "records": res.Records, "versions": res.Versions,
+		"block_links": res.BlockLinks, "skipped": res.Skipped,
 	})
 }
 

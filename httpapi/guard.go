@@ -30,6 +30,9 @@ const (
 	MaxJSONDepth = 32
 	// DefaultMaxImportBytes bounds an import body.
 	DefaultMaxImportBytes = 1 << 30
+	// DefaultStreamIdleTimeout is how long an import waits for more of its
+	// body, and an export for its client to take more of the output.
+	DefaultStreamIdleTimeout = 30 * time.Second
 	// maxCapture bounds how much of a JSON response the guard reads for
 	// the audit log's ids.
 	maxCapture = 1 << 20
@@ -72,6 +75,12 @@ func WithMetrics(h http.Handler) Option { return func(s *Server) { s.metrics = h
 
 // WithMaxImportBytes bounds the body of POST /v1/import.
 func WithMaxImportBytes(n int64) Option { return func(s *Server) { s.maxImportBytes = n } }
+
+// WithStreamIdleTimeout bounds how long POST /v1/import waits for more of
+// its body, and GET /v1/export for its client to take more of the output
+// (each read or write; the whole may take longer), so that a stalled
+// client never holds a transaction. Default DefaultStreamIdleTimeout.
+func WithStreamIdleTimeout(d time.Duration) Option { return func(s *Server) { s.streamIdle = d } }
 
 // authenticate returns the principal of the key r presents, or nil while
 // authentication is off. It is on when the server was told so (WithAuth)
@@ -197,6 +206,16 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 			s.Error(rec, r, err)
 			return
 		}
+		// Read the body before anything waits on the database: the read
+		// deadline runs from the request's start, and a request that waited
+		// on storage must not be told its body could not be read. Its
+		// errors are answered in their turn, after authentication.
+		hasBody := r.Body != nil && r.Body != http.NoBody
+		var body []byte
+		var bodyErr error
+		if hasBody && !pol.Stream {
+			body, bodyErr = readBody(rec, r)
+		}
 		ctx := r.Context()
 		if pol.Role != public {
 			var err error
@@ -231,13 +250,12 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 			s.Error(rec, r, loci.Errorf(loci.EFORBIDDEN, "this needs the %s role; the key has %s", pol.Role, principal.Role))
 			return
 		}
-		if r.Body != nil && r.Body != http.NoBody {
+		if hasBody {
 			if pol.Stream {
 				r.Body = http.MaxBytesReader(rec, r.Body, s.maxImportBytes)
 			} else {
-				body, err := readBody(rec, r)
-				if err != nil {
-					s.Error(rec, r, err)
+				if bodyErr != nil {
+					s.Error(rec, r, bodyErr)
 					return
 				}
 				if err := checkJSON(body); err != nil {

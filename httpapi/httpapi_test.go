@@ -179,7 +179,7 @@ func TestReadyzStorageDown(t *testing.T) {
 		Success bool   `json:"success"`
 		Code    string `json:"code"`
 	}
-	if err := json.Unmarshal(body, &got); err != nil || got.Success || got.Code != loci.EINTERNAL {
-		t.Errorf("readyz with storage down: got %s, want success false, code internal", body)
+	if err := json.Unmarshal(body, &got); err != nil || got.Success || got.Code != loci.EUNAVAILABLE {
+		t.Errorf("readyz with storage down: got %s, want success false, code unavailable", body)
 	}
 }

@@ -114,8 +114,13 @@ func TestExportImportHTTP(t *testing.T) {
 		if rec.Body.String() != first {
 			t.Errorf("round trip differs:\n%s\n%s", first, rec.Body.String())
 		}
-		if status, _, _ := dst.call(t, "POST", "/v1/import", "", []byte(first)); status != http.StatusConflict {
-			t.Errorf("second import: status %d, want 409", status)
+		// Imported again, everything is skipped.
+		if status, out, _ := dst.call(t, "POST", "/v1/import", "", []byte(first)); status != http.StatusCreated || out["skipped"] != 2.0 || out["records"] != 0.0 {
+			t.Errorf("second import: status %d %v, want 201 with 2 skipped", status, out)
+		}
+		changed := strings.Replace(first, `"version":2`, `"version":3`, 1)
+		if status, _, _ := dst.call(t, "POST", "/v1/import", "", []byte(changed)); status != http.StatusConflict {
+			t.Errorf("import of a record stored with other content: status %d, want 409", status)
 		}
 		// The export is audited with its count, not its content.
 		entries, _, _ := src.svc.FindAudit(context.Background(), loci.AuditFilter{Operation: "export"})

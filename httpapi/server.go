@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -36,6 +38,7 @@ type Server struct {
 	observer       Observer
 	metrics        http.Handler
 	maxImportBytes int64
+	streamIdle     time.Duration
 	mcpHandler     http.Handler // served at /mcp (mcp.go)
 	inspector      http.Handler // served at / and /ui/ (inspector.go)
 }
@@ -77,7 +80,8 @@ func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Server{svc: svc, logger: logger, mux: http.NewServeMux(), audit: true, maxImportBytes: DefaultMaxImportBytes}
+	s := &Server{svc: svc, logger: logger, mux: http.NewServeMux(), audit: true, maxImportBytes: DefaultMaxImportBytes,
+		streamIdle: DefaultStreamIdleTimeout}
 	for _, o := range opts {
 		o(s)
 	}
@@ -138,10 +142,22 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ok"})
 }
 
+// readyTimeout bounds /readyz's check of the storage, so that a database
+// that does not answer makes it answer 503 at once rather than hang.
+const readyTimeout = 2 * time.Second
+
+// handleReady answers 200 when the storage answers; 503 unavailable when
+// it does not within readyTimeout; 507 storage_full while writes fail for
+// a full disk.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.Ping(r.Context()); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if err := s.svc.Ping(ctx); err != nil {
 		s.logger.Error("readiness", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false, "error": "storage unreachable", "code": loci.EINTERNAL})
+		if loci.ErrorCode(err) != loci.ESTORAGEFULL {
+			err = loci.WrapError(err, loci.EUNAVAILABLE, "storage unreachable: the database does not answer")
+		}
+		s.Error(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready"})
@@ -157,6 +173,15 @@ var statusOf = map[string]int{
 	loci.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	loci.ERATELIMIT:    http.StatusTooManyRequests,
 	loci.EINTERNAL:     http.StatusInternalServerError,
+	loci.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	loci.ESTORAGEFULL:  http.StatusInsufficientStorage,
+}
+
+// retryAfterOf is the Retry-After (seconds) of the codes that ask the
+// client to come back: storage trouble is not the request's fault.
+var retryAfterOf = map[string]string{
+	loci.EUNAVAILABLE: "2",
+	loci.ESTORAGEFULL: "60",
 }
 
 // codeOf maps an HTTP status back to a domain code, for the client.
@@ -179,6 +204,12 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	status, ok := statusOf[code]
 	if !ok {
 		status = http.StatusInternalServerError
+	}
+	if after, ok := retryAfterOf[code]; ok {
+		w.Header().Set("Retry-After", after)
+	}
+	if code == loci.EUNAVAILABLE || code == loci.ESTORAGEFULL {
+		s.logger.Warn("storage trouble", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
 	}
 	writeJSON(w, status, map[string]any{"success": false, "error": msg, "code": code})
 }

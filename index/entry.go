@@ -230,7 +230,9 @@ func (e *entry) put(r *loci.Record) {
 			e.termID[strings.Clone(tc.term)] = id
 			e.postings = append(e.postings, nil)
 			e.df = append(e.df, 0)
-			d.bytes += int32(len(tc.term)) + 64
+			// The term's map entry and string, its postings' slice
+			// header (with growth), first posting and df: measured.
+			d.bytes += int32(len(tc.term)) + 96
 		}
 		e.postings[id] = append(e.postings[id], posting{slot: slot, tf: tc.tf})
 		e.df[id]++

@@ -275,6 +275,7 @@ var statusOf = map[string]int{
 	loci.EINVALID:      http.StatusBadRequest,
 	loci.EUNAUTHORIZED: http.StatusUnauthorized,
 	loci.EFORBIDDEN:    http.StatusForbidden,
+	loci.EUNAVAILABLE:  http.StatusServiceUnavailable,
 }
 
 // refuse answers a request whose identity was refused, in the REST error
@@ -285,6 +286,9 @@ func (h *Handler) refuse(w http.ResponseWriter, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 		h.cfg.logger.Error("mcp identity", "err", err)
+	}
+	if code == loci.EUNAVAILABLE {
+		w.Header().Set("Retry-After", "2")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

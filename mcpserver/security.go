@@ -127,6 +127,8 @@ var auditStatus = map[string]int{
 	loci.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	loci.ERATELIMIT:    http.StatusTooManyRequests,
 	loci.EINTERNAL:     http.StatusInternalServerError,
+	loci.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	loci.ESTORAGEFULL:  http.StatusInsufficientStorage,
 }
 
 // audit appends the one entry of a call: who (from the context's

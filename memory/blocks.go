@@ -154,7 +154,8 @@ func (s *Service) agentBlocks(ctx context.Context, tx loci.Tx, agentID string) (
 	for _, rec := range append(owned, attached...) {
 		b, err := blockOf(rec)
 		if err != nil {
-			return nil, err
+			s.malformed(rec, err)
+			continue
 		}
 		blocks = append(blocks, b)
 	}

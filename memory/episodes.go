@@ -165,7 +165,8 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (*loc
 	for _, h := range ranked.Hits {
 		ep, err := episodeOf(h.Record)
 		if err != nil {
-			return nil, err
+			s.malformed(h.Record, err)
+			continue
 		}
 		out.Results = append(out.Results, loci.ScoredEpisode{Episode: ep, Score: h.Score, Explain: h.Explain})
 	}
@@ -196,7 +197,8 @@ func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]*l
 		for _, r := range recs {
 			ep, err := episodeOf(r)
 			if err != nil {
-				return err
+				s.malformed(r, err)
+				continue
 			}
 			out = append(out, ep)
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -134,45 +133,6 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 	return n, nil
 }
 
-// Import reads an export into the context's workspace in one transaction:
-// all of it is stored, or nothing.
-func (s *Service) Import(ctx context.Context, r io.Reader) (*loci.ImportResult, error) {
-	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
-		return nil, err
-	}
-	ws := loci.WorkspaceFrom(ctx)
-	res := &loci.ImportResult{}
-	read := false
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
-		// The retry policy may run this twice, but a failed attempt has
-		// consumed the input: it cannot be read again.
-		if read {
-			return errStreamUsed
-		}
-		read = true
-		*res = loci.ImportResult{}
-		dec := json.NewDecoder(r)
-		for line := 1; ; line++ {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err == io.EOF {
-				return nil
-			} else if err != nil {
-				return loci.Errorf(loci.EINVALID, "line %d: malformed JSON", line)
-			}
-			if err := s.importLine(ctx, tx, ws, raw, res); err != nil {
-				if code := loci.ErrorCode(err); code != loci.EINTERNAL {
-					return loci.Errorf(code, "line %d: %s", line, loci.ErrorMessage(err))
-				}
-				return fmt.Errorf("line %d: %w", line, err)
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
-	}
-	return res, nil
-}
-
 // strict decodes raw into v, rejecting unknown fields.
 func strict(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -184,103 +144,15 @@ func strict(raw json.RawMessage, v any) error {
 		}
 		return loci.Errorf(loci.EINVALID, "%s", err.Error())
 	}
-	return nil
-}
-
-func (s *Service) importLine(ctx context.Context, tx loci.Tx, ws string, raw json.RawMessage, res *loci.ImportResult) error {
-	if !utf8.Valid(raw) {
-		return loci.Errorf(loci.EINVALID, "not valid UTF-8")
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return loci.Errorf(loci.EINVALID, "each line must be a JSON object with a type")
-	}
-	switch head.Type {
-	case lineAgent:
-		l := agentLine{Agent: &loci.Agent{}}
-		if err := strict(raw, &l); err != nil {
-			return err
-		} else if err := requireText("agent id", l.ID, loci.MaxNoteKeyBytes); err != nil {
-			return err
-		}
-		l.Workspace = ws
-		if err := tx.InsertAgent(ctx, l.Agent); err != nil {
-			return err
-		}
-		res.Agents++
-	case lineUser:
-		l := userLine{User: &loci.User{}}
-		if err := strict(raw, &l); err != nil {
-			return err
-		} else if err := requireText("user id", l.ID, loci.MaxNoteKeyBytes); err != nil {
-			return err
-		}
-		_, created, err := tx.EnsureUser(ctx, ws, l.ID, l.CreatedAt)
-		if err != nil {
-			return err
-		} else if !created {
-			return loci.Errorf(loci.ECONFLICT, "user %s already exists", l.ID)
-		}
-		l.Workspace = ws
-		if err := tx.UpdateUser(ctx, l.User); err != nil {
-			return err
-		}
-		res.Users++
-	case lineRecord:
-		l := recordLine{Record: &loci.Record{}}
-		if err := strict(raw, &l); err != nil {
-			return err
-		}
-		rec := l.Record
-		if err := requireText("record id", rec.ID, 64); err != nil {
-			return err
-		} else if !rec.Kind.Valid() {
-			return loci.Errorf(loci.EINVALID, "record %s: unknown kind %q", rec.ID, rec.Kind)
-		} else if rec.Version < 1 || rec.CreatedAt.IsZero() || rec.UpdatedAt.IsZero() {
-			return loci.Errorf(loci.EINVALID, "record %s: version, created_at and updated_at are required", rec.ID)
-		}
-		rec.Workspace, rec.SearchText = ws, l.SearchText
-		if err := tx.InsertRecord(ctx, rec); err != nil {
-			if loci.ErrorCode(err) == loci.ECONFLICT {
-				return loci.Errorf(loci.ECONFLICT, "record %s (or its key) already exists", rec.ID)
-			}
-			return err
-		}
-		for _, v := range l.Versions {
-			v.RecordID = rec.ID
-			if err := tx.InsertVersion(ctx, v); err != nil {
-				return err
-			}
-			res.Versions++
-		}
-		res.Records++
-	case lineBlockLink:
-		var l linkLine
-		if err := strict(raw, &l); err != nil {
-			return err
-		} else if err := requireText("agent_id", l.AgentID, loci.MaxNoteKeyBytes); err != nil {
-			return err
-		}
-		if _, err := tx.GetRecord(ctx, ws, l.BlockID); loci.ErrorCode(err) == loci.ENOTFOUND {
-			return loci.Errorf(loci.EINVALID, "block link to unknown block %q", l.BlockID)
-		} else if err != nil {
-			return err
-		}
-		if err := tx.AttachBlock(ctx, ws, l.BlockID, l.AgentID, l.CreatedAt); err != nil {
-			return err
-		}
-		res.BlockLinks++
-	default:
-		return loci.Errorf(loci.EINVALID, "unknown line type %q", head.Type)
+	if dec.More() {
+		return loci.Errorf(loci.EINVALID, "unexpected data after the object")
 	}
 	return nil
 }
 
-// errStreamUsed ends a retried export or import whose first attempt
-// already wrote output or read input: a stream cannot be replayed. It is
-// not transient, so the retry policy reports it.
+// errStreamUsed ends a retried export whose first attempt already wrote
+// output: a stream cannot be replayed. It is not transient, so the retry
+// policy reports it.
 var errStreamUsed = errors.New("a storage failure interrupted the stream and it cannot be replayed; run it again")
 
 // countingWriter counts the bytes written through it.

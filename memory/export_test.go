@@ -14,6 +14,19 @@ import (
 	"github.com/loci-memory/loci/storetest"
 )
 
+// kindData is data of each kind's shape, with nested JSON where the kind
+// keeps any.
+var kindData = map[loci.Kind]string{
+	loci.KindNote:       `{"value":{"n":1,"nested":{"a":[1,2.5,"x"]}}}`,
+	loci.KindBlock:      `{"limit":5000,"is_shared":true}`,
+	loci.KindPassage:    `{"n":2,"nested":{"a":[1,2.5,"x"]}}`,
+	loci.KindWorking:    `{"value":{"step":2,"of":5}}`,
+	loci.KindEpisode:    `{"context":{"nested":{"a":[1,2.5,"x"]}},"confidence_score":0.5}`,
+	loci.KindFact:       `{"evidence":{"a":[1,2.5,"x"]},"is_validated":true,"contradiction_count":1}`,
+	loci.KindPreference: `{"type":"tone","value":["a",1],"learned_from":"explicit statement","first_observed":"2026-01-01","observation_count":2,"source":"explicit","peak":100,"is_persistent":true,"flagged_for_removal":false,"last_used_at":"2026-02-03T04:05:06Z"}`,
+	loci.KindSession:    `{"context":{"vertical":"Retail"},"summary":"s","is_persistent":true,"message_count":0}`,
+}
+
 // seedEverything stores one of everything an export holds: agents, users,
 // records of every kind with every field set, versions, a block link.
 func seedEverything(t *testing.T, s loci.Store) {
@@ -24,9 +37,12 @@ func seedEverything(t *testing.T, s loci.Store) {
 	for i, k := range loci.Kinds {
 		r := storetest.NewRecord(k, loci.Scope{AgentID: "a1", UserID: "u1", SessionID: "s1", TaskID: "t1"}, "key-"+string(k), "content of "+string(k)+" ünïcode")
 		r.SearchText = "analyzed " + string(k)
-		r.Data = json.RawMessage(`{"n":` + string(rune('0'+i)) + `,"nested":{"a":[1,2.5,"x"]}}`)
+		r.Data = json.RawMessage(kindData[k])
 		r.Tags = []string{"t1", "t2"}
 		r.Category, r.ActionType, r.Outcome = "general_fact", "post", "success"
+		if k == loci.KindSession {
+			r.Category = "session"
+		}
 		r.Confidence, r.AccessCount = 0.1*float64(i+1), i
 		r.LastAccessedAt, r.ExpiresAt = at.Add(time.Duration(i)*time.Hour), at.Add(48*time.Hour)
 		r.Embedding, r.EmbeddingModel = []float32{0.1, -0.2, 1.0 / 3, float32(i)}, "hash-v1"
@@ -35,10 +51,11 @@ func seedEverything(t *testing.T, s loci.Store) {
 		recs = append(recs, r)
 	}
 	global := storetest.NewRecord(loci.KindFact, loci.Scope{}, "", "global knowledge")
+	global.Category = "general_fact"
 	other := storetest.NewRecord(loci.KindPreference, loci.Scope{UserID: "u2"}, "tone", "formal")
 	// The current version of the fact's key (the one above is its history).
 	current := storetest.NewRecord(loci.KindFact, loci.Scope{AgentID: "a1", UserID: "u1", SessionID: "s1", TaskID: "t1"}, "key-fact", "current version")
-	current.ValidAt = at.Add(time.Hour)
+	current.ValidAt, current.Category = at.Add(time.Hour), "general_fact"
 	recs = append(recs, global, other, current)
 	storetest.MustInsert(t, s, recs...)
 	storetest.MustUpdate(t, s, func(tx loci.Tx) error {
@@ -111,13 +128,28 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if len(hits) != len(loci.Kinds) {
 			t.Errorf("lexical hits after import = %d, want %d", len(hits), len(loci.Kinds))
 		}
-		t.Run("ErrImportTwice", func(t *testing.T) {
-			_, err := dst.Import(context.Background(), strings.NewReader(first))
-			if loci.ErrorCode(err) != loci.ECONFLICT {
-				t.Errorf("err = %v, want conflict", err)
+		// Run again (as after a failure in the middle of the writes), the
+		// same import skips what is there and changes nothing.
+		t.Run("ImportTwiceSkips", func(t *testing.T) {
+			res, err := dst.Import(context.Background(), strings.NewReader(first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *res != (loci.ImportResult{Skipped: len(loci.Kinds) + 3, BlockLinks: 1}) {
+				t.Errorf("second import result = %+v", res)
 			}
 			if again, _ := export(t, dst, loci.ExportFilter{}); again != first {
-				t.Error("a failed import changed the store")
+				t.Error("importing again changed the store")
+			}
+		})
+		t.Run("ErrPresentWithOtherContent", func(t *testing.T) {
+			changed := strings.Replace(first, `"version":3`, `"version":4`, 1)
+			_, err := dst.Import(context.Background(), strings.NewReader(changed))
+			if loci.ErrorCode(err) != loci.ECONFLICT || !strings.Contains(loci.ErrorMessage(err), "line 5:") {
+				t.Errorf("err = %v, want conflict on line 5", err)
+			}
+			if again, _ := export(t, dst, loci.ExportFilter{}); again != first {
+				t.Error("a refused import changed the store")
 			}
 		})
 		t.Run("IntoOtherWorkspace", func(t *testing.T) {
@@ -155,7 +187,7 @@ func TestExportUser(t *testing.T) {
 }
 
 func TestImportBadInput(t *testing.T) {
-	good := `{"type":"record","id":"r1","workspace":"default","kind":"note","content":"c","confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1,"search_text":"c"}`
+	good := `{"type":"record","id":"r1","workspace":"default","kind":"note","agent_id":"a","key":"k","content":"c","data":{"value":"c"},"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1,"search_text":"c"}`
 	tests := []struct {
 		name, body, code string
 	}{
@@ -163,6 +195,7 @@ func TestImportBadInput(t *testing.T) {
 		{"ErrUnknownType", good + "\n" + `{"type":"secret"}`, loci.EINVALID},
 		{"ErrUnknownField", strings.Replace(good, `"id"`, `"evil":1,"id"`, 1), loci.EINVALID},
 		{"ErrUnknownKind", strings.Replace(good, `"note"`, `"memo"`, 1), loci.EINVALID},
+		{"ErrDuplicateKey", good + "\n" + strings.Replace(good, `"r1"`, `"r2"`, 1), loci.ECONFLICT},
 		{"ErrNoID", strings.Replace(good, `"r1"`, `""`, 1), loci.EINVALID},
 		{"ErrNoVersion", strings.Replace(good, `"version":1`, `"version":0`, 1), loci.EINVALID},
 		{"ErrDuplicate", good + "\n" + good, loci.ECONFLICT},

@@ -188,7 +188,8 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.Fact
 		for _, h := range hits {
 			fact, err := factOf(h.Record, now)
 			if err != nil {
-				return err
+				s.malformed(h.Record, err)
+				continue
 			}
 			out.Results = append(out.Results, loci.ScoredFact{Fact: fact, Score: h.Score, Explain: h.Explain})
 		}
@@ -248,7 +249,8 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci
 		for _, r := range recs {
 			fact, err := factOf(r, now)
 			if err != nil {
-				return err
+				s.malformed(r, err)
+				continue
 			}
 			out = append(out, fact)
 		}

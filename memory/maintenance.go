@@ -210,7 +210,8 @@ func (s *Service) decayFacts(ctx context.Context, tx loci.Tx, now time.Time, res
 		}
 		var d factData
 		if err := decodeData(r, &d); err != nil {
-			return err
+			s.malformed(r, err)
+			continue
 		}
 		since := r.CreatedAt
 		if r.LastAccessedAt.After(since) {
@@ -253,7 +254,8 @@ func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, now time.Time, res
 	for _, r := range recs {
 		var d factData
 		if err := decodeData(r, &d); err != nil {
-			return err
+			s.malformed(r, err)
+			continue
 		}
 		if !d.IsValidated && d.Supersedes == "" && d.SupersededBy == "" {
 			ids = append(ids, r.ID)
@@ -307,7 +309,8 @@ func (s *Service) expireSessions(ctx context.Context, tx loci.Tx, now time.Time,
 	for _, r := range recs {
 		var d sessionData
 		if err := json.Unmarshal(r.Data, &d); err != nil {
-			return fmt.Errorf("decode session %s: %w", r.Key, err)
+			s.malformed(r, err)
+			continue
 		}
 		if d.IsPersistent {
 			continue

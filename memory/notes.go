@@ -187,7 +187,8 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, 
 		for _, rec := range recs {
 			n, err := noteOf(rec)
 			if err != nil {
-				return err
+				s.malformed(rec, err)
+				continue
 			}
 			notes = append(notes, n)
 		}

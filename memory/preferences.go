@@ -250,7 +250,8 @@ func (s *Service) preferencesOf(ctx context.Context, tx loci.Tx, f loci.RecordFi
 	for _, r := range recs {
 		p, err := prefOf(r, now)
 		if err != nil {
-			return nil, err
+			s.malformed(r, err)
+			continue
 		}
 		out = append(out, p)
 	}

@@ -80,3 +80,11 @@ func (s *Service) now() time.Time {
 func newID() string {
 	return uuid.Must(uuid.NewV7()).String()
 }
+
+// malformed logs a stored record that cannot be read as its kind (written
+// by hand into the database, or by an older import that did not check it)
+// and that a listing therefore leaves out: one bad row must not fail a
+// whole listing.
+func (s *Service) malformed(r *loci.Record, err error) {
+	s.logger.Warn("skipping a malformed record", "id", r.ID, "kind", r.Kind, "err", err)
+}

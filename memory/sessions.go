@@ -315,7 +315,8 @@ func (s *Service) GetSession(ctx context.Context, id string) (*loci.Session, err
 		for _, r := range recs {
 			var md messageData
 			if err := json.Unmarshal(r.Data, &md); err != nil {
-				return fmt.Errorf("decode message %s: %w", r.ID, err)
+				s.malformed(r, err)
+				continue
 			}
 			msgs = append(msgs, indexed{md.Index, loci.Message{Role: md.Role, Content: r.Content, CreatedAt: r.CreatedAt}})
 		}
@@ -382,7 +383,8 @@ func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, of
 		for _, r := range recs {
 			var d sessionData
 			if err := json.Unmarshal(r.Data, &d); err != nil {
-				return fmt.Errorf("decode session %s: %w", r.Key, err)
+				s.malformed(r, err)
+				continue
 			}
 			out = append(out, loci.SessionSummary{SessionID: r.Key, UpdatedAt: r.UpdatedAt, Summary: d.Summary, MessageCount: d.MessageCount})
 		}

@@ -60,7 +60,8 @@ func (s *Service) UserContext(ctx context.Context, userID string) (*loci.UserCon
 		for _, r := range recs {
 			var d contextSessionData
 			if err := decodeData(r, &d); err != nil {
-				return err
+				s.malformed(r, err)
+				continue
 			}
 			if !d.IsPersistent && r.Expired(now) {
 				continue

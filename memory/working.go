@@ -173,7 +173,8 @@ func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.Working
 		for _, r := range recs {
 			e, err := workingOf(r)
 			if err != nil {
-				return err
+				s.malformed(r, err)
+				continue
 			}
 			out = append(out, e)
 		}

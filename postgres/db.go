@@ -15,10 +15,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"net"
 	"path"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -47,29 +50,60 @@ type DB struct {
 	vectorSchema string
 	// vectorIndexes holds the dimensions known to have an HNSW index.
 	vectorIndexes sync.Map
+	// timeout bounds every wait for the database (WithTimeout).
+	timeout time.Duration
+	// fullAt is when a write last failed for a full disk (Unix
+	// nanoseconds).
+	fullAt atomic.Int64
 }
 
 // Open connects to the database that dsn names (a postgres:// URL or a
-// key=value connection string) and applies pending migrations.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+// key=value connection string) and applies pending migrations. loci's
+// tables live in the first schema of the connection's search_path
+// (`?search_path=loci` gives loci a schema of its own, created if absent).
+// It refuses (EINVALID, changing nothing) a schema that holds tables not
+// loci's, and one that a newer loci migrated.
+func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, loci.Errorf(loci.EINVALID, "invalid PostgreSQL DSN: %v", err)
 	}
-	return OpenConfig(ctx, cfg)
+	return OpenConfig(ctx, cfg, opts...)
 }
 
 // OpenConfig is Open with a parsed pool configuration, for callers that set
 // connection parameters (such as search_path) in code.
-func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*DB, error) {
+func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...Option) (*DB, error) {
+	o := options{timeout: DefaultTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg = cfg.Copy()
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = o.timeout
+	}
+	dial := cfg.ConnConfig.DialFunc
+	if dial == nil {
+		dial = (&net.Dialer{KeepAlive: 5 * time.Minute}).DialContext
+	}
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &deadlineConn{Conn: c, timeout: o.timeout}, nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	db := &DB{pool: pool}
+	db := &DB{pool: pool, timeout: o.timeout}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
-		return nil, err
+		if code := loci.ErrorCode(err); code != loci.EINTERNAL {
+			return nil, err
+		}
+		return nil, db.classify(ctx, err)
 	}
 	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
 		WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec' AND NOT attisdropped)`).Scan(&db.vector); err != nil {
@@ -93,12 +127,35 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers (EUNAVAILABLE when it does not
+// in time), and ESTORAGEFULL for a minute after a write failed for a full
+// disk (a small write may fit where the next will not).
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("ping postgres: %w", err)
+	conn, err := db.acquire(ctx)
+	if err != nil {
+		return err
 	}
-	return nil
+	defer conn.Release()
+	if err := conn.Ping(ctx); err != nil {
+		return db.classify(ctx, fmt.Errorf("ping postgres: %w", err))
+	}
+	return db.fullError()
+}
+
+// acquire takes a pooled connection, waiting at most the store's timeout
+// (for a free connection, or a new one to connect).
+func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, db.timeout)
+	defer cancel()
+	conn, err := db.pool.Acquire(actx)
+	if err == nil {
+		return conn, nil
+	}
+	if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, loci.Transient(loci.WrapError(err, loci.EUNAVAILABLE,
+			"the database does not answer: no connection within %s; retry later", db.timeout))
+	}
+	return nil, db.classify(ctx, fmt.Errorf("connect: %w", err))
 }
 
 // HasPGVector reports whether the records table has the pgvector column
@@ -116,7 +173,19 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 }
 
 func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
-	pgTx, err := db.pool.BeginTx(ctx, opts)
+	conn, err := db.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if err := db.runOn(ctx, conn, opts, fn); err != nil {
+		return db.classify(ctx, err)
+	}
+	return nil
+}
+
+func (db *DB) runOn(ctx context.Context, conn *pgxpool.Conn, opts pgx.TxOptions, fn func(loci.Tx) error) error {
+	pgTx, err := conn.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -145,10 +214,24 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("connect to postgres: %w", err)
 	}
 	defer conn.Release()
+	// Migrations may take long on a large database: the connection's
+	// progress bound does not apply to them.
+	if d := deadlineConnOf(conn.Conn().PgConn().Conn()); d != nil {
+		d.suspend(true)
+		defer d.suspend(false)
+	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("take migration lock: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+
+	schema, err := targetSchema(ctx, conn.Conn())
+	if err != nil {
+		return err
+	}
+	if err := checkOwnership(ctx, conn.Conn(), schema); err != nil {
+		return err
+	}
 
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {

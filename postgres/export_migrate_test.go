@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -37,7 +38,7 @@ func ApplyMigrationsBefore(ctx context.Context, conn *pgx.Conn, version int) err
 		if _, err := conn.Exec(ctx, string(body), pgx.QueryExecModeSimpleProtocol); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if _, err := conn.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, name); err != nil {
+		if _, err := conn.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, strings.TrimSuffix(path.Base(name), ".sql")); err != nil {
 			return err
 		}
 	}

@@ -49,15 +49,56 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 		return err
 	}
 	args := recordArgs(r)
-	tag, err := tx.tx.Exec(ctx, `INSERT INTO records (`+recordColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-		$19, $20, $21, $22, $23::real[], $24, $25, $26, $27)
-		ON CONFLICT DO NOTHING`, args...)
+	tag, err := tx.tx.Exec(ctx, insertRecordSQL, args...)
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
 	if tag.RowsAffected() == 0 {
 		return loci.Errorf(loci.ECONFLICT, "record %s already exists", r.ID)
+	}
+	return nil
+}
+
+const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
+	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27)
+	ON CONFLICT DO NOTHING`
+
+// InsertRecords stores new records in one round trip (a batch of
+// InsertRecord's statement).
+func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	tx.wroteRecords = true
+	dims := map[int]bool{}
+	for _, r := range rs {
+		if len(r.Embedding) > 0 && !dims[len(r.Embedding)] {
+			dims[len(r.Embedding)] = true
+			if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
+				return err
+			}
+		}
+	}
+	var b pgx.Batch
+	for _, r := range rs {
+		args := recordArgs(r)
+		b.Queue(insertRecordSQL, args...)
+	}
+	br := tx.tx.SendBatch(ctx, &b)
+	for _, r := range rs {
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return translate(fmt.Errorf("insert record: %w", err))
+		}
+		if tag.RowsAffected() == 0 {
+			br.Close()
+			return loci.Errorf(loci.ECONFLICT, "record %s already exists", r.ID)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return translate(fmt.Errorf("insert records: %w", err))
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -41,14 +40,57 @@ type DB struct {
 	path   string
 	writer *sql.DB
 	reader *sql.DB
+	// timeout bounds every wait for the database (options.timeout).
+	timeout time.Duration
+	// fullAt is when a write last failed for a full disk (Unix
+	// nanoseconds).
+	fullAt atomic.Int64
 }
+
+// DefaultTimeout is how long a transaction waits for the database by
+// default: for the one writer connection, and for another process's lock.
+const DefaultTimeout = 5 * time.Second
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	timeout time.Duration
+	maxSize int64
+}
+
+// WithTimeout bounds how long a transaction waits for the database: for a
+// free connection (the one writer, held by another write) and for the lock
+// of another process (SQLite's busy timeout). Past it the transaction fails
+// with EUNAVAILABLE. Default DefaultTimeout.
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.timeout = d
+		}
+	}
+}
+
+// WithMaxSize caps the database at about n bytes: a write that would grow
+// it further fails with ESTORAGEFULL, as on a full disk. 0: no cap.
+func WithMaxSize(n int64) Option { return func(o *options) { o.maxSize = n } }
 
 // Open opens (creating it and its directory if needed) the database at path
 // and applies pending migrations. Path ":memory:" opens a transient store
-// that lives as long as the DB.
-func Open(ctx context.Context, path string) (*DB, error) {
-	db := &DB{path: path}
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+// that lives as long as the DB. It refuses (EINVALID, changing nothing) a
+// file it may not write, a file that is not a SQLite database, a database
+// that holds tables not loci's, and one that a newer loci wrote.
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	o := options{timeout: DefaultTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	db := &DB{path: path, timeout: o.timeout}
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)", o.timeout.Milliseconds())
+	if o.maxSize > 0 {
+		// Pages are 4096 bytes (SQLite's default, which loci keeps).
+		pragmas += fmt.Sprintf("&_pragma=max_page_count(%d)", max(1, o.maxSize/4096))
+	}
 	if path == Memory || path == "" {
 		// One connection: every connection to :memory: is its own database.
 		name := fmt.Sprintf("file:loci-mem-%d?mode=memory&%s&_txlock=immediate", memorySeq.Add(1), pragmas)
@@ -61,13 +103,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.SetConnMaxLifetime(0)
 		db.writer, db.reader = w, w
 	} else {
-		if dir := filepath.Dir(path); dir != "" {
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				return nil, fmt.Errorf("create database directory: %w", err)
-			}
+		if err := preflight(ctx, path); err != nil {
+			return nil, err
 		}
 		u := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas + "&_pragma=journal_mode(WAL)"
-		w, err := sql.Open("sqlite", u+"&_txlock=immediate")
+		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-8192)&_txlock=immediate")
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}
@@ -85,7 +125,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	if err := db.migrateRetry(ctx); err != nil {
 		db.Close()
-		return nil, err
+		return nil, db.classify(err)
 	}
 	return db, nil
 }
@@ -95,7 +135,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // losers can get SQLITE_BUSY without the busy timeout being waited;
 // migrating is idempotent, so they try again.
 func (db *DB) migrateRetry(ctx context.Context) error {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(db.timeout)
 	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
 		err := db.migrate(ctx)
 		if err == nil || !isBusy(err) || time.Now().After(deadline) {
@@ -107,19 +147,6 @@ func (db *DB) migrateRetry(ctx context.Context) error {
 		case <-time.After(delay):
 		}
 	}
-}
-
-// isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED (any
-// extended code).
-func isBusy(err error) bool {
-	var serr *sqlite.Error
-	if errors.As(err, &serr) {
-		switch serr.Code() & 0xff {
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return true
-		}
-	}
-	return false
 }
 
 // Close closes the database.
@@ -137,9 +164,9 @@ func (db *DB) Close() error {
 func (db *DB) Ping(ctx context.Context) error {
 	var n int
 	if err := db.reader.QueryRowContext(ctx, `SELECT 1`).Scan(&n); err != nil {
-		return fmt.Errorf("ping sqlite: %w", err)
+		return db.classify(fmt.Errorf("ping sqlite: %w", err))
 	}
-	return nil
+	return db.fullError()
 }
 
 // Update runs fn in an immediate (write-locked) transaction on the writer.
@@ -153,9 +180,21 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) error {
-	sqlTx, err := pool.BeginTx(ctx, nil)
+	conn, err := db.conn(ctx, pool)
 	if err != nil {
-		return markTransient(translate(fmt.Errorf("begin: %w", err)))
+		return err
+	}
+	defer conn.Close()
+	if err := db.runOn(ctx, conn, fn); err != nil {
+		return db.classify(err)
+	}
+	return nil
+}
+
+func (db *DB) runOn(ctx context.Context, conn *sql.Conn, fn func(loci.Tx) error) error {
+	sqlTx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(fmt.Errorf("begin: %w", err))
 	}
 	// Rolls back if fn panics (a no-op once committed), so the
 	// connection, the only writer, is not kept by a dead transaction.
@@ -163,37 +202,86 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 	tx := &Tx{tx: sqlTx, db: db}
 	if err := fn(tx); err != nil {
 		sqlTx.Rollback()
-		return markTransient(err)
+		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return markTransient(translate(fmt.Errorf("commit: %w", err)))
+		return translate(fmt.Errorf("commit: %w", err))
 	}
 	return nil
+}
+
+// latestMigration is the highest migration number this binary knows.
+func latestMigration() int {
+	names, _ := fs.Glob(migrationFS, "migrations/*.sql")
+	latest := 0
+	for _, name := range names {
+		var v int
+		if _, err := fmt.Sscanf(filepath.Base(name), "%d_", &v); err == nil {
+			latest = max(latest, v)
+		}
+	}
+	return latest
 }
 
 // migrate applies the embedded migrations not yet recorded in
 // schema_migrations, in order, one transaction each.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
-	}
 	names, err := fs.Glob(migrationFS, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
+	applied, err := db.appliedMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	created := false
 	for _, name := range names {
 		base := filepath.Base(name)
 		var version int
 		if _, err := fmt.Sscanf(base, "%d_", &version); err != nil {
 			return fmt.Errorf("migration %s: name must start with its number: %w", base, err)
 		}
+		if applied[version] {
+			continue // no write lock needed: a database another process writes opens at once
+		}
+		if !created {
+			if _, err := db.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+				version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+				return fmt.Errorf("create schema_migrations: %w", err)
+			}
+			created = true
+		}
 		if err := db.applyMigration(ctx, version, base, name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// appliedMigrations reads the versions schema_migrations records (none
+// when it does not exist yet), without taking the write lock.
+func (db *DB) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	var n int
+	if err := db.writer.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
+	} else if n == 0 {
+		return nil, nil
+	}
+	rows, err := db.writer.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("read schema_migrations: %w", err)
+		}
+		applied[v] = true
+	}
+	return applied, rows.Err()
 }
 
 func (db *DB) applyMigration(ctx context.Context, version int, base, name string) error {
@@ -220,15 +308,6 @@ func (db *DB) applyMigration(ctx context.Context, version int, base, name string
 		return fmt.Errorf("record migration %s: %w", base, err)
 	}
 	return tx.Commit()
-}
-
-// markTransient marks err transient when SQLite reported the database busy
-// or locked, so a retry policy above the store may try again.
-func markTransient(err error) error {
-	if isBusy(err) {
-		return loci.Transient(err)
-	}
-	return err
 }
 
 // translate turns driver errors into domain errors, once, at the boundary.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func TestMigrateValidity(t *testing.T) {
 		if _, err := raw.ExecContext(ctx, string(body)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, v, name); err != nil {
+		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, v, strings.TrimSuffix(filepath.Base(name), ".sql")); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -46,10 +46,10 @@ func TestBusyIsTransient(t *testing.T) {
 	if !isBusy(busyErr) {
 		t.Fatalf("isBusy(%v) = false, want true", busyErr)
 	}
-	if got := markTransient(busyErr); !loci.IsTransient(got) {
-		t.Fatalf("markTransient(%v) is not transient", busyErr)
+	if got := db.classify(busyErr); !loci.IsTransient(got) || loci.ErrorCode(got) != loci.EUNAVAILABLE {
+		t.Fatalf("classify(%v) = %v: want transient and %s", busyErr, got, loci.EUNAVAILABLE)
 	}
-	if got := markTransient(errors.New("disk on fire")); loci.IsTransient(got) {
-		t.Fatalf("an error that is not SQLITE_BUSY was marked transient")
+	if got := db.classify(errors.New("disk on fire")); loci.IsTransient(got) || loci.ErrorCode(got) != loci.EINTERNAL {
+		t.Fatalf("an error that is not SQLITE_BUSY was classified %v", got)
 	}
 }

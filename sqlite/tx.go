@@ -22,6 +22,8 @@ type Tx struct {
 	// gen is the generation this transaction stamps its record changes
 	// with (see migration 0006), taken at its first change; 0 before.
 	gen int64
+	// insert is InsertRecord's statement, prepared once per transaction.
+	insert *sql.Stmt
 }
 
 // stamp returns the transaction's generation, taking the next one at the
@@ -52,10 +54,25 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.tx.ExecContext(ctx, `INSERT INTO records (`+recordColumns+`, change_gen)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, gen)...)
-	if err != nil {
+	if tx.insert == nil {
+		tx.insert, err = tx.tx.PrepareContext(ctx, `INSERT INTO records (`+recordColumns+`, change_gen)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return fmt.Errorf("prepare insert record: %w", err)
+		}
+	}
+	if _, err = tx.insert.ExecContext(ctx, append(args, gen)...); err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
+	}
+	return nil
+}
+
+// InsertRecords stores new records, one prepared statement for all.
+func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
+	for _, r := range rs {
+		if err := tx.InsertRecord(ctx, r); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -226,6 +226,31 @@ func testRecords(t *testing.T, open Opener) {
 		MustInsert(t, s, NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "three"),
 			NewRecord(loci.KindWorking, loci.Scope{AgentID: "a", TaskID: "t"}, "k", "four"))
 	})
+	t.Run("InsertMany", func(t *testing.T) {
+		var batch []*loci.Record
+		for i := range 50 {
+			r := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", fmt.Sprint("passage ", i))
+			r.Embedding, r.EmbeddingModel = []float32{1, float32(i)}, "m"
+			batch = append(batch, r)
+		}
+		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, batch) }); err != nil {
+			t.Fatal(err)
+		}
+		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("many"), Order: loci.OrderCreatedAsc})
+		if len(got) != 50 || got[7].Content != "passage 7" || got[7].Embedding[1] != 7 {
+			t.Fatalf("stored %d records: %+v", len(got), got)
+		}
+		// A batch holding a taken id or key fails, and rolled back it
+		// stores nothing.
+		dup := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "dup")
+		dup.ID = batch[3].ID
+		fresh := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "fresh")
+		err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, []*loci.Record{fresh, dup}) })
+		wantCode(t, err, loci.ECONFLICT)
+		if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); len(got) != 0 {
+			t.Fatalf("a failed batch stored %+v", got)
+		}
+	})
 	t.Run("Delete", func(t *testing.T) {
 		var n int
 		if err := s.Update(ctx, func(tx loci.Tx) (err error) {

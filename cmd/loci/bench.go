@@ -48,6 +48,7 @@ type benchOptions struct {
 	stderr            io.Writer
 	cpuProfile        string
 	serverHeap        string
+	skipLoad          bool
 }
 
 // profile runs fn under the CPU profiler when --cpuprofile is set.
@@ -86,6 +87,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	serveArgs := fs.String("serve-args", "", "with --http: extra arguments for serve, space-separated")
 	tenants := fs.Int("tenants", 0, "the scale run: spread --memories over this many agents and users, then time scoped searches cold and warm")
 	memories := fs.Int("memories", 1_000_000, "with --tenants: how many memories to load")
+	skipLoad := fs.Bool("skip-load", false, "with --tenants and --dir: search the database a previous run left in --dir, without loading")
 	indexMemory := indexMemoryFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
 	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
@@ -96,7 +98,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	o := benchOptions{queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
-		indexMemory: int64(*indexMemory), stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap}
+		indexMemory: int64(*indexMemory), stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad}
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}
@@ -112,6 +114,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	if o.dsn != "" && !isPostgresDSN(o.dsn) {
 		return usagef("--db must be a postgres:// URL (for SQLite, use --dir)")
+	}
+	if o.skipLoad && (o.tenants == 0 || o.dir == "" || o.dsn != "") {
+		return usagef("--skip-load needs --tenants and the --dir of an earlier run (SQLite)")
 	}
 	if o.http && o.dsn != "" && o.tenants == 0 {
 		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")

@@ -242,17 +242,8 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 	}
 	rep.LoadPerS = round2(float64(stored) / loadTime.Seconds())
 	rep.ServerRSSMB, rep.ServerPeak = srv.rssMB()
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.cmd.Process.Pid)); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, "Rss") {
-				o.progress("server %s", strings.Join(strings.Fields(line), " "))
-			}
-		}
-	}
-	if o.serverHeap != "" {
-		if err := fetchHeapProfile(o.serveArgs, o.serverHeap); err != nil {
-			return err
-		}
+	if err := o.inspectServer(srv); err != nil {
+		return err
 	}
 	if o.asJSON {
 		return printJSON(e.stdout, rep)
@@ -298,6 +289,22 @@ func latencyReport(lat []float64) map[string]float64 {
 		perS = round2(float64(len(lat)) / (sum / 1000))
 	}
 	return map[string]float64{"p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99), "per_s": perS}
+}
+
+// inspectServer reports the server's memory by kind on stderr, and saves
+// its heap profile when --server-heap asks.
+func (o benchOptions) inspectServer(srv *benchServer) error {
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.cmd.Process.Pid)); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "Rss") || strings.HasPrefix(line, "VmHWM") {
+				o.progress("server %s", strings.Join(strings.Fields(line), " "))
+			}
+		}
+	}
+	if o.serverHeap == "" {
+		return nil
+	}
+	return fetchHeapProfile(o.serveArgs, o.serverHeap)
 }
 
 // fetchHeapProfile saves the server's heap profile to file; serveArgs must

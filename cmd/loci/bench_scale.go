@@ -70,8 +70,21 @@ func runScaleBench(ctx context.Context, e *env, o benchOptions) error {
 		rep.Backend = "postgres"
 	}
 
-	// Load: texts and embeddings are made by a worker per core, inserted
-	// in batches of o.batch per transaction.
+	if err := o.load(ctx, store, emb, rep); err != nil {
+		return err
+	}
+	return o.searchScale(ctx, e, store, emb, dsn, closeStore, rep)
+}
+
+// load fills the store with o.memories passages over o.tenants agents and
+// users (unless --skip-load), reporting the rate in rep.
+func (o benchOptions) load(ctx context.Context, store loci.Store, emb loci.Embedder, rep *scaleReport) error {
+	if o.skipLoad {
+		o.progress("searching the database in %s as it is", o.dir)
+		return nil
+	}
+	// Texts and embeddings are made by a worker per core, inserted in
+	// batches of o.batch per transaction.
 	type batch struct{ recs []*loci.Record }
 	batches := make(chan batch, runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -133,6 +146,13 @@ func runScaleBench(ctx context.Context, e *env, o benchOptions) error {
 	}
 	rep.LoadPerS = round2(float64(loaded) / time.Since(t0).Seconds())
 	o.progress("loaded %d memories over %d tenants in %v (%.0f/s)", loaded, o.tenants, time.Since(t0).Round(time.Millisecond), rep.LoadPerS)
+	return nil
+}
+
+// searchScale times the scoped searches, cold then warm, in this process
+// or through a server (--http).
+func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store, emb loci.Embedder, dsn string, closeStore func(), rep *scaleReport) error {
+	var err error
 
 	rng := rand.New(rand.NewSource(42))
 	gen := newTextGen(99)
@@ -169,7 +189,13 @@ func runScaleBench(ctx context.Context, e *env, o benchOptions) error {
 		o.progress("server %s at %s", bin, srv.url)
 		c := newClient(srv.url)
 		search = func(ctx context.Context, q loci.SearchQuery) error { return c.post(ctx, "/v1/search", q, nil) }
-		rss = func() float64 { _, peak := srv.rssMB(); return peak }
+		rss = func() float64 {
+			_, peak := srv.rssMB()
+			if err := o.inspectServer(srv); err != nil {
+				o.progress("server heap: %v", err)
+			}
+			return peak
+		}
 	} else {
 		svc := memory.New(store, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
 			memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))

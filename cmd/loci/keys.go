@@ -162,7 +162,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "imported %d records (%d versions), %d agents, %d users, %d block links\n",
-		res.Records, res.Versions, res.Agents, res.Users, res.BlockLinks)
+	fmt.Fprintf(e.stdout, "imported %d records (%d versions), %d agents, %d users, %d block links; %d records already there skipped\n",
+		res.Records, res.Versions, res.Agents, res.Users, res.BlockLinks, res.Skipped)
 	return nil
 }

@@ -69,8 +69,9 @@ func indexMemoryFlag(fs *flag.FlagSet) *byteSize {
 	return &b
 }
 
-// memoryHeadroom is what a process needs beside its search indexes.
-const memoryHeadroom = 192 << 20
+// memoryHeadroom is what a process may use beside its search indexes:
+// everything else it holds, and the garbage between two collections.
+const memoryHeadroom = 96 << 20
 
 // applyIndexMemory returns the service option for the index budget and
 // tunes the garbage collector for a long-lived server: unless GOMEMLIMIT

@@ -24,6 +24,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8420", "address to listen on")
 	dsn := dbFlag(fs)
+	dbTimeout := dbTimeoutFlag(fs)
 	maintainEach := fs.Duration("maintain-every", 0, "run every maintenance task at this interval, e.g. 1h (default off)")
 	auth := fs.Bool("auth", false, "require an API key even while none exists (it is required anyway once one exists)")
 	rateLimit := fs.Float64("rate-limit", 0, "requests per second allowed per key (per client IP without auth); 0: no limit")
@@ -47,7 +48,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 
-	raw, path, err := openRawStore(ctx, *dsn)
+	raw, path, err := openRawStore(ctx, *dsn, *dbTimeout)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/memory"
@@ -40,18 +41,33 @@ func defaultDBPath() (string, error) {
 	return filepath.Join(dir, "loci", "loci.db"), nil
 }
 
+// dbTimeoutFlag registers --db-timeout, defaulting to $LOCI_DB_TIMEOUT.
+func dbTimeoutFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("db-timeout", defaultDBTimeout(),
+		"longest wait for the database (a free connection, a lock, an answer) before a request fails with 503 (default $LOCI_DB_TIMEOUT, else 5s)")
+}
+
+// defaultDBTimeout is $LOCI_DB_TIMEOUT when it is a duration, else 5s.
+func defaultDBTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("LOCI_DB_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 5 * time.Second
+}
+
 // openStore opens the store that dsn names, behind the storage failure
 // policy (a transient error is retried once after retry.DefaultBackoff).
 func openStore(ctx context.Context, dsn string) (loci.Store, string, error) {
-	store, path, err := openRawStore(ctx, dsn)
+	store, path, err := openRawStore(ctx, dsn, defaultDBTimeout())
 	if err != nil {
 		return nil, "", err
 	}
 	return retry.New(store, retry.DefaultBackoff), path, nil
 }
 
-// openRawStore opens the backend that dsn names, without decorators.
-func openRawStore(ctx context.Context, dsn string) (loci.Store, string, error) {
+// openRawStore opens the backend that dsn names, without decorators;
+// timeout bounds every wait for the database.
+func openRawStore(ctx context.Context, dsn string, timeout time.Duration) (loci.Store, string, error) {
 	if dsn == "" {
 		p, err := defaultDBPath()
 		if err != nil {
@@ -60,13 +76,13 @@ func openRawStore(ctx context.Context, dsn string) (loci.Store, string, error) {
 		dsn = p
 	}
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := postgres.Open(ctx, dsn)
+		db, err := postgres.Open(ctx, dsn, postgres.WithTimeout(timeout))
 		if err != nil {
 			return nil, "", &openError{db: redactDSN(dsn), err: err}
 		}
 		return db, redactDSN(dsn), nil
 	}
-	db, err := sqlite.Open(ctx, dsn)
+	db, err := sqlite.Open(ctx, dsn, sqlite.WithTimeout(timeout))
 	if err != nil {
 		return nil, "", &openError{db: dsn, err: err}
 	}

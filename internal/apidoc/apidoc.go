@@ -92,7 +92,9 @@ func Document() (map[string]any, error) {
 				"Lists answer `count` (the total matching, before limit and offset) and the items under a plural name; " +
 				"ranked searches answer `results`, each with a `score`. " +
 				"Every failure answers the ErrorEnvelope with the status of its code: invalid 400, unauthorized 401, " +
-				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500. " +
+				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500, " +
+				"unavailable 503 (the storage does not answer in time: an outage, a partition, a database busy past the server's " +
+				"--db-timeout; retry after Retry-After seconds), storage_full 507 (the storage has no room for a write; reads work). " +
 				"A path no operation has answers 404 `not_found`; a path with a method it does not have answers 405 " +
 				"with code `invalid` and an `Allow` header listing the methods it has.\n\n" +
 				"Request bodies are JSON objects of at most 1 MiB, nested at most 32 deep; unknown fields are rejected (400). " +
@@ -171,6 +173,9 @@ func parameters() obj {
 	}
 }
 
+// storageFree are the paths that never touch the storage: no 503 or 507.
+var storageFree = map[string]bool{"/healthz": true, "/v1/openapi.json": true}
+
 // errorStatuses maps the statuses of the error envelope to their shared
 // response component.
 var errorStatuses = map[int]string{
@@ -183,6 +188,7 @@ var errorStatuses = map[int]string{
 	http.StatusTooManyRequests:       "RateLimited",
 	http.StatusInternalServerError:   "Internal",
 	http.StatusServiceUnavailable:    "Unavailable",
+	http.StatusInsufficientStorage:   "StorageFull",
 }
 
 func errorResponses() obj {
@@ -202,10 +208,13 @@ func errorResponses() obj {
 		"TooLarge":     env("too_large: the body or a stored value is over its limit.", "too_large"),
 		"RateLimited":  env("rate_limited: too many requests from this key (or address); retry after Retry-After seconds.", "rate_limited"),
 		"Internal":     env("internal: the server failed; the message is generic and the cause is logged.", "internal"),
-		"Unavailable":  env("internal: the storage is unreachable.", "internal"),
+		"Unavailable":  env("unavailable: the storage does not answer in time (an outage, a network partition, a database busy past the server's --db-timeout); nothing was changed or the change's outcome is unknown; retry after Retry-After seconds.", "unavailable"),
+		"StorageFull":  env("storage_full: the storage has no room left for a write (a full disk); nothing was written; reads still work.", "storage_full"),
 	}
 	r["Unauthorized"].(obj)["headers"] = obj{"WWW-Authenticate": obj{"schema": obj{"type": "string"}, "description": `Bearer realm="loci"`}}
 	r["RateLimited"].(obj)["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "Seconds to wait."}}
+	r["Unavailable"].(obj)["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "Seconds to wait."}}
+	r["StorageFull"].(obj)["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "Seconds to wait."}}
 	return r
 }
 
@@ -297,6 +306,9 @@ func (o op) build() (obj, error) {
 	// Every operation reads at most 1 MiB of whatever body a request
 	// carries (413 beyond), even those that document none.
 	errs := []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusInternalServerError}
+	if !storageFree[o.path] {
+		errs = append(errs, http.StatusServiceUnavailable, http.StatusInsufficientStorage)
+	}
 	if role != "public" {
 		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
 	}

@@ -382,12 +382,13 @@ func schemas() obj {
 			"count":      integer("How many records the operation returned or changed."),
 			"status":     integer("The HTTP status."),
 		}), "One entry of the access log."),
-		"ImportResult": object([]string{"agents", "users", "records", "versions", "block_links"}, obj{
-			"agents":      integer(""),
-			"users":       integer(""),
-			"records":     integer(""),
-			"versions":    integer(""),
-			"block_links": integer(""),
+		"ImportResult": object([]string{"agents", "users", "records", "versions", "block_links", "skipped"}, obj{
+			"agents":      integer("Agents created (those already there are kept)."),
+			"users":       integer("Users created (those already there are kept)."),
+			"records":     integer("Records stored."),
+			"versions":    integer("Kept versions stored with them."),
+			"block_links": integer("Block links attached."),
+			"skipped":     integer("Records already stored with the same id, kind, version and updated_at: left as they were."),
 		}),
 	}
 }

@@ -356,7 +356,7 @@ func lifecycleOps() []op {
 		{method: "POST", path: "/v1/maintenance", id: "maintain", tag: "admin",
 			summary: "Run maintenance", desc: "An empty body runs every task. `tasks` maps each task run to what it changed.",
 			body: closed(nil, obj{
-				"tasks":   array(ref("MaintenanceTask"), "Default: all."),
+				"tasks":   array(ref("MaintenanceTask"), "Absent or empty: all."),
 				"dry_run": boolean("Report without changing anything."),
 			}), bodyOptional: true,
 			ok: okay("What each task changed.", success(object([]string{"dry_run", "tasks"}, obj{
@@ -503,8 +503,14 @@ func adminOps() []op {
 			ok:      map[int]resp{http.StatusOK: {desc: "The export.", schema: obj{"type": "string"}, media: "application/x-ndjson"}}},
 		{method: "POST", path: "/v1/import", id: "import", tag: "admin",
 			summary: "Import JSON Lines written by export",
-			desc:    "The body is at most 1 GiB by default (loci serve --max-import-bytes). 409 when something it holds already exists; nothing is imported then.",
-			body:    obj{"type": "string"}, bodyMedia: "application/x-ndjson",
+			desc: "The body is at most 1 GiB by default (loci serve --max-import-bytes; a larger declared Content-Length is 413 " +
+				"at once) and must keep arriving (nothing for 30 s fails it). Every line is read and checked, as strictly as the " +
+				"API checks a write, before anything is written: a refused line is 400 (or 409: a record already stored with " +
+				"other content, an id or key twice) naming its line, and nothing is imported. The lines are then written in " +
+				"batches of 2000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches " +
+				"before it, and the same import run again completes it, skipping the records already stored with the same " +
+				"id, kind, version and updated_at (`skipped`) and keeping agents and users already there.",
+			body: obj{"type": "string"}, bodyMedia: "application/x-ndjson",
 			ok: created("Imported.", success(ref("ImportResult"))), errs: []int{conf}},
 	}
 }
@@ -517,8 +523,10 @@ func operationsOps() []op {
 		{method: "GET", path: "/healthz", id: "health", tag: "operations",
 			summary: "Liveness", ok: okay("The process is up.", status("ok"))},
 		{method: "GET", path: "/readyz", id: "ready", tag: "operations",
-			summary: "Readiness: storage reachable", ok: okay("Ready.", status("ready")),
-			errs: []int{http.StatusServiceUnavailable}},
+			summary: "Readiness: storage reachable",
+			desc: "503 `unavailable` when the storage does not answer within 2 s; 507 `storage_full` while writes fail " +
+				"for a full disk (reported for a minute after such a failure).",
+			ok: okay("Ready.", status("ready"))},
 		{method: "GET", path: "/metrics", id: "metrics", tag: "operations",
 			summary: "Prometheus metrics", desc: "404 when the server runs without metrics.",
 			ok:   map[int]resp{http.StatusOK: {desc: "The Prometheus text exposition.", schema: obj{"type": "string"}, media: "text/plain"}},

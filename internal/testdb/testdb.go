@@ -9,9 +9,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -68,6 +70,36 @@ func OpenPostgres(t testing.TB, dsn string) *postgres.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// OpenPostgresWith opens a PostgreSQL store on dsn in a fresh schema,
+// dropped when the test ends, after adjust has changed the pool's
+// configuration (e.g. to connect through a Proxy), with opts.
+func OpenPostgresWith(t testing.TB, dsn string, adjust func(*pgxpool.Config), opts ...postgres.Option) *postgres.DB {
+	t.Helper()
+	cfg, err := PostgresConfig(dsn, NewSchema(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adjust != nil {
+		adjust(cfg)
+	}
+	db, err := postgres.OpenConfig(context.Background(), cfg, opts...)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// ViaProxy points a pool configuration at p (host and port), for
+// OpenPostgresWith.
+func ViaProxy(p *Proxy) func(*pgxpool.Config) {
+	return func(cfg *pgxpool.Config) {
+		host, port, _ := net.SplitHostPort(p.Addr())
+		n, _ := strconv.Atoi(port)
+		cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Fallbacks = host, uint16(n), nil
+	}
 }
 
 // NewSchema creates a schema with a random name on dsn's database and
