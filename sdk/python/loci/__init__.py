@@ -18,6 +18,7 @@ from .errors import (
     NotFound,
     RateLimited,
     ServerError,
+    StorageFull,
     TooLarge,
     TransportError,
     Unauthorized,
@@ -39,6 +40,7 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "Unavailable",
+    "StorageFull",
     "TransportError",
     "__version__",
 ]

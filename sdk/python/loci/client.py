@@ -69,7 +69,8 @@ class Client:
     error or a 503, and every request on a 429 (the server refuses it before
     doing anything), waiting as long as ``Retry-After`` asks, or a short
     backoff; an answer asking for more than ``max_retry_wait`` seconds is
-    raised at once.
+    raised at once. A 507 (:class:`loci.StorageFull`, a full disk) is never
+    retried.
     """
 
     def __init__(
@@ -169,6 +170,10 @@ class Client:
     def get_block(self, agent_id: str, label: str) -> t.GetBlockResponse:
         """One block by label; NotFound when none."""
         return self._request("GET", _path("/v1/agents/{}/blocks/{}", agent_id, label))
+
+    def block_history(self, agent_id: str, label: str) -> t.BlockHistoryResponse:
+        """Every content the block has had, the current one first (``versions``); NotFound when none."""
+        return self._request("GET", _path("/v1/agents/{}/blocks/{}/history", agent_id, label))
 
     def set_block(
         self,
@@ -379,6 +384,14 @@ class Client:
         body = _fields(rating=rating, comment=comment, corrections=corrections)
         return self._request("POST", _path("/v1/episodes/{}/feedback", episode_id), body=body)
 
+    def get_episode(self, episode_id: str) -> t.GetEpisodeResponse:
+        """One episode; NotFound when absent or expired."""
+        return self._request("GET", _path("/v1/episodes/{}", episode_id))
+
+    def delete_episode(self, episode_id: str) -> t.DeleteEpisodeResponse:
+        """Delete an episode, expired or not; NotFound when absent."""
+        return self._request("DELETE", _path("/v1/episodes/{}", episode_id))
+
     # Facts (seed 003): long-term knowledge, a user's or global.
 
     def store_fact(
@@ -390,8 +403,12 @@ class Client:
         agent_id: Optional[str] = None,
         keywords: Optional[Sequence[str]] = None,
         evidence: Any = None,
+        key: Optional[str] = None,
+        valid_at: Optional[Time] = None,
     ) -> t.StoreFactResponse:
-        """Store a fact; without ``user_id`` it is global."""
+        """Store a fact; without ``user_id`` it is global. With a ``key`` (a slot such as
+        ``home_city``) it supersedes the fact of that key true at ``valid_at`` (default now),
+        which is kept as history (``supersedes`` names it)."""
         body = _fields(
             category=category,
             fact=fact,
@@ -399,6 +416,8 @@ class Client:
             agent_id=agent_id,
             keywords=list(keywords) if keywords is not None else None,
             evidence=evidence,
+            key=key,
+            valid_at=_time(valid_at),
         )
         return self._request("POST", "/v1/facts", body=body)
 
@@ -409,11 +428,23 @@ class Client:
         user_id: Optional[str] = None,
         category: Optional[t.FactCategory] = None,
         include_global: Optional[bool] = None,
+        as_of: Optional[Time] = None,
+        include_history: Optional[bool] = None,
         limit: Optional[int] = None,
         explain: Optional[bool] = None,
     ) -> t.SearchFactsResponse:
-        """Ranked facts; each access counts (``access_count``, ``last_accessed_at``)."""
-        query = _fields(q=q, user_id=user_id, category=category, include_global=include_global, limit=limit, explain=explain)
+        """Ranked facts true at ``as_of`` (default now; ``include_history=True``: every version);
+        each access counts (``access_count``, ``last_accessed_at``)."""
+        query = _fields(
+            q=q,
+            user_id=user_id,
+            category=category,
+            include_global=include_global,
+            as_of=_time(as_of),
+            include_history=include_history,
+            limit=limit,
+            explain=explain,
+        )
         return self._request("GET", "/v1/facts/search", query=query)
 
     def list_facts(
@@ -423,14 +454,49 @@ class Client:
         keyword: Optional[str] = None,
         category: Optional[t.FactCategory] = None,
         include_global: Optional[bool] = None,
+        as_of: Optional[Time] = None,
+        include_history: Optional[bool] = None,
+        status: Optional[str] = None,
         limit: Optional[int] = None,
         offset: Optional[int] = None,
     ) -> t.FactsByKeywordResponse:
-        """Facts with a keyword (and/or of a category), by relevance."""
+        """Facts with a keyword (and/or of a category), by relevance; without ``keyword``, every fact
+        in scope. Those true at ``as_of`` (default now), every version with ``include_history=True``;
+        ``status="disputed"``: only facts contradicted and not yet resolved."""
         query = _fields(
-            user_id=user_id, keyword=keyword, category=category, include_global=include_global, limit=limit, offset=offset
+            user_id=user_id,
+            keyword=keyword,
+            category=category,
+            include_global=include_global,
+            as_of=_time(as_of),
+            include_history=include_history,
+            status=status,
+            limit=limit,
+            offset=offset,
         )
         return self._request("GET", "/v1/facts", query=query)
+
+    def get_fact(self, fact_id: str) -> t.GetFactResponse:
+        """One fact, whatever its status (history included); not counted as an access. NotFound when absent."""
+        return self._request("GET", _path("/v1/facts/{}", fact_id))
+
+    def delete_fact(self, fact_id: str) -> t.DeleteFactResponse:
+        """Delete one fact, global ones too (editor); NotFound when absent."""
+        return self._request("DELETE", _path("/v1/facts/{}", fact_id))
+
+    def fact_history(self, fact_id: str) -> t.FactHistoryResponse:
+        """Every version of the fact's key in its slot, newest ``valid_at`` first (``facts``)."""
+        return self._request("GET", _path("/v1/facts/{}/history", fact_id))
+
+    def invalidate_fact(self, fact_id: str, *, at: Optional[Time] = None) -> t.InvalidateFactResponse:
+        """No longer true from ``at`` (default now), kept as history; Invalid when ``at`` is before its
+        ``valid_at``, Conflict when it had already ended. Answers the fact."""
+        return self._request("POST", _path("/v1/facts/{}/invalidate", fact_id), body=_fields(at=_time(at)))
+
+    def resolve_fact(self, fact_id: str, keep: bool) -> t.ResolveFactResponse:
+        """Settle a disputed fact: ``keep=True`` clears the dispute, ``False`` invalidates it now
+        (kept as history); Conflict when it is not disputed. Answers the fact."""
+        return self._request("POST", _path("/v1/facts/{}/resolve", fact_id), body={"keep": keep})
 
     def validate_fact(self, fact_id: str) -> t.ValidateFactResponse:
         """Relevance +0.1 (at most 1.0) and validated; answers the fact."""
@@ -494,6 +560,18 @@ class Client:
             body={"source": source},
         )
 
+    def resolve_preference(
+        self, user_id: str, type: str, keep: bool, *, session_id: Optional[str] = None
+    ) -> t.ResolvePreferenceResponse:
+        """Settle a preference flagged for removal: ``keep=True`` clears the flag, ``False`` forgets it;
+        Conflict when it is not flagged. Answers the preference with ``kept``."""
+        return self._request(
+            "POST",
+            _path("/v1/users/{}/preferences/{}/resolve", user_id, type),
+            query=_fields(session_id=session_id),
+            body={"keep": keep},
+        )
+
     def delete_preference(self, user_id: str, type: str) -> t.DeletePreferenceResponse:
         """Forget one preference; NotFound when absent."""
         return self._request("DELETE", _path("/v1/users/{}/preferences/{}", user_id, type))
@@ -506,9 +584,21 @@ class Client:
         """Session start: the preferences to apply and the last 5 live sessions (creates the user if new)."""
         return self._request("GET", _path("/v1/users/{}/context", user_id))
 
-    def user_memories(self, user_id: str) -> t.UserMemoriesResponse:
-        """"What do you remember about me": everything about the user, by kind."""
-        return self._request("GET", _path("/v1/users/{}/memories", user_id))
+    def user_memories(
+        self, user_id: str, *, as_of: Optional[Time] = None, include_history: Optional[bool] = None
+    ) -> t.UserMemoriesResponse:
+        """"What do you remember about me": everything about the user, by kind; facts true at
+        ``as_of`` (default now), or every version with ``include_history=True``."""
+        query = _fields(as_of=_time(as_of), include_history=include_history)
+        return self._request("GET", _path("/v1/users/{}/memories", user_id), query=query)
+
+    def review_queue(
+        self, user_id: str, *, limit: Optional[int] = None, offset: Optional[int] = None
+    ) -> t.ReviewQueueResponse:
+        """What waits for a person: the user's disputed facts and preferences flagged for removal,
+        each with ``kind`` and ``reason``, most recently changed first (``items``)."""
+        query = _fields(limit=limit, offset=offset)
+        return self._request("GET", _path("/v1/users/{}/review", user_id), query=query)
 
     def forget_user_memories(
         self,
@@ -525,6 +615,60 @@ class Client:
     def delete_user(self, user_id: str) -> t.DeleteUserResponse:
         """Delete everything about the user, at once."""
         return self._request("DELETE", _path("/v1/users/{}", user_id))
+
+    # Overview: users, stats, timeline, the caller.
+
+    def list_users(
+        self, *, q: Optional[str] = None, limit: Optional[int] = None, offset: Optional[int] = None
+    ) -> t.ListUsersResponse:
+        """Every user of the workspace (registered or named by a record), newest first; ``q``
+        matches part of the id, ignoring case."""
+        return self._request("GET", "/v1/users", query=_fields(q=q, limit=limit, offset=offset))
+
+    def stats(
+        self,
+        *,
+        agent_id: Optional[str] = None,
+        user_id: Optional[str] = None,
+        top: Optional[int] = None,
+        days: Optional[int] = None,
+    ) -> t.StatsResponse:
+        """Counts per kind, agent and user, growth per day (``days``), the newest records and the
+        embedding queue, of the workspace or of the agent and/or user named."""
+        query = _fields(agent_id=agent_id, user_id=user_id, top=top, days=days)
+        return self._request("GET", "/v1/stats", query=query)
+
+    def list_memories(
+        self,
+        *,
+        agent_id: Optional[str] = None,
+        user_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        task_id: Optional[str] = None,
+        kind: Union[t.Kind, Sequence[t.Kind], None] = None,
+        before: Optional[Time] = None,
+        after: Optional[Time] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+    ) -> t.ListMemoriesResponse:
+        """A timeline: the records in scope of every kind (or of ``kind``, one or several),
+        newest first, created between ``after`` and ``before``."""
+        query = _fields(
+            agent_id=agent_id,
+            user_id=user_id,
+            session_id=session_id,
+            task_id=task_id,
+            kind=[kind] if isinstance(kind, str) else kind,
+            before=_time(before),
+            after=_time(after),
+            limit=limit,
+            offset=offset,
+        )
+        return self._request("GET", "/v1/memories", query=query)
+
+    def whoami(self) -> t.WhoamiResponse:
+        """The caller's key: ``auth`` (whether the server requires one), ``key_id``, ``role``, ``agent_id``."""
+        return self._request("GET", "/v1/whoami")
 
     # Search across kinds.
 
@@ -624,7 +768,7 @@ class Client:
         """
         url = self.base_url + path
         if query:
-            url += "?" + urllib.parse.urlencode([(k, _query_value(v)) for k, v in query.items()])
+            url += "?" + urllib.parse.urlencode(_query_pairs(query))
         headers = {"Accept": "application/json", "User-Agent": "loci-python/" + __version__}
         if self.api_key:
             headers["Authorization"] = "Bearer " + self.api_key
@@ -693,6 +837,15 @@ class Client:
         )
 
 
+def _query_pairs(query: Mapping[str, Any]) -> Sequence[Tuple[str, str]]:
+    """The query's parameters; a list or tuple is the parameter repeated."""
+    pairs = []
+    for k, v in query.items():
+        for item in v if isinstance(v, (list, tuple)) else [v]:
+            pairs.append((k, _query_value(item)))
+    return pairs
+
+
 def _query_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -755,6 +908,9 @@ class AgentClient:
     def get_block(self, label: str) -> t.GetBlockResponse:
         return self.client.get_block(self.id, label)
 
+    def block_history(self, label: str) -> t.BlockHistoryResponse:
+        return self.client.block_history(self.id, label)
+
     def set_block(self, label: str, content: str, **kwargs: Any) -> t.SetBlockResponse:
         return self.client.set_block(self.id, label, content, **kwargs)
 
@@ -798,6 +954,12 @@ class AgentClient:
     def search(self, query: str, **kwargs: Any) -> t.SearchResponse:
         return self.client.search(query, agent_id=self.id, **kwargs)
 
+    def stats(self, **kwargs: Any) -> t.StatsResponse:
+        return self.client.stats(agent_id=self.id, **kwargs)
+
+    def list_memories(self, **kwargs: Any) -> t.ListMemoriesResponse:
+        return self.client.list_memories(agent_id=self.id, **kwargs)
+
 
 class UserClient:
     """One user's memory: the user-scoped methods of :class:`Client` with the user id filled in
@@ -825,6 +987,9 @@ class UserClient:
     def contradict_preference(self, type: str, source: t.PreferenceSource, **kwargs: Any) -> t.ContradictPreferenceResponse:
         return self.client.contradict_preference(self.id, type, source, **kwargs)
 
+    def resolve_preference(self, type: str, keep: bool, **kwargs: Any) -> t.ResolvePreferenceResponse:
+        return self.client.resolve_preference(self.id, type, keep, **kwargs)
+
     def delete_preference(self, type: str) -> t.DeletePreferenceResponse:
         return self.client.delete_preference(self.id, type)
 
@@ -834,8 +999,11 @@ class UserClient:
     def context(self) -> t.UserContextResponse:
         return self.client.user_context(self.id)
 
-    def memories(self) -> t.UserMemoriesResponse:
-        return self.client.user_memories(self.id)
+    def memories(self, **kwargs: Any) -> t.UserMemoriesResponse:
+        return self.client.user_memories(self.id, **kwargs)
+
+    def review_queue(self, **kwargs: Any) -> t.ReviewQueueResponse:
+        return self.client.review_queue(self.id, **kwargs)
 
     def forget(self, **kwargs: Any) -> t.ForgetUserMemoriesResponse:
         return self.client.forget_user_memories(self.id, **kwargs)
@@ -871,3 +1039,9 @@ class UserClient:
 
     def search(self, query: str, **kwargs: Any) -> t.SearchResponse:
         return self.client.search(query, user_id=self.id, **kwargs)
+
+    def stats(self, **kwargs: Any) -> t.StatsResponse:
+        return self.client.stats(user_id=self.id, **kwargs)
+
+    def list_memories(self, **kwargs: Any) -> t.ListMemoriesResponse:
+        return self.client.list_memories(user_id=self.id, **kwargs)

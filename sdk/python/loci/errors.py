@@ -20,6 +20,7 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "Unavailable",
+    "StorageFull",
     "TransportError",
     "error_from_response",
 ]
@@ -112,6 +113,13 @@ class Unavailable(ServerError):
     code = "unavailable"
 
 
+class StorageFull(ServerError):
+    """507 ``storage_full``: the server's disk is full; reads still work, writes fail until an
+    operator frees space. Never retried: a full disk does not heal in seconds."""
+
+    code = "storage_full"
+
+
 class TransportError(LociError):
     """No answer: the connection was refused or broken, or the request timed out (``timed_out``)."""
 
@@ -129,6 +137,7 @@ _BY_CODE = {
     "rate_limited": RateLimited,
     "internal": ServerError,
     "unavailable": Unavailable,
+    "storage_full": StorageFull,
 }  # type: Dict[str, Type[LociError]]
 
 _BY_STATUS = {
@@ -141,6 +150,7 @@ _BY_STATUS = {
     413: TooLarge,
     429: RateLimited,
     503: Unavailable,
+    507: StorageFull,
 }  # type: Dict[int, Type[LociError]]
 
 

@@ -14,7 +14,9 @@ __all__ = [
     "Block",
     "BlockLink",
     "BlockSpec",
+    "BlockVersion",
     "ContextSession",
+    "DayCount",
     "Episode",
     "EpisodeFeedback",
     "EpisodeInput",
@@ -23,6 +25,7 @@ __all__ = [
     "Fact",
     "FactCategory",
     "FactInput",
+    "FactStatus",
     "ImportResult",
     "Kind",
     "MaintenanceResult",
@@ -36,16 +39,20 @@ __all__ = [
     "Preference",
     "PreferenceSource",
     "RememberResult",
+    "ReviewItem",
     "Role",
+    "ScopeCount",
     "ScoredEpisode",
     "ScoredFact",
     "SearchResult",
     "Session",
     "SessionSummary",
     "SignalScore",
+    "Stats",
     "Success",
     "Tier",
     "UserMemory",
+    "UserSummary",
     "WorkingEntry",
     "HealthResponse",
     "ReadyResponse",
@@ -57,6 +64,7 @@ __all__ = [
     "CreateBlockResponse",
     "GetBlockResponse",
     "SetBlockResponse",
+    "BlockHistoryResponse",
     "RecallAllResponse",
     "ForgetResponse",
     "RecallResponse",
@@ -73,27 +81,37 @@ __all__ = [
     "RecentEpisodesResponse",
     "RecordEpisodeResponse",
     "SearchEpisodesResponse",
+    "DeleteEpisodeResponse",
+    "GetEpisodeResponse",
     "EpisodeFeedbackResponse",
     "FactsByKeywordResponse",
     "StoreFactResponse",
     "SearchFactsResponse",
+    "DeleteFactResponse",
+    "GetFactResponse",
     "ContradictFactResponse",
+    "FactHistoryResponse",
+    "InvalidateFactResponse",
+    "ResolveFactResponse",
     "ValidateFactResponse",
     "ImportResponse",
     "ListKeysResponse",
     "CreateKeyResponse",
     "RevokeKeyResponse",
     "MaintainResponse",
+    "ListMemoriesResponse",
     "OpenapiResponse",
     "SearchResponse",
     "DeleteSessionResponse",
     "GetSessionResponse",
     "PutSessionResponse",
     "AppendMessageResponse",
+    "StatsResponse",
     "ClearWorkingResponse",
     "ListWorkingResponse",
     "GetWorkingResponse",
     "SetWorkingResponse",
+    "ListUsersResponse",
     "DeleteUserResponse",
     "UserContextResponse",
     "ForgetUserMemoriesResponse",
@@ -104,8 +122,11 @@ __all__ = [
     "DeletePreferenceResponse",
     "ConfirmPreferenceResponse",
     "ContradictPreferenceResponse",
+    "ResolvePreferenceResponse",
     "UsePreferenceResponse",
+    "ReviewQueueResponse",
     "ListUserSessionsResponse",
+    "WhoamiResponse",
 ]
 
 
@@ -182,6 +203,13 @@ class BlockSpec(_BlockSpecRequired, total=False):
     limit: int
 
 
+class BlockVersion(TypedDict):
+    content: str
+    limit: int
+    updated_at: str
+    version: int
+
+
 class _ContextSessionRequired(TypedDict):
     confidence: float
     is_persistent: bool
@@ -194,6 +222,12 @@ class ContextSession(_ContextSessionRequired, total=False):
     context: Any
     expires_at: str
     summary: str
+
+
+class DayCount(TypedDict):
+    count: int
+    date: str
+    total: int
 
 
 class _EpisodeRequired(TypedDict):
@@ -255,7 +289,10 @@ class Explanation(_ExplanationRequired, total=False):
     """How a search result's score was made."""
 
     confidence: float
+    context: float
+    date: float
     mmr_rank: int
+    session: float
 
 
 class _FactRequired(TypedDict):
@@ -268,15 +305,21 @@ class _FactRequired(TypedDict):
     is_validated: bool
     keywords: Optional[List[str]]
     relevance_score: float
+    status: "FactStatus"
     updated_at: str
+    valid_at: str
 
 
 class Fact(_FactRequired, total=False):
-    """A long-term fact, about a user or global."""
+    """A long-term fact, about a user or global. A fact with a `key` supersedes the one of its key that was true at its `valid_at`, which is kept as history."""
 
     agent_id: str
     evidence: Any
+    invalid_at: str
+    key: str
     last_accessed_at: str
+    superseded_by: str
+    supersedes: str
     user_id: str
     validated_at: str
 
@@ -292,8 +335,13 @@ class _FactInputRequired(TypedDict):
 class FactInput(_FactInputRequired, total=False):
     agent_id: str
     evidence: Any
+    key: str
     keywords: List[str]
     user_id: str
+    valid_at: str
+
+
+FactStatus = Literal["current", "disputed", "future", "superseded", "invalidated"]
 
 
 class ImportResult(TypedDict):
@@ -402,7 +450,15 @@ class RememberResult(TypedDict):
     updated_at: str
 
 
+ReviewItem = Union[Dict[str, Any], Dict[str, Any]]
+
+
 Role = Literal["viewer", "creator", "editor", "admin"]
+
+
+class ScopeCount(TypedDict):
+    count: int
+    id: str
 
 
 class _ScoredEpisodeRequired(TypedDict):
@@ -435,14 +491,20 @@ class _ScoredFactRequired(TypedDict):
     is_validated: bool
     keywords: Optional[List[str]]
     relevance_score: float
+    status: "FactStatus"
     updated_at: str
+    valid_at: str
     score: float
 
 
 class ScoredFact(_ScoredFactRequired, total=False):
     agent_id: str
     evidence: Any
+    invalid_at: str
+    key: str
     last_accessed_at: str
+    superseded_by: str
+    supersedes: str
     user_id: str
     validated_at: str
     explain: "Explanation"
@@ -497,6 +559,26 @@ class SignalScore(TypedDict):
     score: float
 
 
+class _StatsRequired(TypedDict):
+    agents: int
+    at: str
+    embeddings: Dict[str, Any]
+    growth: List["DayCount"]
+    kinds: Dict[str, int]
+    newest: List["UserMemory"]
+    top_agents: List["ScopeCount"]
+    top_users: List["ScopeCount"]
+    total: int
+    users: int
+
+
+class Stats(_StatsRequired, total=False):
+    """An overview of the workspace's memory, or of one agent's or user's."""
+
+    agent_id: str
+    user_id: str
+
+
 class Success(TypedDict):
     success: Literal[True]
 
@@ -522,11 +604,25 @@ class UserMemory(_UserMemoryRequired, total=False):
     category: str
     data: Any
     expires_at: str
+    invalid_at: str
     key: str
+    last_accessed_at: str
     outcome: str
+    review: Literal["disputed", "flagged_for_removal"]
     session_id: str
     tags: List[str]
     task_id: str
+    user_id: str
+    valid_at: str
+
+
+class UserSummary(TypedDict):
+    """A user of the workspace: registered, or named by a record."""
+
+    created_at: str
+    memories: int
+    updated_at: str
+    user_id: str
 
 
 class _WorkingEntryRequired(TypedDict):
@@ -641,6 +737,15 @@ class SetBlockResponse(TypedDict):
     updated_at: str
     version: int
     action: "Action"
+
+
+class BlockHistoryResponse(TypedDict):
+    """The answer of GET /v1/agents/{agent_id}/blocks/{label}/history."""
+
+    success: Literal[True]
+    count: int
+    label: str
+    versions: List["BlockVersion"]
 
 
 class RecallAllResponse(TypedDict):
@@ -765,6 +870,30 @@ class SearchEpisodesResponse(TypedDict):
     results: List["ScoredEpisode"]
 
 
+DeleteEpisodeResponse = "Success"
+
+
+class _GetEpisodeResponseRequired(TypedDict):
+    success: Literal[True]
+    action_description: str
+    action_type: str
+    agent_id: str
+    confidence_score: Optional[float]
+    created_at: str
+    expires_at: str
+    id: str
+    outcome: "Outcome"
+    user_id: str
+
+
+class GetEpisodeResponse(_GetEpisodeResponseRequired, total=False):
+    """The answer of GET /v1/episodes/{id}."""
+
+    context: Any
+    outcome_details: Any
+    user_feedback: "EpisodeFeedback"
+
+
 class _EpisodeFeedbackResponseRequired(TypedDict):
     success: Literal[True]
     action_description: str
@@ -794,13 +923,34 @@ class FactsByKeywordResponse(TypedDict):
     facts: List["Fact"]
 
 
-class StoreFactResponse(TypedDict):
+class _StoreFactResponseRequired(TypedDict):
+    success: Literal[True]
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    status: "FactStatus"
+    updated_at: str
+    valid_at: str
+
+
+class StoreFactResponse(_StoreFactResponseRequired, total=False):
     """The answer of POST /v1/facts."""
 
-    success: Literal[True]
-    created_at: str
-    id: str
-    relevance_score: float
+    agent_id: str
+    evidence: Any
+    invalid_at: str
+    key: str
+    last_accessed_at: str
+    superseded_by: str
+    supersedes: str
+    user_id: str
+    validated_at: str
 
 
 class SearchFactsResponse(TypedDict):
@@ -810,6 +960,39 @@ class SearchFactsResponse(TypedDict):
     count: int
     pending_embeddings: int
     results: List["ScoredFact"]
+
+
+DeleteFactResponse = "Success"
+
+
+class _GetFactResponseRequired(TypedDict):
+    success: Literal[True]
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    status: "FactStatus"
+    updated_at: str
+    valid_at: str
+
+
+class GetFactResponse(_GetFactResponseRequired, total=False):
+    """The answer of GET /v1/facts/{id}."""
+
+    agent_id: str
+    evidence: Any
+    invalid_at: str
+    key: str
+    last_accessed_at: str
+    superseded_by: str
+    supersedes: str
+    user_id: str
+    validated_at: str
 
 
 class _ContradictFactResponseRequired(TypedDict):
@@ -823,7 +1006,9 @@ class _ContradictFactResponseRequired(TypedDict):
     is_validated: bool
     keywords: Optional[List[str]]
     relevance_score: float
+    status: "FactStatus"
     updated_at: str
+    valid_at: str
 
 
 class ContradictFactResponse(_ContradictFactResponseRequired, total=False):
@@ -831,7 +1016,79 @@ class ContradictFactResponse(_ContradictFactResponseRequired, total=False):
 
     agent_id: str
     evidence: Any
+    invalid_at: str
+    key: str
     last_accessed_at: str
+    superseded_by: str
+    supersedes: str
+    user_id: str
+    validated_at: str
+
+
+class FactHistoryResponse(TypedDict):
+    """The answer of GET /v1/facts/{id}/history."""
+
+    success: Literal[True]
+    count: int
+    facts: List["Fact"]
+
+
+class _InvalidateFactResponseRequired(TypedDict):
+    success: Literal[True]
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    status: "FactStatus"
+    updated_at: str
+    valid_at: str
+
+
+class InvalidateFactResponse(_InvalidateFactResponseRequired, total=False):
+    """The answer of POST /v1/facts/{id}/invalidate."""
+
+    agent_id: str
+    evidence: Any
+    invalid_at: str
+    key: str
+    last_accessed_at: str
+    superseded_by: str
+    supersedes: str
+    user_id: str
+    validated_at: str
+
+
+class _ResolveFactResponseRequired(TypedDict):
+    success: Literal[True]
+    access_count: int
+    category: "FactCategory"
+    contradiction_count: int
+    created_at: str
+    fact: str
+    id: str
+    is_validated: bool
+    keywords: Optional[List[str]]
+    relevance_score: float
+    status: "FactStatus"
+    updated_at: str
+    valid_at: str
+
+
+class ResolveFactResponse(_ResolveFactResponseRequired, total=False):
+    """The answer of POST /v1/facts/{id}/resolve."""
+
+    agent_id: str
+    evidence: Any
+    invalid_at: str
+    key: str
+    last_accessed_at: str
+    superseded_by: str
+    supersedes: str
     user_id: str
     validated_at: str
 
@@ -847,7 +1104,9 @@ class _ValidateFactResponseRequired(TypedDict):
     is_validated: bool
     keywords: Optional[List[str]]
     relevance_score: float
+    status: "FactStatus"
     updated_at: str
+    valid_at: str
 
 
 class ValidateFactResponse(_ValidateFactResponseRequired, total=False):
@@ -855,7 +1114,11 @@ class ValidateFactResponse(_ValidateFactResponseRequired, total=False):
 
     agent_id: str
     evidence: Any
+    invalid_at: str
+    key: str
     last_accessed_at: str
+    superseded_by: str
+    supersedes: str
     user_id: str
     validated_at: str
 
@@ -904,6 +1167,14 @@ class MaintainResponse(TypedDict):
     success: Literal[True]
     dry_run: bool
     tasks: Dict[str, "MaintenanceResult"]
+
+
+class ListMemoriesResponse(TypedDict):
+    """The answer of GET /v1/memories."""
+
+    success: Literal[True]
+    count: int
+    memories: List["UserMemory"]
 
 
 OpenapiResponse = Dict[str, Any]
@@ -976,6 +1247,27 @@ class AppendMessageResponse(TypedDict):
     updated_at: str
 
 
+class _StatsResponseRequired(TypedDict):
+    success: Literal[True]
+    agents: int
+    at: str
+    embeddings: Dict[str, Any]
+    growth: List["DayCount"]
+    kinds: Dict[str, int]
+    newest: List["UserMemory"]
+    top_agents: List["ScopeCount"]
+    top_users: List["ScopeCount"]
+    total: int
+    users: int
+
+
+class StatsResponse(_StatsResponseRequired, total=False):
+    """The answer of GET /v1/stats."""
+
+    agent_id: str
+    user_id: str
+
+
 class ClearWorkingResponse(TypedDict):
     """The answer of DELETE /v1/tasks/{task_id}/working."""
 
@@ -1026,6 +1318,14 @@ class SetWorkingResponse(_SetWorkingResponseRequired, total=False):
 
     created_at: str
     user_id: str
+
+
+class ListUsersResponse(TypedDict):
+    """The answer of GET /v1/users."""
+
+    success: Literal[True]
+    count: int
+    users: List["UserSummary"]
 
 
 class DeleteUserResponse(TypedDict):
@@ -1168,6 +1468,34 @@ class ContradictPreferenceResponse(_ContradictPreferenceResponseRequired, total=
     session_id: str
 
 
+class _ResolvePreferenceResponseRequired(TypedDict):
+    success: Literal[True]
+    confidence: int
+    created_at: str
+    first_observed: str
+    flagged_for_removal: bool
+    is_persistent: bool
+    last_used_at: str
+    learned_from: str
+    observation_count: int
+    peak: int
+    source: "PreferenceSource"
+    stored_confidence: int
+    tier: "Tier"
+    type: str
+    updated_at: str
+    user_id: str
+    value: Any
+    kept: bool
+
+
+class ResolvePreferenceResponse(_ResolvePreferenceResponseRequired, total=False):
+    """The answer of POST /v1/users/{user_id}/preferences/{type}/resolve."""
+
+    context: str
+    session_id: str
+
+
 class _UsePreferenceResponseRequired(TypedDict):
     success: Literal[True]
     confidence: int
@@ -1195,9 +1523,28 @@ class UsePreferenceResponse(_UsePreferenceResponseRequired, total=False):
     session_id: str
 
 
+class ReviewQueueResponse(TypedDict):
+    """The answer of GET /v1/users/{user_id}/review."""
+
+    success: Literal[True]
+    count: int
+    items: List["ReviewItem"]
+
+
 class ListUserSessionsResponse(TypedDict):
     """The answer of GET /v1/users/{user_id}/sessions."""
 
     success: Literal[True]
     count: int
     sessions: List["SessionSummary"]
+
+
+class WhoamiResponse(TypedDict):
+    """The answer of GET /v1/whoami."""
+
+    success: Literal[True]
+    agent_id: str
+    auth: bool
+    key_id: str
+    role: "Role"
+    workspace: str

@@ -1,6 +1,7 @@
 """A fault-injecting HTTP proxy in front of a real loci server, for the retry
-tests: loci cannot be made to answer 503 or drop a connection on demand, so
-the proxy does it for the requests it is told to, and forwards the rest.
+tests: loci cannot be made to answer 503 or 507 or drop a connection on
+demand, so the proxy does it for the requests it is told to, and forwards the
+rest.
 """
 
 import http.server
@@ -9,10 +10,11 @@ import urllib.error
 import urllib.request
 
 UNAVAILABLE = b'{"success":false,"error":"storage unreachable","code":"unavailable"}\n'
+STORAGE_FULL = b'{"success":false,"error":"storage full: the disk has no space left","code":"storage_full"}\n'
 
 
 class FaultProxy:
-    """Forwards to upstream; each entry of faults ("503" or "drop") is used
+    """Forwards to upstream; each entry of faults ("503", "507" or "drop") is used
     up by one request, in order. seen lists every (method, path) received."""
 
     def __init__(self, upstream):
@@ -37,13 +39,14 @@ class FaultProxy:
                 if fault == "drop":
                     self.close_connection = True
                     return
-                if fault == "503":
-                    self.send_response(503)
+                if fault in ("503", "507"):
+                    payload = UNAVAILABLE if fault == "503" else STORAGE_FULL
+                    self.send_response(int(fault))
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Retry-After", "0")
-                    self.send_header("Content-Length", str(len(UNAVAILABLE)))
+                    self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(UNAVAILABLE)
+                    self.wfile.write(payload)
                     return
                 headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type")}
                 req = urllib.request.Request(proxy.upstream + self.path, data=body, headers=headers, method=self.command)

@@ -133,6 +133,14 @@ class TestAgentsAndBlocks(Base):
         self.assertIsInstance(prompt, str)
         self.assertIn("### personality\nBeet farmer", prompt)
 
+        history = c.block_history("dwight", "personality")
+        self.assertEqual((history["label"], history["count"]), ("personality", 2))
+        self.assertEqual(
+            [(v["version"], v["content"]) for v in history["versions"]], [(2, "Beet farmer"), (1, "Assistant to the regional manager")]
+        )
+        with self.assertRaises(loci.NotFound):
+            c.block_history("dwight", "no_such_block")
+
     def test_shared_blocks(self):
         c = self.client
         c.create_agent("pam")
@@ -165,6 +173,7 @@ class TestAgentsAndBlocks(Base):
         v = kevin.set_block("personality", "Chili")["version"]
         kevin.set_block("personality", "Famous chili", expected_version=v)
         self.assertEqual(kevin.get_block("personality")["content"], "Famous chili")
+        self.assertEqual([x["content"] for x in kevin.block_history("personality")["versions"]], ["Famous chili", "Chili", ""])
         shared = kevin.create_block("snacks", "M&Ms", shared=True)
         self.assertIn("snacks", [b["label"] for b in kevin.list_blocks()["blocks"]])
         oscar = c.agent("oscar")
@@ -316,6 +325,15 @@ class TestEpisodes(Base):
         with self.assertRaises(loci.NotFound):
             c.episode_feedback("no-such-episode", rating=1)
 
+        got = c.get_episode(ep["id"])
+        self.assertEqual((got["id"], got["action_type"], got["user_feedback"]["rating"]), (ep["id"], "budget_split", 5))
+        self.assertEqual(c.delete_episode(ep["id"]), {"success": True})
+        with self.assertRaises(loci.NotFound):
+            c.get_episode(ep["id"])
+        with self.assertRaises(loci.NotFound):
+            c.delete_episode(ep["id"])
+        self.assertEqual(c.recent_episodes("ep-u1", "planner")["count"], 1)
+
     def test_user_scope(self):
         u = self.client.user("ep-u2")
         ep = u.record_episode("planner", "audit", "Audited the accounts", "failure", confidence_score=0.2)
@@ -359,6 +377,112 @@ class TestFacts(Base):
         self.assertTrue(validated["is_validated"])
         with self.assertRaises(loci.NotFound):
             c.validate_fact("no-such-fact")
+
+        self.assertEqual(c.get_fact(g["id"])["fact"], "Weekly summaries are sent at 9am")
+        self.assertEqual(c.delete_fact(g["id"]), {"success": True})  # a global fact
+        with self.assertRaises(loci.NotFound):
+            c.get_fact(g["id"])
+        with self.assertRaises(loci.NotFound):
+            c.delete_fact(g["id"])
+
+    def test_facts_over_time(self):
+        c = self.client
+        paris = c.store_fact(
+            "general_fact",
+            "Lives in Paris",
+            user_id="time-u1",
+            key="home_city",
+            valid_at=datetime.datetime(2023, 5, 1),  # naive: taken as UTC
+        )
+        self.assertEqual((paris["key"], paris["valid_at"], paris["status"]), ("home_city", "2023-05-01T00:00:00Z", "current"))
+        berlin = c.store_fact("general_fact", "Lives in Berlin", user_id="time-u1", key="home_city")
+        self.assertEqual(berlin["supersedes"], paris["id"])
+
+        old = c.get_fact(paris["id"])
+        self.assertEqual((old["status"], old["superseded_by"]), ("superseded", berlin["id"]))
+        self.assertEqual(old["invalid_at"], berlin["valid_at"])
+
+        self.assertEqual([r["id"] for r in c.search_facts("lives", user_id="time-u1")["results"]], [berlin["id"]])
+        then = c.search_facts("lives", user_id="time-u1", as_of="2024-01-01T00:00:00Z")
+        self.assertEqual([r["id"] for r in then["results"]], [paris["id"]])
+        every = c.search_facts("lives", user_id="time-u1", include_history=True)
+        self.assertEqual(sorted(r["id"] for r in every["results"]), sorted([paris["id"], berlin["id"]]))
+
+        self.assertEqual([f["id"] for f in c.list_facts(user_id="time-u1")["facts"]], [berlin["id"]])
+        past = c.list_facts(user_id="time-u1", as_of=datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc))
+        self.assertEqual([f["id"] for f in past["facts"]], [paris["id"]])
+        marked = c.list_facts(user_id="time-u1", include_history=True)
+        self.assertEqual(
+            sorted((f["fact"], f["status"]) for f in marked["facts"]), [("Lives in Berlin", "current"), ("Lives in Paris", "superseded")]
+        )
+
+        history = c.fact_history(paris["id"])
+        self.assertEqual((history["count"], [f["id"] for f in history["facts"]]), (2, [berlin["id"], paris["id"]]))
+        with self.assertRaises(loci.NotFound):
+            c.fact_history("no-such-fact")
+
+        mems = c.user_memories("time-u1")
+        self.assertEqual([m["content"] for m in mems["memories"]["fact"]], ["Lives in Berlin"])
+        then = c.user_memories("time-u1", as_of="2024-01-01T00:00:00Z")
+        self.assertEqual([m["content"] for m in then["memories"]["fact"]], ["Lives in Paris"])
+        self.assertEqual(len(c.user_memories("time-u1", include_history=True)["memories"]["fact"]), 2)
+
+        ended = c.invalidate_fact(berlin["id"], at="2099-01-01T00:00:00Z")
+        self.assertEqual((ended["invalid_at"], ended["status"]), ("2099-01-01T00:00:00Z", "current"))
+        with self.assertRaises(loci.Invalid):
+            c.invalidate_fact(berlin["id"], at="2000-01-01T00:00:00Z")  # before its valid_at
+        with self.assertRaises(loci.Conflict):
+            c.invalidate_fact(paris["id"])  # already ended
+        self.assertEqual(c.invalidate_fact(berlin["id"])["status"], "invalidated")
+        self.assertEqual(c.list_facts(user_id="time-u1")["count"], 0)
+        with self.assertRaises(loci.NotFound):
+            c.invalidate_fact("no-such-fact")
+
+    def test_disputes_and_review(self):
+        c = self.client
+        f = c.store_fact("general_fact", "Works at Dunder Mifflin", user_id="rev-u1")
+        g = c.store_fact("general_fact", "Drives a Chrysler Sebring", user_id="rev-u1")
+        with self.assertRaises(loci.Conflict):
+            c.resolve_fact(f["id"], True)  # not disputed
+        c.contradict_fact(f["id"])
+        c.contradict_fact(g["id"])
+        disputed = c.list_facts(user_id="rev-u1", status="disputed")
+        self.assertEqual(sorted(x["id"] for x in disputed["facts"]), sorted([f["id"], g["id"]]))
+        self.assertEqual({x["status"] for x in disputed["facts"]}, {"disputed"})
+        with self.assertRaises(loci.Invalid):
+            c.list_facts(user_id="rev-u1", status="bogus")
+
+        c.observe_preference("rev-u1", "tone", "formal", "explicit")
+        c.contradict_preference("rev-u1", "tone", "explicit")
+        c.observe_preference("rev-u1", "vertical", "Paper", "explicit")
+        with self.assertRaises(loci.Conflict):
+            c.resolve_preference("rev-u1", "vertical", True)  # not flagged
+        c.contradict_preference("rev-u1", "vertical", "explicit")
+
+        queue = c.review_queue("rev-u1")
+        self.assertEqual(queue["count"], 4)
+        self.assertEqual(
+            sorted((x["kind"], x["reason"]) for x in queue["items"]),
+            [("fact", "disputed")] * 2 + [("preference", "flagged_for_removal")] * 2,
+        )
+        self.assertEqual(len(c.review_queue("rev-u1", limit=1, offset=1)["items"]), 1)
+
+        kept = c.resolve_fact(f["id"], True)
+        self.assertEqual((kept["id"], kept["status"]), (f["id"], "current"))
+        dropped = c.resolve_fact(g["id"], False)
+        self.assertEqual(dropped["status"], "invalidated")
+        self.assertIn("invalid_at", dropped)
+        with self.assertRaises(loci.NotFound):
+            c.resolve_fact("no-such-fact", True)
+
+        stays = c.resolve_preference("rev-u1", "tone", True)
+        self.assertEqual((stays["type"], stays["kept"], stays["flagged_for_removal"]), ("tone", True, False))
+        gone = c.resolve_preference("rev-u1", "vertical", False)
+        self.assertEqual((gone["type"], gone["kept"]), ("vertical", False))
+        self.assertEqual([p["type"] for p in c.list_preferences("rev-u1")["preferences"]], ["tone"])
+        with self.assertRaises(loci.NotFound):
+            c.resolve_preference("rev-u1", "vertical", True)
+        self.assertEqual(c.review_queue("rev-u1"), {"success": True, "count": 0, "items": []})
 
     def test_user_scope(self):
         u = self.client.user("fact-u2")
@@ -440,7 +564,15 @@ class TestPreferences(Base):
         self.assertEqual(u.delete_preference("tone")["deleted"], 1)
         self.assertEqual(u.clear_preferences()["deleted"], 1)
         u.observe_preference("tone", "casual", "explicit")
-        self.assertEqual(u.delete()["deleted"], 1)
+        u.contradict_preference("tone", "explicit")
+        self.assertEqual(u.review_queue(limit=10)["items"][0]["type"], "tone")
+        self.assertTrue(u.resolve_preference("tone", True)["kept"])
+        self.assertEqual(u.review_queue()["count"], 0)
+        u.store_fact("general_fact", "Owns a bobblehead", key="desk_item", valid_at="2020-01-01T00:00:00Z")
+        u.store_fact("general_fact", "Owns a stapler", key="desk_item")
+        self.assertEqual(len(u.memories(include_history=True)["memories"]["fact"]), 2)
+        self.assertEqual(u.memories(as_of="2021-01-01T00:00:00Z")["memories"]["fact"][0]["content"], "Owns a bobblehead")
+        self.assertEqual(u.delete()["deleted"], 3)
 
 
 class TestSearch(Base):
@@ -468,6 +600,78 @@ class TestSearch(Base):
         u = self.client.user("search-u2")
         u.store_fact("general_fact", "Pretzels are salty")
         self.assertEqual(u.search("pretzels", kinds=["fact"])["count"], 1)
+
+
+class TestOverview(Base):
+    """Users, stats, the timeline and whoami, on a workspace of their own users and agents."""
+
+    def test_list_users(self):
+        c = self.client
+        c.user_context("ov-ann")  # registers the user
+        c.store_fact("general_fact", "Ann likes tea", user_id="ov-anna")
+        users = c.list_users(q="OV-ANN", limit=50)
+        self.assertEqual(sorted(u["user_id"] for u in users["users"]), ["ov-ann", "ov-anna"])
+        self.assertEqual(users["count"], 2)
+        anna = [u for u in users["users"] if u["user_id"] == "ov-anna"][0]
+        self.assertEqual(anna["memories"], 1)
+        self.assertEqual(len(c.list_users(q="ov-ann", limit=1, offset=1)["users"]), 1)
+        self.assertEqual(c.list_users(q="nobody-has-this-id")["count"], 0)
+        with self.assertRaises(loci.Invalid):
+            c.list_users(limit=100000)
+
+    def test_stats(self):
+        c = self.client
+        c.remember("ov-agent", "k", "v")
+        c.add_passage("ov-agent", "A passage about the warehouse")
+        c.store_fact("general_fact", "Bob works in the warehouse", user_id="ov-bob")
+        whole = c.stats()
+        self.assertGreaterEqual(whole["total"], 3)
+        self.assertEqual(len(whole["growth"]), 30)
+        mine = c.stats(agent_id="ov-agent", days=2, top=1)
+        # The agent's first write gave it the three standard blocks.
+        self.assertEqual(mine["kinds"], dict(note=1, passage=1, block=3, working=0, episode=0, fact=0, preference=0, session=0))
+        self.assertEqual((mine["agent_id"], mine["total"]), ("ov-agent", 5))
+        self.assertEqual(len(mine["growth"]), 2)
+        self.assertEqual(mine["top_agents"], [{"id": "ov-agent", "count": 5}])
+        self.assertIn("pending", mine["embeddings"])
+        self.assertEqual(c.stats(user_id="ov-bob")["kinds"]["fact"], 1)
+        self.assertEqual(c.agent("ov-agent").stats(days=1)["total"], 5)
+        self.assertEqual(c.user("ov-bob").stats()["total"], 1)
+        with self.assertRaises(loci.Invalid):
+            c.stats(days=0)
+        with self.assertRaises(loci.Invalid):
+            c.stats(top=101)
+
+    def test_timeline(self):
+        c = self.client
+        c.remember("ov-tl", "first", "one")
+        c.add_passage("ov-tl", "two")
+        c.store_fact("general_fact", "three", user_id="ov-tl-u", agent_id="ov-tl")
+        everything = c.list_memories(agent_id="ov-tl")
+        # Newest first; the agent's first write gave it the three standard blocks.
+        self.assertEqual([m["kind"] for m in everything["memories"]], ["fact", "passage", "block", "block", "block", "note"])
+        self.assertEqual(everything["count"], 6)
+        self.assertEqual([m["kind"] for m in c.list_memories(agent_id="ov-tl", kind="passage")["memories"]], ["passage"])
+        two = c.list_memories(agent_id="ov-tl", kind=["note", "fact"])
+        self.assertEqual([m["kind"] for m in two["memories"]], ["fact", "note"])
+        self.assertEqual(c.list_memories(agent_id="ov-tl", limit=1, offset=5)["memories"][0]["kind"], "note")
+        created = everything["memories"][1]["created_at"]  # the passage's
+        earlier = c.list_memories(agent_id="ov-tl", before=created)
+        self.assertEqual([m["kind"] for m in earlier["memories"]], ["block", "block", "block", "note"])
+        self.assertEqual([m["kind"] for m in c.list_memories(agent_id="ov-tl", after=created)["memories"]], ["fact"])
+        future = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
+        self.assertEqual(c.list_memories(agent_id="ov-tl", after=future)["count"], 0)
+        self.assertEqual(c.list_memories(user_id="ov-tl-u")["memories"][0]["content"], "three")
+        self.assertEqual(c.list_memories(agent_id="ov-tl", session_id="none", task_id="none")["count"], 0)
+        self.assertEqual(c.agent("ov-tl").list_memories(kind="note")["count"], 1)
+        self.assertEqual(c.user("ov-tl-u").list_memories()["count"], 1)
+        with self.assertRaises(loci.Invalid):
+            c.list_memories(kind="gossip")
+
+    def test_whoami(self):
+        me = self.client.whoami()
+        self.assertEqual((me["auth"], me["key_id"], me["role"], me["agent_id"]), (False, "", "admin", ""))
+        self.assertTrue(me["workspace"])
 
 
 class TestAdmin(Base):
@@ -524,6 +728,18 @@ class TestKeys(unittest.TestCase):
             writer.remember("tone", "friendly")
             with self.assertRaises(loci.Forbidden):
                 loci.Client(srv.url, api_key=bound["api_key"]).remember("other", "tone", "x")
+
+            me = writer.client.whoami()
+            self.assertEqual((me["auth"], me["key_id"], me["role"], me["agent_id"]), (True, bound["id"], "editor", "writer"))
+            self.assertEqual(admin.whoami()["role"], "admin")
+            self.assertEqual(writer.stats()["kinds"]["note"], 1)  # a bound key names its agent
+            self.assertEqual(writer.list_memories(kind="note")["count"], 1)
+            with self.assertRaises(loci.Forbidden):
+                writer.client.stats()
+            with self.assertRaises(loci.Forbidden):
+                writer.client.list_users()
+            with self.assertRaises(loci.Unauthorized):
+                loci.Client(srv.url).whoami()
         finally:
             srv.stop()
 

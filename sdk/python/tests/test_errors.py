@@ -1,6 +1,7 @@
 """Each error class, from a real server where loci can produce the code, and the
 retries: on 429 from a rate-limited server, on 503 and dropped connections
-through a fault-injecting proxy, never for a non-idempotent request."""
+through a fault-injecting proxy, never for a non-idempotent request nor on a
+507 (a full disk)."""
 
 import logging
 import os
@@ -49,10 +50,13 @@ class TestErrorClasses(unittest.TestCase):
             loci.RateLimited,
             loci.ServerError,
             loci.Unavailable,
+            loci.StorageFull,
             loci.TransportError,
         ):
             self.assertTrue(issubclass(cls, loci.LociError), cls)
         self.assertTrue(issubclass(loci.Unavailable, loci.ServerError))
+        self.assertTrue(issubclass(loci.StorageFull, loci.ServerError))
+        self.assertFalse(issubclass(loci.StorageFull, loci.Unavailable))
 
     def test_mapping(self):
         cases = [
@@ -65,6 +69,7 @@ class TestErrorClasses(unittest.TestCase):
             (429, "rate_limited", loci.RateLimited),
             (500, "internal", loci.ServerError),
             (503, "unavailable", loci.Unavailable),
+            (507, "storage_full", loci.StorageFull),
         ]
         for status, code, cls in cases:
             with self.subTest(code=code):
@@ -80,6 +85,7 @@ class TestErrorClasses(unittest.TestCase):
             (405, b"Method Not Allowed", loci.Invalid, "Method Not Allowed"),
             (502, b"", loci.ServerError, "HTTP 502"),
             (503, b"<html>busy</html>", loci.Unavailable, "<html>busy</html>"),
+            (507, b"Insufficient Storage", loci.StorageFull, "Insufficient Storage"),
             (418, b"{}", loci.LociError, "{}"),
             (500, b'{"success":false,"error":"new","code":"some_new_code"}', loci.ServerError, "new"),
         ]
@@ -236,6 +242,22 @@ class TestRetries(unittest.TestCase):
         self.assertEqual(len(self.proxy.seen), 3)
         self.assertEqual((cm.exception.status, cm.exception.retry_after), (503, 0.0))
         self.assertEqual(cm.exception.message, "storage unreachable")
+
+    def test_storage_full_not_retried(self):
+        # A full disk does not heal in seconds: raised at once, a PUT too.
+        self.proxy.inject("507", "507", "507")
+        with self.assertLogs("loci", "INFO") as logs:
+            with self.assertRaises(loci.StorageFull) as cm:
+                self.client.remember("retries", "k3", "v3")
+            logging.getLogger("loci").info("sentinel")
+        self.assertEqual(logs.output, ["INFO:loci:sentinel"])  # raised without a retry
+        self.assertEqual(len(self.proxy.seen), 1)
+        err = cm.exception
+        self.assertIsInstance(err, loci.ServerError)
+        self.assertEqual((err.status, err.code, err.message), (507, "storage_full", "storage full: the disk has no space left"))
+        self.proxy.inject()
+        with self.assertRaises(loci.NotFound):
+            self.client.recall("retries", "k3")
 
     def test_idempotent_retried_on_dropped_connection(self):
         self.proxy.inject("drop")

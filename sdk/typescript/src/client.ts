@@ -102,7 +102,8 @@ function sleep(ms: number): Promise<void> {
  * Idempotent requests (GET, PUT, DELETE and search) are retried up to
  * `maxRetries` times on a connection error or a 503, and every request on a
  * 429 (the server refuses it before doing anything), waiting as long as
- * Retry-After asks, or a short backoff.
+ * Retry-After asks, or a short backoff. A 507 (StorageFull, a full disk) is
+ * never retried.
  */
 export class Client {
   readonly baseUrl: string;
@@ -208,6 +209,11 @@ export class Client {
   /** One block by label; NotFound when none. */
   getBlock(agentId: string, label: string): Promise<Answer<"getBlock">> {
     return this.request("GET", path`/v1/agents/${agentId}/blocks/${label}`);
+  }
+
+  /** Every content the block has had, the current one first (`versions`); NotFound when none. */
+  blockHistory(agentId: string, label: string): Promise<Answer<"blockHistory">> {
+    return this.request("GET", path`/v1/agents/${agentId}/blocks/${label}/history`);
   }
 
   /**
@@ -387,9 +393,23 @@ export class Client {
     return this.request("POST", path`/v1/episodes/${episodeId}/feedback`, { body: feedback });
   }
 
+  /** One episode; NotFound when absent or expired. */
+  getEpisode(episodeId: string): Promise<Answer<"getEpisode">> {
+    return this.request("GET", path`/v1/episodes/${episodeId}`);
+  }
+
+  /** Delete an episode, expired or not; NotFound when absent. */
+  deleteEpisode(episodeId: string): Promise<Answer<"deleteEpisode">> {
+    return this.request("DELETE", path`/v1/episodes/${episodeId}`);
+  }
+
   // Facts (seed 003): long-term knowledge, a user's or global.
 
-  /** Store a fact; without `user_id` it is global. */
+  /**
+   * Store a fact; without `user_id` it is global. With a `key` (a slot such as
+   * `home_city`) it supersedes the fact of that key true at `valid_at`
+   * (default now), which is kept as history (`supersedes` names it).
+   */
   storeFact(
     category: Schemas["FactCategory"],
     fact: string,
@@ -398,14 +418,53 @@ export class Client {
     return this.request("POST", "/v1/facts", { body: { ...options, category, fact } });
   }
 
-  /** Ranked facts; each access counts (`access_count`, `last_accessed_at`). */
+  /**
+   * Ranked facts true at `as_of` (default now; `include_history: true`: every
+   * version); each access counts (`access_count`, `last_accessed_at`).
+   */
   searchFacts(q: string, query: Omit<Query<"searchFacts">, "q"> = {}): Promise<Answer<"searchFacts">> {
     return this.request("GET", "/v1/facts/search", { query: { ...query, q } });
   }
 
-  /** Facts with a keyword (and/or of a category), by relevance. */
+  /**
+   * Facts with a keyword (and/or of a category), by relevance; without
+   * `keyword`, every fact in scope. Those true at `as_of` (default now), every
+   * version with `include_history: true`; `status: "disputed"`: only facts
+   * contradicted and not yet resolved.
+   */
   listFacts(query?: Query<"factsByKeyword">): Promise<Answer<"factsByKeyword">> {
     return this.request("GET", "/v1/facts", { query });
+  }
+
+  /** One fact, whatever its status (history included); not counted as an access. NotFound when absent. */
+  getFact(factId: string): Promise<Answer<"getFact">> {
+    return this.request("GET", path`/v1/facts/${factId}`);
+  }
+
+  /** Delete one fact, global ones too (editor); NotFound when absent. */
+  deleteFact(factId: string): Promise<Answer<"deleteFact">> {
+    return this.request("DELETE", path`/v1/facts/${factId}`);
+  }
+
+  /** Every version of the fact's key in its slot, newest `valid_at` first (`facts`). */
+  factHistory(factId: string): Promise<Answer<"factHistory">> {
+    return this.request("GET", path`/v1/facts/${factId}/history`);
+  }
+
+  /**
+   * No longer true from `at` (default now), kept as history; Invalid when `at`
+   * is before its `valid_at`, Conflict when it had already ended. Answers the fact.
+   */
+  invalidateFact(factId: string, options: Body<"invalidateFact"> = {}): Promise<Answer<"invalidateFact">> {
+    return this.request("POST", path`/v1/facts/${factId}/invalidate`, { body: options });
+  }
+
+  /**
+   * Settle a disputed fact: `keep: true` clears the dispute, `false`
+   * invalidates it now (kept as history); Conflict when it is not disputed.
+   */
+  resolveFact(factId: string, keep: boolean): Promise<Answer<"resolveFact">> {
+    return this.request("POST", path`/v1/facts/${factId}/resolve`, { body: { keep } });
   }
 
   /** Relevance +0.1 (at most 1.0) and validated; answers the fact. */
@@ -463,6 +522,19 @@ export class Client {
     return this.request("POST", path`/v1/users/${userId}/preferences/${type}/contradict`, { query, body: { source } });
   }
 
+  /**
+   * Settle a preference flagged for removal: `keep: true` clears the flag,
+   * `false` forgets it; Conflict when it is not flagged. Answers the preference with `kept`.
+   */
+  resolvePreference(
+    userId: string,
+    type: string,
+    keep: boolean,
+    query?: Query<"resolvePreference">,
+  ): Promise<Answer<"resolvePreference">> {
+    return this.request("POST", path`/v1/users/${userId}/preferences/${type}/resolve`, { query, body: { keep } });
+  }
+
   /** Forget one preference; NotFound when absent. */
   deletePreference(userId: string, type: string): Promise<Answer<"deletePreference">> {
     return this.request("DELETE", path`/v1/users/${userId}/preferences/${type}`);
@@ -478,9 +550,20 @@ export class Client {
     return this.request("GET", path`/v1/users/${userId}/context`);
   }
 
-  /** "What do you remember about me": everything about the user, by kind. */
-  userMemories(userId: string): Promise<Answer<"userMemories">> {
-    return this.request("GET", path`/v1/users/${userId}/memories`);
+  /**
+   * "What do you remember about me": everything about the user, by kind; facts
+   * true at `as_of` (default now), or every version with `include_history: true`.
+   */
+  userMemories(userId: string, query?: Query<"userMemories">): Promise<Answer<"userMemories">> {
+    return this.request("GET", path`/v1/users/${userId}/memories`, { query });
+  }
+
+  /**
+   * What waits for a person: the user's disputed facts and preferences flagged
+   * for removal, each with `kind` and `reason`, most recently changed first (`items`).
+   */
+  reviewQueue(userId: string, query?: Query<"reviewQueue">): Promise<Answer<"reviewQueue">> {
+    return this.request("GET", path`/v1/users/${userId}/review`, { query });
   }
 
   /** "Forget that I said X": delete what matches `query` (or the `ids`); `dry_run` only shows it. */
@@ -491,6 +574,34 @@ export class Client {
   /** Delete everything about the user, at once. */
   deleteUser(userId: string): Promise<Answer<"deleteUser">> {
     return this.request("DELETE", path`/v1/users/${userId}`);
+  }
+
+  // Overview: users, stats, timeline, the caller.
+
+  /** Every user of the workspace (registered or named by a record), newest first; `q` matches part of the id, ignoring case. */
+  listUsers(query?: Query<"listUsers">): Promise<Answer<"listUsers">> {
+    return this.request("GET", "/v1/users", { query });
+  }
+
+  /**
+   * Counts per kind, agent and user, growth per day (`days`), the newest
+   * records and the embedding queue, of the workspace or of the agent and/or user named.
+   */
+  stats(query?: Query<"stats">): Promise<Answer<"stats">> {
+    return this.request("GET", "/v1/stats", { query });
+  }
+
+  /**
+   * A timeline: the records in scope of every kind (or of `kind`, a list),
+   * newest first, created between `after` and `before`.
+   */
+  listMemories(query?: Query<"listMemories">): Promise<Answer<"listMemories">> {
+    return this.request("GET", "/v1/memories", { query });
+  }
+
+  /** The caller's key: `auth` (whether the server requires one), `key_id`, `role`, `agent_id`. */
+  whoami(): Promise<Answer<"whoami">> {
+    return this.request("GET", "/v1/whoami");
   }
 
   // Search across kinds.
@@ -544,7 +655,9 @@ export class Client {
     let url = this.baseUrl + requestPath;
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) {
-      if (v !== undefined && v !== null) params.append(k, String(v));
+      for (const item of Array.isArray(v) ? v : [v]) {
+        if (item !== undefined && item !== null) params.append(k, String(item)); // a list: the parameter repeated
+      }
     }
     const search = params.toString();
     if (search) url += "?" + search;
@@ -636,6 +749,7 @@ export class AgentClient {
   delete() { return this.client.deleteAgent(this.id); }
   listBlocks() { return this.client.listBlocks(this.id); }
   getBlock(...a: Rest<Client["getBlock"]>) { return this.client.getBlock(this.id, ...a); }
+  blockHistory(...a: Rest<Client["blockHistory"]>) { return this.client.blockHistory(this.id, ...a); }
   setBlock(...a: Rest<Client["setBlock"]>) { return this.client.setBlock(this.id, ...a); }
   createBlock(...a: Rest<Client["createBlock"]>) { return this.client.createBlock(this.id, ...a); }
   /** Attach another agent's shared block to this agent. */
@@ -661,6 +775,8 @@ export class AgentClient {
   search(query: string, options?: Omit<Body<"search">, "query" | "agent_id">) {
     return this.client.search(query, { ...options, agent_id: this.id });
   }
+  stats(query?: Omit<Query<"stats">, "agent_id">) { return this.client.stats({ ...query, agent_id: this.id }); }
+  listMemories(query?: Omit<Query<"listMemories">, "agent_id">) { return this.client.listMemories({ ...query, agent_id: this.id }); }
 }
 
 /**
@@ -678,10 +794,12 @@ export class UserClient {
   usePreference(...a: Rest<Client["usePreference"]>) { return this.client.usePreference(this.id, ...a); }
   confirmPreference(...a: Rest<Client["confirmPreference"]>) { return this.client.confirmPreference(this.id, ...a); }
   contradictPreference(...a: Rest<Client["contradictPreference"]>) { return this.client.contradictPreference(this.id, ...a); }
+  resolvePreference(...a: Rest<Client["resolvePreference"]>) { return this.client.resolvePreference(this.id, ...a); }
   deletePreference(...a: Rest<Client["deletePreference"]>) { return this.client.deletePreference(this.id, ...a); }
   clearPreferences() { return this.client.clearPreferences(this.id); }
   context() { return this.client.userContext(this.id); }
-  memories() { return this.client.userMemories(this.id); }
+  memories(...a: Rest<Client["userMemories"]>) { return this.client.userMemories(this.id, ...a); }
+  reviewQueue(...a: Rest<Client["reviewQueue"]>) { return this.client.reviewQueue(this.id, ...a); }
   forget(...a: Rest<Client["forgetUserMemories"]>) { return this.client.forgetUserMemories(this.id, ...a); }
   delete() { return this.client.deleteUser(this.id); }
   putSession(sessionId: string, options?: Omit<Body<"putSession">, "user_id">) {
@@ -703,4 +821,6 @@ export class UserClient {
   search(query: string, options?: Omit<Body<"search">, "query" | "user_id">) {
     return this.client.search(query, { ...options, user_id: this.id });
   }
+  stats(query?: Omit<Query<"stats">, "user_id">) { return this.client.stats({ ...query, user_id: this.id }); }
+  listMemories(query?: Omit<Query<"listMemories">, "user_id">) { return this.client.listMemories({ ...query, user_id: this.id }); }
 }

@@ -73,6 +73,14 @@ export class Unavailable extends ServerError {
   static override readonly code: string = "unavailable";
 }
 
+/**
+ * 507 `storage_full`: the server's disk is full; reads still work, writes fail
+ * until an operator frees space. Never retried: a full disk does not heal in seconds.
+ */
+export class StorageFull extends ServerError {
+  static override readonly code: string = "storage_full";
+}
+
 /** No answer: the connection was refused or broken, or the request timed out (`timedOut`). */
 export class TransportError extends LociError {
   readonly timedOut: boolean;
@@ -98,6 +106,7 @@ const byCode: Record<string, ErrorClass> = {
   rate_limited: RateLimited,
   internal: ServerError,
   unavailable: Unavailable,
+  storage_full: StorageFull,
 };
 
 const byStatus: Record<number, ErrorClass> = {
@@ -110,6 +119,7 @@ const byStatus: Record<number, ErrorClass> = {
   413: TooLarge,
   429: RateLimited,
   503: Unavailable,
+  507: StorageFull,
 };
 
 /** The seconds a Retry-After header asks for (delta-seconds or an HTTP date), or undefined. */

@@ -29,6 +29,7 @@ export {
   NotFound,
   RateLimited,
   ServerError,
+  StorageFull,
   TooLarge,
   TransportError,
   Unauthorized,

@@ -166,6 +166,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agent_id}/blocks/{label}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every content a block has had
+         * @description The current content first, then each earlier one, newest first. An attached shared block answers the shared block's history.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["blockHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agent_id}/notes": {
         parameters: {
             query?: never;
@@ -384,7 +406,7 @@ export interface paths {
         get?: never;
         /**
          * Attach a shared block to an agent
-         * @description Idempotent.
+         * @description Idempotent. 409 when the agent already holds another block with the shared block's label.
          *
          *     Needs the editor role.
          */
@@ -450,6 +472,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/episodes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One episode
+         * @description 404 when absent or expired.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["getEpisode"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an episode
+         * @description Expired or not; 404 when absent.
+         *
+         *     Needs the editor role.
+         */
+        delete: operations["deleteEpisode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/episodes/{id}/feedback": {
         parameters: {
             query?: never;
@@ -501,7 +551,7 @@ export interface paths {
         };
         /**
          * Facts with a keyword, by relevance
-         * @description Without `keyword`, every fact in scope. Bumps `access_count` and `last_accessed_at` of what it returns.
+         * @description Without `keyword`, every fact in scope: those true at `as_of` (default now), or every version with `include_history`. `status=disputed`: only the facts contradicted and not yet resolved. Bumps `access_count` and `last_accessed_at` of what it returns.
          *
          *     Needs the viewer role.
          */
@@ -509,7 +559,7 @@ export interface paths {
         put?: never;
         /**
          * Store a fact
-         * @description Without `user_id` the fact is global. Relevance starts at 1.0.
+         * @description Without `user_id` the fact is global. Relevance starts at 1.0. With a `key`, the new fact supersedes the fact of that key (per user, or global; whichever agent stored it) that is true at its `valid_at`: that one is kept as history with `invalid_at` set to this `valid_at` and `superseded_by` naming the new fact (superseding needs the editor role). A `valid_at` before a later version of the key places the new fact in the history, ending where that version begins. Answers the stored fact.
          *
          *     Needs the creator role.
          */
@@ -529,7 +579,7 @@ export interface paths {
         };
         /**
          * Search facts
-         * @description Hybrid retrieval over the facts in scope; the category filters before ranking, and `relevance_score` weighs in. Bumps `access_count` and `last_accessed_at` of what it returns.
+         * @description Hybrid retrieval over the facts in scope; the category and validity filters apply before ranking, and `relevance_score` weighs in. Only facts true at `as_of` (default now) are searched, unless `include_history`; then a version of a key never ranks above the version true at `as_of`. Bumps `access_count` and `last_accessed_at` of what it returns.
          *
          *     Needs the viewer role.
          */
@@ -537,6 +587,34 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/facts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One fact
+         * @description Whatever its status (history included); does not count as an access.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["getFact"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a fact
+         * @description One fact, global facts included (editor). The versions of its key that named it (superseded_by, supersedes) no longer do; the one it superseded stays ended.
+         *
+         *     Needs the editor role.
+         */
+        delete: operations["deleteFact"];
         options?: never;
         head?: never;
         patch?: never;
@@ -553,11 +631,77 @@ export interface paths {
         put?: never;
         /**
          * Contradict a fact
-         * @description Relevance -0.2 (at least 0.0); contradiction_count +1.
+         * @description Relevance -0.2 (at least 0.0); contradiction_count +1; the fact is disputed until resolved (it appears in its user's review queue). 409 for a fact that is no longer true.
          *
          *     Needs the editor role.
          */
         post: operations["contradictFact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/facts/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every version of a fact's key
+         * @description Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["factHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/facts/{id}/invalidate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a fact no longer true
+         * @description It is kept as history with `invalid_at` (default now; a future time ends it then); a dispute ends. 400 when `at` is before its `valid_at`; 409 when it already ended at or before `at`.
+         *
+         *     Needs the editor role.
+         */
+        post: operations["invalidateFact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/facts/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a disputed fact
+         * @description `keep: true` clears the dispute; `keep: false` invalidates the fact now (kept as history). 409 when it is not disputed.
+         *
+         *     Needs the editor role.
+         */
+        post: operations["resolveFact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -575,7 +719,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a fact
-         * @description Relevance +0.1 (at most 1.0); marks it validated.
+         * @description Relevance +0.1 (at most 1.0); marks it validated. 409 for a fact that is no longer true: history does not change.
          *
          *     Needs the editor role.
          */
@@ -676,6 +820,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Memories of every kind, newest first (a timeline)
+         * @description The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id. A key bound to an agent must name it (`agent_id`).
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["listMemories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -704,7 +870,7 @@ export interface paths {
         put?: never;
         /**
          * Hybrid search across kinds
-         * @description Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence. Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, and by vector once its embedding is made (`pending_embeddings`).
+         * @description Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence. Conversation messages gain from the messages next to them (most, the answer after a matching question) and from their conversation's best matches; dates a query names ("on 1 February, 2023", "in May", "last week") lift the records written then. Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, and by vector once its embedding is made (`pending_embeddings`).
          *
          *     Needs the viewer role.
          */
@@ -729,7 +895,9 @@ export interface paths {
         get: operations["getSession"];
         /**
          * Store or replace a session
-         * @description Needs the creator role.
+         * @description A session id is unique in the workspace: 409 when the session exists for another user.
+         *
+         *     Needs the creator role.
          */
         put: operations["putSession"];
         post?: never;
@@ -759,6 +927,28 @@ export interface paths {
          * @description Needs the creator role.
          */
         post: operations["appendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An overview of the memory
+         * @description Counts per kind, per agent and per user, growth per day, the newest records and the embedding queue, of the workspace or of the agent and/or user named. Computed by the database from its indexes. A key bound to an agent must name it (`agent_id`).
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["stats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -812,6 +1002,28 @@ export interface paths {
          *     Needs the creator role.
          */
         put: operations["setWorking"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users, newest first
+         * @description Every user of the workspace: those a session start or an import registered, and every user id a record names. Newest first by `created_at`, then by id.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["listUsers"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -892,7 +1104,7 @@ export interface paths {
         };
         /**
          * Everything remembered about a user
-         * @description Grouped by kind; every kind is present, empty when the user has none of it.
+         * @description Grouped by kind; every kind is present, empty when the user has none of it. Facts true at `as_of` (default now), or every version with `include_history`.
          *
          *     Needs the viewer role.
          */
@@ -988,11 +1200,33 @@ export interface paths {
         put?: never;
         /**
          * Contradict a preference
-         * @description -30 for an implicit preference; 0 and flagged for removal for an explicit one.
+         * @description -30 for an implicit preference; 0 and flagged for removal for an explicit one (it then waits in the user's review queue).
          *
          *     Needs the editor role.
          */
         post: operations["contradictPreference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user_id}/preferences/{type}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a preference flagged for removal
+         * @description `keep: true` clears the flag (the confidence stays as the contradiction left it; confirm sets 100); `keep: false` forgets the preference. Answers the preference as kept, or as it was when forgotten, with `kept`. 409 when it is not flagged for removal.
+         *
+         *     Needs the editor role.
+         */
+        post: operations["resolvePreference"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1021,6 +1255,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user_id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What waits for review
+         * @description The user's facts contradicted and not yet resolved, and preferences flagged for removal (an explicit contradiction), most recently changed first. Each item is the fact's or the preference's fields with `kind` and `reason`.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["reviewQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user_id}/sessions": {
         parameters: {
             query?: never;
@@ -1033,6 +1289,28 @@ export interface paths {
          * @description Needs the viewer role.
          */
         get: operations["listUserSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's key: its role and bound agent
+         * @description With authentication off the caller is trusted: `auth` false, no key, the admin role's rights.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["whoami"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1129,6 +1407,19 @@ export interface components {
             /** @description Characters; default 5000, at most 200000. */
             limit?: number;
         };
+        BlockVersion: {
+            /** @description The content the block had. */
+            content: string;
+            /** @description The block's limit at that version. */
+            limit: number;
+            /**
+             * Format: date-time
+             * @description When the block took this content.
+             */
+            updated_at: string;
+            /** @description 1 for the first content, +1 per update. */
+            version: number;
+        };
         ContextSession: {
             confidence: number;
             context?: unknown;
@@ -1140,6 +1431,17 @@ export interface components {
             summary?: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        DayCount: {
+            /** @description Records created that day that still exist. */
+            count: number;
+            /**
+             * Format: date
+             * @description A UTC day, YYYY-MM-DD.
+             */
+            date: string;
+            /** @description Records at the end of that day (of those that still exist). */
+            total: number;
         };
         /** @description A past action of an agent and its outcome. */
         Episode: {
@@ -1199,6 +1501,10 @@ export interface components {
         Explanation: {
             /** @description The kind's confidence or relevance on 0-1; absent for kinds without one. */
             confidence?: number;
+            /** @description What the messages next to the result in its conversation lent its lexical score, on the scale of the best lexical match (1); a message that asks a question lends more to the one after it, its answer. */
+            context?: number;
+            /** @description How close the result was written to a period the query names, 0-1: 1 inside it, less shortly after; the score is multiplied by 1 plus a weight times this. */
+            date?: number;
             /** @description The weighted reciprocal rank fusion of the signals, 0-1 (1: first in every signal). */
             fused: number;
             /** @description The position diversity re-ranking gave, when it ran. */
@@ -1207,12 +1513,14 @@ export interface components {
             recency: number;
             /** @description The final score. */
             score: number;
-            /** @description Each signal that found the result: `lexical`, `vector`. */
+            /** @description Its conversation's share of its lexical score: the strength of the conversation's best matches, weighted. */
+            session?: number;
+            /** @description Each signal that found the result: `lexical`, `vector`, and `date` (the lexical matches written in the periods the query names, such as "in May 2023" or "last week"). */
             signals: {
                 [key: string]: components["schemas"]["SignalScore"];
             };
         };
-        /** @description A long-term fact, about a user or global. */
+        /** @description A long-term fact, about a user or global. A fact with a `key` supersedes the one of its key that was true at its `valid_at`, which is kept as history. */
         Fact: {
             /** @description How often searches returned it. */
             access_count: number;
@@ -1225,16 +1533,33 @@ export interface components {
             evidence?: unknown;
             fact: string;
             id: string;
+            /**
+             * Format: date-time
+             * @description When it stopped being true; absent while it still is.
+             */
+            invalid_at?: string;
             is_validated: boolean;
+            /** @description The slot the fact fills, per user (or global), e.g. home_city; absent for a fact without one. */
+            key?: string;
             keywords: string[] | null;
             /** Format: date-time */
             last_accessed_at?: string;
             /** @description 0-1; validate adds 0.1, contradict takes 0.2, decay multiplies by 0.9. */
             relevance_score: number;
+            status: components["schemas"]["FactStatus"];
+            /** @description The fact of its key that replaced it. */
+            superseded_by?: string;
+            /** @description The fact of its key it replaced. */
+            supersedes?: string;
             /** Format: date-time */
             updated_at: string;
             /** @description Absent for a global fact. */
             user_id?: string;
+            /**
+             * Format: date-time
+             * @description When it became (or becomes) true.
+             */
+            valid_at: string;
             /** Format: date-time */
             validated_at?: string;
         };
@@ -1249,10 +1574,22 @@ export interface components {
             /** @description Any JSON. */
             evidence?: unknown;
             fact: string;
+            /** @description A slot per user (or global), e.g. home_city: the new fact supersedes the one of this key true at its valid_at. At most 200 bytes. */
+            key?: string;
             keywords?: string[];
             /** @description Omit for a global fact. */
             user_id?: string;
+            /**
+             * Format: date-time
+             * @description When the fact became (or becomes) true; default now. A future time is allowed: the fact is not current until then.
+             */
+            valid_at?: string;
         };
+        /**
+         * @description What a fact is now: current (true), disputed (true, but contradicted and not resolved), future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).
+         * @enum {string}
+         */
+        FactStatus: "current" | "disputed" | "future" | "superseded" | "invalidated";
         ImportResult: {
             agents: number;
             block_links: number;
@@ -1373,11 +1710,29 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Something of a user's memory that waits for a person: a disputed fact (`kind` fact, `reason` disputed, the fact's fields; resolve with POST /v1/facts/{id}/resolve) or a preference flagged for removal (`kind` preference, `reason` flagged_for_removal, the preference's fields; resolve with POST /v1/users/{user_id}/preferences/{type}/resolve). */
+        ReviewItem: (components["schemas"]["Fact"] & {
+            /** @constant */
+            kind: "fact";
+            /** @constant */
+            reason: "disputed";
+        }) | (components["schemas"]["Preference"] & {
+            /** @constant */
+            kind: "preference";
+            /** @constant */
+            reason: "flagged_for_removal";
+        });
         /**
          * @description An API key's role; each includes the ones before it.
          * @enum {string}
          */
         Role: "viewer" | "creator" | "editor" | "admin";
+        ScopeCount: {
+            /** @description How many records it holds. */
+            count: number;
+            /** @description An agent or user id. */
+            id: string;
+        };
         ScoredEpisode: components["schemas"]["Episode"] & {
             explain?: components["schemas"]["Explanation"];
             /** @description Similarity; higher is better. */
@@ -1445,8 +1800,44 @@ export interface components {
         SignalScore: {
             /** @description The result's 1-based rank among the signal's candidates. */
             rank: number;
-            /** @description The signal's own score: BM25 for lexical, cosine similarity for vector. */
+            /** @description The score the signal ranked by: for lexical, BM25 scaled to the best match (1) plus what `context` and `session` added; for vector, cosine similarity; for date, BM25 times the closeness to the periods the query names. */
             score: number;
+        };
+        /** @description An overview of the workspace's memory, or of one agent's or user's. */
+        Stats: {
+            /** @description The agent the overview is narrowed to, when one was named. */
+            agent_id?: string;
+            /** @description How many distinct agents the records name. */
+            agents: number;
+            /**
+             * Format: date-time
+             * @description When the overview was computed.
+             */
+            at: string;
+            embeddings: {
+                /** @description The embedder's model; empty when the server has none (lexical search only). */
+                model: string;
+                /** @description Records waiting for an embedding by that model (the embedding queue). */
+                pending: number;
+            };
+            /** @description One entry per day, oldest first, today last. */
+            growth: components["schemas"]["DayCount"][];
+            /** @description How many records of each kind (every kind, 0 when none). */
+            kinds: {
+                [key: string]: number;
+            };
+            /** @description The most recently created records, newest first. */
+            newest: components["schemas"]["UserMemory"][];
+            /** @description The agents with the most records, most first. */
+            top_agents: components["schemas"]["ScopeCount"][];
+            /** @description The users with the most records, most first. */
+            top_users: components["schemas"]["ScopeCount"][];
+            /** @description How many records there are. */
+            total: number;
+            /** @description The user the overview is narrowed to, when one was named. */
+            user_id?: string;
+            /** @description How many distinct users the records name. */
+            users: number;
         };
         Success: {
             /** @constant */
@@ -1473,14 +1864,52 @@ export interface components {
             /** Format: date-time */
             expires_at?: string;
             id: string;
+            /**
+             * Format: date-time
+             * @description A fact: when it stopped being true (history).
+             */
+            invalid_at?: string;
             key?: string;
             kind: components["schemas"]["Kind"];
+            /**
+             * Format: date-time
+             * @description When a search last returned the record; absent when never.
+             */
+            last_accessed_at?: string;
             outcome?: string;
+            /**
+             * @description Why it waits for review, when it does.
+             * @enum {string}
+             */
+            review?: "disputed" | "flagged_for_removal";
             session_id?: string;
             tags?: string[];
             task_id?: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The user the record is about; absent for global and agent-only records. */
+            user_id?: string;
+            /**
+             * Format: date-time
+             * @description A fact: when it became true.
+             */
+            valid_at?: string;
+        };
+        /** @description A user of the workspace: registered, or named by a record. */
+        UserSummary: {
+            /**
+             * Format: date-time
+             * @description When loci first heard of the user: its registration (a session start, an import) or its oldest record, the earlier.
+             */
+            created_at: string;
+            /** @description How many records about the user there are. */
+            memories: number;
+            /**
+             * Format: date-time
+             * @description The latest write about the user.
+             */
+            updated_at: string;
+            user_id: string;
         };
         /** @description A task's short-lived working memory entry. */
         WorkingEntry: {
@@ -1687,6 +2116,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1713,6 +2143,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1739,6 +2170,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -1774,6 +2206,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1846,6 +2279,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1875,6 +2309,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1907,6 +2342,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1979,6 +2415,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2039,6 +2476,43 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    blockHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id. */
+                agent_id: string;
+                /** @description The block's label, unique among the agent's own blocks. */
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        count: number;
+                        label: string;
+                        /** @description The current content first. */
+                        versions: components["schemas"]["BlockVersion"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     recallAll: {
         parameters: {
             query?: {
@@ -2072,6 +2546,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2103,6 +2578,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2181,6 +2657,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2217,6 +2694,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2256,6 +2734,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2343,6 +2822,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2374,6 +2854,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2403,6 +2884,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2444,6 +2926,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2477,6 +2960,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2511,6 +2995,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2542,6 +3028,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2580,6 +3067,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2659,6 +3147,67 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getEpisode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The episode. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["Episode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteEpisode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2721,6 +3270,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2734,6 +3284,12 @@ export interface operations {
                 category?: components["schemas"]["FactCategory"];
                 /** @description With user_id: also global facts. */
                 include_global?: boolean;
+                /** @description Only what was true at this time (RFC 3339); default now. */
+                as_of?: string;
+                /** @description Every version, superseded and invalidated facts too (marked by `status`); `as_of` then only says which version is current. */
+                include_history?: boolean;
+                /** @description Only disputed facts. */
+                status?: "disputed";
                 /** @description The most items to answer. */
                 limit?: components["parameters"]["Limit"];
                 /** @description How many items to skip. */
@@ -2761,6 +3317,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2784,12 +3341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"] & {
-                        /** Format: date-time */
-                        created_at: string;
-                        id: string;
-                        relevance_score: number;
-                    };
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["Fact"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2810,6 +3362,10 @@ export interface operations {
                 category?: components["schemas"]["FactCategory"];
                 /** @description With user_id: also global facts. */
                 include_global?: boolean;
+                /** @description Only what was true at this time (RFC 3339); default now. */
+                as_of?: string;
+                /** @description Every version, superseded and invalidated facts too (marked by `status`); `as_of` then only says which version is current. */
+                include_history?: boolean;
                 /** @description The most results to answer. */
                 limit?: components["parameters"]["SearchLimit"];
                 /** @description Explain each result's score (`explain` on each result). */
@@ -2840,6 +3396,67 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fact. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["Fact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteFact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2869,6 +3486,121 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    factHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        /** @description How many versions. */
+                        count: number;
+                        facts: components["schemas"]["Fact"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    invalidateFact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When it stopped (or stops) being true; default now.
+                     */
+                    at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The fact. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["Fact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    resolveFact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether the fact stands. */
+                    keep: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The fact. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["Fact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2898,6 +3630,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2958,6 +3692,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3033,6 +3768,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3078,6 +3814,51 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listMemories: {
+        parameters: {
+            query?: {
+                agent_id?: string;
+                user_id?: string;
+                session_id?: string;
+                task_id?: string;
+                /** @description Only these kinds: repeat the parameter or separate kinds by commas. */
+                kind?: components["schemas"]["Kind"][];
+                /** @description Only records created before this time (RFC 3339). */
+                before?: string;
+                /** @description Only records created after this time (RFC 3339). */
+                after?: string;
+                /** @description The most items to answer. */
+                limit?: components["parameters"]["Limit"];
+                /** @description How many items to skip. */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The memories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        /** @description How many records match. */
+                        count: number;
+                        memories: components["schemas"]["UserMemory"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     openapi: {
         parameters: {
             query?: never;
@@ -3097,6 +3878,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3183,6 +3965,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3252,6 +4035,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -3284,6 +4068,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3338,6 +4123,41 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    stats: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's records. */
+                agent_id?: string;
+                /** @description Only records about this user. */
+                user_id?: string;
+                /** @description How many agents and users to list, by size (1-100). */
+                top?: number;
+                /** @description How many days of growth, today included (1-366). */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["Stats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     listWorking: {
         parameters: {
             query?: {
@@ -3376,6 +4196,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3412,6 +4233,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3448,6 +4270,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3505,6 +4328,43 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Only users whose id holds this text, ignoring case. */
+                q?: string;
+                /** @description The most items to answer. */
+                limit?: components["parameters"]["Limit"];
+                /** @description How many items to skip. */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        /** @description How many users match. */
+                        count: number;
+                        users: components["schemas"]["UserSummary"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     deleteUser: {
         parameters: {
             query?: never;
@@ -3532,6 +4392,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3568,6 +4429,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3618,7 +4480,12 @@ export interface operations {
     };
     userMemories: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only what was true at this time (RFC 3339); default now. */
+                as_of?: string;
+                /** @description Every version, superseded and invalidated facts too (marked by `status`); `as_of` then only says which version is current. */
+                include_history?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The user's id. */
@@ -3654,6 +4521,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3693,6 +4561,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3777,6 +4646,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3811,6 +4681,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3845,6 +4716,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3890,6 +4762,52 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    resolvePreference: {
+        parameters: {
+            query?: {
+                /** @description The session, for session-scoped decisions. */
+                session_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                user_id: string;
+                /** @description The preference type. */
+                type: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether the preference stays. */
+                    keep: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The preference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["Preference"] & {
+                        /** @description Whether it was kept (false: it is forgotten). */
+                        kept: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     usePreference: {
         parameters: {
             query?: {
@@ -3920,6 +4838,45 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    reviewQueue: {
+        parameters: {
+            query?: {
+                /** @description The most items to answer. */
+                limit?: components["parameters"]["Limit"];
+                /** @description How many items to skip. */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        /** @description How many items wait in all. */
+                        count: number;
+                        items: components["schemas"]["ReviewItem"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3957,6 +4914,42 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        /** @description The agent the key is bound to; empty for none. */
+                        agent_id: string;
+                        /** @description Whether the server requires a key. */
+                        auth: boolean;
+                        /** @description Empty when authentication is off. */
+                        key_id: string;
+                        role: components["schemas"]["Role"];
+                        workspace: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

@@ -116,6 +116,11 @@ describe("agents and blocks", () => {
     const prompt = await c.prompt("dwight");
     assert.equal(typeof prompt, "string");
     assert.ok(prompt.includes("### personality\nBeet farmer"), prompt);
+
+    const history = await c.blockHistory("dwight", "personality");
+    assert.deepEqual([history.label, history.count], ["personality", 2]);
+    assert.deepEqual(history.versions.map((v) => [v.version, v.content]), [[2, "Beet farmer"], [1, "Assistant to the regional manager"]]);
+    await assert.rejects(c.blockHistory("dwight", "no_such_block"), NotFound);
   });
 
   it("shared blocks", async () => {
@@ -144,6 +149,7 @@ describe("agents and blocks", () => {
     const v = (await kevin.setBlock("personality", "Chili")).version;
     await kevin.setBlock("personality", "Famous chili", { expected_version: v });
     assert.equal((await kevin.getBlock("personality")).content, "Famous chili");
+    assert.deepEqual((await kevin.blockHistory("personality")).versions.map((x) => x.content), ["Famous chili", "Chili", ""]);
     const shared = await kevin.createBlock("snacks", "M&Ms", { shared: true });
     assert.ok((await kevin.listBlocks()).blocks.some((b) => b.label === "snacks"));
     const oscar = c.agent("oscar");
@@ -272,6 +278,13 @@ describe("episodes", () => {
     assert.equal(fb.id, ep.id);
     assert.equal(fb.user_feedback.rating, 5);
     await assert.rejects(c.episodeFeedback("no-such-episode", { rating: 1 }), NotFound);
+
+    const got = await c.getEpisode(ep.id);
+    assert.deepEqual([got.id, got.action_type, got.user_feedback.rating], [ep.id, "budget_split", 5]);
+    assert.deepEqual(await c.deleteEpisode(ep.id), { success: true });
+    await assert.rejects(c.getEpisode(ep.id), NotFound);
+    await assert.rejects(c.deleteEpisode(ep.id), NotFound);
+    assert.equal((await c.recentEpisodes("ep-u1", "planner")).count, 1);
   });
 
   it("user scope", async () => {
@@ -308,6 +321,91 @@ describe("facts", () => {
     assert.ok(Math.abs(validated.relevance_score - 0.9) < 1e-9);
     assert.equal(validated.is_validated, true);
     await assert.rejects(c.validateFact("no-such-fact"), NotFound);
+
+    assert.equal((await c.getFact(g.id)).fact, "Weekly summaries are sent at 9am");
+    assert.deepEqual(await c.deleteFact(g.id), { success: true }); // a global fact
+    await assert.rejects(c.getFact(g.id), NotFound);
+    await assert.rejects(c.deleteFact(g.id), NotFound);
+  });
+
+  it("facts over time: key, valid_at, as_of, include_history, history, invalidate", async () => {
+    const paris = await c.storeFact("general_fact", "Lives in Paris", {
+      user_id: "time-u1", key: "home_city", valid_at: "2023-05-01T00:00:00Z",
+    });
+    assert.deepEqual([paris.key, paris.valid_at, paris.status], ["home_city", "2023-05-01T00:00:00Z", "current"]);
+    const berlin = await c.storeFact("general_fact", "Lives in Berlin", { user_id: "time-u1", key: "home_city" });
+    assert.equal(berlin.supersedes, paris.id);
+
+    const old = await c.getFact(paris.id);
+    assert.deepEqual([old.status, old.superseded_by, old.invalid_at], ["superseded", berlin.id, berlin.valid_at]);
+
+    const ids = (r) => r.map((x) => x.id);
+    assert.deepEqual(ids((await c.searchFacts("lives", { user_id: "time-u1" })).results), [berlin.id]);
+    assert.deepEqual(ids((await c.searchFacts("lives", { user_id: "time-u1", as_of: "2024-01-01T00:00:00Z" })).results), [paris.id]);
+    const every = await c.searchFacts("lives", { user_id: "time-u1", include_history: true });
+    assert.deepEqual(ids(every.results).sort(), [paris.id, berlin.id].sort());
+
+    assert.deepEqual(ids((await c.listFacts({ user_id: "time-u1" })).facts), [berlin.id]);
+    assert.deepEqual(ids((await c.listFacts({ user_id: "time-u1", as_of: "2024-01-01T00:00:00Z" })).facts), [paris.id]);
+    const marked = await c.listFacts({ user_id: "time-u1", include_history: true });
+    assert.deepEqual(marked.facts.map((f) => [f.fact, f.status]).sort(), [["Lives in Berlin", "current"], ["Lives in Paris", "superseded"]]);
+
+    const history = await c.factHistory(paris.id);
+    assert.deepEqual([history.count, ids(history.facts)], [2, [berlin.id, paris.id]]);
+    await assert.rejects(c.factHistory("no-such-fact"), NotFound);
+
+    assert.deepEqual((await c.userMemories("time-u1")).memories.fact.map((m) => m.content), ["Lives in Berlin"]);
+    const then = await c.userMemories("time-u1", { as_of: "2024-01-01T00:00:00Z" });
+    assert.deepEqual(then.memories.fact.map((m) => m.content), ["Lives in Paris"]);
+    assert.equal((await c.userMemories("time-u1", { include_history: true })).memories.fact.length, 2);
+
+    const ended = await c.invalidateFact(berlin.id, { at: "2099-01-01T00:00:00Z" });
+    assert.deepEqual([ended.invalid_at, ended.status], ["2099-01-01T00:00:00Z", "current"]);
+    await assert.rejects(c.invalidateFact(berlin.id, { at: "2000-01-01T00:00:00Z" }), Invalid); // before its valid_at
+    await assert.rejects(c.invalidateFact(paris.id), Conflict); // already ended
+    assert.equal((await c.invalidateFact(berlin.id)).status, "invalidated");
+    assert.equal((await c.listFacts({ user_id: "time-u1" })).count, 0);
+    await assert.rejects(c.invalidateFact("no-such-fact"), NotFound);
+  });
+
+  it("disputes and the review queue", async () => {
+    const f = await c.storeFact("general_fact", "Works at Dunder Mifflin", { user_id: "rev-u1" });
+    const g = await c.storeFact("general_fact", "Drives a Chrysler Sebring", { user_id: "rev-u1" });
+    await assert.rejects(c.resolveFact(f.id, true), Conflict); // not disputed
+    await c.contradictFact(f.id);
+    await c.contradictFact(g.id);
+    const disputed = await c.listFacts({ user_id: "rev-u1", status: "disputed" });
+    assert.deepEqual(disputed.facts.map((x) => x.id).sort(), [f.id, g.id].sort());
+    assert.deepEqual([...new Set(disputed.facts.map((x) => x.status))], ["disputed"]);
+    await assert.rejects(c.listFacts({ user_id: "rev-u1", status: /** @type {any} */ ("bogus") }), Invalid);
+
+    await c.observePreference("rev-u1", "tone", "formal", "explicit");
+    await c.contradictPreference("rev-u1", "tone", "explicit");
+    await c.observePreference("rev-u1", "vertical", "Paper", "explicit");
+    await assert.rejects(c.resolvePreference("rev-u1", "vertical", true), Conflict); // not flagged
+    await c.contradictPreference("rev-u1", "vertical", "explicit");
+
+    const queue = await c.reviewQueue("rev-u1");
+    assert.equal(queue.count, 4);
+    assert.deepEqual(queue.items.map((x) => `${x.kind} ${x.reason}`).sort(), [
+      "fact disputed", "fact disputed", "preference flagged_for_removal", "preference flagged_for_removal",
+    ]);
+    assert.equal((await c.reviewQueue("rev-u1", { limit: 1, offset: 1 })).items.length, 1);
+
+    const kept = await c.resolveFact(f.id, true);
+    assert.deepEqual([kept.id, kept.status], [f.id, "current"]);
+    const dropped = await c.resolveFact(g.id, false);
+    assert.equal(dropped.status, "invalidated");
+    assert.ok(dropped.invalid_at);
+    await assert.rejects(c.resolveFact("no-such-fact", true), NotFound);
+
+    const stays = await c.resolvePreference("rev-u1", "tone", true);
+    assert.deepEqual([stays.type, stays.kept, stays.flagged_for_removal], ["tone", true, false]);
+    const gone = await c.resolvePreference("rev-u1", "vertical", false);
+    assert.deepEqual([gone.type, gone.kept], ["vertical", false]);
+    assert.deepEqual((await c.listPreferences("rev-u1")).preferences.map((p) => p.type), ["tone"]);
+    await assert.rejects(c.resolvePreference("rev-u1", "vertical", true), NotFound);
+    assert.deepEqual(await c.reviewQueue("rev-u1"), { success: true, count: 0, items: [] });
   });
 
   it("user scope", async () => {
@@ -384,7 +482,15 @@ describe("preferences and privacy", () => {
     assert.equal((await u.deletePreference("tone")).deleted, 1);
     assert.equal((await u.clearPreferences()).deleted, 1);
     await u.observePreference("tone", "casual", "explicit");
-    assert.equal((await u.delete()).deleted, 1);
+    await u.contradictPreference("tone", "explicit");
+    assert.equal((await u.reviewQueue({ limit: 10 })).items[0].type, "tone");
+    assert.equal((await u.resolvePreference("tone", true)).kept, true);
+    assert.equal((await u.reviewQueue()).count, 0);
+    await u.storeFact("general_fact", "Owns a bobblehead", { key: "desk_item", valid_at: "2020-01-01T00:00:00Z" });
+    await u.storeFact("general_fact", "Owns a stapler", { key: "desk_item" });
+    assert.equal((await u.memories({ include_history: true })).memories.fact.length, 2);
+    assert.equal((await u.memories({ as_of: "2021-01-01T00:00:00Z" })).memories.fact[0].content, "Owns a bobblehead");
+    assert.equal((await u.delete()).deleted, 3);
   });
 });
 
@@ -412,6 +518,70 @@ describe("search", () => {
     const u = c.user("search-u2");
     await u.storeFact("general_fact", "Pretzels are salty");
     assert.equal((await u.search("pretzels", { kinds: ["fact"] })).count, 1);
+  });
+});
+
+describe("overview: users, stats, timeline, whoami", () => {
+  it("list users", async () => {
+    await c.userContext("ov-ann"); // registers the user
+    await c.storeFact("general_fact", "Ann likes tea", { user_id: "ov-anna" });
+    const users = await c.listUsers({ q: "OV-ANN", limit: 50 });
+    assert.deepEqual(users.users.map((u) => u.user_id).sort(), ["ov-ann", "ov-anna"]);
+    assert.equal(users.count, 2);
+    assert.equal(users.users.find((u) => u.user_id === "ov-anna").memories, 1);
+    assert.equal((await c.listUsers({ q: "ov-ann", limit: 1, offset: 1 })).users.length, 1);
+    assert.equal((await c.listUsers({ q: "nobody-has-this-id" })).count, 0);
+    await assert.rejects(c.listUsers({ limit: 100000 }), Invalid);
+  });
+
+  it("stats", async () => {
+    await c.remember("ov-agent", "k", "v");
+    await c.addPassage("ov-agent", "A passage about the warehouse");
+    await c.storeFact("general_fact", "Bob works in the warehouse", { user_id: "ov-bob" });
+    const whole = await c.stats();
+    assert.ok(whole.total >= 3);
+    assert.equal(whole.growth.length, 30);
+    const mine = await c.stats({ agent_id: "ov-agent", days: 2, top: 1 });
+    // The agent's first write gave it the three standard blocks.
+    assert.deepEqual(mine.kinds, { note: 1, passage: 1, block: 3, working: 0, episode: 0, fact: 0, preference: 0, session: 0 });
+    assert.deepEqual([mine.agent_id, mine.total, mine.growth.length], ["ov-agent", 5, 2]);
+    assert.deepEqual(mine.top_agents, [{ id: "ov-agent", count: 5 }]);
+    assert.ok("pending" in mine.embeddings);
+    assert.equal((await c.stats({ user_id: "ov-bob" })).kinds.fact, 1);
+    assert.equal((await c.agent("ov-agent").stats({ days: 1 })).total, 5);
+    assert.equal((await c.user("ov-bob").stats()).total, 1);
+    await assert.rejects(c.stats({ days: 0 }), Invalid);
+    await assert.rejects(c.stats({ top: 101 }), Invalid);
+  });
+
+  it("timeline", async () => {
+    await c.remember("ov-tl", "first", "one");
+    await c.addPassage("ov-tl", "two");
+    await c.storeFact("general_fact", "three", { user_id: "ov-tl-u", agent_id: "ov-tl" });
+    const kinds = (r) => r.memories.map((m) => m.kind);
+    const everything = await c.listMemories({ agent_id: "ov-tl" });
+    // Newest first; the agent's first write gave it the three standard blocks.
+    assert.deepEqual(kinds(everything), ["fact", "passage", "block", "block", "block", "note"]);
+    assert.equal(everything.count, 6);
+    assert.deepEqual(kinds(await c.listMemories({ agent_id: "ov-tl", kind: ["passage"] })), ["passage"]);
+    assert.deepEqual(kinds(await c.listMemories({ agent_id: "ov-tl", kind: ["note", "fact"] })), ["fact", "note"]);
+    assert.deepEqual(kinds(await c.listMemories({ agent_id: "ov-tl", limit: 1, offset: 5 })), ["note"]);
+    const created = everything.memories[1].created_at; // the passage's
+    assert.deepEqual(kinds(await c.listMemories({ agent_id: "ov-tl", before: created })), ["block", "block", "block", "note"]);
+    assert.deepEqual(kinds(await c.listMemories({ agent_id: "ov-tl", after: created })), ["fact"]);
+    const tomorrow = new Date(Date.now() + 86400_000).toISOString();
+    assert.equal((await c.listMemories({ agent_id: "ov-tl", after: tomorrow })).count, 0);
+    assert.equal((await c.listMemories({ user_id: "ov-tl-u" })).memories[0].content, "three");
+    assert.equal((await c.listMemories({ agent_id: "ov-tl", session_id: "none", task_id: "none" })).count, 0);
+    assert.equal((await c.agent("ov-tl").listMemories({ kind: ["note"] })).count, 1);
+    assert.equal((await c.user("ov-tl-u").listMemories()).count, 1);
+    await assert.rejects(c.listMemories({ kind: [/** @type {any} */ ("gossip")] }), Invalid);
+  });
+
+  it("whoami", async () => {
+    const me = await c.whoami();
+    assert.deepEqual([me.auth, me.key_id, me.role, me.agent_id], [false, "", "admin", ""]);
+    assert.ok(me.workspace);
   });
 });
 
@@ -454,8 +624,18 @@ describe("administration", () => {
       await admin.revokeKey(made.id);
       await assert.rejects(new Client({ baseUrl: srv.url, apiKey: made.api_key }).recallAll("writer"), Unauthorized);
       await assert.rejects(admin.revokeKey("no-such-key"), NotFound);
-      await new Client({ baseUrl: srv.url, apiKey: bound.api_key }).agent("writer").remember("tone", "friendly");
-      await assert.rejects(new Client({ baseUrl: srv.url, apiKey: bound.api_key }).remember("other", "tone", "x"), Forbidden);
+      const writer = new Client({ baseUrl: srv.url, apiKey: bound.api_key }).agent("writer");
+      await writer.remember("tone", "friendly");
+      await assert.rejects(writer.client.remember("other", "tone", "x"), Forbidden);
+
+      const me = await writer.client.whoami();
+      assert.deepEqual([me.auth, me.key_id, me.role, me.agent_id], [true, bound.id, "editor", "writer"]);
+      assert.equal((await admin.whoami()).role, "admin");
+      assert.equal((await writer.stats()).kinds.note, 1); // a bound key names its agent
+      assert.equal((await writer.listMemories({ kind: ["note"] })).count, 1);
+      await assert.rejects(writer.client.stats(), Forbidden);
+      await assert.rejects(writer.client.listUsers(), Forbidden);
+      await assert.rejects(new Client({ baseUrl: srv.url }).whoami(), Unauthorized);
     } finally {
       await srv.stop();
     }

@@ -1,6 +1,7 @@
 // Each error class, from a real server where loci can produce the code, and the
 // retries: on 429 from a rate-limited server, on 503 and dropped connections
-// through a fault-injecting proxy, never for a non-idempotent request.
+// through a fault-injecting proxy, never for a non-idempotent request nor on a
+// 507 (a full disk).
 
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -15,6 +16,7 @@ import {
   NotFound,
   RateLimited,
   ServerError,
+  StorageFull,
   TooLarge,
   TransportError,
   Unauthorized,
@@ -41,13 +43,16 @@ after(() => Promise.all(Object.values(servers).map((s) => s.stop())));
 const headers = (h = {}) => new Headers(h);
 
 describe("error classes", () => {
-  it("every class is a LociError; Unavailable is a ServerError", () => {
-    for (const cls of [Invalid, Unauthorized, Forbidden, NotFound, Conflict, TooLarge, RateLimited, ServerError, Unavailable, TransportError]) {
+  it("every class is a LociError; Unavailable and StorageFull are ServerErrors", () => {
+    for (const cls of [Invalid, Unauthorized, Forbidden, NotFound, Conflict, TooLarge, RateLimited, ServerError, Unavailable, StorageFull, TransportError]) {
       assert.ok(new cls("m") instanceof LociError, cls.name);
       assert.ok(new cls("m") instanceof Error);
       assert.equal(new cls("m").name, cls.name);
     }
     assert.ok(new Unavailable("m") instanceof ServerError);
+    assert.ok(new StorageFull("m") instanceof ServerError);
+    assert.ok(!(new StorageFull("m") instanceof Unavailable));
+    assert.equal(new StorageFull("m").code, "storage_full");
   });
 
   it("maps every code of the envelope", () => {
@@ -55,6 +60,7 @@ describe("error classes", () => {
       [400, "invalid", Invalid], [401, "unauthorized", Unauthorized], [403, "forbidden", Forbidden],
       [404, "not_found", NotFound], [409, "conflict", Conflict], [413, "too_large", TooLarge],
       [429, "rate_limited", RateLimited], [500, "internal", ServerError], [503, "unavailable", Unavailable],
+      [507, "storage_full", StorageFull],
     ];
     for (const [status, code, cls] of cases) {
       const body = JSON.stringify({ success: false, error: `the ${code} message`, code });
@@ -70,6 +76,7 @@ describe("error classes", () => {
       [405, "Method Not Allowed", Invalid, "Method Not Allowed"],
       [502, "", ServerError, "HTTP 502"],
       [503, "<html>busy</html>", Unavailable, "<html>busy</html>"],
+      [507, "Insufficient Storage", StorageFull, "Insufficient Storage"],
       [418, "{}", LociError, "{}"],
       [500, '{"success":false,"error":"new","code":"some_new_code"}', ServerError, "new"],
     ];
@@ -222,6 +229,22 @@ describe("retries through a fault proxy", () => {
       return true;
     });
     assert.equal(proxy.seen.length, 3);
+  });
+
+  it("storage_full is thrown at once, a PUT too", async () => {
+    // A full disk does not heal in seconds.
+    retries.length = 0;
+    proxy.inject("507", "507", "507");
+    await assert.rejects(c.remember("retries", "k3", "v3"), (err) => {
+      assert.equal(err.constructor, StorageFull);
+      assert.ok(err instanceof ServerError);
+      assert.deepEqual([err.status, err.code, err.message], [507, "storage_full", "storage full: the disk has no space left"]);
+      return true;
+    });
+    assert.equal(proxy.seen.length, 1);
+    assert.deepEqual(retries, []);
+    proxy.inject();
+    await assert.rejects(c.recall("retries", "k3"), NotFound);
   });
 
   it("idempotent requests are retried on a dropped connection", async () => {

@@ -1,13 +1,15 @@
 // A fault-injecting HTTP proxy in front of a real loci server, for the retry
-// tests: loci cannot be made to answer 503 or drop a connection on demand, so
-// the proxy does it for the requests it is told to, and forwards the rest.
+// tests: loci cannot be made to answer 503 or 507 or drop a connection on
+// demand, so the proxy does it for the requests it is told to, and forwards the
+// rest.
 
 import http from "node:http";
 
 const UNAVAILABLE = '{"success":false,"error":"storage unreachable","code":"unavailable"}\n';
+const STORAGE_FULL = '{"success":false,"error":"storage full: the disk has no space left","code":"storage_full"}\n';
 
 export class FaultProxy {
-  /** Each entry of faults ("503" or "drop") is used up by one request, in order; seen lists every request. */
+  /** Each entry of faults ("503", "507" or "drop") is used up by one request, in order; seen lists every request. */
   constructor(upstream) {
     this.upstream = upstream;
     this.faults = [];
@@ -21,9 +23,9 @@ export class FaultProxy {
         req.socket.destroy();
         return;
       }
-      if (fault === "503") {
-        res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "0" });
-        res.end(UNAVAILABLE);
+      if (fault === "503" || fault === "507") {
+        res.writeHead(Number(fault), { "Content-Type": "application/json", "Retry-After": "0" });
+        res.end(fault === "503" ? UNAVAILABLE : STORAGE_FULL);
         return;
       }
       const headers = {};

@@ -2,7 +2,7 @@
 // and options are typed from the OpenAPI document, and wrong ones do not
 // compile. Never run.
 
-import { Client, NotFound, type Answer, type Schemas } from "@loci-memory/client";
+import { Client, NotFound, ServerError, StorageFull, type Answer, type Schemas } from "@loci-memory/client";
 
 declare const c: Client;
 
@@ -31,6 +31,24 @@ export async function checks(): Promise<void> {
   const scoped: Answer<"recall"> = await c.agent("writer").recall("tone");
   const tier: Schemas["Tier"] = (await c.user("u1").observePreference("vertical", "Retail", "explicit")).tier;
 
+  const berlin = await c.storeFact("general_fact", "Lives in Berlin", { user_id: "u1", key: "home_city", valid_at: "2024-01-01T00:00:00Z" });
+  const status: Schemas["FactStatus"] = berlin.status;
+  const supersedes: string | undefined = berlin.supersedes;
+  // @ts-expect-error keep is a boolean
+  await c.resolveFact(berlin.id, "yes");
+  // @ts-expect-error status filters disputed facts only
+  await c.listFacts({ status: "current" });
+  const queue = await c.user("u1").reviewQueue();
+  const reason: string | undefined = queue.items[0]?.reason;
+  const kept: boolean = (await c.resolvePreference("u1", "tone", false)).kept;
+  const timeline = await c.listMemories({ kind: ["fact", "note"], before: "2024-01-01T00:00:00Z" });
+  const firstKind: Schemas["Kind"] | undefined = timeline.memories[0]?.kind;
+  // @ts-expect-error kind is a list of kinds
+  await c.listMemories({ kind: "fact" });
+  const role: Schemas["Role"] = (await c.whoami()).role;
+  const pending: number = (await c.agent("writer").stats({ days: 7 })).embeddings.pending;
+  const versions: number = (await c.agent("writer").blockHistory("persona")).versions.length;
+
   try {
     await c.recall("writer", "nothing");
   } catch (err) {
@@ -38,6 +56,10 @@ export async function checks(): Promise<void> {
       const status: number | undefined = err.status;
       void status;
     }
+    if (err instanceof StorageFull) {
+      const server: ServerError = err;
+      void server;
+    }
   }
-  void [key, updated, version, kind, prompt, scoped, tier];
+  void [key, updated, version, kind, prompt, scoped, tier, status, supersedes, reason, kept, firstKind, role, pending, versions];
 }
