@@ -348,6 +348,7 @@ class ImportResult(TypedDict):
     agents: int
     block_links: int
     records: int
+    skipped: int
     users: int
     versions: int
 
@@ -1130,6 +1131,7 @@ class ImportResponse(TypedDict):
     agents: int
     block_links: int
     records: int
+    skipped: int
     users: int
     versions: int
 

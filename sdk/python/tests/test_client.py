@@ -692,8 +692,12 @@ class TestAdmin(Base):
         imported = c.import_jsonl(dump)
         self.assertEqual(imported["records"], 1)
         self.assertEqual(c.user_memories("admin-u1")["memories"]["fact"][0]["content"], "An exported fact")
+        # The same import again skips what is there (a re-run after a
+        # failure in the middle); a record present with other content is
+        # a conflict.
+        self.assertEqual(c.import_jsonl(dump.encode())["skipped"], 1)
         with self.assertRaises(loci.Conflict):
-            c.import_jsonl(dump.encode())
+            c.import_jsonl(dump.replace('"version":1,', '"version":9,', 1))
 
         entries = c.audit(agent_id="admin-a", limit=50)
         self.assertGreater(entries["count"], 0)

@@ -50,7 +50,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: storage reachable */
+        /**
+         * Readiness: storage reachable
+         * @description 503 `unavailable` when the storage does not answer within 2 s; 507 `storage_full` while writes fail for a full disk (reported for a minute after such a failure).
+         */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -741,7 +744,7 @@ export interface paths {
         put?: never;
         /**
          * Import JSON Lines written by export
-         * @description The body is at most 1 GiB by default (loci serve --max-import-bytes). 409 when something it holds already exists; nothing is imported then.
+         * @description The body is at most 1 GiB by default (loci serve --max-import-bytes; a larger declared Content-Length is 413 at once) and must keep arriving (nothing for 30 s fails it). Every line is read and checked, as strictly as the API checks a write, before anything is written: a refused line is 400 (or 409: a record already stored with other content, an id or key twice) naming its line, and nothing is imported. The lines are then written in batches of 2000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches before it, and the same import run again completes it, skipping the records already stored with the same id, kind, version and updated_at (`skipped`) and keeping agents and users already there.
          *
          *     Needs the admin role.
          */
@@ -1591,10 +1594,17 @@ export interface components {
          */
         FactStatus: "current" | "disputed" | "future" | "superseded" | "invalidated";
         ImportResult: {
+            /** @description Agents created (those already there are kept). */
             agents: number;
+            /** @description Block links attached. */
             block_links: number;
+            /** @description Records stored. */
             records: number;
+            /** @description Records already stored with the same id, kind, version and updated_at: left as they were. */
+            skipped: number;
+            /** @description Users created (those already there are kept). */
             users: number;
+            /** @description Kept versions stored with them. */
             versions: number;
         };
         /**
@@ -2029,6 +2039,24 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description storage_full: the storage has no room left for a write (a full disk); nothing was written; reads still work. */
+        StorageFull: {
+            headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "storage_full",
+                 *       "error": "…",
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description too_large: the body or a stored value is over its limit. */
         TooLarge: {
             headers: {
@@ -2063,15 +2091,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description internal: the storage is unreachable. */
+        /** @description unavailable: the storage does not answer in time (an outage, a network partition, a database busy past the server's --db-timeout); nothing was changed or the change's outcome is unknown; retry after Retry-After seconds. */
         Unavailable: {
             headers: {
+                /** @description Seconds to wait. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "code": "internal",
+                 *       "code": "unavailable",
                  *       "error": "…",
                  *       "success": false
                  *     }
@@ -2146,6 +2176,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     ready: {
@@ -2174,6 +2206,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listAgents: {
@@ -2209,6 +2242,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     createAgent: {
@@ -2252,6 +2287,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getAgent: {
@@ -2282,6 +2319,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     deleteAgent: {
@@ -2312,6 +2351,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listBlocks: {
@@ -2345,6 +2386,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     createBlock: {
@@ -2386,6 +2429,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getBlock: {
@@ -2418,6 +2463,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     setBlock: {
@@ -2474,6 +2521,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     blockHistory: {
@@ -2511,6 +2560,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     recallAll: {
@@ -2549,6 +2600,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     recall: {
@@ -2581,6 +2634,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     remember: {
@@ -2628,6 +2683,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     forget: {
@@ -2660,6 +2717,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     noteHistory: {
@@ -2697,6 +2756,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listPassages: {
@@ -2737,6 +2798,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     addPassage: {
@@ -2780,6 +2843,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     searchPassages: {
@@ -2825,6 +2890,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     deletePassage: {
@@ -2857,6 +2924,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     agentPrompt: {
@@ -2887,6 +2956,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     audit: {
@@ -2929,6 +3000,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listBlockConsumers: {
@@ -2963,6 +3036,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     attachBlock: {
@@ -2999,6 +3074,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     detachBlock: {
@@ -3031,6 +3108,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     recentEpisodes: {
@@ -3070,6 +3149,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     recordEpisode: {
@@ -3106,6 +3187,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     searchEpisodes: {
@@ -3150,6 +3233,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getEpisode: {
@@ -3180,6 +3265,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     deleteEpisode: {
@@ -3210,6 +3297,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     episodeFeedback: {
@@ -3244,6 +3333,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     export: {
@@ -3273,6 +3364,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     factsByKeyword: {
@@ -3320,6 +3413,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     storeFact: {
@@ -3350,6 +3445,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     searchFacts: {
@@ -3399,6 +3496,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getFact: {
@@ -3429,6 +3528,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     deleteFact: {
@@ -3459,6 +3560,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     contradictFact: {
@@ -3490,6 +3593,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     factHistory: {
@@ -3524,6 +3629,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     invalidateFact: {
@@ -3565,6 +3672,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     resolveFact: {
@@ -3603,6 +3712,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     validateFact: {
@@ -3634,6 +3745,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     import: {
@@ -3665,6 +3778,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listKeys: {
@@ -3695,6 +3810,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     createKey: {
@@ -3741,6 +3858,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     revokeKey: {
@@ -3771,6 +3890,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     maintain: {
@@ -3785,7 +3906,7 @@ export interface operations {
                 "application/json": {
                     /** @description Report without changing anything. */
                     dry_run?: boolean;
-                    /** @description Default: all. */
+                    /** @description Absent or empty: all. */
                     tasks?: components["schemas"]["MaintenanceTask"][];
                 };
             };
@@ -3812,6 +3933,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listMemories: {
@@ -3857,6 +3980,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     openapi: {
@@ -3938,6 +4063,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getSession: {
@@ -3968,6 +4095,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     putSession: {
@@ -4039,6 +4168,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     deleteSession: {
@@ -4071,6 +4202,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     appendMessage: {
@@ -4121,6 +4254,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     stats: {
@@ -4156,6 +4291,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listWorking: {
@@ -4199,6 +4336,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     clearWorking: {
@@ -4236,6 +4375,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getWorking: {
@@ -4273,6 +4414,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     setWorking: {
@@ -4326,6 +4469,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listUsers: {
@@ -4363,6 +4508,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     deleteUser: {
@@ -4395,6 +4542,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     userContext: {
@@ -4432,6 +4581,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     forgetUserMemories: {
@@ -4476,6 +4627,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     userMemories: {
@@ -4524,6 +4677,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listPreferences: {
@@ -4564,6 +4719,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     observePreference: {
@@ -4617,6 +4774,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     clearPreferences: {
@@ -4649,6 +4808,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     deletePreference: {
@@ -4684,6 +4845,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     confirmPreference: {
@@ -4719,6 +4882,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     contradictPreference: {
@@ -4760,6 +4925,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     resolvePreference: {
@@ -4806,6 +4973,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     usePreference: {
@@ -4841,6 +5010,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     reviewQueue: {
@@ -4879,6 +5050,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listUserSessions: {
@@ -4917,6 +5090,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     whoami: {
@@ -4952,6 +5127,8 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
 }
