@@ -7,18 +7,72 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
 // adminRoutes are the operations endpoints: keys, the audit log, export
-// and import, metrics.
-func (s *Server) adminRoutes() {
-	s.handle("POST /v1/keys", s.handleCreateKey)
-	s.handle("GET /v1/keys", s.handleListKeys)
-	s.handle("DELETE /v1/keys/{id}", s.handleRevokeKey)
-	s.handle("GET /v1/audit", s.handleAudit)
-	s.handle("GET /v1/export", s.handleExport)
-	s.handle("POST /v1/import", s.handleImport)
-	s.handle("GET /metrics", s.handleMetrics)
+// and import (admin, denied to bound keys), metrics (not audited).
+func adminRoutes() []endpoint {
+	return []endpoint{
+		{pattern: "POST /v1/keys", handler: (*Server).handleCreateKey,
+			policy: Policy{Role: admin, Agent: AgentDeny, Op: "key.create"},
+			doc: &apidoc.Op{ID: "createKey", Tag: "admin",
+				Summary: "Create an API key", Desc: "The secret is answered once, as `api_key`. The first key turns authentication on.",
+				Body: apidoc.Closed([]string{"role"}, apidoc.Obj{
+					"role": apidoc.Ref("Role"), "agent_id": apidoc.Str("Bind the key to one agent."), "name": apidoc.Str("A label for people."),
+				}),
+				OK: apidoc.Created("Created.", apidoc.Success(apidoc.Object([]string{"id", "api_key", "role", "workspace", "created_at"}, apidoc.Obj{
+					"id": apidoc.Str(""), "api_key": apidoc.Str("The secret; not shown again."), "role": apidoc.Ref("Role"),
+					"agent_id": apidoc.Str(""), "name": apidoc.Str(""), "workspace": apidoc.Str(""), "created_at": apidoc.Timestamp(""),
+				})))}},
+		{pattern: "GET /v1/keys", handler: (*Server).handleListKeys,
+			policy: Policy{Role: admin, Agent: AgentDeny, Op: "key.list"},
+			doc: &apidoc.Op{ID: "listKeys", Tag: "admin",
+				Summary: "List the workspace's active keys",
+				OK: apidoc.Okay("The keys.", apidoc.Success(apidoc.Object([]string{"count", "keys"}, apidoc.Obj{
+					"count": apidoc.Integer(""), "keys": apidoc.Nullable(apidoc.Array(apidoc.Ref("APIKey"), "Never the secrets.")),
+				})))}},
+		{pattern: "DELETE /v1/keys/{id}", handler: (*Server).handleRevokeKey,
+			policy: Policy{Role: admin, Agent: AgentDeny, Op: "key.revoke"},
+			doc: &apidoc.Op{ID: "revokeKey", Tag: "admin",
+				Summary: "Revoke an API key", OK: apidoc.Okay("Revoked.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+		{pattern: "GET /v1/audit", handler: (*Server).handleAudit,
+			policy: Policy{Role: admin, Agent: AgentDeny, Op: "audit.read"},
+			doc: &apidoc.Op{ID: "audit", Tag: "admin",
+				Summary: "The access log", Desc: "Newest first.",
+				Query: []apidoc.Obj{
+					apidoc.QueryString("agent_id", ""), apidoc.QueryString("user_id", ""), apidoc.QueryString("key_id", ""), apidoc.QueryString("operation", `e.g. "note.recall".`),
+					apidoc.Query("since", "Only entries at or after this time.", apidoc.Obj{"type": "string", "format": "date-time"}),
+					apidoc.Limit, apidoc.Offset,
+				},
+				OK: apidoc.Okay("The entries.", apidoc.List("entries", apidoc.Ref("AuditEntry"), "How many entries match."))}},
+		{pattern: "GET /v1/export", handler: (*Server).handleExport,
+			policy: Policy{Role: admin, Agent: AgentDeny, Op: "export"},
+			doc: &apidoc.Op{ID: "export", Tag: "admin",
+				Summary: "Export the workspace as JSON Lines",
+				Desc:    "One JSON object per line, each with a `type`: `agent`, `user`, `record` (with its versions) or `block_link`. Lossless: POST /v1/import restores it.",
+				Query:   []apidoc.Obj{apidoc.QueryString("user_id", "Only this user's records and user row.")},
+				OK:      map[int]apidoc.Resp{http.StatusOK: {Desc: "The export.", Schema: apidoc.Obj{"type": "string"}, Media: "application/x-ndjson"}}}},
+		{pattern: "POST /v1/import", handler: (*Server).handleImport,
+			policy: Policy{Role: admin, Agent: AgentDeny, Op: "import", Stream: true},
+			doc: &apidoc.Op{ID: "import", Tag: "admin",
+				Summary: "Import JSON Lines written by export",
+				Desc: "The body is at most 1 GiB by default (loci serve --max-import-bytes; a larger declared Content-Length is 413 " +
+					"at once) and must keep arriving (nothing for 30 s fails it). Every line is read and checked, as strictly as the " +
+					"API checks a write, before anything is written: a refused line is 400 (or 409: a record already stored with " +
+					"other content, an id or key twice) naming its line, and nothing is imported. The lines are then written in " +
+					"batches of 2000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches " +
+					"before it, and the same import run again completes it, skipping the records already stored with the same " +
+					"id, kind, version and updated_at (`skipped`) and keeping agents and users already there.",
+				Body: apidoc.Obj{"type": "string"}, BodyMedia: "application/x-ndjson",
+				OK: apidoc.Created("Imported.", apidoc.Success(apidoc.Ref("ImportResult"))), Errs: []int{conflict}}},
+		{pattern: "GET /metrics", handler: (*Server).handleMetrics,
+			policy: Policy{Role: viewer, Agent: AgentFree},
+			doc: &apidoc.Op{ID: "metrics", Tag: "operations",
+				Summary: "Prometheus metrics", Desc: "404 when the server runs without metrics.",
+				OK:   map[int]apidoc.Resp{http.StatusOK: {Desc: "The Prometheus text exposition.", Schema: apidoc.Obj{"type": "string"}, Media: "text/plain"}},
+				Errs: []int{notFound}}},
+	}
 }
 
 // createKeyRequest is the body of POST /v1/keys.

@@ -4,22 +4,111 @@ import (
 	"net/http"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-func (s *Server) agentRoutes() {
-	s.handle("POST /v1/agents", s.handleCreateAgent)
-	s.handle("GET /v1/agents", s.handleListAgents)
-	s.handle("GET /v1/agents/{agent_id}", s.handleGetAgent)
-	s.handle("DELETE /v1/agents/{agent_id}", s.handleDeleteAgent)
-	s.handle("GET /v1/agents/{agent_id}/blocks", s.handleListBlocks)
-	s.handle("POST /v1/agents/{agent_id}/blocks", s.handleCreateBlock)
-	s.handle("GET /v1/agents/{agent_id}/blocks/{label}", s.handleGetBlock)
-	s.handle("PUT /v1/agents/{agent_id}/blocks/{label}", s.handleSetBlock)
-	s.handle("GET /v1/agents/{agent_id}/blocks/{label}/history", s.handleBlockHistory)
-	s.handle("PUT /v1/blocks/{block_id}/consumers/{agent_id}", s.handleAttachBlock)
-	s.handle("DELETE /v1/blocks/{block_id}/consumers/{agent_id}", s.handleDetachBlock)
-	s.handle("GET /v1/blocks/{block_id}/consumers", s.handleListConsumers)
-	s.handle("GET /v1/agents/{agent_id}/prompt", s.handlePrompt)
+// agentRoutes are the routes of agents and core memory blocks (seed 002).
+// Attaching puts one agent's shared block into another agent's memory: it
+// spans two agents, so bound keys are denied. Detaching changes only the
+// consumer the path names. Listing consumers names the block by id: the
+// rule lets a bound key list those of its own agent's blocks only.
+func agentRoutes() []endpoint {
+	withAction := apidoc.Success(apidoc.Ref("Block"), apidoc.ActionField)
+	return []endpoint{
+		{pattern: "POST /v1/agents", handler: (*Server).handleCreateAgent,
+			policy: Policy{Role: creator, Agent: AgentDeny, Op: "agent.create"},
+			doc: &apidoc.Op{ID: "createAgent", Tag: "agents",
+				Summary: "Create an agent",
+				Desc:    "Without `blocks` the agent gets the standard blocks `personality`, `relationships` and `current_state`, empty; with `blocks` (even empty) exactly those.",
+				Body: apidoc.Closed([]string{"id"}, apidoc.Obj{
+					"id":     apidoc.Str("At most 256 bytes."),
+					"name":   apidoc.Str(""),
+					"blocks": apidoc.Array(apidoc.Ref("BlockSpec"), "The agent's initial blocks."),
+				}),
+				OK: apidoc.Created("Created.", apidoc.Success(apidoc.Object([]string{"id", "name", "created_at", "blocks"}, apidoc.Obj{
+					"id": apidoc.Str(""), "name": apidoc.Str(""), "created_at": apidoc.Timestamp(""),
+					"blocks": apidoc.Array(apidoc.Ref("Block"), ""),
+				}))), Errs: []int{conflict}}},
+		{pattern: "GET /v1/agents", handler: (*Server).handleListAgents,
+			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "agent.list"},
+			doc: &apidoc.Op{ID: "listAgents", Tag: "agents",
+				Summary: "List agents", Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				OK: apidoc.Okay("The agents.", apidoc.List("agents", apidoc.Ref("Agent"), "How many agents there are."))}},
+		{pattern: "GET /v1/agents/{agent_id}", handler: (*Server).handleGetAgent,
+			policy: Policy{Role: viewer, Op: "agent.get"},
+			doc: &apidoc.Op{ID: "getAgent", Tag: "agents",
+				Summary: "Get an agent", OK: apidoc.Okay("The agent.", apidoc.Success(apidoc.Ref("Agent"))), Errs: []int{notFound}}},
+		{pattern: "DELETE /v1/agents/{agent_id}", handler: (*Server).handleDeleteAgent,
+			policy: Policy{Role: editor, Op: "agent.delete"},
+			doc: &apidoc.Op{ID: "deleteAgent", Tag: "agents",
+				Summary: "Delete an agent and everything it owns",
+				Desc:    "Cascades to the agent's notes, blocks (and the links of its shared blocks), passages and other records.",
+				OK:      apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+		{pattern: "GET /v1/agents/{agent_id}/blocks", handler: (*Server).handleListBlocks,
+			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "block.list"},
+			doc: &apidoc.Op{ID: "listBlocks", Tag: "blocks",
+				Summary: "List an agent's blocks", Desc: "Owned blocks and attached shared ones.",
+				OK: apidoc.Okay("The blocks.", apidoc.List("blocks", apidoc.Ref("Block"), "")), Errs: []int{notFound}}},
+		{pattern: "POST /v1/agents/{agent_id}/blocks", handler: (*Server).handleCreateBlock,
+			policy: Policy{Role: creator, Kind: loci.KindBlock, Op: "block.create"},
+			doc: &apidoc.Op{ID: "createBlock", Tag: "blocks",
+				Summary: "Create a block", Desc: "With `shared: true` other agents may then be attached to it.",
+				Body: apidoc.Closed([]string{"label"}, apidoc.Obj{
+					"label":   apidoc.Str(""),
+					"content": apidoc.Str(""),
+					"shared":  apidoc.Boolean(""),
+					"limit":   apidoc.Integer("Characters; default 5000, at most 200000."),
+				}),
+				OK: apidoc.Created("Created.", apidoc.Success(apidoc.Ref("Block"))), Errs: []int{notFound, conflict, tooLarge}}},
+		{pattern: "GET /v1/agents/{agent_id}/blocks/{label}", handler: (*Server).handleGetBlock,
+			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "block.get"},
+			doc: &apidoc.Op{ID: "getBlock", Tag: "blocks",
+				Summary: "Get a block", OK: apidoc.Okay("The block.", apidoc.Success(apidoc.Ref("Block"))), Errs: []int{notFound}}},
+		{pattern: "PUT /v1/agents/{agent_id}/blocks/{label}", handler: (*Server).handleSetBlock,
+			policy: Policy{Role: creator, Kind: loci.KindBlock, Op: "block.put"},
+			doc: &apidoc.Op{ID: "setBlock", Tag: "blocks",
+				Summary: "Create or replace a block's content",
+				Desc:    "409 when `expected_version` is given and stale; 413 when the content is over the block's limit.",
+				Body: apidoc.Closed([]string{"content"}, apidoc.Obj{
+					"content":          apidoc.Str(""),
+					"expected_version": apidoc.Integer("Compare-and-set: the version the caller last read."),
+					"limit":            apidoc.Integer("Characters; sets the block's limit."),
+				}),
+				OK: apidoc.Upsert(withAction), Errs: []int{notFound, conflict, tooLarge}}},
+		{pattern: "GET /v1/agents/{agent_id}/blocks/{label}/history", handler: (*Server).handleBlockHistory,
+			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "block.history"},
+			doc: &apidoc.Op{ID: "blockHistory", Tag: "blocks",
+				Summary: "Every content a block has had",
+				Desc:    "The current content first, then each earlier one, newest first. An attached shared block answers the shared block's history.",
+				OK: apidoc.Okay("The versions.", apidoc.Success(apidoc.Object([]string{"label", "count", "versions"}, apidoc.Obj{
+					"label": apidoc.Str(""), "count": apidoc.Integer(""), "versions": apidoc.Array(apidoc.Ref("BlockVersion"), "The current content first."),
+				}))), Errs: []int{notFound}}},
+		{pattern: "PUT /v1/blocks/{block_id}/consumers/{agent_id}", handler: (*Server).handleAttachBlock,
+			policy: Policy{Role: editor, Agent: AgentDeny, Kind: loci.KindBlock, Op: "block.attach"},
+			doc: &apidoc.Op{ID: "attachBlock", Tag: "blocks",
+				Summary: "Attach a shared block to an agent", Desc: "Idempotent. 409 when the agent already holds another block with the shared block's label.",
+				OK: apidoc.Okay("Attached.", apidoc.Success(apidoc.Object([]string{"block_id", "agent_id"}, apidoc.Obj{
+					"block_id": apidoc.Str(""), "agent_id": apidoc.Str(""),
+				}))), Errs: []int{notFound, conflict}}},
+		{pattern: "DELETE /v1/blocks/{block_id}/consumers/{agent_id}", handler: (*Server).handleDetachBlock,
+			policy: Policy{Role: editor, Kind: loci.KindBlock, Op: "block.detach"},
+			doc: &apidoc.Op{ID: "detachBlock", Tag: "blocks",
+				Summary: "Detach a shared block from an agent", OK: apidoc.Okay("Detached.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+		{pattern: "GET /v1/blocks/{block_id}/consumers", handler: (*Server).handleListConsumers,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindBlock, Op: "block.consumers"},
+			doc: &apidoc.Op{ID: "listBlockConsumers", Tag: "blocks",
+				Summary: "The agents a shared block is attached to",
+				OK: apidoc.Okay("The consumers.", apidoc.Success(apidoc.Object([]string{"block_id", "count", "consumers"}, apidoc.Obj{
+					"block_id": apidoc.Str(""), "count": apidoc.Integer(""), "consumers": apidoc.Array(apidoc.Ref("BlockLink"), ""),
+				}))), Errs: []int{notFound}}},
+		{pattern: "GET /v1/agents/{agent_id}/prompt", handler: (*Server).handlePrompt,
+			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "agent.prompt"},
+			doc: &apidoc.Op{ID: "agentPrompt", Tag: "blocks",
+				Summary: "The agent's blocks as prompt text",
+				Desc:    "Every block as `### {label}\\n{content}`, a blank line between, owned blocks first by label.",
+				OK:      map[int]apidoc.Resp{http.StatusOK: {Desc: "The prompt.", Schema: apidoc.Obj{"type": "string"}, Media: "text/plain"}},
+				Errs:    []int{notFound}}},
+	}
 }
 
 // createAgentRequest is the body of POST /v1/agents.

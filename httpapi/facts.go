@@ -4,19 +4,62 @@ import (
 	"net/http"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// factRoutes registers what issue 13 adds to long-term memory: one fact,
-// its history, invalidation, disputes and the review queue, and one
-// episode (API.md "Additions of v1.1").
-func (s *Server) factRoutes() {
-	s.handle("GET /v1/facts/{id}", s.handleGetFact)
-	s.handle("DELETE /v1/facts/{id}", s.handleDeleteFact)
-	s.handle("GET /v1/facts/{id}/history", s.handleFactHistory)
-	s.handle("POST /v1/facts/{id}/invalidate", s.handleInvalidateFact)
-	s.handle("POST /v1/facts/{id}/resolve", s.handleResolveFact)
-	s.handle("GET /v1/episodes/{id}", s.handleGetEpisode)
-	s.handle("DELETE /v1/episodes/{id}", s.handleDeleteEpisode)
+// factRoutes are what issue 13 adds to long-term memory: one fact, its
+// history, invalidation, disputes, and one episode (API.md "Additions of
+// v1.1"). A fact is named by id and is not owned by an agent (its agent_id
+// says who stored it), so these are free to bound keys, like validate and
+// contradict; deleting one, global facts included, needs editor. An
+// episode named by id only cannot be checked against a bound key's agent:
+// denied, like feedback.
+func factRoutes() []endpoint {
+	return []endpoint{
+		{pattern: "GET /v1/facts/{id}", handler: (*Server).handleGetFact,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.get"},
+			doc: &apidoc.Op{ID: "getFact", Tag: "facts",
+				Summary: "One fact", Desc: "Whatever its status (history included); does not count as an access.",
+				OK: apidoc.Okay("The fact.", apidoc.Success(apidoc.Ref("Fact"))), Errs: []int{notFound}}},
+		{pattern: "DELETE /v1/facts/{id}", handler: (*Server).handleDeleteFact,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.delete"},
+			doc: &apidoc.Op{ID: "deleteFact", Tag: "facts",
+				Summary: "Delete a fact",
+				Desc: "One fact, global facts included (editor). The versions of its key that named it (superseded_by, supersedes) no longer do; " +
+					"the one it superseded stays ended.",
+				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+		{pattern: "GET /v1/facts/{id}/history", handler: (*Server).handleFactHistory,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.history"},
+			doc: &apidoc.Op{ID: "factHistory", Tag: "facts",
+				Summary: "Every version of a fact's key", Desc: "Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history.",
+				OK: apidoc.Okay("The versions.", apidoc.List("facts", apidoc.Ref("Fact"), "How many versions.")), Errs: []int{notFound}}},
+		{pattern: "POST /v1/facts/{id}/invalidate", handler: (*Server).handleInvalidateFact,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.invalidate"},
+			doc: &apidoc.Op{ID: "invalidateFact", Tag: "facts",
+				Summary: "Mark a fact no longer true",
+				Desc: "It is kept as history with `invalid_at` (default now; a future time ends it then); a dispute ends. 400 when `at` is before " +
+					"its `valid_at`; 409 when it already ended at or before `at`.",
+				Body:         apidoc.Closed(nil, apidoc.Obj{"at": apidoc.Timestamp("When it stopped (or stops) being true; default now.")}),
+				BodyOptional: true,
+				OK:           apidoc.Okay("The fact.", apidoc.Success(apidoc.Ref("Fact"))), Errs: []int{notFound, conflict}}},
+		{pattern: "POST /v1/facts/{id}/resolve", handler: (*Server).handleResolveFact,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.resolve"},
+			doc: &apidoc.Op{ID: "resolveFact", Tag: "facts",
+				Summary: "Resolve a disputed fact",
+				Desc:    "`keep: true` clears the dispute; `keep: false` invalidates the fact now (kept as history). 409 when it is not disputed.",
+				Body:    apidoc.Closed([]string{"keep"}, apidoc.Obj{"keep": apidoc.Boolean("Whether the fact stands.")}),
+				OK:      apidoc.Okay("The fact.", apidoc.Success(apidoc.Ref("Fact"))), Errs: []int{notFound, conflict}}},
+		{pattern: "GET /v1/episodes/{id}", handler: (*Server).handleGetEpisode,
+			policy: Policy{Role: viewer, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.get"},
+			doc: &apidoc.Op{ID: "getEpisode", Tag: "episodes",
+				Summary: "One episode", Desc: "404 when absent or expired.",
+				OK: apidoc.Okay("The episode.", apidoc.Success(apidoc.Ref("Episode"))), Errs: []int{notFound}}},
+		{pattern: "DELETE /v1/episodes/{id}", handler: (*Server).handleDeleteEpisode,
+			policy: Policy{Role: editor, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.delete"},
+			doc: &apidoc.Op{ID: "deleteEpisode", Tag: "episodes",
+				Summary: "Delete an episode", Desc: "Expired or not; 404 when absent.",
+				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+	}
 }
 
 func (s *Server) handleGetFact(w http.ResponseWriter, r *http.Request) {

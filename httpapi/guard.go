@@ -175,8 +175,7 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // limit, the role and agent-binding policy, body limits and checks, then
 // the handler, then metrics and the audit entry.
 func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
-	pattern := route.String()
-	pol, _ := PolicyOf(pattern)
+	pol := route.Policy
 	wildcards := patternWildcards(route.Pattern)
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

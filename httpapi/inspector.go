@@ -9,13 +9,17 @@ import "net/http"
 // key like any client's. They are not audited.
 func WithInspector(h http.Handler) Option { return func(s *Server) { s.inspector = h } }
 
-// inspectorRoutes registers the inspector's routes when the server was
-// given one.
-func (s *Server) inspectorRoutes() {
-	if s.inspector == nil {
-		return
+// inspectorRoutes are the inspector's page and assets, registered when
+// the server was given one: for browsers, not part of the REST API.
+func inspectorRoutes() []endpoint {
+	const why = "web inspector page and assets"
+	enabled := func(s *Server) bool { return s.inspector != nil }
+	return []endpoint{
+		{pattern: "GET /{$}", handler: (*Server).serveInspector,
+			policy: Policy{Role: public, Agent: AgentFree}, undocumented: why, enabled: enabled},
+		{pattern: "GET /ui/{asset}", handler: (*Server).serveInspector,
+			policy: Policy{Role: public, Agent: AgentFree}, undocumented: why, enabled: enabled},
 	}
-	serve := func(w http.ResponseWriter, r *http.Request) { s.inspector.ServeHTTP(w, r) }
-	s.handle("GET /{$}", serve)
-	s.handle("GET /ui/{asset}", serve)
 }
+
+func (s *Server) serveInspector(w http.ResponseWriter, r *http.Request) { s.inspector.ServeHTTP(w, r) }

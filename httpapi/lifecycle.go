@@ -5,25 +5,139 @@ import (
 	"net/http"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// lifecycleRoutes registers working memory, episodes, facts and
-// maintenance (API.md "Working, episodic and long-term memory").
-func (s *Server) lifecycleRoutes() {
-	s.handle("PUT /v1/tasks/{task_id}/working/{key}", s.handleSetWorking)
-	s.handle("GET /v1/tasks/{task_id}/working/{key}", s.handleGetWorking)
-	s.handle("GET /v1/tasks/{task_id}/working", s.handleListWorking)
-	s.handle("DELETE /v1/tasks/{task_id}/working", s.handleClearWorking)
-	s.handle("POST /v1/episodes", s.handleRecordEpisode)
-	s.handle("GET /v1/episodes/search", s.handleSearchEpisodes)
-	s.handle("GET /v1/episodes", s.handleRecentEpisodes)
-	s.handle("POST /v1/episodes/{id}/feedback", s.handleEpisodeFeedback)
-	s.handle("POST /v1/facts", s.handleStoreFact)
-	s.handle("GET /v1/facts/search", s.handleSearchFacts)
-	s.handle("GET /v1/facts", s.handleFactsByKeyword)
-	s.handle("POST /v1/facts/{id}/validate", s.handleValidateFact)
-	s.handle("POST /v1/facts/{id}/contradict", s.handleContradictFact)
-	s.handle("POST /v1/maintenance", s.handleMaintain)
+// lifecycleRoutes are the routes of working, episodic and long-term
+// memory (seed 003), and maintenance. The working memory handlers narrow
+// a task to the agent_id of the query (the body of a PUT), so a bound key
+// names its own agent there. Feedback names an episode by id only: bound
+// keys are denied.
+func lifecycleRoutes() []endpoint {
+	scope := []apidoc.Obj{apidoc.QueryString("agent_id", "Only this agent's entries."), apidoc.QueryString("user_id", "Only this user's entries.")}
+	withAction := apidoc.Success(apidoc.Ref("WorkingEntry"), apidoc.ActionField)
+	episodeFilters := []apidoc.Obj{
+		apidoc.QueryRequired("user_id", "", apidoc.Obj{"type": "string"}), apidoc.QueryRequired("agent_id", "", apidoc.Obj{"type": "string"}),
+		apidoc.QueryString("action_type", ""),
+		apidoc.Query("outcome", "", apidoc.Ref("Outcome")),
+	}
+	return []endpoint{
+		{pattern: "PUT /v1/tasks/{task_id}/working/{key}", handler: (*Server).handleSetWorking,
+			policy: Policy{Role: creator, Kind: loci.KindWorking, Op: "working.set"},
+			doc: &apidoc.Op{ID: "setWorking", Tag: "working",
+				Summary: "Set a working memory value", Desc: "Expires 24 hours after the last write. 413 when the task's values would pass 50 KB.",
+				Body: apidoc.Closed([]string{"value", "agent_id"}, apidoc.Obj{
+					"value": apidoc.AnyJSON("Any JSON."), "agent_id": apidoc.Str(""), "user_id": apidoc.Str(""),
+				}),
+				OK: apidoc.Upsert(withAction), Errs: []int{tooLarge}}},
+		{pattern: "GET /v1/tasks/{task_id}/working/{key}", handler: (*Server).handleGetWorking,
+			policy: Policy{Role: viewer, Kind: loci.KindWorking, Op: "working.get"},
+			doc: &apidoc.Op{ID: "getWorking", Tag: "working",
+				Summary: "Get a working memory value", Desc: "404 when absent or expired.", Query: scope,
+				OK: apidoc.Okay("The entry.", apidoc.Success(apidoc.Ref("WorkingEntry"))), Errs: []int{notFound}}},
+		{pattern: "GET /v1/tasks/{task_id}/working", handler: (*Server).handleListWorking,
+			policy: Policy{Role: viewer, Kind: loci.KindWorking, Op: "working.get_all"},
+			doc: &apidoc.Op{ID: "listWorking", Tag: "working",
+				Summary: "Get a task's working memory", Query: scope,
+				Desc: "`values` maps each key to its value (the most recent when several agents or users wrote it); `working` holds the entries with their scope.",
+				OK: apidoc.Okay("The task's working memory.", apidoc.Success(apidoc.Object([]string{"task_id", "count", "values", "working"}, apidoc.Obj{
+					"task_id": apidoc.Str(""),
+					"count":   apidoc.Integer("How many distinct keys."),
+					"values":  apidoc.MapOf(apidoc.AnyJSON(""), "Key to value."),
+					"working": apidoc.Nullable(apidoc.Array(apidoc.Ref("WorkingEntry"), "")),
+				})))}},
+		{pattern: "DELETE /v1/tasks/{task_id}/working", handler: (*Server).handleClearWorking,
+			policy: Policy{Role: editor, Kind: loci.KindWorking, Op: "working.clear"},
+			doc: &apidoc.Op{ID: "clearWorking", Tag: "working",
+				Summary: "Clear a task's working memory", Query: scope, OK: apidoc.Okay("Cleared.", apidoc.DeletedCount)}},
+		{pattern: "POST /v1/episodes", handler: (*Server).handleRecordEpisode,
+			policy: Policy{Role: creator, Kind: loci.KindEpisode, Op: "episode.record"},
+			doc: &apidoc.Op{ID: "recordEpisode", Tag: "episodes",
+				Summary: "Record an episode", Desc: "Kept 30 days.", Body: apidoc.Ref("EpisodeInput"),
+				OK: apidoc.Created("Recorded.", apidoc.Success(apidoc.Object([]string{"id", "created_at", "expires_at"}, apidoc.Obj{
+					"id": apidoc.Str(""), "created_at": apidoc.Timestamp(""), "expires_at": apidoc.Timestamp(""),
+				})))}},
+		{pattern: "GET /v1/episodes/search", handler: (*Server).handleSearchEpisodes,
+			policy: Policy{Role: viewer, Kind: loci.KindEpisode, Op: "episode.search"},
+			doc: &apidoc.Op{ID: "searchEpisodes", Tag: "episodes",
+				Summary: "Similar past episodes",
+				Desc:    "Hybrid retrieval over the unexpired episodes of the user and agent; the outcome and action type filter before ranking, and `confidence_score` weighs in. `q` must contain at least one word.",
+				Query:   append([]apidoc.Obj{apidoc.QueryRequired("q", "The query text.", apidoc.Obj{"type": "string"})}, append(append([]apidoc.Obj{}, episodeFilters...), apidoc.SearchLimit, apidoc.Explain)...),
+				OK:      apidoc.Ranked(apidoc.Ref("ScoredEpisode"))}},
+		{pattern: "GET /v1/episodes", handler: (*Server).handleRecentEpisodes,
+			policy: Policy{Role: viewer, Kind: loci.KindEpisode, Op: "episode.list"},
+			doc: &apidoc.Op{ID: "recentEpisodes", Tag: "episodes",
+				Summary: "Recent episodes, newest first", Desc: "Unexpired only.",
+				Query: append(append([]apidoc.Obj{}, episodeFilters...), apidoc.Limit, apidoc.Offset),
+				OK:    apidoc.Okay("The episodes.", apidoc.List("episodes", apidoc.Ref("Episode"), "How many episodes match."))}},
+		{pattern: "POST /v1/episodes/{id}/feedback", handler: (*Server).handleEpisodeFeedback,
+			policy: Policy{Role: editor, Agent: AgentDeny, Kind: loci.KindEpisode, Op: "episode.feedback"},
+			doc: &apidoc.Op{ID: "episodeFeedback", Tag: "episodes",
+				Summary: "Attach user feedback to an episode", Body: apidoc.Ref("EpisodeFeedback"),
+				OK: apidoc.Okay("The episode.", apidoc.Success(apidoc.Ref("Episode"))), Errs: []int{notFound}}},
+		{pattern: "POST /v1/facts", handler: (*Server).handleStoreFact,
+			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.add"},
+			doc: &apidoc.Op{ID: "storeFact", Tag: "facts",
+				Summary: "Store a fact",
+				Desc: "Without `user_id` the fact is global. Relevance starts at 1.0. With a `key`, the new fact supersedes the fact of that key " +
+					"(per user, or global; whichever agent stored it) that is true at its `valid_at`: that one is kept as history with `invalid_at` " +
+					"set to this `valid_at` and `superseded_by` naming the new fact (superseding needs the editor role). A `valid_at` before a later " +
+					"version of the key places the new fact in the history, ending where that version begins. Answers the stored fact.",
+				Body: apidoc.Ref("FactInput"),
+				OK:   apidoc.Created("Stored.", apidoc.Success(apidoc.Ref("Fact")))}},
+		{pattern: "GET /v1/facts/search", handler: (*Server).handleSearchFacts,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.search"},
+			doc: &apidoc.Op{ID: "searchFacts", Tag: "facts",
+				Summary: "Search facts",
+				Desc: "Hybrid retrieval over the facts in scope; the category and validity filters apply before ranking, and `relevance_score` weighs in. " +
+					"Only facts true at `as_of` (default now) are searched, unless `include_history`; then a version of a key never ranks above the " +
+					"version true at `as_of`. Bumps `access_count` and `last_accessed_at` of what it returns.",
+				Query: []apidoc.Obj{
+					apidoc.QueryString("user_id", "The user's facts; without it, global facts only."),
+					apidoc.QueryRequired("q", "The query text.", apidoc.Obj{"type": "string"}),
+					apidoc.Query("category", "", apidoc.Ref("FactCategory")),
+					apidoc.Query("include_global", "With user_id: also global facts.", apidoc.Obj{"type": "boolean", "default": false}),
+					apidoc.AsOf, apidoc.IncludeHistory, apidoc.SearchLimit, apidoc.Explain,
+				},
+				OK: apidoc.Ranked(apidoc.Ref("ScoredFact"))}},
+		{pattern: "GET /v1/facts", handler: (*Server).handleFactsByKeyword,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.list"},
+			doc: &apidoc.Op{ID: "factsByKeyword", Tag: "facts",
+				Summary: "Facts with a keyword, by relevance",
+				Desc: "Without `keyword`, every fact in scope: those true at `as_of` (default now), or every version with `include_history`. " +
+					"`status=disputed`: only the facts contradicted and not yet resolved. Bumps `access_count` and `last_accessed_at` of what it returns.",
+				Query: []apidoc.Obj{
+					apidoc.QueryString("user_id", "The user's facts; without it, global facts only."), apidoc.QueryString("keyword", ""),
+					apidoc.Query("category", "", apidoc.Ref("FactCategory")),
+					apidoc.Query("include_global", "With user_id: also global facts.", apidoc.Obj{"type": "boolean", "default": false}),
+					apidoc.AsOf, apidoc.IncludeHistory,
+					apidoc.Query("status", "Only disputed facts.", apidoc.Obj{"type": "string", "enum": []string{loci.FactDisputed}}),
+					apidoc.Limit, apidoc.Offset,
+				},
+				OK: apidoc.Okay("The facts.", apidoc.List("facts", apidoc.Ref("Fact"), "How many facts match."))}},
+		{pattern: "POST /v1/facts/{id}/validate", handler: (*Server).handleValidateFact,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.validate"},
+			doc: &apidoc.Op{ID: "validateFact", Tag: "facts",
+				Summary: "Validate a fact", Desc: "Relevance +0.1 (at most 1.0); marks it validated. 409 for a fact that is no longer true: history does not change.",
+				OK: apidoc.Okay("The fact.", apidoc.Success(apidoc.Ref("Fact"))), Errs: []int{notFound, conflict}}},
+		{pattern: "POST /v1/facts/{id}/contradict", handler: (*Server).handleContradictFact,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindFact, Op: "fact.contradict"},
+			doc: &apidoc.Op{ID: "contradictFact", Tag: "facts",
+				Summary: "Contradict a fact",
+				Desc:    "Relevance -0.2 (at least 0.0); contradiction_count +1; the fact is disputed until resolved (it appears in its user's review queue). 409 for a fact that is no longer true.",
+				OK:      apidoc.Okay("The fact.", apidoc.Success(apidoc.Ref("Fact"))), Errs: []int{notFound, conflict}}},
+		{pattern: "POST /v1/maintenance", handler: (*Server).handleMaintain,
+			policy: Policy{Role: admin, Agent: AgentDeny, Op: "maintenance"},
+			doc: &apidoc.Op{ID: "maintain", Tag: "admin",
+				Summary: "Run maintenance", Desc: "An empty body runs every task. `tasks` maps each task run to what it changed.",
+				Body: apidoc.Closed(nil, apidoc.Obj{
+					"tasks":   apidoc.Array(apidoc.Ref("MaintenanceTask"), "Absent or empty: all."),
+					"dry_run": apidoc.Boolean("Report without changing anything."),
+				}), BodyOptional: true,
+				OK: apidoc.Okay("What each task changed.", apidoc.Success(apidoc.Object([]string{"dry_run", "tasks"}, apidoc.Obj{
+					"dry_run": apidoc.Boolean(""), "tasks": apidoc.MapOf(apidoc.Ref("MaintenanceResult"), "Task name to result."),
+				})))}},
+	}
 }
 
 // workingRequest is the body of PUT /v1/tasks/{task_id}/working/{key}.

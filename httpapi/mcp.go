@@ -13,18 +13,23 @@ import (
 // does not audit /mcp requests: the MCP server audits each tool call.
 func WithMCP(h http.Handler) Option { return func(s *Server) { s.mcpHandler = h } }
 
-// mcpRoutes registers /mcp when the server was given an MCP handler. MCP
-// responses may be long-lived event streams, so /mcp is exempt from the
-// HTTP server's write timeout.
-func (s *Server) mcpRoutes() {
-	if s.mcpHandler == nil {
-		return
-	}
-	serve := func(w http.ResponseWriter, r *http.Request) {
-		http.NewResponseController(w).SetWriteDeadline(time.Time{})
-		s.mcpHandler.ServeHTTP(w, r)
-	}
+// mcpRoutes are /mcp, registered when the server was given an MCP
+// handler. They are not audited here (the MCP server audits each tool
+// call) and not in the OpenAPI document.
+func mcpRoutes() []endpoint {
+	var eps []endpoint
 	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
-		s.handle(method+" /mcp", serve)
+		eps = append(eps, endpoint{pattern: method + " /mcp", handler: (*Server).serveMCP,
+			policy:       Policy{Role: viewer, Agent: AgentFree},
+			undocumented: "MCP's streamable HTTP transport, described by MCP, not by this API",
+			enabled:      func(s *Server) bool { return s.mcpHandler != nil }})
 	}
+	return eps
+}
+
+// serveMCP serves MCP. Its responses may be long-lived event streams, so
+// /mcp is exempt from the HTTP server's write timeout.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	s.mcpHandler.ServeHTTP(w, r)
 }

@@ -3,21 +3,62 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-func (s *Server) noteRoutes() {
-	s.handle("PUT /v1/agents/{agent_id}/notes/{key}", s.handleRemember)
-	s.handle("GET /v1/agents/{agent_id}/notes/{key}", s.handleRecall)
-	s.handle("GET /v1/agents/{agent_id}/notes", s.handleRecallAll)
-	s.handle("DELETE /v1/agents/{agent_id}/notes/{key}", s.handleForget)
-	s.handle("GET /v1/agents/{agent_id}/notes/{key}/history", s.handleHistory)
-	// An empty key (".../notes/") is bad input, answered 400 invalid by the
-	// same handlers (their key is ""), not an unknown route.
-	s.handle("PUT /v1/agents/{agent_id}/notes/{$}", s.handleRemember)
-	s.handle("GET /v1/agents/{agent_id}/notes/{$}", s.handleRecall)
-	s.handle("DELETE /v1/agents/{agent_id}/notes/{$}", s.handleForget)
+// noteRoutes are the routes of notes (seed 000).
+func noteRoutes() []endpoint {
+	remember := endpoint{pattern: "PUT /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRemember,
+		policy: Policy{Role: creator, Kind: loci.KindNote, Op: "note.remember"},
+		doc: &apidoc.Op{ID: "remember", Tag: "notes",
+			Summary: "Remember a note",
+			Desc:    "Creates or replaces the note. An empty or whitespace-only key or value is 400 and nothing is stored. A key is at most 256 bytes, a value 64 KiB. The path `/v1/agents/{agent_id}/notes/` (empty key) answers 400 for PUT, GET and DELETE.",
+			Body:    apidoc.Closed([]string{"value"}, apidoc.Obj{"value": apidoc.AnyJSON("A string or any JSON.")}),
+			OK:      apidoc.Upsert(apidoc.Success(apidoc.Ref("RememberResult"))), Errs: []int{tooLarge}}}
+	recall := endpoint{pattern: "GET /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRecall,
+		policy: Policy{Role: viewer, Kind: loci.KindNote, Op: "note.recall"},
+		doc: &apidoc.Op{ID: "recall", Tag: "notes",
+			Summary: "Recall a note", Desc: `404 with "error": "Memory not found" when absent.`,
+			OK: apidoc.Okay("The note.", apidoc.Success(apidoc.Ref("Note"))), Errs: []int{notFound}}}
+	forget := endpoint{pattern: "DELETE /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleForget,
+		policy: Policy{Role: editor, Kind: loci.KindNote, Op: "note.forget"},
+		doc: &apidoc.Op{ID: "forget", Tag: "notes",
+			Summary: "Forget a note", OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}}
+	return []endpoint{
+		remember,
+		recall,
+		{pattern: "GET /v1/agents/{agent_id}/notes", handler: (*Server).handleRecallAll,
+			policy: Policy{Role: viewer, Kind: loci.KindNote, Op: "note.recall_all"},
+			doc: &apidoc.Op{ID: "recallAll", Tag: "notes",
+				Summary: "Recall every note of an agent", Desc: "By key. An agent with none (or unknown) gets count 0; `count` is the total, the page holds at most `limit`.",
+				Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				OK:    apidoc.Okay("The notes.", apidoc.List("memories", apidoc.Ref("Note"), "How many notes the agent has."))}},
+		forget,
+		{pattern: "GET /v1/agents/{agent_id}/notes/{key}/history", handler: (*Server).handleHistory,
+			policy: Policy{Role: viewer, Kind: loci.KindNote, Op: "note.history"},
+			doc: &apidoc.Op{ID: "noteHistory", Tag: "notes",
+				Summary: "Every value a note has had", Desc: "Newest first: the current value is the first version.",
+				OK: apidoc.Okay("The versions.", apidoc.Success(apidoc.Object([]string{"key", "count", "versions"}, apidoc.Obj{
+					"key":      apidoc.Str(""),
+					"count":    apidoc.Integer(""),
+					"versions": apidoc.Array(apidoc.Ref("NoteVersion"), "Current first."),
+				}))), Errs: []int{notFound}}},
+		emptyKey(remember),
+		emptyKey(recall),
+		emptyKey(forget),
+	}
+}
+
+// emptyKey is the variant of a note route for an empty key
+// (".../notes/"): bad input, answered 400 invalid by the same handler
+// (its key is ""), not an unknown route. The note operation describes it.
+func emptyKey(ep endpoint) endpoint {
+	ep.pattern = strings.TrimSuffix(ep.pattern, "{key}") + "{$}"
+	ep.doc, ep.undocumented = nil, "empty-key variant, described on the note operation"
+	return ep
 }
 
 // rememberRequest is the body of PUT /v1/agents/{agent_id}/notes/{key}.

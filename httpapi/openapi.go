@@ -3,13 +3,15 @@ package httpapi
 import (
 	_ "embed"
 	"net/http"
+
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
 //go:generate go run ../internal/apidoc/gen -o openapi.json
 
-// openAPIDocument is the OpenAPI 3.1 document of every route, written by
-// internal/apidoc (`go generate ./httpapi`) and served at
-// GET /v1/openapi.json.
+// openAPIDocument is the OpenAPI 3.1 document of every route, built from
+// the route table (OpenAPI), written by `go generate ./httpapi` and served
+// at GET /v1/openapi.json.
 //
 //go:embed openapi.json
 var openAPIDocument []byte
@@ -17,8 +19,15 @@ var openAPIDocument []byte
 // OpenAPIDocument returns the embedded OpenAPI document.
 func OpenAPIDocument() []byte { return append([]byte(nil), openAPIDocument...) }
 
-func (s *Server) openAPIRoutes() {
-	s.handle("GET /v1/openapi.json", s.handleOpenAPI)
+// openAPIRoutes serve the document. It never touches the storage.
+func openAPIRoutes() []endpoint {
+	return []endpoint{
+		{pattern: "GET /v1/openapi.json", handler: (*Server).handleOpenAPI,
+			policy: Policy{Role: public, Agent: AgentFree},
+			doc: &apidoc.Op{ID: "openapi", Tag: "operations", NoStorage: true,
+				Summary: "This document",
+				OK:      apidoc.Okay("The OpenAPI 3.1 document.", apidoc.Obj{"type": "object"})}},
+	}
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {

@@ -11,27 +11,9 @@ import (
 	"testing"
 
 	"github.com/loci-memory/loci/httpapi"
-	"github.com/loci-memory/loci/internal/apidoc"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/memory"
 )
-
-// undocumented says why a registered route is left out of the OpenAPI
-// document; "" means it must be documented.
-func undocumented(rt httpapi.Route) string {
-	if rt.String() == "GET /{$}" || strings.HasPrefix(rt.Pattern, "/ui/") {
-		// The web inspector (httpapi.WithInspector): an HTML page and its
-		// static assets for browsers, not part of the REST API.
-		return "web inspector page and assets"
-	}
-	if strings.HasSuffix(rt.Pattern, "/{$}") {
-		// ".../notes/" with an empty key: registered only so that it
-		// answers 400 invalid instead of 404; described on the note
-		// operations.
-		return "empty-key variant"
-	}
-	return ""
-}
 
 func openAPIDoc(t *testing.T) map[string]any {
 	t.Helper()
@@ -53,7 +35,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 	})
 	t.Run("UpToDate", func(t *testing.T) {
-		want, err := apidoc.JSON()
+		want, err := httpapi.OpenAPI()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,50 +85,23 @@ func TestOpenAPIDocument(t *testing.T) {
 				if !has2xx {
 					t.Errorf("%s: no success response", where)
 				}
-				pol, _ := httpapi.PolicyOf(where)
+				pol, ok := httpapi.PolicyOf(where)
+				if !ok {
+					t.Errorf("%s: not in the route table", where)
+				}
 				_, public := op["security"]
 				if public != (pol.Role == "") {
 					t.Errorf("%s: security override = %v, want it exactly for public routes (role %q)", where, public, pol.Role)
 				}
+				if role := string(pol.Role); op["x-loci-role"] != role && !(role == "" && op["x-loci-role"] == "public") {
+					t.Errorf("%s: x-loci-role = %v, the route table says %q", where, op["x-loci-role"], role)
+				}
+				if op["x-loci-agent-binding"] != pol.Agent.String() {
+					t.Errorf("%s: x-loci-agent-binding = %v, the route table says %s", where, op["x-loci-agent-binding"], pol.Agent)
+				}
 			}
 		}
 	})
-}
-
-// TestOpenAPICoversRoutes: every registered route is documented and every
-// documented operation is registered.
-func TestOpenAPICoversRoutes(t *testing.T) {
-	doc := openAPIDoc(t)
-	documented := map[string]bool{}
-	for path, item := range doc["paths"].(map[string]any) {
-		for method := range item.(map[string]any) {
-			documented[strings.ToUpper(method)+" "+path] = true
-		}
-	}
-	// With every optional route registered, so that each is either
-	// documented or left out above for a reason.
-	srv := httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), nil, httpapi.WithInspector(http.NotFoundHandler()))
-	registered := map[string]bool{}
-	for _, rt := range srv.Routes() {
-		if why := undocumented(rt); why != "" {
-			t.Logf("left out: %s (%s)", rt, why)
-			continue
-		}
-		if rt.Method == "" {
-			t.Errorf("route %s has no method; document each method it serves", rt)
-			continue
-		}
-		key := rt.Method + " " + strings.ReplaceAll(rt.Pattern, "...}", "}")
-		registered[key] = true
-		if !documented[key] {
-			t.Errorf("%s is registered but not in the OpenAPI document (internal/apidoc; then go generate ./httpapi)", key)
-		}
-	}
-	for key := range documented {
-		if !registered[key] {
-			t.Errorf("%s is documented but not registered", key)
-		}
-	}
 }
 
 func TestOpenAPIServed(t *testing.T) {

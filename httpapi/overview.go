@@ -6,16 +6,64 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// overviewRoutes registers the overview a person looking after memory
-// starts from (the web inspector's): the user list, stats, the timeline of
-// every kind, and who the caller's key is.
-func (s *Server) overviewRoutes() {
-	s.handle("GET /v1/users", s.handleListUsers)
-	s.handle("GET /v1/stats", s.handleStats)
-	s.handle("GET /v1/memories", s.handleListMemories)
-	s.handle("GET /v1/whoami", s.handleWhoami)
+// overviewRoutes are the overview a person looking after memory starts
+// from (the web inspector's): the user list, stats, the timeline of every
+// kind, and who the caller's key is. The user list and the workspace's
+// stats span agents: a bound key gets its own agent's stats and timeline
+// by naming it. Who-am-I reads no memory: it is not audited.
+func overviewRoutes() []endpoint {
+	kinds := apidoc.Query("kind", "Only these kinds: repeat the parameter or separate kinds by commas.", apidoc.Array(apidoc.Ref("Kind"), ""))
+	return []endpoint{
+		{pattern: "GET /v1/users", handler: (*Server).handleListUsers,
+			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "user.list"},
+			doc: &apidoc.Op{ID: "listUsers", Tag: "overview",
+				Summary: "List users, newest first",
+				Desc: "Every user of the workspace: those a session start or an import registered, and every user id a record names. " +
+					"Newest first by `created_at`, then by id.",
+				Query: []apidoc.Obj{apidoc.QueryString("q", "Only users whose id holds this text, ignoring case."), apidoc.Limit, apidoc.Offset},
+				OK:    apidoc.Okay("The users.", apidoc.List("users", apidoc.Ref("UserSummary"), "How many users match."))}},
+		{pattern: "GET /v1/stats", handler: (*Server).handleStats,
+			policy: Policy{Role: viewer, Agent: AgentNamed, Op: "stats"},
+			doc: &apidoc.Op{ID: "stats", Tag: "overview",
+				Summary: "An overview of the memory",
+				Desc: "Counts per kind, per agent and per user, growth per day, the newest records and the embedding queue, " +
+					"of the workspace or of the agent and/or user named. Computed by the database from its indexes. " +
+					"A key bound to an agent must name it (`agent_id`).",
+				Query: []apidoc.Obj{
+					apidoc.QueryString("agent_id", "Only this agent's records."), apidoc.QueryString("user_id", "Only records about this user."),
+					apidoc.Query("top", "How many agents and users to list, by size (1-100).", apidoc.Obj{"type": "integer", "minimum": 1, "maximum": 100, "default": 10}),
+					apidoc.Query("days", "How many days of growth, today included (1-366).", apidoc.Obj{"type": "integer", "minimum": 1, "maximum": 366, "default": 30}),
+				},
+				OK: apidoc.Okay("The overview.", apidoc.Success(apidoc.Ref("Stats")))}},
+		{pattern: "GET /v1/memories", handler: (*Server).handleListMemories,
+			policy: Policy{Role: viewer, Agent: AgentNamed, Op: "memory.list"},
+			doc: &apidoc.Op{ID: "listMemories", Tag: "overview",
+				Summary: "Memories of every kind, newest first (a timeline)",
+				Desc: "The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id. " +
+					"A key bound to an agent must name it (`agent_id`).",
+				Query: []apidoc.Obj{
+					apidoc.QueryString("agent_id", ""), apidoc.QueryString("user_id", ""), apidoc.QueryString("session_id", ""), apidoc.QueryString("task_id", ""), kinds,
+					apidoc.Query("before", "Only records created before this time (RFC 3339).", apidoc.Obj{"type": "string", "format": "date-time"}),
+					apidoc.Query("after", "Only records created after this time (RFC 3339).", apidoc.Obj{"type": "string", "format": "date-time"}),
+					apidoc.Limit, apidoc.Offset,
+				},
+				OK: apidoc.Okay("The memories.", apidoc.List("memories", apidoc.Ref("UserMemory"), "How many records match."))}},
+		{pattern: "GET /v1/whoami", handler: (*Server).handleWhoami,
+			policy: Policy{Role: viewer, Agent: AgentFree, Op: "key.whoami"},
+			doc: &apidoc.Op{ID: "whoami", Tag: "overview",
+				Summary: "The caller's key: its role and bound agent",
+				Desc:    "With authentication off the caller is trusted: `auth` false, no key, the admin role's rights.",
+				OK: apidoc.Okay("The key.", apidoc.Success(apidoc.Object([]string{"auth", "key_id", "role", "agent_id", "workspace"}, apidoc.Obj{
+					"auth":      apidoc.Boolean("Whether the server requires a key."),
+					"key_id":    apidoc.Str("Empty when authentication is off."),
+					"role":      apidoc.Ref("Role"),
+					"agent_id":  apidoc.Str("The agent the key is bound to; empty for none."),
+					"workspace": apidoc.Str(""),
+				})))}},
+	}
 }
 
 func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {

@@ -4,13 +4,37 @@ import (
 	"net/http"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-func (s *Server) passageRoutes() {
-	s.handle("POST /v1/agents/{agent_id}/passages", s.handleAddPassage)
-	s.handle("GET /v1/agents/{agent_id}/passages", s.handleListPassages)
-	s.handle("GET /v1/agents/{agent_id}/passages/search", s.handleSearchPassages)
-	s.handle("DELETE /v1/agents/{agent_id}/passages/{id}", s.handleDeletePassage)
+// passageRoutes are the routes of archival passages (seed 002).
+func passageRoutes() []endpoint {
+	return []endpoint{
+		{pattern: "POST /v1/agents/{agent_id}/passages", handler: (*Server).handleAddPassage,
+			policy: Policy{Role: creator, Kind: loci.KindPassage, Op: "passage.add"},
+			doc: &apidoc.Op{ID: "addPassage", Tag: "passages",
+				Summary: "Add an archival passage", Desc: "Content at most 64 KiB; at most 32 tags of 64 bytes.",
+				Body: apidoc.Closed([]string{"content"}, apidoc.Obj{"content": apidoc.Str(""), "tags": apidoc.StrList("")}),
+				OK: apidoc.Created("Added.", apidoc.Success(apidoc.Object([]string{"id", "created_at", "tags"}, apidoc.Obj{
+					"id": apidoc.Str(""), "created_at": apidoc.Timestamp(""), "tags": apidoc.Nullable(apidoc.StrList("The normalized tags.")),
+				}))), Errs: []int{notFound}}},
+		{pattern: "GET /v1/agents/{agent_id}/passages", handler: (*Server).handleListPassages,
+			policy: Policy{Role: viewer, Kind: loci.KindPassage, Op: "passage.list"},
+			doc: &apidoc.Op{ID: "listPassages", Tag: "passages",
+				Summary: "List passages, newest first", Query: []apidoc.Obj{apidoc.QueryString("tag", "Only passages with this tag."), apidoc.Limit, apidoc.Offset},
+				OK: apidoc.Okay("The passages.", apidoc.List("passages", apidoc.Ref("Passage"), "How many passages match."))}},
+		{pattern: "GET /v1/agents/{agent_id}/passages/search", handler: (*Server).handleSearchPassages,
+			policy: Policy{Role: viewer, Kind: loci.KindPassage, Op: "passage.search"},
+			doc: &apidoc.Op{ID: "searchPassages", Tag: "passages",
+				Summary: "Search passages",
+				Desc:    "Hybrid retrieval over the agent's passages; `tag` filters before ranking. A passage is found lexically as soon as it is written.",
+				Query:   []apidoc.Obj{apidoc.QueryRequired("q", "The query text.", apidoc.Obj{"type": "string"}), apidoc.QueryString("tag", "Only passages with this tag."), apidoc.SearchLimit, apidoc.Explain},
+				OK:      apidoc.Ranked(apidoc.Ref("PassageResult"))}},
+		{pattern: "DELETE /v1/agents/{agent_id}/passages/{id}", handler: (*Server).handleDeletePassage,
+			policy: Policy{Role: editor, Kind: loci.KindPassage, Op: "passage.delete"},
+			doc: &apidoc.Op{ID: "deletePassage", Tag: "passages",
+				Summary: "Delete a passage", OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+	}
 }
 
 // addPassageRequest is the body of POST /v1/agents/{agent_id}/passages.

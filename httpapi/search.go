@@ -5,12 +5,36 @@ import (
 	"net/http"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
 var _ loci.SearchService = (*Client)(nil)
 
-func (s *Server) searchRoutes() {
-	s.handle("POST /v1/search", s.handleSearch)
+// searchRoutes is hybrid search across kinds; a bound key names its agent.
+func searchRoutes() []endpoint {
+	return []endpoint{
+		{pattern: "POST /v1/search", handler: (*Server).handleSearch,
+			policy: Policy{Role: viewer, Agent: AgentNamed, Op: "search"},
+			doc: &apidoc.Op{ID: "search", Tag: "search",
+				Summary: "Hybrid search across kinds",
+				Desc: "Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence. " +
+					"Conversation messages gain from the messages next to them (most, the answer after a matching question) and from their " +
+					"conversation's best matches; dates a query names (\"on 1 February, 2023\", \"in May\", \"last week\") lift the records " +
+					"written then. Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; " +
+					"filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, " +
+					"and by vector once its embedding is made (`pending_embeddings`).",
+				Body: apidoc.Closed([]string{"query"}, apidoc.Obj{
+					"query":      apidoc.Str("The query text; at most 4096 bytes."),
+					"agent_id":   apidoc.Str("Only this agent's records."),
+					"user_id":    apidoc.Str("Only this user's records."),
+					"session_id": apidoc.Str("Only this session's records."),
+					"kinds":      apidoc.Array(apidoc.Ref("Kind"), "Only these kinds."),
+					"tags":       apidoc.StrList("Only records carrying every one of these tags."),
+					"limit":      apidoc.WithDesc(apidoc.Obj{"type": "integer", "minimum": 0, "maximum": 1000, "default": 10}, "The most results; 0 means the default."),
+					"explain":    apidoc.Boolean("Explain each result's score."),
+				}),
+				OK: apidoc.Ranked(apidoc.Ref("SearchResult"))}},
+	}
 }
 
 // handleSearch is hybrid search across kinds: POST /v1/search with a

@@ -79,17 +79,84 @@ func sampleBody(rt Route) []byte {
 	return nil
 }
 
-func TestPolicyCoversEveryRoute(t *testing.T) {
-	e := newSecEnv(t, testdb.OpenSQLite, WithInspector(http.NotFoundHandler()))
-	for _, rt := range e.srv.Routes() {
-		if _, ok := PolicyOf(rt.String()); !ok {
-			t.Errorf("route %q has no entry in the policy table (httpapi/policy.go)", rt)
+// TestRouteTable checks the route table against the server and the
+// OpenAPI document: every entry has a policy (a forgotten one would fall
+// back to admin only), public routes are free to bound keys, an entry is
+// either documented or says why not, a server given every option
+// registers exactly the table's routes with their policies, and the
+// embedded document describes exactly the documented entries.
+func TestRouteTable(t *testing.T) {
+	table := routeTable()
+	seen := map[string]bool{}
+	documented := map[string]bool{}
+	for _, ep := range table {
+		if seen[ep.pattern] {
+			t.Errorf("%s: declared twice", ep.pattern)
+		}
+		seen[ep.pattern] = true
+		if ep.policy == (Policy{}) {
+			t.Errorf("%s: no policy", ep.pattern)
+		}
+		if ep.policy.Role == public && ep.policy.Agent != AgentFree {
+			t.Errorf("%s: a public route must be free to bound keys (AgentFree)", ep.pattern)
+		}
+		if (ep.doc == nil) == (ep.undocumented == "") {
+			t.Errorf("%s: give exactly one of doc and undocumented (the reason it is left out)", ep.pattern)
+		}
+		if ep.doc != nil {
+			documented[strings.ReplaceAll(ep.pattern, "...}", "}")] = true
+		}
+	}
+
+	srv := NewServer(memory.New(testdb.OpenSQLite(t)), nil, WithInspector(http.NotFoundHandler()), WithMCP(http.NotFoundHandler()))
+	routes := srv.Routes()
+	if len(routes) != len(table) {
+		t.Errorf("the server registers %d routes, the table has %d", len(routes), len(table))
+	}
+	for i, rt := range routes {
+		if i < len(table) && (rt.String() != table[i].pattern || rt.Policy != table[i].policy) {
+			t.Errorf("route %d: registered %s %+v, the table says %s %+v", i, rt, rt.Policy, table[i].pattern, table[i].policy)
+		}
+	}
+
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	inDoc := map[string]bool{}
+	for path, item := range doc.Paths {
+		for method := range item {
+			key := strings.ToUpper(method) + " " + path
+			inDoc[key] = true
+			if !documented[key] {
+				t.Errorf("%s is in openapi.json but no documented entry of the route table (go generate ./httpapi)", key)
+			}
+		}
+	}
+	for key := range documented {
+		if !inDoc[key] {
+			t.Errorf("%s is documented in the route table but not in openapi.json (go generate ./httpapi)", key)
 		}
 	}
 }
 
+// TestZeroPolicyFailsClosed: an entry without a policy is registered as
+// admin only, denied to bound keys, whatever its method.
+func TestZeroPolicyFailsClosed(t *testing.T) {
+	s := &Server{mux: http.NewServeMux()}
+	s.handle(endpoint{pattern: "GET /forgotten", handler: (*Server).handleHealth})
+	if got := s.Routes()[0].Policy; got != fallbackPolicy || got.Role != admin || got.Agent != AgentDeny {
+		t.Errorf("policy = %+v, want the fallback (admin, deny)", got)
+	}
+	if pol, ok := PolicyOf("GET /forgotten"); ok || pol != fallbackPolicy {
+		t.Errorf("PolicyOf of a pattern the table lacks = %+v, %v; want the fallback, false", pol, ok)
+	}
+}
+
 // TestRoleMatrix calls every route with a key of every role and checks
-// the answer is 403 exactly when the policy table says the role may not
+// the answer is 403 exactly when the route table says the role may not
 // call it, and 401 without a key.
 func TestRoleMatrix(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
@@ -99,7 +166,7 @@ func TestRoleMatrix(t *testing.T) {
 			keys[role], _ = e.key(t, role, "")
 		}
 		for _, rt := range e.srv.Routes() {
-			pol, _ := PolicyOf(rt.String())
+			pol := rt.Policy
 			t.Run(rt.String(), func(t *testing.T) {
 				status, _, _ := e.call(t, rt.Method, concrete(rt), "", sampleBody(rt))
 				if pol.Role == public {
@@ -364,7 +431,8 @@ func TestRateLimit(t *testing.T) {
 // TestPolicySemantics checks the table against seed 000's roles: reads
 // need viewer (or admin), adds creator at least, deletes editor at least.
 func TestPolicySemantics(t *testing.T) {
-	for pattern, pol := range policies {
+	for _, ep := range routeTable() {
+		pattern, pol := ep.pattern, ep.policy
 		method, _, _ := strings.Cut(pattern, " ")
 		var ok bool
 		switch method {
@@ -383,20 +451,6 @@ func TestPolicySemantics(t *testing.T) {
 		}
 		if pol.Role != public && pol.Op == "" && !strings.Contains(pattern, "mcp") && pattern != "GET /metrics" {
 			t.Errorf("%s: a non-public route must be audited (Op)", pattern)
-		}
-	}
-}
-
-// TestPolicyHasNoStaleEntries: every entry of the policy table belongs to
-// a registered route, so the table documents what the server serves.
-func TestPolicyHasNoStaleEntries(t *testing.T) {
-	routes := map[string]bool{}
-	for _, r := range NewServer(memory.New(testdb.OpenSQLite(t)), nil, WithInspector(http.NotFoundHandler()), WithMCP(http.NotFoundHandler())).Routes() {
-		routes[r.String()] = true
-	}
-	for _, key := range PolicyKeys() {
-		if !routes[key] {
-			t.Errorf("policy entry %q has no registered route", key)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
 // MaxBodyBytes bounds every request body.
@@ -43,10 +44,12 @@ type Server struct {
 	inspector      http.Handler // served at / and /ui/ (inspector.go)
 }
 
-// Route is one registered endpoint: its method and path pattern.
+// Route is one registered endpoint: its method, path pattern and the
+// policy its entry in the route table (routes.go) sets.
 type Route struct {
 	Method  string // GET, PUT, POST, DELETE
 	Pattern string // the path pattern, e.g. /v1/agents/{agent_id}/notes/{key}
+	Policy  Policy
 }
 
 // String returns the pattern the route was registered with:
@@ -60,19 +63,6 @@ func (rt Route) String() string {
 
 // Routes returns every registered endpoint, in registration order.
 func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
-
-// handle registers h for "METHOD /path/{wildcards}". Every endpoint is
-// registered through it, so the server knows its routes (for policy,
-// metrics and tests), and every handler runs behind the guard: auth, role
-// and agent policy (policy.go), limits, metrics and the audit log.
-func (s *Server) handle(pattern string, h http.HandlerFunc) {
-	rt := Route{Pattern: pattern}
-	if method, path, ok := strings.Cut(pattern, " "); ok {
-		rt = Route{Method: method, Pattern: path}
-	}
-	s.routes = append(s.routes, rt)
-	s.mux.HandleFunc(pattern, s.guard(rt, h))
-}
 
 // NewServer returns a handler for svc. By default authentication is on
 // once a key exists, the audit log is on and there is no rate limit.
@@ -89,25 +79,25 @@ func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
 	return s
 }
 
-// register registers every endpoint: one line per kind's file.
-func (s *Server) register() {
-	s.handle("GET /healthz", s.handleHealth)
-	s.handle("GET /readyz", s.handleReady)
-	s.noteRoutes()
-	s.agentRoutes()
-	s.passageRoutes()
-	s.sessionRoutes()
-	s.lifecycleRoutes()
-	s.factRoutes()
-	s.preferenceRoutes()
-	s.adminRoutes()
-	s.openAPIRoutes()
-	s.mcpRoutes()
-	s.searchRoutes()
-	s.overviewRoutes()
-	s.inspectorRoutes()
-	// Every other path and method: the envelope, not the mux's plain text.
-	s.mux.HandleFunc("/", s.noRoute)
+// operationRoutes are the health endpoints. /healthz never touches the
+// storage; /readyz checks it.
+func operationRoutes() []endpoint {
+	status := func(v string) apidoc.Obj {
+		return apidoc.Success(apidoc.Object([]string{"status"}, apidoc.Obj{"status": apidoc.Obj{"const": v}}))
+	}
+	return []endpoint{
+		{pattern: "GET /healthz", handler: (*Server).handleHealth,
+			policy: Policy{Role: public, Agent: AgentFree},
+			doc: &apidoc.Op{ID: "health", Tag: "operations", NoStorage: true,
+				Summary: "Liveness", OK: apidoc.Okay("The process is up.", status("ok"))}},
+		{pattern: "GET /readyz", handler: (*Server).handleReady,
+			policy: Policy{Role: public, Agent: AgentFree},
+			doc: &apidoc.Op{ID: "ready", Tag: "operations",
+				Summary: "Readiness: storage reachable",
+				Desc: "503 `unavailable` when the storage does not answer within 2 s; 507 `storage_full` while writes fail " +
+					"for a full disk (reported for a minute after such a failure).",
+				OK: apidoc.Okay("Ready.", status("ready"))}},
+	}
 }
 
 // noRoute answers a request that no route matches, in the error envelope

@@ -6,14 +6,55 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-func (s *Server) sessionRoutes() {
-	s.handle("PUT /v1/sessions/{session_id}", s.handlePutSession)
-	s.handle("POST /v1/sessions/{session_id}/messages", s.handleAppendMessage)
-	s.handle("GET /v1/sessions/{session_id}", s.handleGetSession)
-	s.handle("DELETE /v1/sessions/{session_id}", s.handleDeleteSession)
-	s.handle("GET /v1/users/{user_id}/sessions", s.handleListUserSessions)
+// sessionRoutes are the routes of sessions and conversations (seeds 001
+// and 004): about users, not owned by agents.
+func sessionRoutes() []endpoint {
+	message := apidoc.Closed([]string{"role", "content"}, apidoc.Obj{
+		"role": apidoc.Str(""), "content": apidoc.Str("At most 64 KiB."), "created_at": apidoc.Timestamp("Defaults to now."),
+	})
+	withAction := apidoc.Success(apidoc.Ref("Session"), apidoc.ActionField)
+	return []endpoint{
+		{pattern: "PUT /v1/sessions/{session_id}", handler: (*Server).handlePutSession,
+			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindSession, Op: "session.put"},
+			doc: &apidoc.Op{ID: "putSession", Tag: "sessions",
+				Summary: "Store or replace a session",
+				Desc:    "A session id is unique in the workspace: 409 when the session exists for another user.",
+				Body: apidoc.Closed([]string{"user_id"}, apidoc.Obj{
+					"user_id":       apidoc.Str(""),
+					"context":       apidoc.AnyJSON("A JSON object."),
+					"summary":       apidoc.Str(""),
+					"messages":      apidoc.Array(message, "Replaces the session's messages."),
+					"is_persistent": apidoc.Boolean(""),
+					"expires_at":    apidoc.Timestamp("Omit for none."),
+					"confidence":    apidoc.Number("0-100."),
+				}),
+				OK: apidoc.Upsert(withAction), Errs: []int{conflict}}},
+		{pattern: "POST /v1/sessions/{session_id}/messages", handler: (*Server).handleAppendMessage,
+			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindSession, Op: "session.append"},
+			doc: &apidoc.Op{ID: "appendMessage", Tag: "sessions",
+				Summary: "Append a message to a session", Body: message,
+				OK: apidoc.Created("Appended.", apidoc.Success(apidoc.Object([]string{"session_id", "index", "message_count", "updated_at"}, apidoc.Obj{
+					"session_id": apidoc.Str(""), "index": apidoc.Integer("The new message's position, from 0."),
+					"message_count": apidoc.Integer(""), "updated_at": apidoc.Timestamp(""),
+				}))), Errs: []int{notFound}}},
+		{pattern: "GET /v1/sessions/{session_id}", handler: (*Server).handleGetSession,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindSession, Op: "session.get"},
+			doc: &apidoc.Op{ID: "getSession", Tag: "sessions",
+				Summary: "Get a session with its messages", OK: apidoc.Okay("The session.", apidoc.Success(apidoc.Ref("Session"))), Errs: []int{notFound}}},
+		{pattern: "DELETE /v1/sessions/{session_id}", handler: (*Server).handleDeleteSession,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindSession, Op: "session.delete"},
+			doc: &apidoc.Op{ID: "deleteSession", Tag: "sessions",
+				Summary: "Delete a session", Desc: "200 whether or not it existed.",
+				OK: apidoc.Okay("Deleted.", apidoc.Success(apidoc.Object([]string{"deleted"}, apidoc.Obj{"deleted": apidoc.Boolean("Whether it existed.")})))}},
+		{pattern: "GET /v1/users/{user_id}/sessions", handler: (*Server).handleListUserSessions,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindSession, Op: "session.list"},
+			doc: &apidoc.Op{ID: "listUserSessions", Tag: "sessions",
+				Summary: "List a user's sessions (metadata only)", Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				OK: apidoc.Okay("The sessions.", apidoc.List("sessions", apidoc.Ref("SessionSummary"), "How many sessions the user has."))}},
+	}
 }
 
 // messageRequest is one message of a session: the body of POST

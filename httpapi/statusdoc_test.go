@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	answerHook.Store(nil)
 	if f := flag.Lookup("test.fuzz"); code == 0 && (f == nil || f.Value.String() == "") {
 		if problems := seen.undocumented(openAPIDocument); len(problems) > 0 {
-			fmt.Fprintln(os.Stderr, "FAIL: statuses answered in tests but not documented in the OpenAPI document (internal/apidoc, then go generate ./httpapi):")
+			fmt.Fprintln(os.Stderr, "FAIL: statuses answered in tests but not documented in the OpenAPI document (the route table, then go generate ./httpapi):")
 			for _, p := range problems {
 				fmt.Fprintln(os.Stderr, "  "+p)
 			}

@@ -5,24 +5,117 @@ import (
 	"net/http"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// preferenceRoutes registers preferences, session start and the privacy queries
-// (API.md "Preferences, sessions and conversations").
-func (s *Server) preferenceRoutes() {
-	s.handle("POST /v1/users/{user_id}/preferences", s.handleObservePreference)
-	s.handle("GET /v1/users/{user_id}/preferences", s.handleListPreferences)
-	s.handle("POST /v1/users/{user_id}/preferences/{type}/use", s.handleUsePreference)
-	s.handle("POST /v1/users/{user_id}/preferences/{type}/confirm", s.handleConfirmPreference)
-	s.handle("POST /v1/users/{user_id}/preferences/{type}/contradict", s.handleContradictPreference)
-	s.handle("POST /v1/users/{user_id}/preferences/{type}/resolve", s.handleResolvePreference)
-	s.handle("DELETE /v1/users/{user_id}/preferences", s.handleClearPreferences)
-	s.handle("DELETE /v1/users/{user_id}/preferences/{type}", s.handleDeletePreference)
-	s.handle("GET /v1/users/{user_id}/context", s.handleUserContext)
-	s.handle("GET /v1/users/{user_id}/memories", s.handleUserMemories)
-	s.handle("GET /v1/users/{user_id}/review", s.handleReviewQueue)
-	s.handle("POST /v1/users/{user_id}/forget", s.handleForgetUserMemories)
-	s.handle("DELETE /v1/users/{user_id}", s.handleDeleteUser)
+// preferenceRoutes are the routes of preferences and of everything about
+// a user (seeds 001 and 004): about users, not owned by agents, so free to
+// bound keys, except those that span every agent's records of a user.
+func preferenceRoutes() []endpoint {
+	session := apidoc.QueryString("session_id", "The session, for session-scoped decisions.")
+	pref := apidoc.Success(apidoc.Ref("Preference"))
+	kinds := apidoc.Obj{}
+	for _, k := range apidoc.KindNames() {
+		kinds[k] = apidoc.Array(apidoc.Ref("UserMemory"), "")
+	}
+	return []endpoint{
+		{pattern: "POST /v1/users/{user_id}/preferences", handler: (*Server).handleObservePreference,
+			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.observe"},
+			doc: &apidoc.Op{ID: "observePreference", Tag: "preferences",
+				Summary: "Observe a preference",
+				Desc:    "explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent.",
+				Body: apidoc.Closed([]string{"type", "value", "source"}, apidoc.Obj{
+					"type": apidoc.Str(""), "value": apidoc.AnyJSON(""), "source": apidoc.Ref("PreferenceSource"),
+					"session_id": apidoc.Str("Required for a decision."), "context": apidoc.Str(""),
+				}),
+				OK: apidoc.Upsert(apidoc.Success(apidoc.Ref("Preference"), apidoc.ActionField))}},
+		{pattern: "GET /v1/users/{user_id}/preferences", handler: (*Server).handleListPreferences,
+			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.list"},
+			doc: &apidoc.Op{ID: "listPreferences", Tag: "preferences",
+				Summary: "List a user's preferences", Query: []apidoc.Obj{session, apidoc.Limit, apidoc.Offset},
+				OK: apidoc.Okay("The preferences.", apidoc.List("preferences", apidoc.Ref("Preference"), "How many preferences the user has."))}},
+		{pattern: "POST /v1/users/{user_id}/preferences/{type}/use", handler: (*Server).handleUsePreference,
+			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.use"},
+			doc: &apidoc.Op{ID: "usePreference", Tag: "preferences",
+				Summary: "Record a use of a preference", Desc: "+5 confidence, up to its peak.", Query: []apidoc.Obj{session},
+				OK: apidoc.Okay("The preference.", pref), Errs: []int{notFound}}},
+		{pattern: "POST /v1/users/{user_id}/preferences/{type}/confirm", handler: (*Server).handleConfirmPreference,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.confirm"},
+			doc: &apidoc.Op{ID: "confirmPreference", Tag: "preferences",
+				Summary: "Confirm a preference", Desc: "Confidence 100.", Query: []apidoc.Obj{session},
+				OK: apidoc.Okay("The preference.", pref), Errs: []int{notFound}}},
+		{pattern: "POST /v1/users/{user_id}/preferences/{type}/contradict", handler: (*Server).handleContradictPreference,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.contradict"},
+			doc: &apidoc.Op{ID: "contradictPreference", Tag: "preferences",
+				Summary: "Contradict a preference", Desc: "-30 for an implicit preference; 0 and flagged for removal for an explicit one (it then waits in the user's review queue).",
+				Query: []apidoc.Obj{session},
+				Body:  apidoc.Closed([]string{"source"}, apidoc.Obj{"source": apidoc.Ref("PreferenceSource")}),
+				OK:    apidoc.Okay("The preference.", pref), Errs: []int{notFound}}},
+		{pattern: "POST /v1/users/{user_id}/preferences/{type}/resolve", handler: (*Server).handleResolvePreference,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.resolve"},
+			doc: &apidoc.Op{ID: "resolvePreference", Tag: "preferences",
+				Summary: "Resolve a preference flagged for removal",
+				Desc: "`keep: true` clears the flag (the confidence stays as the contradiction left it; confirm sets 100); `keep: false` forgets the preference. " +
+					"Answers the preference as kept, or as it was when forgotten, with `kept`. 409 when it is not flagged for removal.",
+				Query: []apidoc.Obj{session},
+				Body:  apidoc.Closed([]string{"keep"}, apidoc.Obj{"keep": apidoc.Boolean("Whether the preference stays.")}),
+				OK: apidoc.Okay("The preference.", apidoc.Success(apidoc.Ref("Preference"), apidoc.Object([]string{"kept"}, apidoc.Obj{
+					"kept": apidoc.Boolean("Whether it was kept (false: it is forgotten)."),
+				}))), Errs: []int{notFound, conflict}}},
+		{pattern: "DELETE /v1/users/{user_id}/preferences", handler: (*Server).handleClearPreferences,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.clear"},
+			doc: &apidoc.Op{ID: "clearPreferences", Tag: "preferences",
+				Summary: "Clear a user's preferences", OK: apidoc.Okay("Cleared.", apidoc.DeletedCount)}},
+		{pattern: "DELETE /v1/users/{user_id}/preferences/{type}", handler: (*Server).handleDeletePreference,
+			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.forget"},
+			doc: &apidoc.Op{ID: "deletePreference", Tag: "preferences",
+				Summary: "Forget one preference", OK: apidoc.Okay("Deleted.", apidoc.DeletedCount), Errs: []int{notFound}}},
+		{pattern: "GET /v1/users/{user_id}/context", handler: (*Server).handleUserContext,
+			policy: Policy{Role: viewer, Agent: AgentFree, Op: "user.context"},
+			doc: &apidoc.Op{ID: "userContext", Tag: "users",
+				Summary: "Session start: a user's preferences and recent sessions",
+				Desc:    "The last 5 sessions that are persistent or unexpired, by confidence descending. Creates the user with empty defaults if new (`created`).",
+				OK: apidoc.Okay("The user's context.", apidoc.Success(apidoc.Object([]string{"user_id", "created", "defaults", "preferences", "sessions"}, apidoc.Obj{
+					"user_id":     apidoc.Str(""),
+					"created":     apidoc.Boolean("Whether this call created the user."),
+					"defaults":    apidoc.AnyJSON("The user's standing defaults, a JSON object."),
+					"preferences": apidoc.Nullable(apidoc.Array(apidoc.Ref("Preference"), "")),
+					"sessions":    apidoc.Nullable(apidoc.Array(apidoc.Ref("ContextSession"), "")),
+				})))}},
+		{pattern: "GET /v1/users/{user_id}/memories", handler: (*Server).handleUserMemories,
+			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "user.memories"},
+			doc: &apidoc.Op{ID: "userMemories", Tag: "users",
+				Summary: "Everything remembered about a user",
+				Desc:    "Grouped by kind; every kind is present, empty when the user has none of it. Facts true at `as_of` (default now), or every version with `include_history`.",
+				Query:   []apidoc.Obj{apidoc.AsOf, apidoc.IncludeHistory},
+				OK: apidoc.Okay("The user's memories.", apidoc.Success(apidoc.Object([]string{"user_id", "count", "memories"}, apidoc.Obj{
+					"user_id":  apidoc.Str(""),
+					"count":    apidoc.Integer("How many records in all."),
+					"memories": apidoc.Object(apidoc.KindNames(), kinds),
+				})))}},
+		{pattern: "GET /v1/users/{user_id}/review", handler: (*Server).handleReviewQueue,
+			policy: Policy{Role: viewer, Agent: AgentFree, Op: "user.review"},
+			doc: &apidoc.Op{ID: "reviewQueue", Tag: "users",
+				Summary: "What waits for review",
+				Desc: "The user's facts contradicted and not yet resolved, and preferences flagged for removal (an explicit contradiction), " +
+					"most recently changed first. Each item is the fact's or the preference's fields with `kind` and `reason`.",
+				Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				OK:    apidoc.Okay("The items.", apidoc.List("items", apidoc.Ref("ReviewItem"), "How many items wait in all."))}},
+		{pattern: "POST /v1/users/{user_id}/forget", handler: (*Server).handleForgetUserMemories,
+			policy: Policy{Role: editor, Agent: AgentDeny, Op: "user.forget"},
+			doc: &apidoc.Op{ID: "forgetUserMemories", Tag: "users",
+				Summary: "Forget what matches", Desc: "Deletes the user's records that match `query` or whose id is in `ids`, and answers them.",
+				Body: apidoc.Closed(nil, apidoc.Obj{
+					"query": apidoc.Str("Text to match."), "ids": apidoc.StrList("Record ids."), "dry_run": apidoc.Boolean("Answer without deleting."),
+				}),
+				OK: apidoc.Okay("What was (or would be) deleted.", apidoc.Success(apidoc.Object([]string{"dry_run", "count", "deleted"}, apidoc.Obj{
+					"dry_run": apidoc.Boolean(""), "count": apidoc.Integer(""), "deleted": apidoc.Nullable(apidoc.Array(apidoc.Ref("UserMemory"), "")),
+				})))}},
+		{pattern: "DELETE /v1/users/{user_id}", handler: (*Server).handleDeleteUser,
+			policy: Policy{Role: editor, Agent: AgentDeny, Op: "user.delete"},
+			doc: &apidoc.Op{ID: "deleteUser", Tag: "users",
+				Summary: "Delete everything about a user", OK: apidoc.Okay("Deleted.", apidoc.DeletedCount)}},
+	}
 }
 
 // preferenceRequest is the body of POST /v1/users/{user_id}/preferences.

@@ -88,7 +88,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	tenants := fs.Int("tenants", 0, "the scale run: spread --memories over this many agents and users, then time scoped searches cold and warm")
 	memories := fs.Int("memories", 1_000_000, "with --tenants: how many memories to load")
 	skipLoad := fs.Bool("skip-load", false, "with --tenants and --dir: search the database a previous run left in --dir, without loading")
-	indexMemory := indexMemoryFlag(fs)
+	cfg := loadConfig()
+	cfg.indexMemoryFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
 	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
 	if pos, err := parseFlags(fs, args); err != nil {
@@ -98,7 +99,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	o := benchOptions{queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
-		indexMemory: int64(*indexMemory), stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad}
+		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad}
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}

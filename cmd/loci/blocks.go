@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"strconv"
 	"strings"
 
@@ -15,11 +14,14 @@ import (
 // agentFlags are the flags of the core memory and archival verbs, which
 // work on the local database.
 type agentFlags struct {
-	agent, db *string
+	agent *string
+	cfg   Config
 }
 
 func newAgentFlags(fs *flag.FlagSet) *agentFlags {
-	return &agentFlags{agent: fs.String("agent", "", "agent id (required)"), db: dbFlag(fs)}
+	f := &agentFlags{agent: fs.String("agent", "", "agent id (required)"), cfg: loadConfig()}
+	f.cfg.dbFlag(fs)
+	return f
 }
 
 // service opens the local service, once --agent is known to be set.
@@ -27,7 +29,7 @@ func (f *agentFlags) service(ctx context.Context) (loci.Service, func(), error) 
 	if *f.agent == "" {
 		return nil, nil, usagef("--agent is required")
 	}
-	return openService(ctx, *f.db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return openLocal(ctx, f.cfg)
 }
 
 // tagList is a repeatable --tag flag.

@@ -52,7 +52,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err := json.Unmarshal(raw, &convs); err != nil {
 		return loci.Errorf(loci.EINVALID, "%s is not a LoCoMo JSON file: %v", *data, err)
 	}
-	emb, err := newEmbedder()
+	cfg := loadConfig()
+	opts, err := cfg.memoryOptions(quietLogger())
 	if err != nil {
 		return err
 	}
@@ -69,11 +70,6 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if dw != nil {
 		dumpTo = dw
 	}
-	ranking, err := rankingOptions()
-	if err != nil {
-		return err
-	}
-	opts := append([]memory.Option{memory.WithEmbedder(emb)}, ranking...)
 	rep, err := evalLocomo(ctx, convs, cuts, dumpTo, opts...)
 	if err != nil {
 		return err

@@ -26,7 +26,8 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
-	dsn := dbFlag(fs)
+	cfg := loadConfig()
+	cfg.dbFlag(fs)
 	var ws *string
 	if sub != "revoke" {
 		ws = workspaceFlag(fs)
@@ -45,7 +46,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return usagef("%s", loci.ErrorMessage(err))
 		}
-		svc, done, err := openService(ctx, *dsn, quietLogger())
+		svc, done, err := openLocal(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -65,7 +66,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		} else if len(pos) > 0 {
 			return subUsage("keys", sub)
 		}
-		svc, done, err := openService(ctx, *dsn, quietLogger())
+		svc, done, err := openLocal(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -91,7 +92,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 		} else if len(pos) != 1 {
 			return subUsage("keys", sub)
 		}
-		svc, done, err := openService(ctx, *dsn, quietLogger())
+		svc, done, err := openLocal(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,8 @@ func dash(s string) string {
 // runExport is `loci export [--user ID] > file.jsonl`.
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	dsn := dbFlag(fs)
+	cfg := loadConfig()
+	cfg.dbFlag(fs)
 	ws := workspaceFlag(fs)
 	user := fs.String("user", "", "export only what is about this user")
 	if pos, err := parseFlags(fs, args); err != nil {
@@ -130,7 +132,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	} else if len(pos) > 0 {
 		return usagef("usage: loci export [--user ID] [--workspace W] > file.jsonl")
 	}
-	svc, done, err := openService(ctx, *dsn, quietLogger())
+	svc, done, err := openLocal(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -146,14 +148,15 @@ func runExport(ctx context.Context, e *env, args []string) error {
 // runImport is `loci import < file.jsonl`.
 func runImport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	dsn := dbFlag(fs)
+	cfg := loadConfig()
+	cfg.dbFlag(fs)
 	ws := workspaceFlag(fs)
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("usage: loci import [--workspace W] < file.jsonl")
 	}
-	svc, done, err := openService(ctx, *dsn, quietLogger())
+	svc, done, err := openLocal(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -18,10 +18,12 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	agent := fs.String("agent", "", "agent id whose memory the tools use (required)")
 	user := fs.String("user", "", "user id the agent serves (optional)")
-	auditOn := fs.Bool("audit", true, "write every tool call to the audit log")
-	dsn := dbFlag(fs)
-	indexMemory := indexMemoryFlag(fs)
-	if pos, err := parseFlags(fs, args); err != nil {
+	cfg := loadConfig()
+	cfg.TuneRuntime = true // a stdio server lives as long as its client
+	cfg.auditFlag(fs, "tool call")
+	cfg.dbFlag(fs)
+	cfg.indexMemoryFlag(fs)
+	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
@@ -29,15 +31,15 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return usagef("--agent is required")
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, done, err := openService(ctx, *dsn, logger, applyIndexMemory(indexMemory))
+	svc, err := openService(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer svc.Close()
 	// A stdio server lives as long as its client: embed what it stores in
 	// the background, as loci serve does, so vector search covers it.
 	defer svc.StartEmbedding(ctx)()
-	srv, err := mcpserver.New(svc, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(*auditOn), mcpserver.WithVersion(lociVersion()))
+	srv, err := mcpserver.New(svc.Service, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(cfg.Audit), mcpserver.WithVersion(lociVersion()))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,9 +9,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-
-	"github.com/loci-memory/loci/index"
-	"github.com/loci-memory/loci/memory"
 )
 
 // byteSize is a flag holding a size in bytes, written as 256MB, 1GiB,
@@ -62,25 +58,18 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// indexMemoryFlag registers --index-memory.
-func indexMemoryFlag(fs *flag.FlagSet) *byteSize {
-	b := byteSize(index.DefaultBudget)
-	fs.Var(&b, "index-memory", "memory for in-memory search indexes, e.g. 256MB; the scopes searched are kept within it, least recently used first out")
-	return &b
-}
-
 // memoryHeadroom is what a process may use beside its search indexes:
 // everything else it holds, and the garbage between two collections.
 const memoryHeadroom = 96 << 20
 
-// applyIndexMemory returns the service option for the index budget and
-// tunes the garbage collector for a long-lived server: unless GOMEMLIMIT
-// is set, the budget plus headroom is the Go runtime's soft memory limit,
-// and unless GOGC is set, the heap may grow by half of what is live (not by
-// all of it) before a collection.
-func applyIndexMemory(b *byteSize) memory.Option {
+// tuneRuntime tunes the garbage collector for a long-lived process whose
+// search indexes may take budget bytes: unless GOMEMLIMIT is set, the
+// budget plus headroom is the Go runtime's soft memory limit, and unless
+// GOGC is set, the heap may grow by half of what is live (not by all of it)
+// before a collection.
+func tuneRuntime(budget int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(int64(*b) + memoryHeadroom)
+		debug.SetMemoryLimit(budget + memoryHeadroom)
 	}
 	if os.Getenv("GOGC") == "" {
 		// Most of a server's heap is its search indexes, which live long:
@@ -88,7 +77,6 @@ func applyIndexMemory(b *byteSize) memory.Option {
 		// process near what it holds, for a little more GC work.
 		debug.SetGCPercent(serverGCPercent)
 	}
-	return memory.WithIndexBudget(int64(*b))
 }
 
 // serverGCPercent is the GOGC that serve and mcp run with unless GOGC is set.

@@ -69,11 +69,12 @@ func TestVectorWeight(t *testing.T) {
 	} {
 		t.Run("weight="+tc.weight, func(t *testing.T) {
 			t.Setenv("LOCI_VECTOR_WEIGHT", tc.weight)
-			opts, err := rankingOptions()
+			cfg := loadConfig()
+			opts, err := cfg.memoryOptions(quietLogger())
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc := memory.New(db, append([]memory.Option{memory.WithEmbedder(meaning{})}, opts...)...)
+			svc := memory.New(db, append(opts, memory.WithEmbedder(meaning{}))...)
 			res, err := svc.Search(ctx, loci.SearchQuery{Query: "swimming in the ocean", AgentID: "a", Explain: true})
 			if err != nil {
 				t.Fatal(err)

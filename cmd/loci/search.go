@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"unicode/utf8"
 
@@ -90,14 +88,15 @@ func oneLine(s string) string {
 
 func runReindex(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
-	db := dbFlag(fs)
+	cfg := loadConfig()
+	cfg.dbFlag(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if pos, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("usage: loci reindex [--db PATH]")
 	}
-	svc, done, err := openService(ctx, *db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc, done, err := openLocal(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -15,58 +15,28 @@ import (
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/mcpserver"
 	"github.com/loci-memory/loci/memory"
-	"github.com/loci-memory/loci/metrics"
-	"github.com/loci-memory/loci/retry"
 	"github.com/loci-memory/loci/web"
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:8420", "address to listen on")
-	dsn := dbFlag(fs)
-	dbTimeout := dbTimeoutFlag(fs)
-	maintainEach := fs.Duration("maintain-every", 0, "run every maintenance task at this interval, e.g. 1h (default off)")
-	auth := fs.Bool("auth", false, "require an API key even while none exists (it is required anyway once one exists)")
-	rateLimit := fs.Float64("rate-limit", 0, "requests per second allowed per key (per client IP without auth); 0: no limit")
-	rateBurst := fs.Int("rate-burst", 50, "burst allowed above --rate-limit")
-	auditOn := fs.Bool("audit", true, "write every memory access to the audit log")
-	auditRetention := fs.Duration("audit-retention", 0, "delete audit entries older than this (e.g. 720h); 0: keep them")
-	retryBackoff := fs.Duration("retry-backoff", retry.DefaultBackoff, "wait before retrying a transient storage error once")
-	maxImport := fs.Int64("max-import-bytes", httpapi.DefaultMaxImportBytes, "largest POST /v1/import body")
-	readHeader := fs.Duration("read-header-timeout", 10*time.Second, "time to read a request's headers")
-	read := fs.Duration("read-timeout", 30*time.Second, "time to read a whole request")
-	write := fs.Duration("write-timeout", 60*time.Second, "time to write a response (export is exempt)")
-	idle := fs.Duration("idle-timeout", 120*time.Second, "how long an idle keep-alive connection is kept")
-	indexMemory := indexMemoryFlag(fs)
-	pprofAddr := fs.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
-	if pos, err := parseFlags(fs, args); err != nil {
+	cfg := loadConfig()
+	cfg.serveFlags(fs)
+	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
-	} else if *maintainEach < 0 {
-		return usagef("--maintain-every must not be negative")
 	}
+	sc := cfg.Serve
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 
-	raw, path, err := openRawStore(ctx, *dsn, *dbTimeout)
+	svc, err := openService(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer raw.Close()
-	emb, err := newEmbedder()
-	if err != nil {
-		return err
-	}
-	ranking, err := rankingOptions()
-	if err != nil {
-		return err
-	}
-	m := metrics.New()
-	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
-	svc := memory.New(store, append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth),
-		applyIndexMemory(indexMemory)}, ranking...)...)
-	if *pprofAddr != "" {
-		a, err := servePprof(*pprofAddr)
+	defer svc.Close()
+	if sc.Pprof != "" {
+		a, err := servePprof(sc.Pprof)
 		if err != nil {
 			return err
 		}
@@ -80,45 +50,45 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 
-	if !*auth {
+	if !sc.Auth {
 		has, err := svc.HasKeys(ctx)
 		if err != nil {
 			return err
 		}
-		if !has && !isLoopback(*addr) {
+		if !has && !isLoopback(sc.Addr) {
 			return loci.Errorf(loci.EINVALID, "refusing to listen on %s with authentication off: anyone who can reach it "+
 				"could read and change every memory. Create a key first (loci keys create --role admin), pass --auth, "+
-				"or listen on 127.0.0.1", *addr)
+				"or listen on 127.0.0.1", sc.Addr)
 		}
 	}
 	// Beyond loopback, authentication stays on even if every key is
 	// revoked later (on loopback, revoking the last key turns it off).
 	opts := []httpapi.Option{
-		httpapi.WithAuth(*auth || !isLoopback(*addr)), httpapi.WithAudit(*auditOn), httpapi.WithRateLimit(*rateLimit, *rateBurst),
-		httpapi.WithObserver(m), httpapi.WithMetrics(m.Handler()), httpapi.WithMaxImportBytes(*maxImport),
+		httpapi.WithAuth(sc.Auth || !isLoopback(sc.Addr)), httpapi.WithAudit(cfg.Audit), httpapi.WithRateLimit(sc.RateLimit, sc.RateBurst),
+		httpapi.WithObserver(svc.metrics), httpapi.WithMetrics(svc.metrics.Handler()), httpapi.WithMaxImportBytes(sc.MaxImportBytes),
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", sc.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return fmt.Errorf("listen on %s: %w", sc.Addr, err)
 	}
 	srv := &http.Server{
-		Handler:           newHandler(svc, logger, *auditOn, opts...),
-		ReadHeaderTimeout: *readHeader,
-		ReadTimeout:       *read,
-		WriteTimeout:      *write,
-		IdleTimeout:       *idle,
+		Handler:           newHandler(svc.Service, logger, cfg.Audit, opts...),
+		ReadHeaderTimeout: sc.ReadHeaderTimeout,
+		ReadTimeout:       sc.ReadTimeout,
+		WriteTimeout:      sc.WriteTimeout,
+		IdleTimeout:       sc.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 	}
-	if *auditRetention > 0 {
-		background.Go(func() { pruneAudit(bgCtx, svc, *auditRetention, logger) })
+	if sc.AuditRetention > 0 {
+		background.Go(func() { pruneAudit(bgCtx, svc.Service, sc.AuditRetention, logger) })
 	}
 	// The address line is printed on stdout so scripts and tests can find
 	// the port when --addr ends in :0.
 	fmt.Fprintf(e.stdout, "loci listening on http://%s\n", ln.Addr())
-	logger.Info("serving", "addr", ln.Addr().String(), "db", path)
+	logger.Info("serving", "addr", ln.Addr().String(), "db", svc.db)
 
-	if *maintainEach > 0 {
-		background.Go(func() { maintainEvery(bgCtx, svc, *maintainEach, logger) })
+	if sc.MaintainEvery > 0 {
+		background.Go(func() { maintainEvery(bgCtx, svc.Service, sc.MaintainEvery, logger) })
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -14,15 +13,11 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/metrics"
 	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/retry"
 	"github.com/loci-memory/loci/sqlite"
 )
-
-// dbFlag registers --db, defaulting to $LOCI_DB.
-func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", os.Getenv("LOCI_DB"), "database: a file path, :memory:, or postgres://… (default $LOCI_DB, else a file in the user's data directory)")
-}
 
 // defaultDBPath is loci.db in the user's data directory.
 func defaultDBPath() (string, error) {
@@ -39,30 +34,6 @@ func defaultDBPath() (string, error) {
 		}
 	}
 	return filepath.Join(dir, "loci", "loci.db"), nil
-}
-
-// dbTimeoutFlag registers --db-timeout, defaulting to $LOCI_DB_TIMEOUT.
-func dbTimeoutFlag(fs *flag.FlagSet) *time.Duration {
-	return fs.Duration("db-timeout", defaultDBTimeout(),
-		"longest wait for the database (a free connection, a lock, an answer) before a request fails with 503 (default $LOCI_DB_TIMEOUT, else 5s)")
-}
-
-// defaultDBTimeout is $LOCI_DB_TIMEOUT when it is a duration, else 5s.
-func defaultDBTimeout() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("LOCI_DB_TIMEOUT")); err == nil && d > 0 {
-		return d
-	}
-	return 5 * time.Second
-}
-
-// openStore opens the store that dsn names, behind the storage failure
-// policy (a transient error is retried once after retry.DefaultBackoff).
-func openStore(ctx context.Context, dsn string) (loci.Store, string, error) {
-	store, path, err := openRawStore(ctx, dsn, defaultDBTimeout())
-	if err != nil {
-		return nil, "", err
-	}
-	return retry.New(store, retry.DefaultBackoff), path, nil
 }
 
 // openRawStore opens the backend that dsn names, without decorators;
@@ -107,24 +78,52 @@ func (e *openError) Error() string {
 
 func (e *openError) Unwrap() error { return e.err }
 
-// openService opens the store and the service on it.
-func openService(ctx context.Context, dsn string, logger *slog.Logger, opts ...memory.Option) (*memory.Service, func(), error) {
-	store, _, err := openStore(ctx, dsn)
-	if err != nil {
-		return nil, nil, err
+// service is the service a command runs on, built from its Config by
+// openService, with what serve needs beside it.
+type service struct {
+	*memory.Service
+	// metrics counts requests, transactions and the embedding queue; nil
+	// unless Config.Metrics.
+	metrics *metrics.Metrics
+	// db names the database for logs: its path, or its URL without the
+	// password.
+	db    string
+	store loci.Store
+}
+
+// Close closes the database.
+func (s *service) Close() error { return s.store.Close() }
+
+// openService builds the service the way serve, mcp and every verb on the
+// local database do: it validates cfg, opens the database cfg names
+// (waiting at most cfg.DBTimeout for it), puts the store behind the
+// storage failure policy (a transient error is retried once after
+// cfg.RetryBackoff) and, with cfg.Metrics, counts its transactions, then
+// builds the service with cfg's embedder, ranking and index budget.
+func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	emb, err := newEmbedder()
+	opts, err := cfg.memoryOptions(logger)
 	if err != nil {
-		store.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	ranking, err := rankingOptions()
+	raw, name, err := openRawStore(ctx, cfg.DB, cfg.DBTimeout)
 	if err != nil {
-		store.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	svc := memory.New(store, append(append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb)}, ranking...), opts...)...)
-	return svc, func() { store.Close() }, nil
+	s := &service{db: name, store: raw}
+	var store loci.Store = retry.New(raw, cfg.RetryBackoff, retry.WithLogger(logger))
+	if cfg.Metrics {
+		s.metrics = metrics.New()
+		store = s.metrics.Store(store)
+		opts = append(opts, memory.WithEmbedQueueDepth(s.metrics.SetEmbeddingQueueDepth))
+	}
+	if cfg.TuneRuntime {
+		tuneRuntime(cfg.IndexMemory)
+	}
+	s.Service = memory.New(store, opts...)
+	return s, nil
 }
 
 // redactDSN returns a postgres:// URL without its password, for logs.
@@ -134,4 +133,14 @@ func redactDSN(dsn string) string {
 		return "postgres"
 	}
 	return u.Redacted()
+}
+
+// openLocal is openService for a verb on the local database: logging
+// nothing, with a function that closes the database.
+func openLocal(ctx context.Context, cfg Config) (*service, func(), error) {
+	svc, err := openService(ctx, cfg, quietLogger())
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, func() { svc.Close() }, nil
 }

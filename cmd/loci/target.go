@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -27,30 +25,43 @@ type remote interface {
 var _ remote = (*httpapi.Client)(nil)
 
 // target is where a verb acts: a running server (--server, with --api-key)
-// or the local database (--db).
+// or the local database (--db and the rest of the Config).
 type target struct {
-	server, key, db *string
+	server, key *string
+	cfg         Config
+	fs          *flag.FlagSet
 }
 
 // targetFlags registers --server, --api-key and --db.
 func targetFlags(fs *flag.FlagSet) *target {
-	return &target{
+	t := &target{
 		server: fs.String("server", "", "URL of a running loci server (default: use the local database)"),
 		key:    fs.String("api-key", os.Getenv("LOCI_API_KEY"), "API key for --server (default $LOCI_API_KEY)"),
-		db:     dbFlag(fs),
+		cfg:    loadConfig(),
+		fs:     fs,
 	}
+	t.cfg.dbFlag(fs)
+	return t
 }
 
 // open returns the service: the server's over HTTP when --server is given,
-// else the local database's, and a function that releases it.
+// else the local database's, and a function that releases it. --db with
+// --server, or --api-key without it, is bad usage: the flag would be
+// ignored.
 func (t *target) open(ctx context.Context) (remote, func(), error) {
 	if *t.server != "" {
+		if fsSet(t.fs, "db") {
+			return nil, nil, usagef("--db and --server exclude each other: with --server the verb uses the server's database")
+		}
 		if err := checkServerURL(*t.server); err != nil {
 			return nil, nil, err
 		}
 		return httpapi.NewClient(*t.server, *t.key), func() {}, nil
 	}
-	return openService(ctx, *t.db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if fsSet(t.fs, "api-key") {
+		return nil, nil, usagef("--api-key needs --server: the local database takes no key")
+	}
+	return openLocal(ctx, t.cfg)
 }
 
 // checkServerURL accepts an http:// or https:// URL with a host: a bare

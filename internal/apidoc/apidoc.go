@@ -1,9 +1,12 @@
-// Package apidoc builds loci's OpenAPI 3.1 document: every route the REST
-// server registers, its parameters, bodies, responses and the least role
-// it needs (read from the server's policy table). The document is written
-// to httpapi/openapi.json by `go generate ./httpapi` and embedded in the
-// binary; a test in httpapi fails when the file is stale or when a route is
-// registered without being documented here.
+// Package apidoc builds loci's OpenAPI 3.1 document from the REST server's
+// route table (httpapi): each route there carries its Op (parameters,
+// bodies, responses) beside its policy, and the document adds the least
+// role (x-loci-role) and the agent binding (x-loci-agent-binding) the
+// policy sets. httpapi.OpenAPI builds it; `go generate ./httpapi` writes it
+// to httpapi/openapi.json, embedded in the binary, and a test in httpapi
+// fails when that file is stale. This package holds what the operations
+// share: the component schemas, the error responses, and constructors for
+// schemas, parameters and answers.
 package apidoc
 
 import (
@@ -13,38 +16,52 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-
-	"github.com/loci-memory/loci/httpapi"
 )
 
 // Version is the API version the document describes.
 const Version = "1.0.0"
 
-// resp is one success response of an operation.
-type resp struct {
-	desc   string
-	schema obj    // the body; nil for none
-	media  string // "" for application/json
+// Resp is one success response of an operation.
+type Resp struct {
+	Desc   string
+	Schema Obj    // the body; nil for none
+	Media  string // "" for application/json
 }
 
-// op is one documented operation.
-type op struct {
-	method, path string
-	id           string // operationId
-	tag          string
-	summary      string
-	desc         string
-	query        []obj // query parameters (or $refs to shared ones)
-	body         obj   // the request body schema; nil for none
-	bodyOptional bool
-	bodyMedia    string // "" for application/json
-	ok           map[int]resp
-	errs         []int // statuses beyond the ones every operation can answer
+// Op documents one operation: everything about it but its method, path
+// and policy, which its route table entry says.
+type Op struct {
+	ID           string // operationId
+	Tag          string
+	Summary      string
+	Desc         string
+	Query        []Obj // query parameters (or refs to shared ones: Limit, Offset)
+	Body         Obj   // the request body schema; nil for none
+	BodyOptional bool
+	BodyMedia    string // "" for application/json
+	OK           map[int]Resp
+	Errs         []int // statuses beyond the ones every operation can answer
+	// NoStorage marks an operation that never touches the storage: it
+	// answers neither 503 nor 507.
+	NoStorage bool
 }
 
-// JSON returns the document as indented JSON, as served.
-func JSON() ([]byte, error) {
-	doc, err := Document()
+// Route is one documented route: its operation with the method, path and
+// the policy the server enforces on it.
+type Route struct {
+	Method, Path string
+	// Role is the least role that may call it; "" for a public route.
+	Role string
+	// AgentBinding is how a key bound to one agent may use it: named,
+	// free or deny.
+	AgentBinding string
+	Op           Op
+}
+
+// JSON returns the document of routes as indented JSON, as served;
+// maxPathValue is the most bytes a path value may have.
+func JSON(routes []Route, maxPathValue int) ([]byte, error) {
+	doc, err := Document(routes, maxPathValue)
 	if err != nil {
 		return nil, err
 	}
@@ -59,30 +76,30 @@ func JSON() ([]byte, error) {
 }
 
 // Document returns the OpenAPI document as a JSON value.
-func Document() (map[string]any, error) {
-	paths := obj{}
+func Document(routes []Route, maxPathValue int) (map[string]any, error) {
+	paths := Obj{}
 	seen := map[string]bool{}
-	for _, o := range operations() {
-		key := o.method + " " + o.path
+	for _, rt := range routes {
+		key := rt.Method + " " + rt.Path
 		if seen[key] {
 			return nil, fmt.Errorf("apidoc: %s documented twice", key)
 		}
 		seen[key] = true
-		item, _ := paths[o.path].(obj)
+		item, _ := paths[rt.Path].(Obj)
 		if item == nil {
-			item = obj{}
-			paths[o.path] = item
+			item = Obj{}
+			paths[rt.Path] = item
 		}
-		built, err := o.build()
+		built, err := rt.build(maxPathValue)
 		if err != nil {
 			return nil, err
 		}
-		item[strings.ToLower(o.method)] = built
+		item[strings.ToLower(rt.Method)] = built
 	}
-	return obj{
+	return Obj{
 		"openapi":           "3.1.0",
 		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
-		"info": obj{
+		"info": Obj{
 			"title":   "loci",
 			"version": Version,
 			"summary": "Long-term memory for AI agents.",
@@ -108,14 +125,14 @@ func Document() (map[string]any, error) {
 				"`x-loci-agent-binding` says how a key bound to one agent may use it: `named` (the request must name " +
 				"the key's agent), `free` (it may name no agent, and any it names must be its own) or `deny` (bound keys get 403).",
 		},
-		"servers": []obj{{"url": "http://127.0.0.1:8420", "description": "loci serve, default address"}},
-		"security": []obj{
+		"servers": []Obj{{"url": "http://127.0.0.1:8420", "description": "loci serve, default address"}},
+		"security": []Obj{
 			{"bearerAuth": []string{}},
 			{"apiKeyHeader": []string{}},
 		},
 		"tags":  tags(),
 		"paths": paths,
-		"components": obj{
+		"components": Obj{
 			"schemas":         schemas(),
 			"parameters":      parameters(),
 			"responses":       errorResponses(),
@@ -124,23 +141,23 @@ func Document() (map[string]any, error) {
 	}, nil
 }
 
-func securitySchemes() obj {
+func securitySchemes() Obj {
 	const note = " Authentication is on while any active API key exists (`loci keys create` or POST /v1/keys); " +
 		"then a request without a valid key gets 401."
-	return obj{
-		"bearerAuth": obj{
+	return Obj{
+		"bearerAuth": Obj{
 			"type": "http", "scheme": "bearer",
 			"description": "An API key as a bearer token: `Authorization: Bearer <key>`." + note,
 		},
-		"apiKeyHeader": obj{
+		"apiKeyHeader": Obj{
 			"type": "apiKey", "in": "header", "name": "X-API-Key",
 			"description": "The same API key in the X-API-Key header." + note,
 		},
 	}
 }
 
-func tags() []obj {
-	return []obj{
+func tags() []Obj {
+	return []Obj{
 		{"name": "notes", "description": "An agent's key-value memories: remember / recall (seed 000)."},
 		{"name": "agents", "description": "Agents (seed 002)."},
 		{"name": "blocks", "description": "Core memory blocks, owned or shared, rendered into the prompt (seed 002)."},
@@ -159,22 +176,19 @@ func tags() []obj {
 }
 
 // parameters are the shared query parameters.
-func parameters() obj {
-	q := func(name, desc string, schema obj) obj {
-		return obj{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
+func parameters() Obj {
+	q := func(name, desc string, schema Obj) Obj {
+		return Obj{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
 	}
-	return obj{
+	return Obj{
 		"Limit": q("limit", "The most items to answer.",
-			obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}),
+			Obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}),
 		"SearchLimit": q("limit", "The most results to answer.",
-			obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 10}),
+			Obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 10}),
 		"Offset": q("offset", "How many items to skip.",
-			obj{"type": "integer", "minimum": 0, "maximum": 1 << 30, "default": 0}),
+			Obj{"type": "integer", "minimum": 0, "maximum": 1 << 30, "default": 0}),
 	}
 }
-
-// storageFree are the paths that never touch the storage: no 503 or 507.
-var storageFree = map[string]bool{"/healthz": true, "/v1/openapi.json": true}
 
 // errorStatuses maps the statuses of the error envelope to their shared
 // response component.
@@ -191,15 +205,15 @@ var errorStatuses = map[int]string{
 	http.StatusInsufficientStorage:   "StorageFull",
 }
 
-func errorResponses() obj {
-	env := func(desc string, code string) obj {
-		return obj{
+func errorResponses() Obj {
+	env := func(desc string, code string) Obj {
+		return Obj{
 			"description": desc,
-			"content": obj{"application/json": obj{"schema": ref("ErrorEnvelope"),
-				"example": obj{"success": false, "error": "…", "code": code}}},
+			"content": Obj{"application/json": Obj{"schema": Ref("ErrorEnvelope"),
+				"example": Obj{"success": false, "error": "…", "code": code}}},
 		}
 	}
-	r := obj{
+	r := Obj{
 		"BadRequest":   env("invalid: bad input (missing or malformed field, bad path or query value, malformed JSON, unknown field).", "invalid"),
 		"Unauthorized": env("unauthorized: authentication is on and the request has no valid API key.", "unauthorized"),
 		"Forbidden":    env("forbidden: the key's role is below the route's, or the key is bound to another agent.", "forbidden"),
@@ -211,10 +225,10 @@ func errorResponses() obj {
 		"Unavailable":  env("unavailable: the storage does not answer in time (an outage, a network partition, a database busy past the server's --db-timeout); nothing was changed or the change's outcome is unknown; retry after Retry-After seconds.", "unavailable"),
 		"StorageFull":  env("storage_full: the storage has no room left for a write (a full disk); nothing was written; reads still work.", "storage_full"),
 	}
-	r["Unauthorized"].(obj)["headers"] = obj{"WWW-Authenticate": obj{"schema": obj{"type": "string"}, "description": `Bearer realm="loci"`}}
-	r["RateLimited"].(obj)["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "Seconds to wait."}}
-	r["Unavailable"].(obj)["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "Seconds to wait."}}
-	r["StorageFull"].(obj)["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "Seconds to wait."}}
+	r["Unauthorized"].(Obj)["headers"] = Obj{"WWW-Authenticate": Obj{"schema": Obj{"type": "string"}, "description": `Bearer realm="loci"`}}
+	r["RateLimited"].(Obj)["headers"] = Obj{"Retry-After": Obj{"schema": Obj{"type": "integer"}, "description": "Seconds to wait."}}
+	r["Unavailable"].(Obj)["headers"] = Obj{"Retry-After": Obj{"schema": Obj{"type": "integer"}, "description": "Seconds to wait."}}
+	r["StorageFull"].(Obj)["headers"] = Obj{"Retry-After": Obj{"schema": Obj{"type": "integer"}, "description": "Seconds to wait."}}
 	return r
 }
 
@@ -231,31 +245,26 @@ var pathParamDesc = map[string]string{
 	"type":       "The preference type.",
 }
 
-// agentBinding names a policy's rule for agent-bound keys.
-var agentBinding = map[httpapi.AgentRule]string{
-	httpapi.AgentNamed: "named",
-	httpapi.AgentFree:  "free",
-	httpapi.AgentDeny:  "deny",
-}
-
-func (o op) build() (obj, error) {
-	pol, ok := httpapi.PolicyOf(o.method + " " + o.path)
-	if !ok {
-		return nil, fmt.Errorf("apidoc: %s %s has no entry in the policy table", o.method, o.path)
+func (rt Route) build(maxPathValue int) (Obj, error) {
+	o := rt.Op
+	switch rt.AgentBinding {
+	case "named", "free", "deny":
+	default:
+		return nil, fmt.Errorf("apidoc: %s %s: agent binding %q is not named, free or deny", rt.Method, rt.Path, rt.AgentBinding)
 	}
-	out := obj{
-		"operationId": o.id,
-		"tags":        []string{o.tag},
-		"summary":     o.summary,
+	out := Obj{
+		"operationId": o.ID,
+		"tags":        []string{o.Tag},
+		"summary":     o.Summary,
 	}
-	role := string(pol.Role)
+	role := rt.Role
 	if role == "" {
 		role = "public"
-		out["security"] = []obj{}
+		out["security"] = []Obj{}
 	}
 	out["x-loci-role"] = role
-	out["x-loci-agent-binding"] = agentBinding[pol.Agent]
-	desc := o.desc
+	out["x-loci-agent-binding"] = rt.AgentBinding
+	desc := o.Desc
 	if role != "public" {
 		if desc != "" {
 			desc += "\n\n"
@@ -266,60 +275,60 @@ func (o op) build() (obj, error) {
 		out["description"] = desc
 	}
 
-	var params []obj
-	for _, name := range wildcards(o.path) {
+	var params []Obj
+	for _, name := range wildcards(rt.Path) {
 		d, ok := pathParamDesc[name]
 		if !ok {
-			return nil, fmt.Errorf("apidoc: %s %s: undescribed path parameter %q", o.method, o.path, name)
+			return nil, fmt.Errorf("apidoc: %s %s: undescribed path parameter %q", rt.Method, rt.Path, name)
 		}
-		params = append(params, obj{"name": name, "in": "path", "required": true, "description": d,
-			"schema": obj{"type": "string", "minLength": 1, "maxLength": httpapi.MaxPathValueBytes}})
+		params = append(params, Obj{"name": name, "in": "path", "required": true, "description": d,
+			"schema": Obj{"type": "string", "minLength": 1, "maxLength": maxPathValue}})
 	}
-	params = append(params, o.query...)
+	params = append(params, o.Query...)
 	if len(params) > 0 {
 		out["parameters"] = params
 	}
 
-	if o.body != nil {
-		media := o.bodyMedia
+	if o.Body != nil {
+		media := o.BodyMedia
 		if media == "" {
 			media = "application/json"
 		}
-		out["requestBody"] = obj{
-			"required": !o.bodyOptional,
-			"content":  obj{media: obj{"schema": o.body}},
+		out["requestBody"] = Obj{
+			"required": !o.BodyOptional,
+			"content":  Obj{media: Obj{"schema": o.Body}},
 		}
 	}
 
-	responses := obj{}
-	for status, r := range o.ok {
-		rr := obj{"description": r.desc}
-		if r.schema != nil {
-			media := r.media
+	responses := Obj{}
+	for status, r := range o.OK {
+		rr := Obj{"description": r.Desc}
+		if r.Schema != nil {
+			media := r.Media
 			if media == "" {
 				media = "application/json"
 			}
-			rr["content"] = obj{media: obj{"schema": r.schema}}
+			rr["content"] = Obj{media: Obj{"schema": r.Schema}}
 		}
 		responses[fmt.Sprint(status)] = rr
 	}
 	// Every operation reads at most 1 MiB of whatever body a request
 	// carries (413 beyond), even those that document none.
 	errs := []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusInternalServerError}
-	if !storageFree[o.path] {
+	if !o.NoStorage {
 		errs = append(errs, http.StatusServiceUnavailable, http.StatusInsufficientStorage)
 	}
 	if role != "public" {
 		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
 	}
-	errs = append(errs, o.errs...)
+	errs = append(errs, o.Errs...)
 	sort.Ints(errs)
 	for _, st := range errs {
 		name, ok := errorStatuses[st]
 		if !ok {
-			return nil, fmt.Errorf("apidoc: %s %s: no error response for %d", o.method, o.path, st)
+			return nil, fmt.Errorf("apidoc: %s %s: no error response for %d", rt.Method, rt.Path, st)
 		}
-		responses[fmt.Sprint(st)] = obj{"$ref": "#/components/responses/" + name}
+		responses[fmt.Sprint(st)] = Obj{"$ref": "#/components/responses/" + name}
 	}
 	out["responses"] = responses
 	return out, nil

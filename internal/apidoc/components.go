@@ -4,7 +4,8 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-func kindNames() []string {
+// KindNames are the names of the kinds, in loci.Kinds order.
+func KindNames() []string {
 	out := make([]string, len(loci.Kinds))
 	for i, k := range loci.Kinds {
 		out[i] = string(k)
@@ -29,16 +30,16 @@ var errorCodes = []string{
 
 // schemas are the reusable component schemas: the domain objects as the
 // API answers them, and the request bodies.
-func schemas() obj {
-	return obj{
-		"Success": object([]string{"success"}, obj{"success": obj{"const": true}}),
-		"ErrorEnvelope": withDesc(object([]string{"success", "error", "code"}, obj{
-			"success": obj{"const": false},
-			"error":   str("A human-readable message."),
+func schemas() Obj {
+	return Obj{
+		"Success": Object([]string{"success"}, Obj{"success": Obj{"const": true}}),
+		"ErrorEnvelope": WithDesc(Object([]string{"success", "error", "code"}, Obj{
+			"success": Obj{"const": false},
+			"error":   Str("A human-readable message."),
 			"code":    enum("The machine-readable error code; it determines the HTTP status.", errorCodes...),
 		}), "Every failure is answered in this envelope."),
 
-		"Kind":         enum("A kind of memory.", kindNames()...),
+		"Kind":         enum("A kind of memory.", KindNames()...),
 		"Role":         enum("An API key's role; each includes the ones before it.", roleNames()...),
 		"Outcome":      enum("An episode's outcome.", loci.Outcomes...),
 		"FactCategory": enum("A fact's category.", loci.FactCategories...),
@@ -52,349 +53,349 @@ func schemas() obj {
 		"Action":          enum("Whether a write created the record or updated an existing one.", loci.ActionCreated, loci.ActionUpdated),
 
 		// Notes (seed 000).
-		"Note": withDesc(object([]string{"key", "value", "updated_at"}, obj{
-			"key":        str("The note's key, unique per agent."),
-			"value":      anyJSON("The value: a string or any JSON."),
-			"updated_at": timestamp(""),
+		"Note": WithDesc(Object([]string{"key", "value", "updated_at"}, Obj{
+			"key":        Str("The note's key, unique per agent."),
+			"value":      AnyJSON("The value: a string or any JSON."),
+			"updated_at": Timestamp(""),
 		}), "An agent's key-value memory."),
-		"NoteVersion": object([]string{"value", "version", "updated_at"}, obj{
-			"value":      anyJSON("The value the note had."),
-			"version":    integer("1 for the first value, +1 per update."),
-			"updated_at": timestamp("When the note took this value."),
+		"NoteVersion": Object([]string{"value", "version", "updated_at"}, Obj{
+			"value":      AnyJSON("The value the note had."),
+			"version":    Integer("1 for the first value, +1 per update."),
+			"updated_at": Timestamp("When the note took this value."),
 		}),
-		"RememberResult": object([]string{"message", "action", "key", "updated_at"}, obj{
-			"message":    str(`"Remembered: {key}".`),
-			"action":     ref("Action"),
-			"key":        str(""),
-			"updated_at": timestamp(""),
+		"RememberResult": Object([]string{"message", "action", "key", "updated_at"}, Obj{
+			"message":    Str(`"Remembered: {key}".`),
+			"action":     Ref("Action"),
+			"key":        Str(""),
+			"updated_at": Timestamp(""),
 		}),
 
 		// Agents and blocks (seed 002).
-		"Agent": object([]string{"id", "name", "created_at"}, obj{
-			"id":         str(""),
-			"name":       str("A display name; may be empty."),
-			"created_at": timestamp(""),
+		"Agent": Object([]string{"id", "name", "created_at"}, Obj{
+			"id":         Str(""),
+			"name":       Str("A display name; may be empty."),
+			"created_at": Timestamp(""),
 		}),
-		"Block": withDesc(object([]string{"id", "label", "content", "is_shared", "owner_agent_id", "limit", "version", "created_at", "updated_at"}, obj{
-			"id":             str(""),
-			"label":          str("Unique among the agent's own blocks."),
-			"content":        str(""),
-			"is_shared":      boolean("Whether other agents may be attached to it."),
-			"owner_agent_id": str(""),
-			"limit":          integer("The most characters the content may hold."),
-			"version":        integer("1 on create, +1 per update; for expected_version."),
-			"created_at":     timestamp(""),
-			"updated_at":     timestamp(""),
+		"Block": WithDesc(Object([]string{"id", "label", "content", "is_shared", "owner_agent_id", "limit", "version", "created_at", "updated_at"}, Obj{
+			"id":             Str(""),
+			"label":          Str("Unique among the agent's own blocks."),
+			"content":        Str(""),
+			"is_shared":      Boolean("Whether other agents may be attached to it."),
+			"owner_agent_id": Str(""),
+			"limit":          Integer("The most characters the content may hold."),
+			"version":        Integer("1 on create, +1 per update; for expected_version."),
+			"created_at":     Timestamp(""),
+			"updated_at":     Timestamp(""),
 		}), "A core memory block, rendered into the agent's prompt."),
-		"BlockVersion": object([]string{"version", "content", "limit", "updated_at"}, obj{
-			"version":    integer("1 for the first content, +1 per update."),
-			"content":    str("The content the block had."),
-			"limit":      integer("The block's limit at that version."),
-			"updated_at": timestamp("When the block took this content."),
+		"BlockVersion": Object([]string{"version", "content", "limit", "updated_at"}, Obj{
+			"version":    Integer("1 for the first content, +1 per update."),
+			"content":    Str("The content the block had."),
+			"limit":      Integer("The block's limit at that version."),
+			"updated_at": Timestamp("When the block took this content."),
 		}),
-		"BlockSpec": closed([]string{"label"}, obj{
-			"label":   str(""),
-			"content": str(""),
-			"limit":   integer("Characters; default 5000, at most 200000."),
+		"BlockSpec": Closed([]string{"label"}, Obj{
+			"label":   Str(""),
+			"content": Str(""),
+			"limit":   Integer("Characters; default 5000, at most 200000."),
 		}),
-		"BlockLink": object([]string{"block_id", "agent_id", "created_at"}, obj{
-			"block_id":   str(""),
-			"agent_id":   str("The consumer agent."),
-			"created_at": timestamp("When it was attached."),
+		"BlockLink": Object([]string{"block_id", "agent_id", "created_at"}, Obj{
+			"block_id":   Str(""),
+			"agent_id":   Str("The consumer agent."),
+			"created_at": Timestamp("When it was attached."),
 		}),
 
 		// Passages (seed 002).
-		"Passage": withDesc(object([]string{"id", "agent_id", "content", "tags", "created_at"}, obj{
-			"id":         str(""),
-			"agent_id":   str(""),
-			"content":    str(""),
-			"tags":       nullable(strList("")),
-			"created_at": timestamp(""),
+		"Passage": WithDesc(Object([]string{"id", "agent_id", "content", "tags", "created_at"}, Obj{
+			"id":         Str(""),
+			"agent_id":   Str(""),
+			"content":    Str(""),
+			"tags":       Nullable(StrList("")),
+			"created_at": Timestamp(""),
 		}), "An archival passage of an agent."),
-		"PassageResult": obj{"allOf": []obj{ref("Passage"), scored("Relevance; higher is better.")}},
+		"PassageResult": Obj{"allOf": []Obj{Ref("Passage"), scored("Relevance; higher is better.")}},
 
 		// Sessions (seeds 001 and 004).
-		"Message": object([]string{"role", "content"}, obj{
-			"role":       str("e.g. user, assistant, system."),
-			"content":    str(""),
-			"created_at": timestamp("Absent when unknown."),
+		"Message": Object([]string{"role", "content"}, Obj{
+			"role":       Str("e.g. user, assistant, system."),
+			"content":    Str(""),
+			"created_at": Timestamp("Absent when unknown."),
 		}),
-		"Session": withDesc(object([]string{"session_id", "user_id", "context", "summary", "messages", "message_count", "is_persistent", "confidence", "created_at", "updated_at"}, obj{
-			"session_id":    str(""),
-			"user_id":       str(""),
-			"context":       anyJSON("A JSON object; {} when none was given."),
-			"summary":       str(""),
-			"messages":      nullable(array(ref("Message"), "In order.")),
-			"message_count": integer(""),
-			"is_persistent": boolean("A persistent session never expires."),
-			"expires_at":    timestamp("Absent when the session does not expire."),
-			"confidence":    number("0-100."),
-			"created_at":    timestamp(""),
-			"updated_at":    timestamp(""),
+		"Session": WithDesc(Object([]string{"session_id", "user_id", "context", "summary", "messages", "message_count", "is_persistent", "confidence", "created_at", "updated_at"}, Obj{
+			"session_id":    Str(""),
+			"user_id":       Str(""),
+			"context":       AnyJSON("A JSON object; {} when none was given."),
+			"summary":       Str(""),
+			"messages":      Nullable(Array(Ref("Message"), "In order.")),
+			"message_count": Integer(""),
+			"is_persistent": Boolean("A persistent session never expires."),
+			"expires_at":    Timestamp("Absent when the session does not expire."),
+			"confidence":    Number("0-100."),
+			"created_at":    Timestamp(""),
+			"updated_at":    Timestamp(""),
 		}), "A conversation session with its messages."),
-		"SessionSummary": object([]string{"session_id", "updated_at", "summary", "message_count"}, obj{
-			"session_id":    str(""),
-			"updated_at":    timestamp(""),
-			"summary":       str(""),
-			"message_count": integer(""),
+		"SessionSummary": Object([]string{"session_id", "updated_at", "summary", "message_count"}, Obj{
+			"session_id":    Str(""),
+			"updated_at":    Timestamp(""),
+			"summary":       Str(""),
+			"message_count": Integer(""),
 		}),
-		"ContextSession": object([]string{"session_id", "is_persistent", "confidence", "message_count", "updated_at"}, obj{
-			"session_id":    str(""),
-			"summary":       str(""),
-			"context":       anyJSON(""),
-			"is_persistent": boolean(""),
-			"confidence":    number(""),
-			"message_count": integer(""),
-			"expires_at":    timestamp(""),
-			"updated_at":    timestamp(""),
+		"ContextSession": Object([]string{"session_id", "is_persistent", "confidence", "message_count", "updated_at"}, Obj{
+			"session_id":    Str(""),
+			"summary":       Str(""),
+			"context":       AnyJSON(""),
+			"is_persistent": Boolean(""),
+			"confidence":    Number(""),
+			"message_count": Integer(""),
+			"expires_at":    Timestamp(""),
+			"updated_at":    Timestamp(""),
 		}),
 
 		// Working, episodic and long-term memory (seed 003).
-		"WorkingEntry": withDesc(object([]string{"task_id", "agent_id", "key", "value", "updated_at", "expires_at"}, obj{
-			"task_id":    str(""),
-			"agent_id":   str(""),
-			"user_id":    str("Absent when none was given."),
-			"key":        str(""),
-			"value":      anyJSON(""),
-			"created_at": timestamp(""),
-			"updated_at": timestamp(""),
-			"expires_at": timestamp("24 hours after the last write."),
+		"WorkingEntry": WithDesc(Object([]string{"task_id", "agent_id", "key", "value", "updated_at", "expires_at"}, Obj{
+			"task_id":    Str(""),
+			"agent_id":   Str(""),
+			"user_id":    Str("Absent when none was given."),
+			"key":        Str(""),
+			"value":      AnyJSON(""),
+			"created_at": Timestamp(""),
+			"updated_at": Timestamp(""),
+			"expires_at": Timestamp("24 hours after the last write."),
 		}), "A task's short-lived working memory entry."),
-		"Episode": withDesc(object([]string{"id", "user_id", "agent_id", "action_type", "action_description", "outcome", "confidence_score", "created_at", "expires_at"}, obj{
-			"id":                 str(""),
-			"user_id":            str(""),
-			"agent_id":           str(""),
-			"action_type":        str(""),
-			"action_description": str(""),
-			"context":            anyJSON("A JSON object."),
-			"outcome":            ref("Outcome"),
-			"outcome_details":    anyJSON("A JSON object."),
-			"confidence_score":   nullable(number("0-1; null when not given.")),
-			"user_feedback":      ref("EpisodeFeedback"),
-			"created_at":         timestamp(""),
-			"expires_at":         timestamp("30 days after it was recorded."),
+		"Episode": WithDesc(Object([]string{"id", "user_id", "agent_id", "action_type", "action_description", "outcome", "confidence_score", "created_at", "expires_at"}, Obj{
+			"id":                 Str(""),
+			"user_id":            Str(""),
+			"agent_id":           Str(""),
+			"action_type":        Str(""),
+			"action_description": Str(""),
+			"context":            AnyJSON("A JSON object."),
+			"outcome":            Ref("Outcome"),
+			"outcome_details":    AnyJSON("A JSON object."),
+			"confidence_score":   Nullable(Number("0-1; null when not given.")),
+			"user_feedback":      Ref("EpisodeFeedback"),
+			"created_at":         Timestamp(""),
+			"expires_at":         Timestamp("30 days after it was recorded."),
 		}), "A past action of an agent and its outcome."),
-		"ScoredEpisode": obj{"allOf": []obj{ref("Episode"), scored("Similarity; higher is better.")}},
-		"EpisodeInput": closed([]string{"user_id", "agent_id", "action_type", "action_description", "outcome"}, obj{
-			"user_id":            str(""),
-			"agent_id":           str(""),
-			"action_type":        str(""),
-			"action_description": str(""),
-			"context":            anyJSON("A JSON object."),
-			"outcome":            ref("Outcome"),
-			"outcome_details":    anyJSON("A JSON object."),
-			"confidence_score":   number("0-1."),
+		"ScoredEpisode": Obj{"allOf": []Obj{Ref("Episode"), scored("Similarity; higher is better.")}},
+		"EpisodeInput": Closed([]string{"user_id", "agent_id", "action_type", "action_description", "outcome"}, Obj{
+			"user_id":            Str(""),
+			"agent_id":           Str(""),
+			"action_type":        Str(""),
+			"action_description": Str(""),
+			"context":            AnyJSON("A JSON object."),
+			"outcome":            Ref("Outcome"),
+			"outcome_details":    AnyJSON("A JSON object."),
+			"confidence_score":   Number("0-1."),
 		}),
-		"EpisodeFeedback": closed(nil, obj{
-			"rating":      number(""),
-			"comment":     str(""),
-			"corrections": anyJSON("Any JSON."),
+		"EpisodeFeedback": Closed(nil, Obj{
+			"rating":      Number(""),
+			"comment":     Str(""),
+			"corrections": AnyJSON("Any JSON."),
 		}),
-		"Fact": withDesc(object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at", "valid_at", "status"}, obj{
-			"id":                  str(""),
-			"user_id":             str("Absent for a global fact."),
-			"agent_id":            str("The agent that stored it, when one did."),
-			"category":            ref("FactCategory"),
-			"fact":                str(""),
-			"keywords":            nullable(strList("")),
-			"evidence":            anyJSON(""),
-			"relevance_score":     number("0-1; validate adds 0.1, contradict takes 0.2, decay multiplies by 0.9."),
-			"access_count":        integer("How often searches returned it."),
-			"last_accessed_at":    timestamp(""),
-			"is_validated":        boolean(""),
-			"validated_at":        timestamp(""),
-			"contradiction_count": integer(""),
-			"created_at":          timestamp(""),
-			"updated_at":          timestamp(""),
-			"key":                 str("The slot the fact fills, per user (or global), e.g. home_city; absent for a fact without one."),
-			"valid_at":            timestamp("When it became (or becomes) true."),
-			"invalid_at":          timestamp("When it stopped being true; absent while it still is."),
-			"superseded_by":       str("The fact of its key that replaced it."),
-			"supersedes":          str("The fact of its key it replaced."),
-			"status":              ref("FactStatus"),
+		"Fact": WithDesc(Object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at", "valid_at", "status"}, Obj{
+			"id":                  Str(""),
+			"user_id":             Str("Absent for a global fact."),
+			"agent_id":            Str("The agent that stored it, when one did."),
+			"category":            Ref("FactCategory"),
+			"fact":                Str(""),
+			"keywords":            Nullable(StrList("")),
+			"evidence":            AnyJSON(""),
+			"relevance_score":     Number("0-1; validate adds 0.1, contradict takes 0.2, decay multiplies by 0.9."),
+			"access_count":        Integer("How often searches returned it."),
+			"last_accessed_at":    Timestamp(""),
+			"is_validated":        Boolean(""),
+			"validated_at":        Timestamp(""),
+			"contradiction_count": Integer(""),
+			"created_at":          Timestamp(""),
+			"updated_at":          Timestamp(""),
+			"key":                 Str("The slot the fact fills, per user (or global), e.g. home_city; absent for a fact without one."),
+			"valid_at":            Timestamp("When it became (or becomes) true."),
+			"invalid_at":          Timestamp("When it stopped being true; absent while it still is."),
+			"superseded_by":       Str("The fact of its key that replaced it."),
+			"supersedes":          Str("The fact of its key it replaced."),
+			"status":              Ref("FactStatus"),
 		}), "A long-term fact, about a user or global. A fact with a `key` supersedes the one of its key that was true at its `valid_at`, which is kept as history."),
-		"ScoredFact": obj{"allOf": []obj{ref("Fact"), scored("Relevance to the query; higher is better.")}},
-		"FactInput": closed([]string{"category", "fact"}, obj{
-			"user_id":  str("Omit for a global fact."),
-			"agent_id": str(""),
-			"category": ref("FactCategory"),
-			"fact":     str(""),
-			"keywords": strList(""),
-			"evidence": anyJSON("Any JSON."),
-			"key":      str("A slot per user (or global), e.g. home_city: the new fact supersedes the one of this key true at its valid_at. At most 200 bytes."),
-			"valid_at": timestamp("When the fact became (or becomes) true; default now. A future time is allowed: the fact is not current until then."),
+		"ScoredFact": Obj{"allOf": []Obj{Ref("Fact"), scored("Relevance to the query; higher is better.")}},
+		"FactInput": Closed([]string{"category", "fact"}, Obj{
+			"user_id":  Str("Omit for a global fact."),
+			"agent_id": Str(""),
+			"category": Ref("FactCategory"),
+			"fact":     Str(""),
+			"keywords": StrList(""),
+			"evidence": AnyJSON("Any JSON."),
+			"key":      Str("A slot per user (or global), e.g. home_city: the new fact supersedes the one of this key true at its valid_at. At most 200 bytes."),
+			"valid_at": Timestamp("When the fact became (or becomes) true; default now. A future time is allowed: the fact is not current until then."),
 		}),
-		"MaintenanceResult": object([]string{"created", "updated", "deleted", "ids"}, obj{
-			"created": integer(""),
-			"updated": integer(""),
-			"deleted": integer(""),
-			"ids":     nullable(strList("The records the task changed (or would change on a dry run).")),
+		"MaintenanceResult": Object([]string{"created", "updated", "deleted", "ids"}, Obj{
+			"created": Integer(""),
+			"updated": Integer(""),
+			"deleted": Integer(""),
+			"ids":     Nullable(StrList("The records the task changed (or would change on a dry run).")),
 		}),
 
 		// Preferences and users (seeds 001 and 004).
-		"Preference": withDesc(object([]string{"user_id", "type", "value", "learned_from", "first_observed", "observation_count", "source", "confidence", "stored_confidence", "peak", "tier", "is_persistent", "flagged_for_removal", "last_used_at", "created_at", "updated_at"}, obj{
-			"user_id":             str(""),
-			"session_id":          str("Set for a session-scoped decision."),
-			"type":                str("e.g. tone, format; unique per user (and session)."),
-			"value":               anyJSON(""),
-			"context":             str(""),
-			"learned_from":        str(""),
-			"first_observed":      withDesc(obj{"type": "string", "format": "date"}, "YYYY-MM-DD."),
-			"observation_count":   integer(""),
-			"source":              ref("PreferenceSource"),
-			"confidence":          integer("Effective confidence, 0-100, after ageing."),
-			"stored_confidence":   integer("Confidence as stored, before ageing."),
-			"peak":                integer("The most confidence use can restore."),
-			"tier":                ref("Tier"),
-			"is_persistent":       boolean(""),
-			"flagged_for_removal": boolean("Set when an explicit preference was contradicted."),
-			"last_used_at":        timestamp(""),
-			"created_at":          timestamp(""),
-			"updated_at":          timestamp(""),
+		"Preference": WithDesc(Object([]string{"user_id", "type", "value", "learned_from", "first_observed", "observation_count", "source", "confidence", "stored_confidence", "peak", "tier", "is_persistent", "flagged_for_removal", "last_used_at", "created_at", "updated_at"}, Obj{
+			"user_id":             Str(""),
+			"session_id":          Str("Set for a session-scoped decision."),
+			"type":                Str("e.g. tone, format; unique per user (and session)."),
+			"value":               AnyJSON(""),
+			"context":             Str(""),
+			"learned_from":        Str(""),
+			"first_observed":      WithDesc(Obj{"type": "string", "format": "date"}, "YYYY-MM-DD."),
+			"observation_count":   Integer(""),
+			"source":              Ref("PreferenceSource"),
+			"confidence":          Integer("Effective confidence, 0-100, after ageing."),
+			"stored_confidence":   Integer("Confidence as stored, before ageing."),
+			"peak":                Integer("The most confidence use can restore."),
+			"tier":                Ref("Tier"),
+			"is_persistent":       Boolean(""),
+			"flagged_for_removal": Boolean("Set when an explicit preference was contradicted."),
+			"last_used_at":        Timestamp(""),
+			"created_at":          Timestamp(""),
+			"updated_at":          Timestamp(""),
 		}), "A user's preference with its confidence."),
-		"UserMemory": withDesc(object([]string{"id", "kind", "content", "confidence", "access_count", "created_at", "updated_at"}, obj{
-			"id":               str(""),
-			"kind":             ref("Kind"),
-			"agent_id":         str(""),
-			"session_id":       str(""),
-			"task_id":          str(""),
-			"key":              str(""),
-			"content":          str("The record's text."),
-			"data":             anyJSON("Kind-specific fields."),
-			"tags":             strList(""),
-			"category":         str(""),
-			"action_type":      str(""),
-			"outcome":          str(""),
-			"confidence":       number(""),
-			"access_count":     integer(""),
-			"created_at":       timestamp(""),
-			"updated_at":       timestamp(""),
-			"expires_at":       timestamp(""),
-			"valid_at":         timestamp("A fact: when it became true."),
-			"invalid_at":       timestamp("A fact: when it stopped being true (history)."),
+		"UserMemory": WithDesc(Object([]string{"id", "kind", "content", "confidence", "access_count", "created_at", "updated_at"}, Obj{
+			"id":               Str(""),
+			"kind":             Ref("Kind"),
+			"agent_id":         Str(""),
+			"session_id":       Str(""),
+			"task_id":          Str(""),
+			"key":              Str(""),
+			"content":          Str("The record's text."),
+			"data":             AnyJSON("Kind-specific fields."),
+			"tags":             StrList(""),
+			"category":         Str(""),
+			"action_type":      Str(""),
+			"outcome":          Str(""),
+			"confidence":       Number(""),
+			"access_count":     Integer(""),
+			"created_at":       Timestamp(""),
+			"updated_at":       Timestamp(""),
+			"expires_at":       Timestamp(""),
+			"valid_at":         Timestamp("A fact: when it became true."),
+			"invalid_at":       Timestamp("A fact: when it stopped being true (history)."),
 			"review":           enum("Why it waits for review, when it does.", loci.ReviewDisputed, loci.ReviewFlaggedForRemoval),
-			"user_id":          str("The user the record is about; absent for global and agent-only records."),
-			"last_accessed_at": timestamp("When a search last returned the record; absent when never."),
+			"user_id":          Str("The user the record is about; absent for global and agent-only records."),
+			"last_accessed_at": Timestamp("When a search last returned the record; absent when never."),
 		}), "Any record about a user, of any kind."),
-		"ReviewItem": withDesc(obj{"oneOf": []obj{
-			{"allOf": []obj{ref("Fact"), object([]string{"kind", "reason"}, obj{
-				"kind": obj{"const": string(loci.KindFact)}, "reason": obj{"const": loci.ReviewDisputed},
+		"ReviewItem": WithDesc(Obj{"oneOf": []Obj{
+			{"allOf": []Obj{Ref("Fact"), Object([]string{"kind", "reason"}, Obj{
+				"kind": Obj{"const": string(loci.KindFact)}, "reason": Obj{"const": loci.ReviewDisputed},
 			})}},
-			{"allOf": []obj{ref("Preference"), object([]string{"kind", "reason"}, obj{
-				"kind": obj{"const": string(loci.KindPreference)}, "reason": obj{"const": loci.ReviewFlaggedForRemoval},
+			{"allOf": []Obj{Ref("Preference"), Object([]string{"kind", "reason"}, Obj{
+				"kind": Obj{"const": string(loci.KindPreference)}, "reason": Obj{"const": loci.ReviewFlaggedForRemoval},
 			})}},
 		}}, "Something of a user's memory that waits for a person: a disputed fact (`kind` fact, `reason` disputed, the fact's fields; "+
 			"resolve with POST /v1/facts/{id}/resolve) or a preference flagged for removal (`kind` preference, `reason` flagged_for_removal, "+
 			"the preference's fields; resolve with POST /v1/users/{user_id}/preferences/{type}/resolve)."),
 
 		// The overview.
-		"UserSummary": withDesc(object([]string{"user_id", "created_at", "updated_at", "memories"}, obj{
-			"user_id":    str(""),
-			"created_at": timestamp("When loci first heard of the user: its registration (a session start, an import) or its oldest record, the earlier."),
-			"updated_at": timestamp("The latest write about the user."),
-			"memories":   integer("How many records about the user there are."),
+		"UserSummary": WithDesc(Object([]string{"user_id", "created_at", "updated_at", "memories"}, Obj{
+			"user_id":    Str(""),
+			"created_at": Timestamp("When loci first heard of the user: its registration (a session start, an import) or its oldest record, the earlier."),
+			"updated_at": Timestamp("The latest write about the user."),
+			"memories":   Integer("How many records about the user there are."),
 		}), "A user of the workspace: registered, or named by a record."),
-		"ScopeCount": object([]string{"id", "count"}, obj{
-			"id":    str("An agent or user id."),
-			"count": integer("How many records it holds."),
+		"ScopeCount": Object([]string{"id", "count"}, Obj{
+			"id":    Str("An agent or user id."),
+			"count": Integer("How many records it holds."),
 		}),
-		"DayCount": object([]string{"date", "count", "total"}, obj{
-			"date":  obj{"type": "string", "format": "date", "description": "A UTC day, YYYY-MM-DD."},
-			"count": integer("Records created that day that still exist."),
-			"total": integer("Records at the end of that day (of those that still exist)."),
+		"DayCount": Object([]string{"date", "count", "total"}, Obj{
+			"date":  Obj{"type": "string", "format": "date", "description": "A UTC day, YYYY-MM-DD."},
+			"count": Integer("Records created that day that still exist."),
+			"total": Integer("Records at the end of that day (of those that still exist)."),
 		}),
-		"Stats": withDesc(object([]string{"total", "kinds", "agents", "users", "top_agents", "top_users", "growth", "newest", "embeddings", "at"}, obj{
-			"agent_id":   str("The agent the overview is narrowed to, when one was named."),
-			"user_id":    str("The user the overview is narrowed to, when one was named."),
-			"total":      integer("How many records there are."),
-			"kinds":      mapOf(obj{"type": "integer"}, "How many records of each kind (every kind, 0 when none)."),
-			"agents":     integer("How many distinct agents the records name."),
-			"users":      integer("How many distinct users the records name."),
-			"top_agents": array(ref("ScopeCount"), "The agents with the most records, most first."),
-			"top_users":  array(ref("ScopeCount"), "The users with the most records, most first."),
-			"growth":     array(ref("DayCount"), "One entry per day, oldest first, today last."),
-			"newest":     array(ref("UserMemory"), "The most recently created records, newest first."),
-			"embeddings": object([]string{"model", "pending"}, obj{
-				"model":   str("The embedder's model; empty when the server has none (lexical search only)."),
-				"pending": integer("Records waiting for an embedding by that model (the embedding queue)."),
+		"Stats": WithDesc(Object([]string{"total", "kinds", "agents", "users", "top_agents", "top_users", "growth", "newest", "embeddings", "at"}, Obj{
+			"agent_id":   Str("The agent the overview is narrowed to, when one was named."),
+			"user_id":    Str("The user the overview is narrowed to, when one was named."),
+			"total":      Integer("How many records there are."),
+			"kinds":      MapOf(Obj{"type": "integer"}, "How many records of each kind (every kind, 0 when none)."),
+			"agents":     Integer("How many distinct agents the records name."),
+			"users":      Integer("How many distinct users the records name."),
+			"top_agents": Array(Ref("ScopeCount"), "The agents with the most records, most first."),
+			"top_users":  Array(Ref("ScopeCount"), "The users with the most records, most first."),
+			"growth":     Array(Ref("DayCount"), "One entry per day, oldest first, today last."),
+			"newest":     Array(Ref("UserMemory"), "The most recently created records, newest first."),
+			"embeddings": Object([]string{"model", "pending"}, Obj{
+				"model":   Str("The embedder's model; empty when the server has none (lexical search only)."),
+				"pending": Integer("Records waiting for an embedding by that model (the embedding queue)."),
 			}),
-			"at": timestamp("When the overview was computed."),
+			"at": Timestamp("When the overview was computed."),
 		}), "An overview of the workspace's memory, or of one agent's or user's."),
 
 		// Search.
-		"SignalScore": object([]string{"rank", "score"}, obj{
-			"rank": integer("The result's 1-based rank among the signal's candidates."),
-			"score": number("The score the signal ranked by: for lexical, BM25 scaled to the best match (1) plus what `context` and `session` " +
+		"SignalScore": Object([]string{"rank", "score"}, Obj{
+			"rank": Integer("The result's 1-based rank among the signal's candidates."),
+			"score": Number("The score the signal ranked by: for lexical, BM25 scaled to the best match (1) plus what `context` and `session` " +
 				"added; for vector, cosine similarity; for date, BM25 times the closeness to the periods the query names."),
 		}),
-		"Explanation": withDesc(object([]string{"signals", "fused", "recency", "score"}, obj{
-			"signals": mapOf(ref("SignalScore"), "Each signal that found the result: `lexical`, `vector`, and `date` (the lexical matches "+
+		"Explanation": WithDesc(Object([]string{"signals", "fused", "recency", "score"}, Obj{
+			"signals": MapOf(Ref("SignalScore"), "Each signal that found the result: `lexical`, `vector`, and `date` (the lexical matches "+
 				"written in the periods the query names, such as \"in May 2023\" or \"last week\")."),
-			"fused":      number("The weighted reciprocal rank fusion of the signals, 0-1 (1: first in every signal)."),
-			"recency":    number("0.5^(age/half-life) of the record's last update, 0-1."),
-			"confidence": number("The kind's confidence or relevance on 0-1; absent for kinds without one."),
-			"context": number("What the messages next to the result in its conversation lent its lexical score, on the scale of the best " +
+			"fused":      Number("The weighted reciprocal rank fusion of the signals, 0-1 (1: first in every signal)."),
+			"recency":    Number("0.5^(age/half-life) of the record's last update, 0-1."),
+			"confidence": Number("The kind's confidence or relevance on 0-1; absent for kinds without one."),
+			"context": Number("What the messages next to the result in its conversation lent its lexical score, on the scale of the best " +
 				"lexical match (1); a message that asks a question lends more to the one after it, its answer."),
-			"session": number("Its conversation's share of its lexical score: the strength of the conversation's best matches, weighted."),
-			"date": number("How close the result was written to a period the query names, 0-1: 1 inside it, less shortly after; " +
+			"session": Number("Its conversation's share of its lexical score: the strength of the conversation's best matches, weighted."),
+			"date": Number("How close the result was written to a period the query names, 0-1: 1 inside it, less shortly after; " +
 				"the score is multiplied by 1 plus a weight times this."),
-			"mmr_rank": integer("The position diversity re-ranking gave, when it ran."),
-			"score":    number("The final score."),
+			"mmr_rank": Integer("The position diversity re-ranking gave, when it ran."),
+			"score":    Number("The final score."),
 		}), "How a search result's score was made."),
-		"SearchResult": withDesc(object([]string{"id", "kind", "content", "scope", "created_at", "updated_at", "score"}, obj{
-			"id":      str(""),
-			"kind":    ref("Kind"),
-			"key":     str("The record's key, for kinds that have one."),
-			"content": str("The record's text."),
-			"scope": object(nil, obj{
-				"agent_id": str(""), "user_id": str(""), "session_id": str(""), "task_id": str(""),
+		"SearchResult": WithDesc(Object([]string{"id", "kind", "content", "scope", "created_at", "updated_at", "score"}, Obj{
+			"id":      Str(""),
+			"kind":    Ref("Kind"),
+			"key":     Str("The record's key, for kinds that have one."),
+			"content": Str("The record's text."),
+			"scope": Object(nil, Obj{
+				"agent_id": Str(""), "user_id": Str(""), "session_id": Str(""), "task_id": Str(""),
 			}),
-			"tags":       strList(""),
-			"created_at": timestamp(""),
-			"updated_at": timestamp(""),
-			"score":      number("Higher is better."),
-			"explain":    ref("Explanation"),
+			"tags":       StrList(""),
+			"created_at": Timestamp(""),
+			"updated_at": Timestamp(""),
+			"score":      Number("Higher is better."),
+			"explain":    Ref("Explanation"),
 		}), "A record found by a search across kinds."),
 
 		// Operations.
-		"APIKey": object([]string{"id", "workspace", "role", "created_at"}, obj{
-			"id":         str(""),
-			"workspace":  str(""),
-			"name":       str(""),
-			"role":       ref("Role"),
-			"agent_id":   str("The agent the key is bound to, if any."),
-			"created_at": timestamp(""),
-			"revoked_at": timestamp("Absent while the key is active."),
+		"APIKey": Object([]string{"id", "workspace", "role", "created_at"}, Obj{
+			"id":         Str(""),
+			"workspace":  Str(""),
+			"name":       Str(""),
+			"role":       Ref("Role"),
+			"agent_id":   Str("The agent the key is bound to, if any."),
+			"created_at": Timestamp(""),
+			"revoked_at": Timestamp("Absent while the key is active."),
 		}),
-		"AuditEntry": withDesc(object([]string{"id", "time", "operation", "workspace", "record_ids", "count", "status"}, obj{
-			"id":         str(""),
-			"time":       timestamp(""),
-			"key_id":     str("Absent when authentication is off."),
-			"role":       ref("Role"),
-			"operation":  str(`e.g. "note.recall".`),
-			"workspace":  str(""),
-			"agent_id":   str(""),
-			"user_id":    str(""),
-			"session_id": str(""),
-			"task_id":    str(""),
-			"kind":       ref("Kind"),
-			"record_ids": nullable(strList("Ids (or keys) of what was touched; never content.")),
-			"count":      integer("How many records the operation returned or changed."),
-			"status":     integer("The HTTP status."),
+		"AuditEntry": WithDesc(Object([]string{"id", "time", "operation", "workspace", "record_ids", "count", "status"}, Obj{
+			"id":         Str(""),
+			"time":       Timestamp(""),
+			"key_id":     Str("Absent when authentication is off."),
+			"role":       Ref("Role"),
+			"operation":  Str(`e.g. "note.recall".`),
+			"workspace":  Str(""),
+			"agent_id":   Str(""),
+			"user_id":    Str(""),
+			"session_id": Str(""),
+			"task_id":    Str(""),
+			"kind":       Ref("Kind"),
+			"record_ids": Nullable(StrList("Ids (or keys) of what was touched; never content.")),
+			"count":      Integer("How many records the operation returned or changed."),
+			"status":     Integer("The HTTP status."),
 		}), "One entry of the access log."),
-		"ImportResult": object([]string{"agents", "users", "records", "versions", "block_links", "skipped"}, obj{
-			"agents":      integer("Agents created (those already there are kept)."),
-			"users":       integer("Users created (those already there are kept)."),
-			"records":     integer("Records stored."),
-			"versions":    integer("Kept versions stored with them."),
-			"block_links": integer("Block links attached."),
-			"skipped":     integer("Records already stored with the same id, kind, version and updated_at: left as they were."),
+		"ImportResult": Object([]string{"agents", "users", "records", "versions", "block_links", "skipped"}, Obj{
+			"agents":      Integer("Agents created (those already there are kept)."),
+			"users":       Integer("Users created (those already there are kept)."),
+			"records":     Integer("Records stored."),
+			"versions":    Integer("Kept versions stored with them."),
+			"block_links": Integer("Block links attached."),
+			"skipped":     Integer("Records already stored with the same id, kind, version and updated_at: left as they were."),
 		}),
 	}
 }
 
 // scored is the part a search adds to an object: its score and, when
 // asked, the score's explanation.
-func scored(desc string) obj {
-	return object([]string{"score"}, obj{"score": number(desc), "explain": ref("Explanation")})
+func scored(desc string) Obj {
+	return Object([]string{"score"}, Obj{"score": Number(desc), "explain": Ref("Explanation")})
 }

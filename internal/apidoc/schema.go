@@ -1,27 +1,39 @@
 package apidoc
 
-// Small constructors for JSON Schema (2020-12) values, so the document
-// reads as a table rather than as nested map literals.
+// Small constructors for JSON Schema (2020-12) values, so that the route
+// table (httpapi) and the components read as tables rather than as nested
+// map literals.
 
-type obj = map[string]any
+// Obj is a JSON object of the document: a schema, a parameter, a response.
+type Obj = map[string]any
 
-// ref points at a component schema.
-func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+// Ref points at a component schema.
+func Ref(name string) Obj { return Obj{"$ref": "#/components/schemas/" + name} }
 
-func str(desc string) obj     { return withDesc(obj{"type": "string"}, desc) }
-func integer(desc string) obj { return withDesc(obj{"type": "integer"}, desc) }
-func number(desc string) obj  { return withDesc(obj{"type": "number"}, desc) }
-func boolean(desc string) obj { return withDesc(obj{"type": "boolean"}, desc) }
-func timestamp(desc string) obj {
-	return withDesc(obj{"type": "string", "format": "date-time"}, desc)
+// Str is a string schema; desc "" leaves out the description (so do the
+// other constructors).
+func Str(desc string) Obj { return WithDesc(Obj{"type": "string"}, desc) }
+
+// Integer is an integer schema.
+func Integer(desc string) Obj { return WithDesc(Obj{"type": "integer"}, desc) }
+
+// Number is a number schema.
+func Number(desc string) Obj { return WithDesc(Obj{"type": "number"}, desc) }
+
+// Boolean is a boolean schema.
+func Boolean(desc string) Obj { return WithDesc(Obj{"type": "boolean"}, desc) }
+
+// Timestamp is an RFC 3339 date-time string.
+func Timestamp(desc string) Obj {
+	return WithDesc(Obj{"type": "string", "format": "date-time"}, desc)
 }
 
-// anyJSON is a value of any JSON type.
-func anyJSON(desc string) obj { return withDesc(obj{}, desc) }
+// AnyJSON is a value of any JSON type.
+func AnyJSON(desc string) Obj { return WithDesc(Obj{}, desc) }
 
-// nullable widens a schema with a "type" to also allow null.
-func nullable(s obj) obj {
-	out := obj{}
+// Nullable widens a schema with a "type" to also allow null.
+func Nullable(s Obj) Obj {
+	out := Obj{}
 	for k, v := range s {
 		out[k] = v
 	}
@@ -31,64 +43,59 @@ func nullable(s obj) obj {
 	return out
 }
 
-func enum(desc string, values ...string) obj {
-	return withDesc(obj{"type": "string", "enum": values}, desc)
+// enum is a string that is one of values.
+func enum(desc string, values ...string) Obj {
+	return WithDesc(Obj{"type": "string", "enum": values}, desc)
 }
 
-func array(items obj, desc string) obj {
-	return withDesc(obj{"type": "array", "items": items}, desc)
+// Array is an array of items.
+func Array(items Obj, desc string) Obj {
+	return WithDesc(Obj{"type": "array", "items": items}, desc)
 }
 
-func strList(desc string) obj { return array(obj{"type": "string"}, desc) }
+// StrList is an array of strings.
+func StrList(desc string) Obj { return Array(Obj{"type": "string"}, desc) }
 
-// object is an object schema with the given properties, of which the
+// Object is an object schema with the given properties, of which the
 // required ones are named.
-func object(required []string, props obj) obj {
-	s := obj{"type": "object", "properties": props}
+func Object(required []string, props Obj) Obj {
+	s := Obj{"type": "object", "properties": props}
 	if len(required) > 0 {
 		s["required"] = required
 	}
 	return s
 }
 
-// closed is a request body schema: unknown fields are rejected (400).
-func closed(required []string, props obj) obj {
-	s := object(required, props)
+// Closed is a request body schema: unknown fields are rejected (400).
+func Closed(required []string, props Obj) Obj {
+	s := Object(required, props)
 	s["additionalProperties"] = false
 	return s
 }
 
-// mapOf is an object whose every value matches values.
-func mapOf(values obj, desc string) obj {
-	return withDesc(obj{"type": "object", "additionalProperties": values}, desc)
+// MapOf is an object whose every value matches values.
+func MapOf(values Obj, desc string) Obj {
+	return WithDesc(Obj{"type": "object", "additionalProperties": values}, desc)
 }
 
-// success is a success body: "success": true beside the fields of parts
+// Success is a success body: "success": true beside the fields of parts
 // (component references or inline objects).
-func success(parts ...obj) obj {
-	return obj{"allOf": append([]obj{ref("Success")}, parts...)}
+func Success(parts ...Obj) Obj {
+	return Obj{"allOf": append([]Obj{Ref("Success")}, parts...)}
 }
 
-// list is a success body listing items under field with the total count.
-func list(field string, items obj, countDesc string) obj {
-	return success(object([]string{"count", field}, obj{
-		"count": integer(countDesc),
-		field:   array(items, ""),
+// List is a success body listing items under field with the total count.
+func List(field string, items Obj, countDesc string) Obj {
+	return Success(Object([]string{"count", field}, Obj{
+		"count": Integer(countDesc),
+		field:   Array(items, ""),
 	}))
 }
 
-func withDesc(s obj, desc string) obj {
+// WithDesc sets s's description, unless desc is "", and returns s.
+func WithDesc(s Obj, desc string) Obj {
 	if desc != "" {
 		s["description"] = desc
 	}
 	return s
-}
-
-func describe(s obj, desc string) obj {
-	out := obj{}
-	for k, v := range s {
-		out[k] = v
-	}
-	out["description"] = desc
-	return out
 }

@@ -1,5 +1,6 @@
-// Command gen writes loci's OpenAPI document (package apidoc) to a file;
-// `go generate ./httpapi` runs it to refresh httpapi/openapi.json.
+// Command gen writes loci's OpenAPI document, built from the REST server's
+// route table (httpapi.OpenAPI), to a file; `go generate ./httpapi` runs
+// it to refresh httpapi/openapi.json.
 package main
 
 import (
@@ -7,13 +8,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/loci-memory/loci/internal/apidoc"
+	"github.com/loci-memory/loci/httpapi"
 )
 
 func main() {
 	out := flag.String("o", "openapi.json", "the file to write")
 	flag.Parse()
-	b, err := apidoc.JSON()
+	b, err := httpapi.OpenAPI()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

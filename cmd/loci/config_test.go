@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/index"
+	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/retry"
+)
+
+// envOf returns a getenv reading vars.
+func envOf(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Run("Defaults", func(t *testing.T) {
+		c := configFromEnv(envOf(nil))
+		if c.DB != "" || c.DBTimeout != defaultDBTimeout || c.RetryBackoff != retry.DefaultBackoff ||
+			c.IndexMemory != index.DefaultBudget || !c.Audit || c.Metrics || c.TuneRuntime || c.Serve != nil || c.VectorWeight != nil {
+			t.Errorf("defaults: %+v", c)
+		}
+		want := EmbedderConfig{URL: "https://api.openai.com/v1", Model: "text-embedding-3-small"}
+		if c.Embedder != want {
+			t.Errorf("embedder = %+v, want %+v", c.Embedder, want)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate: %v", err)
+		}
+	})
+	t.Run("OK", func(t *testing.T) {
+		c := configFromEnv(envOf(map[string]string{
+			"LOCI_DB": "/tmp/x.db", "LOCI_DB_TIMEOUT": "250ms", "LOCI_EMBEDDER": "OpenAI", "LOCI_EMBED_DIMENSIONS": "64",
+			"LOCI_EMBED_URL": "http://127.0.0.1:11434/v1", "LOCI_EMBED_MODEL": "nomic", "OPENAI_API_KEY": "sk-1",
+			"LOCI_VECTOR_WEIGHT": " 0.5 ",
+		}))
+		want := EmbedderConfig{Kind: "openai", Dimensions: 64, URL: "http://127.0.0.1:11434/v1", Model: "nomic", APIKey: "sk-1"}
+		if c.DB != "/tmp/x.db" || c.DBTimeout != 250*time.Millisecond || c.Embedder != want || c.VectorWeight == nil || *c.VectorWeight != 0.5 {
+			t.Errorf("got %+v (embedder %+v)", c, c.Embedder)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate: %v", err)
+		}
+	})
+	t.Run("EmbedAPIKeyFirst", func(t *testing.T) {
+		c := configFromEnv(envOf(map[string]string{"LOCI_EMBED_API_KEY": "a", "OPENAI_API_KEY": "b"}))
+		if c.Embedder.APIKey != "a" {
+			t.Errorf("api key = %q, want LOCI_EMBED_API_KEY's", c.Embedder.APIKey)
+		}
+	})
+	// A variable that does not parse is reported by Validate, as an
+	// invalid error (exit 1) naming it.
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"LOCI_DB_TIMEOUT", "soon", "LOCI_DB_TIMEOUT must be a positive duration such as 5s"},
+		{"LOCI_DB_TIMEOUT", "-1s", "LOCI_DB_TIMEOUT must be a positive duration"},
+		{"LOCI_DB_TIMEOUT", "0", "LOCI_DB_TIMEOUT must be a positive duration"},
+		{"LOCI_EMBEDDER", "word2vec", `LOCI_EMBEDDER must be hash or openai, not "word2vec"`},
+		{"LOCI_EMBED_DIMENSIONS", "many", "LOCI_EMBED_DIMENSIONS must be a positive number"},
+		{"LOCI_EMBED_DIMENSIONS", "-3", "LOCI_EMBED_DIMENSIONS must be a positive number"},
+		{"LOCI_VECTOR_WEIGHT", "heavy", "LOCI_VECTOR_WEIGHT must be a number, 0 or more"},
+		{"LOCI_VECTOR_WEIGHT", "-1", `LOCI_VECTOR_WEIGHT must be a number, 0 or more, not "-1"`},
+		{"LOCI_VECTOR_WEIGHT", "NaN", "LOCI_VECTOR_WEIGHT must be a number, 0 or more"},
+	} {
+		t.Run("Err"+tc.name+"="+tc.value, func(t *testing.T) {
+			c := configFromEnv(envOf(map[string]string{tc.name: tc.value}))
+			err := c.Validate()
+			var ue *usageError
+			if err == nil || errors.As(err, &ue) || loci.ErrorCode(err) != loci.EINVALID || !strings.Contains(loci.ErrorMessage(err), tc.want) {
+				t.Errorf("Validate = %v, want an invalid error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// serveConfig is loci serve's configuration with its defaults, as its
+// flags leave it.
+func serveConfig(t *testing.T) Config {
+	t.Helper()
+	c := configFromEnv(envOf(nil))
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.serveFlags(fs)
+	if _, err := c.parseFlags(fs, nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestConfigValidate(t *testing.T) {
+	weight := func(w float64) *float64 { return &w }
+	for _, tc := range []struct {
+		name   string
+		change func(c *Config)
+		usage  bool   // a usage error (exit 2), else an invalid one (exit 1)
+		want   string // "" for none
+	}{
+		{"OK", func(c *Config) {}, false, ""},
+		{"OKRateLimit", func(c *Config) { c.Serve.RateLimit, c.Serve.RateBurst = 10, 1 }, false, ""},
+		{"OKNoTimeouts", func(c *Config) { c.Serve.ReadTimeout, c.Serve.WriteTimeout, c.Serve.IdleTimeout = 0, 0, 0 }, false, ""},
+		{"OKPprofPortZero", func(c *Config) { c.Serve.Addr, c.Serve.Pprof = "127.0.0.1:0", "127.0.0.1:0" }, false, ""},
+		{"ErrDBTimeoutZero", func(c *Config) { c.DBTimeout = 0 }, true, "--db-timeout must be positive"},
+		{"ErrDBTimeoutNegative", func(c *Config) { c.DBTimeout = -time.Second }, true, "--db-timeout must be positive"},
+		{"ErrRetryBackoff", func(c *Config) { c.RetryBackoff = -time.Second }, true, "--retry-backoff must not be negative"},
+		{"ErrIndexMemory", func(c *Config) { c.IndexMemory = -1 }, true, "--index-memory must not be negative"},
+		{"ErrEmbedder", func(c *Config) { c.Embedder.Kind = "bert" }, false, "LOCI_EMBEDDER must be hash or openai"},
+		{"ErrDimensions", func(c *Config) { c.Embedder.Dimensions = -1 }, false, "LOCI_EMBED_DIMENSIONS"},
+		{"ErrWeightNegative", func(c *Config) { c.VectorWeight = weight(-0.5) }, false, "LOCI_VECTOR_WEIGHT"},
+		{"ErrWeightInf", func(c *Config) { c.VectorWeight = weight(math.Inf(1)) }, false, `not "+Inf"`},
+		{"ErrAddr", func(c *Config) { c.Serve.Addr = "8420" }, true, `--addr "8420" must be HOST:PORT`},
+		{"ErrPprofAddr", func(c *Config) { c.Serve.Pprof = "6060" }, true, `--pprof "6060" must be HOST:PORT`},
+		{"ErrPprofIsAddr", func(c *Config) { c.Serve.Pprof = c.Serve.Addr }, true, "--pprof must not be --addr's address"},
+		{"ErrMaintainEvery", func(c *Config) { c.Serve.MaintainEvery = -time.Second }, true, "--maintain-every must not be negative"},
+		{"ErrAuditRetention", func(c *Config) { c.Serve.AuditRetention = -time.Hour }, true, "--audit-retention must not be negative"},
+		{"ErrReadTimeout", func(c *Config) { c.Serve.ReadTimeout = -time.Second }, true, "--read-timeout must not be negative"},
+		{"ErrRateLimit", func(c *Config) { c.Serve.RateLimit = -1 }, true, "--rate-limit must be a number"},
+		{"ErrRateLimitNaN", func(c *Config) { c.Serve.RateLimit = math.NaN() }, true, "--rate-limit must be a number"},
+		{"ErrRateBurst", func(c *Config) { c.Serve.RateLimit, c.Serve.RateBurst = 5, 0 }, true, "--rate-burst must be at least 1"},
+		{"ErrBurstWithoutLimit", func(c *Config) { c.given["rate-burst"] = true }, true, "--rate-burst needs --rate-limit"},
+		{"ErrMaxImportBytes", func(c *Config) { c.Serve.MaxImportBytes = 0 }, true, "--max-import-bytes must be positive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := serveConfig(t)
+			tc.change(&c)
+			err := c.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			var ue *usageError
+			switch {
+			case err == nil:
+				t.Fatalf("Validate succeeded, want %q", tc.want)
+			case errors.As(err, &ue) != tc.usage:
+				t.Errorf("Validate = %v (usage error %v), want a usage error: %v", err, !tc.usage, tc.usage)
+			case !strings.Contains(err.Error(), tc.want) && !strings.Contains(loci.ErrorMessage(err), tc.want):
+				t.Errorf("Validate = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestServeUsageErrors: serve's bad flags and combinations of flags are
+// usage errors (exit 2) naming the flag, found before the database is
+// opened.
+func TestServeUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"ErrBurstWithoutLimit", []string{"--rate-burst", "5"}, "--rate-burst needs --rate-limit"},
+		{"ErrZeroBurst", []string{"--rate-limit", "10", "--rate-burst", "0"}, "--rate-burst must be at least 1"},
+		{"ErrNegativeLimit", []string{"--rate-limit", "-1"}, "--rate-limit must be a number"},
+		{"ErrDBTimeout", []string{"--db-timeout", "0s"}, "--db-timeout must be positive"},
+		{"ErrRetryBackoff", []string{"--retry-backoff", "-1s"}, "--retry-backoff must not be negative"},
+		{"ErrMaxImport", []string{"--max-import-bytes", "0"}, "--max-import-bytes must be positive"},
+		{"ErrWriteTimeout", []string{"--write-timeout", "-5s"}, "--write-timeout must not be negative"},
+		{"ErrAuditRetention", []string{"--audit-retention", "-1h"}, "--audit-retention must not be negative"},
+		{"ErrAddr", []string{"--addr", "localhost"}, `--addr "localhost" must be HOST:PORT`},
+		{"ErrPprofIsAddr", []string{"--addr", "127.0.0.1:18420", "--pprof", "127.0.0.1:18420"}, "--pprof must not be --addr's address"},
+		{"ErrMaintainEvery", []string{"--maintain-every", "-1s"}, "--maintain-every must not be negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "loci.db")
+			code, stdout, stderr := runCLI(t, append([]string{"serve", "--db", db}, tc.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, "loci serve: "+tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d saying %q", code, stderr, exitUsage, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q: it listened", stdout)
+			}
+			if _, err := os.Stat(db); !os.IsNotExist(err) {
+				t.Errorf("the database was opened: %v", err)
+			}
+		})
+	}
+}
+
+// TestTargetUsageErrors: a verb that can use a server refuses flags the
+// chosen target would ignore.
+func TestTargetUsageErrors(t *testing.T) {
+	srv := httptest.NewServer(httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), quietLogger()))
+	defer srv.Close()
+	db := filepath.Join(t.TempDir(), "loci.db")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"ErrDBAndServer", []string{"recall", "--agent", "a", "--server", srv.URL, "--db", db}, "--db and --server exclude each other"},
+		{"ErrDBAndServerSearch", []string{"search", "x", "--server", srv.URL, "--db", db}, "--db and --server exclude each other"},
+		{"ErrAPIKeyLocal", []string{"maintain", "--api-key", "k", "--db", db}, "--api-key needs --server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d saying %q", code, stderr, exitUsage, tc.want)
+			}
+			if _, err := os.Stat(db); !os.IsNotExist(err) {
+				t.Errorf("the local database was opened: %v", err)
+			}
+		})
+	}
+	t.Run("OKServerIgnoresLocalSettings", func(t *testing.T) {
+		// The embedder and ranking are the server's: a bad local setting
+		// does not stop a verb given --server.
+		t.Setenv("LOCI_VECTOR_WEIGHT", "heavy")
+		t.Setenv("LOCI_DB_TIMEOUT", "soon")
+		if code, _, stderr := runCLI(t, "recall", "--agent", "a", "--server", srv.URL); code != exitOK {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+	t.Run("OKFlagOverridesEnv", func(t *testing.T) {
+		t.Setenv("LOCI_DB_TIMEOUT", "soon")
+		c := loadConfig()
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		c.serveFlags(fs)
+		if _, err := c.parseFlags(fs, []string{"--db-timeout", "2s"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err != nil || c.DBTimeout != 2*time.Second {
+			t.Errorf("Validate = %v, db timeout %v; want --db-timeout to override LOCI_DB_TIMEOUT", err, c.DBTimeout)
+		}
+	})
+	t.Run("ErrEnvLocal", func(t *testing.T) {
+		t.Setenv("LOCI_DB_TIMEOUT", "soon")
+		code, _, stderr := runCLI(t, "recall", "--agent", "a", "--db", db)
+		if code != exitDomain || !strings.Contains(stderr, "LOCI_DB_TIMEOUT must be a positive duration") {
+			t.Errorf("exit %d, stderr %q; want %d naming LOCI_DB_TIMEOUT", code, stderr, exitDomain)
+		}
+	})
+}
+
+// TestOpenService: the one builder opens what the Config names, with
+// metrics only when asked, and opens nothing for an invalid Config.
+func TestOpenService(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, withMetrics := range []bool{false, true} {
+		c := configFromEnv(envOf(nil))
+		c.DB, c.Metrics = filepath.Join(dir, "loci.db"), withMetrics
+		svc, err := openService(ctx, c, quietLogger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if svc.db != c.DB || (svc.metrics != nil) != withMetrics {
+			t.Errorf("metrics %v: db %q, metrics %v", withMetrics, svc.db, svc.metrics)
+		}
+		if _, err := svc.Remember(ctx, "a", "k", []byte(`"v"`)); err != nil {
+			t.Error(err)
+		}
+		if withMetrics {
+			rec := httptest.NewRecorder()
+			svc.metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+			if !strings.Contains(rec.Body.String(), `loci_store_transaction_duration_seconds_count{op="update",result="ok"}`) {
+				t.Errorf("the store's transactions are not counted:\n%s", rec.Body.String())
+			}
+		}
+		if err := svc.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	c := configFromEnv(envOf(nil))
+	c.DB, c.DBTimeout = filepath.Join(dir, "never.db"), 0
+	if _, err := openService(ctx, c, quietLogger()); err == nil {
+		t.Error("an invalid Config opened a service")
+	}
+	if _, err := os.Stat(c.DB); !os.IsNotExist(err) {
+		t.Errorf("an invalid Config opened the database: %v", err)
+	}
+}
