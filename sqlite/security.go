@@ -117,10 +117,10 @@ func (tx *Tx) InsertAudit(ctx context.Context, e *loci.AuditEntry) error {
 		return fmt.Errorf("encode record ids: %w", err)
 	}
 	_, err = tx.tx.ExecContext(ctx, `INSERT INTO audit_log (id, at, key_id, role, operation, workspace,
-		agent_id, user_id, session_id, task_id, kind, record_ids, count, status)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		agent_id, user_id, session_id, task_id, kind, record_ids, count, status, via, dry_run)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, micros(e.Time), e.KeyID, string(e.Role), e.Operation, e.Workspace,
-		e.AgentID, e.UserID, e.SessionID, e.TaskID, string(e.Kind), string(ids), e.Count, e.Status)
+		e.AgentID, e.UserID, e.SessionID, e.TaskID, string(e.Kind), string(ids), e.Count, e.Status, e.Via, e.DryRun)
 	if err != nil {
 		return translate(fmt.Errorf("insert audit entry: %w", err))
 	}
@@ -151,7 +151,7 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 		return nil, 0, fmt.Errorf("count audit entries: %w", err)
 	}
 	rows, err := tx.tx.QueryContext(ctx, `SELECT id, at, key_id, role, operation, workspace, agent_id, user_id,
-		session_id, task_id, kind, record_ids, count, status FROM audit_log WHERE `+where+
+		session_id, task_id, kind, record_ids, count, status, via, dry_run FROM audit_log WHERE `+where+
 		` ORDER BY seq DESC`+limitClause(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find audit entries: %w", err)
@@ -163,7 +163,7 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 		var at int64
 		var role, kind, ids string
 		if err := rows.Scan(&e.ID, &at, &e.KeyID, &role, &e.Operation, &e.Workspace, &e.AgentID, &e.UserID,
-			&e.SessionID, &e.TaskID, &kind, &ids, &e.Count, &e.Status); err != nil {
+			&e.SessionID, &e.TaskID, &kind, &ids, &e.Count, &e.Status, &e.Via, &e.DryRun); err != nil {
 			return nil, 0, fmt.Errorf("scan audit entry: %w", err)
 		}
 		e.Time, e.Role, e.Kind = fromMicros(at), loci.Role(role), loci.Kind(kind)
