@@ -201,36 +201,6 @@ func TestAgentBoundKey(t *testing.T) {
 	})
 }
 
-func TestCheckAgent(t *testing.T) {
-	tests := []struct {
-		name      string
-		rule      AgentRule
-		path      string
-		bodyAgent string
-		wantErr   bool
-	}{
-		{"NamedOwnQuery", AgentNamed, "/x?agent_id=a1", "", false},
-		{"NamedOwnBody", AgentNamed, "/x", "a1", false},
-		{"ErrNamedNone", AgentNamed, "/x", "", true},
-		{"ErrNamedOtherBody", AgentNamed, "/x?agent_id=a1", "a2", true},
-		{"ErrNamedSecondQuery", AgentNamed, "/x?agent_id=a1&agent_id=a2", "", true},
-		{"FreeNone", AgentFree, "/x?user_id=u", "", false},
-		{"ErrFreeOther", AgentFree, "/x", "a2", true},
-		{"ErrDeny", AgentDeny, "/x?agent_id=a1", "a1", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := checkAgent(tt.rule, "a1", httptest.NewRequest("GET", tt.path, nil), tt.bodyAgent)
-			if (err != nil) != tt.wantErr {
-				t.Errorf("err = %v, wantErr %v", err, tt.wantErr)
-			}
-			if err != nil && loci.ErrorCode(err) != loci.EFORBIDDEN {
-				t.Errorf("code = %s, want forbidden", loci.ErrorCode(err))
-			}
-		})
-	}
-}
-
 func TestAuthentication(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		t.Run("OffWithoutKeys", func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loci-memory/loci/mcpserver"
+	"github.com/loci-memory/loci/memory"
 )
 
 // runMCP serves MCP on stdin/stdout, bound to one agent (and user) for the
@@ -18,7 +19,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	agent := fs.String("agent", "", "agent id whose memory the tools use (required)")
 	user := fs.String("user", "", "user id the agent serves (optional)")
-	auditOn := fs.Bool("audit", true, "write every tool call to the audit log")
+	auditOn := fs.Bool("audit", true, "write every memory access to the audit log")
 	dsn := dbFlag(fs)
 	indexMemory := indexMemoryFlag(fs)
 	if pos, err := parseFlags(fs, args); err != nil {
@@ -29,7 +30,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return usagef("--agent is required")
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, done, err := openService(ctx, *dsn, logger, applyIndexMemory(indexMemory))
+	svc, done, err := openService(ctx, *dsn, logger, applyIndexMemory(indexMemory), memory.WithAudit(*auditOn))
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	m := metrics.New()
 	store := m.Store(retry.New(raw, *retryBackoff, retry.WithLogger(logger)))
 	svc := memory.New(store, append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithEmbedQueueDepth(m.SetEmbeddingQueueDepth),
+		memory.WithAudit(*auditOn),
 		applyIndexMemory(indexMemory)}, ranking...)...)
 	if *pprofAddr != "" {
 		a, err := servePprof(*pprofAddr)
@@ -130,7 +131,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Shutdown(shutdownCtx)
+	// What waits to be written to the audit log is written before the
+	// store closes.
+	if ferr := svc.FlushAudit(shutdownCtx); ferr != nil {
+		logger.Error("audit log write failed", "err", ferr)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil

@@ -124,7 +124,14 @@ func openService(ctx context.Context, dsn string, logger *slog.Logger, opts ...m
 		return nil, nil, err
 	}
 	svc := memory.New(store, append(append([]memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb)}, ranking...), opts...)...)
-	return svc, func() { store.Close() }, nil
+	// What waits to be written to the audit log is written before the
+	// store closes.
+	return svc, func() {
+		if err := svc.FlushAudit(context.WithoutCancel(ctx)); err != nil {
+			logger.Error("audit log write failed", "err", err)
+		}
+		store.Close()
+	}, nil
 }
 
 // redactDSN returns a postgres:// URL without its password, for logs.
