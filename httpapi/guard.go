@@ -79,33 +79,31 @@ func WithStreamIdleTimeout(d time.Duration) Option { return func(s *Server) { s.
 // database (loci keys create), takes effect at the next request, and
 // revoking the last key turns authentication off again.
 //
-// authSeen remembers what the last request found, only to choose the one
-// store read a request needs: while keys exist, Authenticate (a valid key
-// needs nothing more); while none exist, HasKeys. A second read is made
-// only when the first one's answer contradicts the remembered state: an
-// authentication that fails checks whether keys still exist, and a
-// HasKeys that finds one authenticates.
+// A request makes one store read to be let in: a request with a key reads
+// that key; one without reads whether any key exists. Only a key that is
+// not valid makes a second read (whether keys exist at all: if none does,
+// authentication is off and the key is ignored).
 func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Principal, error) {
-	if s.authRequired || s.authSeen.Load() {
-		p, err := s.svc.Authenticate(ctx, bearer(r))
+	secret := bearer(r)
+	if secret != "" || s.authRequired {
+		p, err := s.svc.Authenticate(ctx, secret)
 		if err == nil || s.authRequired || loci.ErrorCode(err) != loci.EUNAUTHORIZED {
 			return p, err
 		}
 		has, herr := s.svc.HasKeys(ctx)
-		if herr != nil || has {
+		switch {
+		case herr != nil:
+			return nil, herr
+		case has:
 			return nil, err
 		}
-		s.authSeen.Store(false) // the last key was revoked
 		return nil, nil
 	}
 	has, err := s.svc.HasKeys(ctx)
-	if err != nil {
+	if err != nil || !has {
 		return nil, err
-	} else if !has {
-		return nil, nil
 	}
-	s.authSeen.Store(true)
-	return s.svc.Authenticate(ctx, bearer(r))
+	return nil, loci.Errorf(loci.EUNAUTHORIZED, "a valid API key is required (Authorization: Bearer <key>)")
 }
 
 // answerHook, when set, is told the route and status of every answer: the
