@@ -244,6 +244,10 @@ func (s *Service) PruneAudit(ctx context.Context, retention time.Duration) (n in
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return 0, err
 	}
+	// What waits in the queue is older than this call: it is pruned too.
+	if err := s.FlushAudit(ctx); err != nil {
+		return 0, err
+	}
 	err = a.update(func(tx loci.Tx) (err error) {
 		n, err = tx.DeleteAuditBefore(ctx, s.now().Add(-retention))
 		a.count(n)
