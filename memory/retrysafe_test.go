@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,19 +22,26 @@ import (
 var errInjected = errors.New("injected failure")
 
 // replayStore makes the retry policy run every transaction function
-// twice: every other transaction runs its function, is rolled back and
-// reports a transient failure; the retry that follows passes through.
-// between, when set, runs once between the two attempts (a concurrent
-// writer).
+// twice: the first attempt runs its function, is rolled back and reports
+// a transient failure; the retry that follows passes through. Attempts
+// are told apart by the function's code, so that a transaction running
+// meanwhile (the audit log's writer, in the background) neither takes
+// nor shifts another's turn. between, when set, runs once between the
+// two attempts (a concurrent writer).
 type replayStore struct {
 	loci.Store
-	calls   int
+	mu      sync.Mutex
+	failed  map[uintptr]bool // functions whose first attempt failed
 	between func()
 }
 
 func (s *replayStore) run(fn func(loci.Tx) error, do func(func(loci.Tx) error) error) error {
-	s.calls++
-	if s.calls%2 == 0 {
+	key := reflect.ValueOf(fn).Pointer()
+	s.mu.Lock()
+	retried := s.failed[key]
+	delete(s.failed, key)
+	s.mu.Unlock()
+	if retried {
 		return do(fn)
 	}
 	err := do(func(tx loci.Tx) error {
@@ -42,11 +51,17 @@ func (s *replayStore) run(fn func(loci.Tx) error, do func(func(loci.Tx) error) e
 		return errInjected // roll the attempt back
 	})
 	if !errors.Is(err, errInjected) {
-		s.calls++ // no failure injected: no retry follows
-		return err
+		return err // no failure injected: no retry follows
 	}
-	if b := s.between; b != nil {
-		s.between = nil
+	s.mu.Lock()
+	if s.failed == nil {
+		s.failed = map[uintptr]bool{}
+	}
+	s.failed[key] = true
+	b := s.between
+	s.between = nil
+	s.mu.Unlock()
+	if b != nil {
 		b()
 	}
 	return loci.Transient(errInjected)
@@ -219,8 +234,15 @@ func TestRetrySafe(t *testing.T) {
 		}
 		for _, tt := range createdTests {
 			t.Run(tt.name, func(t *testing.T) {
+				// Nothing queued for the audit log's writer: between
+				// runs between the attempts of the call's transaction.
+				if err := svc.FlushAudit(ctx); err != nil {
+					t.Fatal(err)
+				}
 				var betweenErr error
+				rs.mu.Lock()
 				rs.between = func() { betweenErr = tt.between() }
+				rs.mu.Unlock()
 				created, err := tt.call()
 				if betweenErr != nil {
 					t.Fatalf("concurrent write: %v", betweenErr)
