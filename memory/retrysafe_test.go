@@ -7,9 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,26 +20,22 @@ import (
 var errInjected = errors.New("injected failure")
 
 // replayStore makes the retry policy run every transaction function
-// twice: the first attempt runs its function, is rolled back and reports
-// a transient failure; the retry that follows passes through. Attempts
-// are told apart by the function's code, so that a transaction running
-// meanwhile (the audit log's writer, in the background) neither takes
-// nor shifts another's turn. between, when set, runs once between the
-// two attempts (a concurrent writer).
+// twice: every other transaction runs its function, is rolled back and
+// reports a transient failure; the retry that follows passes through.
+// between, when set, runs once between the two attempts (a concurrent
+// writer). Only the transactions of a context marked replayed are
+// replayed: the audit queue's batches, written in the background under
+// another context, pass through uncounted (they would break the
+// alternation).
 type replayStore struct {
 	loci.Store
-	mu      sync.Mutex
-	failed  map[uintptr]bool // functions whose first attempt failed
+	calls   int
 	between func()
 }
 
 func (s *replayStore) run(fn func(loci.Tx) error, do func(func(loci.Tx) error) error) error {
-	key := reflect.ValueOf(fn).Pointer()
-	s.mu.Lock()
-	retried := s.failed[key]
-	delete(s.failed, key)
-	s.mu.Unlock()
-	if retried {
+	s.calls++
+	if s.calls%2 == 0 {
 		return do(fn)
 	}
 	err := do(func(tx loci.Tx) error {
@@ -51,27 +45,32 @@ func (s *replayStore) run(fn func(loci.Tx) error, do func(func(loci.Tx) error) e
 		return errInjected // roll the attempt back
 	})
 	if !errors.Is(err, errInjected) {
-		return err // no failure injected: no retry follows
+		s.calls++ // no failure injected: no retry follows
+		return err
 	}
-	s.mu.Lock()
-	if s.failed == nil {
-		s.failed = map[uintptr]bool{}
-	}
-	s.failed[key] = true
-	b := s.between
-	s.between = nil
-	s.mu.Unlock()
-	if b != nil {
+	if b := s.between; b != nil {
+		s.between = nil
 		b()
 	}
 	return loci.Transient(errInjected)
 }
 
+// replayKey marks a context whose transactions replayStore replays.
+type replayKey struct{}
+
+func replayed(ctx context.Context) context.Context { return context.WithValue(ctx, replayKey{}, true) }
+
 func (s *replayStore) Update(ctx context.Context, fn func(loci.Tx) error) error {
+	if ctx.Value(replayKey{}) == nil {
+		return s.Store.Update(ctx, fn)
+	}
 	return s.run(fn, func(f func(loci.Tx) error) error { return s.Store.Update(ctx, f) })
 }
 
 func (s *replayStore) View(ctx context.Context, fn func(loci.Tx) error) error {
+	if ctx.Value(replayKey{}) == nil {
+		return s.Store.View(ctx, fn)
+	}
 	return s.run(fn, func(f func(loci.Tx) error) error { return s.Store.View(ctx, f) })
 }
 
@@ -81,17 +80,13 @@ func (s *replayStore) View(ctx context.Context, fn func(loci.Tx) error) error {
 // counter counted twice, no "created" flag kept from the failed attempt.
 func TestRetrySafe(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		ctx := context.Background()
+		ctx := replayed(context.Background())
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 		raw := open(t)
 		plain := memory.New(raw)
 		rs := &replayStore{Store: raw}
-		// The audit log is off: its batches are written by a goroutine of
-		// their own, whose transactions would shift the replay store's
-		// every other transaction (audit entries under a retry are tested
-		// by TestAuditRetried).
 		svc := memory.New(retry.New(rs, 0, retry.WithLogger(quiet),
-			retry.WithSleep(func(context.Context, time.Duration) error { return nil })), memory.WithAudit(false))
+			retry.WithSleep(func(context.Context, time.Duration) error { return nil })))
 		must := func(err error) {
 			t.Helper()
 			if err != nil {
@@ -234,15 +229,8 @@ func TestRetrySafe(t *testing.T) {
 		}
 		for _, tt := range createdTests {
 			t.Run(tt.name, func(t *testing.T) {
-				// Nothing queued for the audit log's writer: between
-				// runs between the attempts of the call's transaction.
-				if err := svc.FlushAudit(ctx); err != nil {
-					t.Fatal(err)
-				}
 				var betweenErr error
-				rs.mu.Lock()
 				rs.between = func() { betweenErr = tt.between() }
-				rs.mu.Unlock()
 				created, err := tt.call()
 				if betweenErr != nil {
 					t.Fatalf("concurrent write: %v", betweenErr)
@@ -273,7 +261,7 @@ func TestRetrySafe(t *testing.T) {
 			}
 			empty := open(t)
 			into := memory.New(retry.New(&replayStore{Store: empty}, 0, retry.WithLogger(quiet),
-				retry.WithSleep(func(context.Context, time.Duration) error { return nil })), memory.WithAudit(false))
+				retry.WithSleep(func(context.Context, time.Duration) error { return nil })))
 			res, err := into.Import(ctx, strings.NewReader(buf.String()))
 			if err != nil {
 				t.Fatalf("retried import: %v", err)
