@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -191,7 +192,24 @@ func (s *Service) complete(ctx context.Context, e loci.AuditEntry) loci.AuditEnt
 	} else {
 		e.RecordIDs = append([]string(nil), e.RecordIDs...)
 	}
+	// An entry logs what a call named, valid or not (a refused scope with
+	// a NUL or invalid UTF-8): as text every store can hold.
+	for _, p := range []*string{&e.AgentID, &e.UserID, &e.SessionID, &e.TaskID, &e.Operation} {
+		*p = loggable(*p)
+	}
+	for i, id := range e.RecordIDs {
+		e.RecordIDs[i] = loggable(id)
+	}
 	return e
+}
+
+// loggable returns s without NUL bytes and invalid UTF-8, at most 1024
+// bytes long.
+func loggable(s string) string {
+	if len(s) > 1024 {
+		s = s[:1024]
+	}
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "")
 }
 
 // Audit appends an entry that no operation wrote itself: what a transport

@@ -509,7 +509,7 @@ func TestAuditRetried(t *testing.T) {
 		}
 
 		// Each attempt makes a new id: the entry has the stored one.
-		p, err := svc.AddPassage(ctx, "a1", "retried passage", nil)
+		p, err := svc.AddPassage(replayed(ctx), "a1", "retried passage", nil)
 		auditAMust(t, err)
 		if n := count("passage.add"); n != 1 {
 			t.Fatalf("%d passage.add entries, want 1", n)
@@ -523,7 +523,7 @@ func TestAuditRetried(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		b, created, err := svc.SetBlock(ctx, "a1", "notes", loci.BlockWrite{Content: "second"})
+		b, created, err := svc.SetBlock(replayed(ctx), "a1", "notes", loci.BlockWrite{Content: "second"})
 		auditAMust(t, err)
 		if created {
 			t.Error("created kept from the rolled back attempt")
