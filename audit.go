@@ -19,7 +19,37 @@ type AuditEntry struct {
 	Kind      Kind     `json:"kind,omitempty"`
 	RecordIDs []string `json:"record_ids"` // ids (or keys) of what was touched
 	Count     int      `json:"count"`      // how many records the operation returned or changed
-	Status    int      `json:"status"`     // the HTTP status, or 200/500-like for other transports
+	Status    int      `json:"status"`     // the outcome as an HTTP status (loci.StatusOf), whatever the interface
+	// DryRun marks an operation that only said what it would change.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Via is the interface the operation came through: ViaREST, ViaMCP,
+	// ViaCLI, or ViaLibrary (a Go program calling the service).
+	Via string `json:"via,omitempty"`
+}
+
+// The interfaces an operation comes through (AuditEntry.Via).
+const (
+	ViaREST    = "rest"
+	ViaMCP     = "mcp"
+	ViaCLI     = "cli"
+	ViaLibrary = "library"
+)
+
+type viaKey struct{}
+
+// WithVia returns a context whose operations are audited as coming
+// through the interface via.
+func WithVia(ctx context.Context, via string) context.Context {
+	return context.WithValue(ctx, viaKey{}, via)
+}
+
+// ViaFrom returns the interface the context's operations come through,
+// ViaLibrary when none was set.
+func ViaFrom(ctx context.Context) string {
+	if v, _ := ctx.Value(viaKey{}).(string); v != "" {
+		return v
+	}
+	return ViaLibrary
 }
 
 // AuditFilter selects audit entries of one workspace; empty fields do not
@@ -38,8 +68,12 @@ type AuditFilter struct {
 // AuditService writes and reads the access log.
 type AuditService interface {
 	// Audit appends e, filling Time from the clock, Workspace from the
-	// context and KeyID and Role from the context's principal when they
-	// are empty. Every transport calls it once per memory access.
+	// context, KeyID and Role from the context's principal and Via from
+	// the context when they are empty. Every operation of the service
+	// audits itself; transports call Audit only for what they refuse
+	// before reaching an operation (no key, a role too low, a rate
+	// limit). Entries may be written shortly after Audit returns
+	// (batched); FindAudit sees every entry audited before it was called.
 	Audit(ctx context.Context, e AuditEntry) error
 	// FindAudit returns the entries that match f, newest first, and how
 	// many match in all.

@@ -80,3 +80,30 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// statusOf is the HTTP status of each code.
+var statusOf = map[string]int{
+	EINVALID:      400,
+	EUNAUTHORIZED: 401,
+	EFORBIDDEN:    403,
+	ENOTFOUND:     404,
+	ECONFLICT:     409,
+	ETOOLARGE:     413,
+	ERATELIMIT:    429,
+	EINTERNAL:     500,
+	EUNAVAILABLE:  503,
+	ESTORAGEFULL:  507,
+}
+
+// StatusOf returns the HTTP status of an error code (500 for a code it does
+// not know, 200 for ""): REST answers with it, and the audit log records it
+// as the outcome of every operation, whatever the interface.
+func StatusOf(code string) int {
+	if code == "" {
+		return 200
+	}
+	if st, ok := statusOf[code]; ok {
+		return st
+	}
+	return 500
+}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -33,16 +32,7 @@ const (
 	// DefaultStreamIdleTimeout is how long an import waits for more of its
 	// body, and an export for its client to take more of the output.
 	DefaultStreamIdleTimeout = 30 * time.Second
-	// maxCapture bounds how much of a JSON response the guard reads for
-	// the audit log's ids.
-	maxCapture = 1 << 20
-	// maxAuditIDs bounds the ids one audit entry keeps.
-	maxAuditIDs = 1000
 )
-
-// scopeFields are the scope names the guard reads from the path, the query
-// and a JSON body.
-var scopeFields = []string{"agent_id", "user_id", "session_id", "task_id"}
 
 // Observer is told about every request (the metrics package implements
 // it).
@@ -89,70 +79,46 @@ func WithStreamIdleTimeout(d time.Duration) Option { return func(s *Server) { s.
 // database (loci keys create), takes effect at the next request, and
 // revoking the last key turns authentication off again.
 //
-// authSeen remembers what the last request found, only to choose the one
-// store read a request needs: while keys exist, Authenticate (a valid key
-// needs nothing more); while none exist, HasKeys. A second read is made
-// only when the first one's answer contradicts the remembered state: an
-// authentication that fails checks whether keys still exist, and a
-// HasKeys that finds one authenticates.
+// A request makes one store read to be let in: a request with a key reads
+// that key; one without reads whether any key exists. Only a key that is
+// not valid makes a second read (whether keys exist at all: if none does,
+// authentication is off and the key is ignored).
 func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Principal, error) {
-	if s.authRequired || s.authSeen.Load() {
-		p, err := s.svc.Authenticate(ctx, bearer(r))
+	secret := bearer(r)
+	if secret != "" || s.authRequired {
+		p, err := s.svc.Authenticate(ctx, secret)
 		if err == nil || s.authRequired || loci.ErrorCode(err) != loci.EUNAUTHORIZED {
 			return p, err
 		}
 		has, herr := s.svc.HasKeys(ctx)
-		if herr != nil || has {
+		switch {
+		case herr != nil:
+			return nil, herr
+		case has:
 			return nil, err
 		}
-		s.authSeen.Store(false) // the last key was revoked
 		return nil, nil
 	}
 	has, err := s.svc.HasKeys(ctx)
-	if err != nil {
+	if err != nil || !has {
 		return nil, err
-	} else if !has {
-		return nil, nil
 	}
-	s.authSeen.Store(true)
-	return s.svc.Authenticate(ctx, bearer(r))
+	return nil, loci.Errorf(loci.EUNAUTHORIZED, "a valid API key is required (Authorization: Bearer <key>)")
 }
 
 // answerHook, when set, is told the route and status of every answer: the
 // package's tests check that each status a route answered is documented.
 var answerHook atomic.Pointer[func(route Route, status int)]
 
-// auditResult lets a handler that does not answer JSON (export) tell the
-// guard what to log.
-type auditResult struct {
-	set   bool
-	ids   []string
-	count int
-}
-
-type auditResultKey struct{}
-
-// setAuditResult records what a streaming handler touched.
-func setAuditResult(r *http.Request, ids []string, count int) {
-	if ar, ok := r.Context().Value(auditResultKey{}).(*auditResult); ok {
-		ar.set, ar.ids, ar.count = true, ids, count
-	}
-}
-
-// recorder captures a response's status and, for a route that is
-// audited, the start of a JSON body.
+// recorder captures a response's status, for metrics.
 type recorder struct {
 	http.ResponseWriter
-	status  int
-	buf     bytes.Buffer
-	json    bool
-	capture bool
+	status int
 }
 
 func (w *recorder) WriteHeader(status int) {
 	if w.status == 0 {
 		w.status = status
-		w.json = strings.HasPrefix(w.Header().Get("Content-Type"), "application/json")
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
@@ -161,30 +127,24 @@ func (w *recorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.capture && w.json && w.buf.Len() < maxCapture {
-		w.buf.Write(b[:min(len(b), maxCapture-w.buf.Len())])
-	}
 	return w.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// guard wraps the handler of one route with everything every route needs,
-// in order: input limits on path and query, authentication, the rate
-// limit, the role and agent-binding policy, body limits and checks, then
-// the handler, then metrics and the audit entry.
+// guard wraps the handler of one route with what every route needs, in
+// order: input limits on path and query, reading the body (before anything
+// waits on the database), authentication, the rate limit, the role the
+// route needs, body checks, then the handler; then metrics. The operations
+// audit themselves (memory/), and check the agent binding of a key on the
+// agent they are given; the guard logs only what it refuses (401, 403, 429).
 func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 	pol := route.Policy
 	wildcards := patternWildcards(route.Pattern)
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w, capture: s.audit && pol.Op != ""}
-		var principal *loci.Principal
-		audited := false
-		var scope loci.Scope
-		var bodyAgents []string
-		ar := &auditResult{}
+		rec := &recorder{ResponseWriter: w}
 		defer func() {
 			status := rec.status
 			if status == 0 {
@@ -195,9 +155,6 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 			}
 			if h := answerHook.Load(); h != nil {
 				(*h)(route, status)
-			}
-			if audited && s.audit && pol.Op != "" {
-				s.writeAudit(r, pol, principal, scope, wildcards, rec, status, ar)
 			}
 		}()
 
@@ -215,13 +172,16 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 		if hasBody && !pol.Stream {
 			body, bodyErr = readBody(rec, r)
 		}
-		ctx := r.Context()
+		ctx := loci.WithVia(r.Context(), loci.ViaREST)
+		var principal *loci.Principal
 		if pol.Role != public {
 			var err error
 			principal, err = s.authenticate(ctx, r)
 			if err != nil {
 				if loci.ErrorCode(err) == loci.EUNAUTHORIZED {
 					rec.Header().Set("WWW-Authenticate", `Bearer realm="loci"`)
+					s.refuse(ctx, rec, r, pol, err)
+					return
 				}
 				s.Error(rec, r, err)
 				return
@@ -237,16 +197,12 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 			}
 			if wait, allowed := s.limiter.allow(who); !allowed {
 				rec.Header().Set("Retry-After", strconv.Itoa(wait))
-				s.Error(rec, r, loci.Errorf(loci.ERATELIMIT, "too many requests; retry after %d s", wait))
+				s.refuse(ctx, rec, r, pol, loci.Errorf(loci.ERATELIMIT, "too many requests; retry after %d s", wait))
 				return
 			}
 		}
-		// From here on the request is attributable: it is audited whatever
-		// its outcome.
-		audited = true
-		scope = pathQueryScope(r)
 		if principal != nil && !principal.Role.Allows(pol.Role) {
-			s.Error(rec, r, loci.Errorf(loci.EFORBIDDEN, "this needs the %s role; the key has %s", pol.Role, principal.Role))
+			s.refuse(ctx, rec, r, pol, loci.Errorf(loci.EFORBIDDEN, "this needs the %s role; the key has %s", pol.Role, principal.Role))
 			return
 		}
 		if hasBody {
@@ -261,18 +217,24 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 					s.Error(rec, r, err)
 					return
 				}
-				bodyAgents = bodyScope(body, &scope)
 				r.Body = io.NopCloser(bytes.NewReader(body))
 			}
 		}
-		if principal != nil && principal.AgentID != "" {
-			if err := checkAgent(pol.Agent, principal.AgentID, r, bodyAgents...); err != nil {
-				s.Error(rec, r, err)
-				return
-			}
-		}
-		ctx = context.WithValue(ctx, auditResultKey{}, ar)
 		h(rec, r.WithContext(ctx))
+	}
+}
+
+// refuse answers err, a refusal of the request before any operation ran
+// (no valid key, a role too low, the rate limit), and logs it: the
+// operation the route would have run, the scope its path and query name.
+func (s *Server) refuse(ctx context.Context, w http.ResponseWriter, r *http.Request, pol Policy, err error) {
+	s.Error(w, r, err)
+	if !s.audit || pol.Op == "" {
+		return
+	}
+	e := loci.AuditEntry{Operation: pol.Op, Kind: pol.Kind, Scope: pathQueryScope(r), Status: loci.StatusOf(loci.ErrorCode(err))}
+	if aerr := s.svc.Audit(context.WithoutCancel(ctx), e); aerr != nil {
+		s.logger.Error("audit log write failed", "op", pol.Op, "err", aerr)
 	}
 }
 
@@ -389,58 +351,4 @@ func pathQueryScope(r *http.Request) loci.Scope {
 		return r.URL.Query().Get(name)
 	}
 	return loci.Scope{AgentID: get("agent_id"), UserID: get("user_id"), SessionID: get("session_id"), TaskID: get("task_id")}
-}
-
-// bodyScope fills the scope fields the path and query left empty from a
-// JSON object body's top-level string fields, and returns the body's
-// agent_id values: under every spelling of the key, since encoding/json
-// matches keys to struct fields case-insensitively ("AGENT_ID" reaches a
-// handler as its agent_id).
-func bodyScope(body []byte, sc *loci.Scope) []string {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil {
-		return nil
-	}
-	var agents []string
-	for k, raw := range top {
-		var agent string
-		if strings.EqualFold(k, "agent_id") && json.Unmarshal(raw, &agent) == nil {
-			agents = append(agents, agent)
-		}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"agent_id", &sc.AgentID}, {"user_id", &sc.UserID}, {"session_id", &sc.SessionID}, {"task_id", &sc.TaskID}} {
-		var v string
-		if raw, ok := top[f.name]; ok && json.Unmarshal(raw, &v) == nil && *f.dst == "" {
-			*f.dst = v
-		}
-	}
-	return agents
-}
-
-// checkAgent enforces a key's agent binding: every agent_id the request
-// names (path, query, body) must be the key's, and the route's rule says
-// whether naming none is allowed.
-func checkAgent(rule AgentRule, bound string, r *http.Request, bodyAgents ...string) error {
-	if rule == AgentDeny {
-		return loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s cannot use this endpoint", bound)
-	}
-	named := append([]string{r.PathValue("agent_id")}, bodyAgents...)
-	named = append(named, r.URL.Query()["agent_id"]...)
-	any := false
-	for _, a := range named {
-		if a == "" {
-			continue
-		}
-		any = true
-		if a != bound {
-			return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot reach agent %s", bound, a)
-		}
-	}
-	if !any && rule == AgentNamed {
-		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", bound, bound)
-	}
-	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -33,7 +32,6 @@ type Server struct {
 
 	// Security and operations (guard.go).
 	authRequired   bool
-	authSeen       atomic.Bool // whether the last request found keys (authenticate)
 	audit          bool
 	limiter        *rateLimiter
 	observer       Observer

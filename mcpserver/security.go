@@ -2,10 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"net/http"
-	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,10 +10,10 @@ import (
 
 // Roles and the audit log for MCP. Every tool call and resource read goes
 // through guard (a receiving middleware): it checks the connection's key
-// holds the tool's role, runs the call, and appends exactly one audit
-// entry. A connection without a key (stdio, or HTTP with authentication
-// off) is trusted, as the REST API trusts a request without one; it is
-// still audited.
+// holds the tool's role and runs the call. The operations a call runs
+// audit themselves (memory/), as coming through MCP; guard logs what it
+// refuses. A connection without a key (stdio, or HTTP with authentication
+// off) is trusted, as the REST API trusts a request without one.
 
 // ToolPolicy is what guard enforces for one tool.
 type ToolPolicy struct {
@@ -66,8 +62,9 @@ func PolicyOfTool(name string) (ToolPolicy, bool) {
 	return p, true
 }
 
-// Audit operations: "mcp." and the tool's name; reading the resource;
-// calling a name missing from the policy table.
+// Refusals are logged as "mcp." and the tool's name, as reading the
+// resource, or, for a name missing from the policy table, as one
+// operation (not a name the client chose).
 const (
 	auditOpPrefix   = "mcp."
 	auditResourceOp = "mcp.read_resource"
@@ -80,8 +77,7 @@ func (s *server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 		switch r := req.(type) {
 		case *mcp.CallToolRequest:
 			// A name missing from the table (an unknown tool, or one
-			// registered without an entry) is admin-only and logged
-			// under one operation, not under a name the client chose.
+			// registered without an entry) is admin-only.
 			pol, known := PolicyOfTool(r.Params.Name)
 			op := auditOpPrefix + r.Params.Name
 			if !known {
@@ -91,166 +87,33 @@ func (s *server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 			if err := loci.Authorize(ctx, pol.Role); err != nil {
 				res := &mcp.CallToolResult{}
 				res.SetError(s.toolError(r.Params.Name, err))
-				s.audit(ctx, op, pol.Kind, r.Params.Arguments, nil, nil, res.GetError())
+				s.refused(ctx, op, pol.Kind, err)
 				return res, nil
 			}
-			res, err := next(ctx, method, req)
-			var out any
-			var toolErr error
-			if tr, ok := res.(*mcp.CallToolResult); ok && tr != nil {
-				out, toolErr = tr.StructuredContent, tr.GetError()
-			}
-			s.audit(ctx, op, pol.Kind, r.Params.Arguments, out, err, toolErr)
-			return res, err
+			return next(ctx, method, req)
 		case *mcp.ReadResourceRequest:
 			ctx = s.ctx(ctx)
 			if err := loci.Authorize(ctx, resourcePolicy.Role); err != nil {
-				s.audit(ctx, auditResourceOp, resourcePolicy.Kind, nil, nil, err, nil)
+				s.refused(ctx, auditResourceOp, resourcePolicy.Kind, err)
 				return nil, s.toolError("resource", err)
 			}
-			res, err := next(ctx, method, req)
-			s.audit(ctx, auditResourceOp, resourcePolicy.Kind, nil, nil, err, nil)
-			return res, err
+			return next(ctx, method, req)
 		}
 		return next(ctx, method, req)
 	}
 }
 
-// auditStatus maps a domain error code to the HTTP-like status of an
-// audit entry.
-var auditStatus = map[string]int{
-	loci.EINVALID:      http.StatusBadRequest,
-	loci.EUNAUTHORIZED: http.StatusUnauthorized,
-	loci.EFORBIDDEN:    http.StatusForbidden,
-	loci.ENOTFOUND:     http.StatusNotFound,
-	loci.ECONFLICT:     http.StatusConflict,
-	loci.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	loci.ERATELIMIT:    http.StatusTooManyRequests,
-	loci.EINTERNAL:     http.StatusInternalServerError,
-	loci.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	loci.ESTORAGEFULL:  http.StatusInsufficientStorage,
-}
-
-// audit appends the one entry of a call: who (from the context's
-// principal), the operation, the scope (the connection's agent and user,
-// and the task or session an argument names), the kind, and the ids and
-// count read from the structured output; never content. err is a
-// protocol error, toolErr a tool error.
-func (s *server) audit(ctx context.Context, op string, kind loci.Kind, args json.RawMessage, out any, err, toolErr error) {
+// refused logs a call guard refused: the connection's agent and user, the
+// kind, the status of err.
+func (s *server) refused(ctx context.Context, op string, kind loci.Kind, err error) {
 	if !s.cfgAudit {
 		return
 	}
 	e := loci.AuditEntry{
-		Operation: op, Kind: kind, Status: http.StatusOK,
+		Operation: op, Kind: kind, Status: loci.StatusOf(loci.ErrorCode(err)),
 		Scope: loci.Scope{AgentID: s.id.AgentID, UserID: s.id.UserID},
-	}
-	var a struct {
-		TaskID    any `json:"task_id"`
-		SessionID any `json:"session_id"`
-	}
-	if len(args) > 0 && json.Unmarshal(args, &a) == nil {
-		e.TaskID, _ = a.TaskID.(string)
-		e.SessionID, _ = a.SessionID.(string)
-	}
-	switch {
-	case err != nil:
-		e.Status = http.StatusInternalServerError
-		if code := loci.ErrorCode(err); code != loci.EINTERNAL {
-			e.Status = auditStatus[code]
-		}
-	case toolErr != nil:
-		e.Status = http.StatusBadRequest // argument validation by the SDK
-		var te *ToolError
-		if errors.As(toolErr, &te) {
-			if st, ok := auditStatus[te.Code]; ok {
-				e.Status = st
-			}
-		}
-	default:
-		e.RecordIDs, e.Count = outputIDs(out)
 	}
 	if aerr := s.svc.Audit(context.WithoutCancel(ctx), e); aerr != nil {
 		s.logger.Error("audit log write failed", "op", op, "err", aerr)
 	}
-}
-
-// idFields are the fields, in order of preference, that identify a
-// record in a tool's output: the first present is logged.
-var idFields = []string{"id", "key", "label", "type", "session_id"}
-
-// maxAuditIDs bounds the ids one audit entry keeps.
-const maxAuditIDs = 1000
-
-// outputIDs reads the ids and the count of a tool's structured output:
-// the top-level id (or key, label, type), the id-like field of each
-// object of a top-level array, the keys of a top-level values object
-// (get_working), and the top-level count (else the number of ids).
-func outputIDs(out any) ([]string, int) {
-	raw, ok := out.(json.RawMessage)
-	if !ok {
-		if out == nil {
-			return nil, 0
-		}
-		var err error
-		if raw, err = json.Marshal(out); err != nil {
-			return nil, 0
-		}
-	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) != nil {
-		return nil, 0
-	}
-	var ids []string
-	if id := idOf(top); id != "" {
-		ids = append(ids, id)
-	}
-	names := make([]string, 0, len(top))
-	for name := range top {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		v := top[name]
-		switch {
-		case len(v) > 0 && v[0] == '[':
-			var items []map[string]json.RawMessage
-			if json.Unmarshal(v, &items) == nil {
-				for _, it := range items {
-					if id := idOf(it); id != "" {
-						ids = append(ids, id)
-					}
-				}
-			}
-		case name == "values" && len(v) > 0 && v[0] == '{':
-			var values map[string]json.RawMessage
-			if json.Unmarshal(v, &values) == nil {
-				keys := make([]string, 0, len(values))
-				for k := range values {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				ids = append(ids, keys...)
-			}
-		}
-	}
-	count := len(ids)
-	var n int
-	if v, ok := top["count"]; ok && json.Unmarshal(v, &n) == nil {
-		count = n
-	}
-	if len(ids) > maxAuditIDs {
-		ids = ids[:maxAuditIDs]
-	}
-	return ids, count
-}
-
-// idOf returns the first id-like string field of an object.
-func idOf(obj map[string]json.RawMessage) string {
-	for _, f := range idFields {
-		var v string
-		if raw, ok := obj[f]; ok && json.Unmarshal(raw, &v) == nil && v != "" {
-			return v
-		}
-	}
-	return ""
 }

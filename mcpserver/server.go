@@ -174,6 +174,7 @@ func instructions(id Identity) string {
 // ctx returns the context a tool acts in: the identity's workspace and
 // key.
 func (s *server) ctx(ctx context.Context) context.Context {
+	ctx = loci.WithVia(ctx, loci.ViaMCP)
 	ws := s.id.Workspace
 	if ws == "" && s.id.Principal != nil {
 		ws = s.id.Principal.Workspace

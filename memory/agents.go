@@ -28,23 +28,25 @@ func (s *Service) getAgent(ctx context.Context, tx loci.Tx, id string) (*loci.Ag
 
 // ensureAgent creates the agent with the standard blocks unless it exists,
 // so that writing a block or passage needs no setup step. The standard
-// block labelled skip is left out: the caller is about to write it.
-func (s *Service) ensureAgent(ctx context.Context, tx loci.Tx, id, skip string) error {
+// block labelled skip is left out: the caller is about to write it. It
+// returns the ids of the blocks it created (for the audit entry).
+func (s *Service) ensureAgent(ctx context.Context, tx loci.Tx, id, skip string) ([]string, error) {
 	ws := loci.WorkspaceFrom(ctx)
 	// Serialize with every other creation of the agent (CreateAgent takes
 	// the same lock), or parallel first writes race to insert it.
 	if err := tx.Lock(ctx, lockName(ws, "agent", id)); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := tx.GetAgent(ctx, ws, id); err == nil {
-		return nil
+		return nil, nil
 	} else if loci.ErrorCode(err) != loci.ENOTFOUND {
-		return err
+		return nil, err
 	}
 	now := s.now()
 	if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: ws, ID: id, CreatedAt: now}); err != nil {
-		return err
+		return nil, err
 	}
+	var created []string
 	for _, label := range loci.StandardBlockLabels {
 		if label == skip {
 			continue
@@ -52,15 +54,22 @@ func (s *Service) ensureAgent(ctx context.Context, tx loci.Tx, id, skip string) 
 		if _, err := s.findOwnedBlock(ctx, tx, id, label); err == nil {
 			continue
 		}
-		if _, err := s.insertBlock(ctx, tx, id, loci.BlockSpec{Label: label, Limit: loci.DefaultBlockLimit}, false, now); err != nil {
-			return err
+		rec, err := s.insertBlock(ctx, tx, id, loci.BlockSpec{Label: label, Limit: loci.DefaultBlockLimit}, false, now)
+		if err != nil {
+			return nil, err
 		}
+		created = append(created, rec.ID)
 	}
-	return nil
+	return created, nil
 }
 
 // CreateAgent creates an agent and its blocks.
-func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (*loci.Agent, []*loci.Block, error) {
+func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (_ *loci.Agent, _ []*loci.Block, err error) {
+	au, err := s.begin(ctx, "agent.create", "", loci.Scope{AgentID: in.ID}, agentDeny)
+	defer au.end(&err)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := checkAgentID(in.ID); err != nil {
 		return nil, nil, err
 	}
@@ -86,7 +95,7 @@ func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (*loci.A
 	ws := loci.WorkspaceFrom(ctx)
 	a := &loci.Agent{Workspace: ws, ID: in.ID, Name: in.Name}
 	var blocks []*loci.Block
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = au.update(func(tx loci.Tx) error {
 		blocks = nil // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "agent", in.ID)); err != nil {
 			return err
@@ -100,11 +109,13 @@ func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (*loci.A
 		if err := tx.InsertAgent(ctx, a); err != nil {
 			return err
 		}
+		au.created()
 		for _, spec := range specs {
 			rec, err := s.insertBlock(ctx, tx, in.ID, spec, false, a.CreatedAt)
 			if err != nil {
 				return err
 			}
+			au.touch(rec.ID)
 			b, err := blockOf(rec)
 			if err != nil {
 				return err
@@ -120,47 +131,80 @@ func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (*loci.A
 }
 
 // GetAgent returns an agent.
-func (s *Service) GetAgent(ctx context.Context, id string) (*loci.Agent, error) {
+func (s *Service) GetAgent(ctx context.Context, id string) (_ *loci.Agent, err error) {
+	au, err := s.begin(ctx, "agent.get", "", loci.Scope{AgentID: id}, agentNamed)
+	defer au.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAgentID(id); err != nil {
 		return nil, err
 	}
 	var a *loci.Agent
-	err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+	err = au.view(func(tx loci.Tx) (err error) {
 		a, err = s.getAgent(ctx, tx, id)
+		if err == nil {
+			au.touch(a.ID) // an agent is keyed by its id
+		}
 		return err
 	})
 	return a, err
 }
 
 // ListAgents returns the workspace's agents by id.
-func (s *Service) ListAgents(ctx context.Context, limit, offset int) ([]*loci.Agent, int, error) {
+func (s *Service) ListAgents(ctx context.Context, limit, offset int) (_ []*loci.Agent, _ int, err error) {
+	au, err := s.begin(ctx, "agent.list", "", loci.Scope{}, agentDeny)
+	defer au.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	limit, offset = pageOf(limit, offset)
 	agents := []*loci.Agent{}
 	var total int
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = au.view(func(tx loci.Tx) error {
 		list, n, err := tx.ListAgents(ctx, loci.WorkspaceFrom(ctx), limit, offset)
 		agents, total = append(agents[:0], list...), n
+		for _, a := range list {
+			au.touch(a.ID)
+		}
+		au.count(n)
 		return err
 	})
 	return agents, total, err
 }
 
 // DeleteAgent deletes an agent and everything it owns.
-func (s *Service) DeleteAgent(ctx context.Context, id string) error {
+func (s *Service) DeleteAgent(ctx context.Context, id string) (err error) {
+	au, err := s.begin(ctx, "agent.delete", "", loci.Scope{AgentID: id}, agentNamed)
+	defer au.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := checkAgentID(id); err != nil {
 		return err
 	}
 	ws := loci.WorkspaceFrom(ctx)
-	return s.store.Update(ctx, func(tx loci.Tx) error {
+	return au.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "agent", id)); err != nil {
 			return err
 		}
 		// Every record of the agent, of every kind; the links to its
 		// shared blocks go with them (foreign keys).
-		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, AgentID: &id})
+		all := loci.RecordFilter{Workspace: ws, AgentID: &id}
+		// Their ids, for the audit entry (it keeps maxAuditIDs).
+		scan := all
+		scan.Order, scan.Limit = loci.OrderNone, maxAuditIDs
+		if err := tx.ScanRecords(ctx, scan, func(r *loci.Record) error {
+			au.touch(r.ID)
+			return nil
+		}); err != nil {
+			return err
+		}
+		n, err := tx.DeleteRecords(ctx, all)
 		if err != nil {
 			return err
 		}
+		au.count(n)
 		// The agent row and its links to other agents' shared blocks.
 		err = tx.DeleteAgent(ctx, ws, id)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {

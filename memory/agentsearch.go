@@ -15,7 +15,15 @@ import (
 // transaction with the query embedded once (rankScopes). Filters apply
 // before ranking, so another agent's or user's records can never take a
 // place in the results.
-func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery) (*loci.SearchResults, error) {
+//
+// No route calls it (the MCP tool search_memory does): its operation is
+// named "memory.search".
+func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery) (_ *loci.SearchResults, err error) {
+	a, err := s.begin(ctx, "memory.search", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(q.Query) == "" {
 		return nil, loci.Errorf(loci.EINVALID, "query is required")
 	}
@@ -58,13 +66,21 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 	qvec := s.embedQuery(ctx, q.Query)
 	var hits []Hit
 	var pending int
-	err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+	err = a.view(func(tx loci.Tx) (err error) {
 		hits, pending, err = s.rankFilters(ctx, tx, q.Query, filters, qvec, limit, q.Explain)
+		for _, h := range hits {
+			a.touch(h.Record.ID)
+		}
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search agent memory: %w", err)
 	}
+	return searchResults(hits, pending), nil
+}
+
+// searchResults is the answer of a search across kinds.
+func searchResults(hits []Hit, pending int) *loci.SearchResults {
 	out := &loci.SearchResults{Results: []loci.SearchResult{}, PendingEmbeddings: pending}
 	for _, h := range hits {
 		r := h.Record
@@ -73,5 +89,5 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Score: h.Score, Explain: h.Explain,
 		})
 	}
-	return out, nil
+	return out
 }

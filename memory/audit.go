@@ -3,15 +3,172 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/loci-memory/loci"
 )
 
-// Audit appends one entry to the access log, completing it from the clock
-// and the context (workspace, principal). It never takes content: callers
-// pass ids, scope and counts.
-func (s *Service) Audit(ctx context.Context, e loci.AuditEntry) error {
+// Every operation audits itself (DESIGN §5: every memory access is logged),
+// whatever the interface it came through (REST, MCP, CLI, a Go program): a
+// rule begins an entry naming the operation and its scope, notes the ids
+// of the records it touches, and the entry is written
+//
+//   - with the operation's changes, in the same transaction, when it writes
+//     (the change and its entry commit or roll back together);
+//   - to a queue written in batches, one transaction per batch, when it only
+//     reads, or when it fails (reads do not take SQLite's single writer
+//     one by one; a batch waits at most auditFlushEvery, and FindAudit
+//     writes what waits before it reads).
+//
+// The entry never holds content: ids, scope, kind, counts, the outcome.
+
+// maxAuditIDs bounds the ids one audit entry keeps.
+const maxAuditIDs = 1000
+
+// binding is how a key bound to one agent may call an operation: the
+// operation checks it against the agent it is given (DESIGN §5).
+type binding int
+
+const (
+	// agentNamed: the operation acts on the agent it names; a bound key
+	// must name its own (an operation whose agent is optional refuses a
+	// bound key that names none).
+	agentNamed binding = iota
+	// agentFree: the operation holds no agent's memory (a user's
+	// preferences and sessions, global facts) or names an agent only
+	// optionally; any agent it names must be the key's.
+	agentFree
+	// agentDeny: the operation spans agents (or names its records by id
+	// only); bound keys are refused.
+	agentDeny
+)
+
+// audited is the audit entry of one operation in the making.
+type audited struct {
+	s   *Service
+	ctx context.Context
+	e   loci.AuditEntry
+	// inserted: the entry was inserted in the current attempt of the
+	// operation's transaction; written: that transaction committed.
+	inserted, written bool
+}
+
+// begin starts the audit entry of operation op on kind in scope sc, and
+// checks the context's key binding for it: a refusal (EFORBIDDEN) is
+// returned, and audited, when the caller ends the entry. Callers defer
+// a.end(&err) right after, with err the operation's error result.
+func (s *Service) begin(ctx context.Context, op string, kind loci.Kind, sc loci.Scope, b binding) (*audited, error) {
+	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op, Kind: kind, Scope: sc, Status: 200}}
+	return a, checkBinding(ctx, sc.AgentID, b)
+}
+
+// checkBinding refuses a key bound to an agent what its binding forbids.
+func checkBinding(ctx context.Context, agentID string, b binding) error {
+	p := loci.PrincipalFrom(ctx)
+	if p == nil || p.AgentID == "" {
+		return nil
+	}
+	switch {
+	case b == agentDeny:
+		return loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s cannot use this operation", p.AgentID)
+	case agentID != "" && agentID != p.AgentID:
+		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot reach agent %s", p.AgentID, agentID)
+	case agentID == "" && b == agentNamed:
+		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", p.AgentID, p.AgentID)
+	}
+	return nil
+}
+
+// touch notes records the operation touched (ids, or keys where a kind is
+// keyed so), and counts them.
+func (a *audited) touch(ids ...string) {
+	a.e.Count += len(ids)
+	for _, id := range ids {
+		if len(a.e.RecordIDs) < maxAuditIDs {
+			a.e.RecordIDs = append(a.e.RecordIDs, id)
+		}
+	}
+}
+
+// touchRecords notes the records' ids.
+func (a *audited) touchRecords(recs []*loci.Record) {
+	for _, r := range recs {
+		a.touch(r.ID)
+	}
+}
+
+// count sets how many records the operation returned or changed, when it
+// is not the number of ids noted (a listing's total, a deletion).
+func (a *audited) count(n int) { a.e.Count = n }
+
+// created marks the operation as one that created what it names (201).
+func (a *audited) created() { a.e.Status = 201 }
+
+// dryRun marks the operation as a dry run: it said what it would change.
+func (a *audited) dryRun() { a.e.DryRun = true }
+
+// reset forgets what an attempt of the transaction noted: the store's
+// retry policy may run a transaction function twice.
+func (a *audited) reset() {
+	a.e.RecordIDs, a.e.Count, a.e.Status, a.inserted = a.e.RecordIDs[:0], 0, 200, false
+}
+
+// update runs fn in a read-write transaction and, when it succeeds, writes
+// the operation's audit entry in that transaction.
+func (a *audited) update(fn func(tx loci.Tx) error) error {
+	err := a.s.store.Update(a.ctx, func(tx loci.Tx) error {
+		a.reset()
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if a.written || !a.s.auditOn {
+			return nil
+		}
+		e := a.s.complete(a.ctx, a.e)
+		if err := tx.InsertAudit(a.ctx, &e); err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
+		a.inserted = true
+		return nil
+	})
+	if err == nil && a.inserted {
+		a.written = true
+	}
+	return err
+}
+
+// view runs fn in a read transaction; the entry is queued when the
+// operation ends.
+func (a *audited) view(fn func(tx loci.Tx) error) error {
+	return a.s.store.View(a.ctx, func(tx loci.Tx) error {
+		a.reset()
+		return fn(tx)
+	})
+}
+
+// end queues the entry unless its transaction wrote it: always for a
+// read, and for a failure (with the error's status and no ids: nothing
+// was changed). errp points at the operation's error result.
+func (a *audited) end(errp *error) {
+	if !a.s.auditOn {
+		return
+	}
+	err := *errp
+	if err == nil && a.written {
+		return
+	}
+	e := a.e
+	if err != nil {
+		e.Status = loci.StatusOf(loci.ErrorCode(err))
+		e.RecordIDs, e.Count = nil, 0
+	}
+	a.s.auditQ.add(a.s.complete(a.ctx, e))
+}
+
+// complete fills what an entry takes from the context and the clock.
+func (s *Service) complete(ctx context.Context, e loci.AuditEntry) loci.AuditEntry {
 	e.ID = newID()
 	if e.Time.IsZero() {
 		e.Time = s.now()
@@ -27,44 +184,190 @@ func (s *Service) Audit(ctx context.Context, e loci.AuditEntry) error {
 			e.Role = p.Role
 		}
 	}
+	if e.Via == "" {
+		e.Via = loci.ViaFrom(ctx)
+	}
 	if e.RecordIDs == nil {
 		e.RecordIDs = []string{}
+	} else {
+		e.RecordIDs = append([]string(nil), e.RecordIDs...)
 	}
-	if err := s.store.Update(ctx, func(tx loci.Tx) error { return tx.InsertAudit(ctx, &e) }); err != nil {
-		return fmt.Errorf("audit: %w", err)
+	// An entry logs what a call named, valid or not (a refused scope with
+	// a NUL or invalid UTF-8): as text every store can hold.
+	for _, p := range []*string{&e.AgentID, &e.UserID, &e.SessionID, &e.TaskID, &e.Operation} {
+		*p = loggable(*p)
 	}
+	for i, id := range e.RecordIDs {
+		e.RecordIDs[i] = loggable(id)
+	}
+	return e
+}
+
+// loggable returns s without NUL bytes and invalid UTF-8, at most 1024
+// bytes long.
+func loggable(s string) string {
+	if len(s) > 1024 {
+		s = s[:1024]
+	}
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "")
+}
+
+// Audit appends an entry that no operation wrote itself: what a transport
+// refused before reaching one (no key, a role too low, a rate limit).
+func (s *Service) Audit(ctx context.Context, e loci.AuditEntry) error {
+	if !s.auditOn {
+		return nil
+	}
+	s.auditQ.add(s.complete(ctx, e))
 	return nil
 }
 
 // FindAudit returns the context workspace's entries that match f, newest
-// first.
-func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditEntry, int, error) {
+// first, after writing every entry queued before it.
+func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.AuditEntry, _ int, err error) {
+	a, err := s.begin(ctx, "audit.read", "", loci.Scope{AgentID: f.AgentID, UserID: f.UserID}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
+		return nil, 0, err
+	}
+	if err := s.FlushAudit(ctx); err != nil {
 		return nil, 0, err
 	}
 	f.Workspace = loci.WorkspaceFrom(ctx)
 	entries := []*loci.AuditEntry{}
 	var total int
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		found, n, err := tx.FindAudit(ctx, f)
 		entries, total = append(entries[:0], found...), n
 		return err
 	})
+	// The entries' own ids are not logged as record ids of this read.
+	a.count(len(entries))
 	return entries, total, err
 }
 
 // PruneAudit deletes entries older than retention, in every workspace.
-func (s *Service) PruneAudit(ctx context.Context, retention time.Duration) (int, error) {
+func (s *Service) PruneAudit(ctx context.Context, retention time.Duration) (n int, err error) {
+	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return 0, err
+	}
 	if retention <= 0 {
 		return 0, loci.Errorf(loci.EINVALID, "audit retention must be positive")
 	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return 0, err
 	}
-	var n int
-	err := s.store.Update(ctx, func(tx loci.Tx) (err error) {
+	// What waits in the queue is older than this call: it is pruned too.
+	if err := s.FlushAudit(ctx); err != nil {
+		return 0, err
+	}
+	err = a.update(func(tx loci.Tx) (err error) {
 		n, err = tx.DeleteAuditBefore(ctx, s.now().Add(-retention))
+		a.count(n)
 		return err
 	})
 	return n, err
+}
+
+// auditFlushEvery is the longest a queued entry waits; auditFlushAt the
+// queue length at which it is written at once.
+const (
+	auditFlushEvery = 20 * time.Millisecond
+	auditFlushAt    = 256
+)
+
+// auditQueue holds the entries waiting to be written, and writes them in
+// batches: a writer goroutine runs while there are entries, and ends when
+// the queue is empty.
+type auditQueue struct {
+	s       *Service
+	mu      sync.Mutex
+	pending []loci.AuditEntry
+	running bool
+	kick    chan struct{}
+	// flush serializes writes of batches (the writer and FlushAudit).
+	flush sync.Mutex
+}
+
+func newAuditQueue(s *Service) *auditQueue {
+	return &auditQueue{s: s, kick: make(chan struct{}, 1)}
+}
+
+// add queues e, starting the writer if need be.
+func (q *auditQueue) add(e loci.AuditEntry) {
+	q.mu.Lock()
+	q.pending = append(q.pending, e)
+	full := len(q.pending) >= auditFlushAt
+	start := !q.running
+	q.running = true
+	q.mu.Unlock()
+	if start {
+		go q.run()
+	} else if full {
+		select {
+		case q.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run writes batches until the queue is empty.
+func (q *auditQueue) run() {
+	t := time.NewTimer(auditFlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-q.kick:
+		}
+		if n, err := q.write(context.Background()); err != nil {
+			q.s.logger.Error("audit log write failed", "entries", n, "err", err)
+		}
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+		t.Reset(auditFlushEvery)
+	}
+}
+
+// write writes what is queued in one transaction, and returns how many
+// entries it took.
+func (q *auditQueue) write(ctx context.Context) (int, error) {
+	q.flush.Lock()
+	defer q.flush.Unlock()
+	q.mu.Lock()
+	batch := q.pending
+	q.pending = nil
+	q.mu.Unlock()
+	if len(batch) == 0 {
+		return 0, nil
+	}
+	err := q.s.store.Update(ctx, func(tx loci.Tx) error {
+		for i := range batch {
+			if err := tx.InsertAudit(ctx, &batch[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return len(batch), fmt.Errorf("audit: %w", err)
+	}
+	return len(batch), nil
+}
+
+// FlushAudit writes the entries waiting in the queue now (FindAudit does;
+// so does a process before it exits).
+func (s *Service) FlushAudit(ctx context.Context) error {
+	_, err := s.auditQ.write(context.WithoutCancel(ctx))
+	return err
 }

@@ -163,27 +163,45 @@ func (s *Service) agentBlocks(ctx context.Context, tx loci.Tx, agentID string) (
 }
 
 // ListBlocks returns the agent's owned, then attached, blocks.
-func (s *Service) ListBlocks(ctx context.Context, agentID string) ([]*loci.Block, error) {
+func (s *Service) ListBlocks(ctx context.Context, agentID string) (_ []*loci.Block, err error) {
+	a, err := s.begin(ctx, "block.list", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	return s.listBlocks(ctx, a, agentID)
+}
+
+// listBlocks reads the agent's blocks for the operation a.
+func (s *Service) listBlocks(ctx context.Context, a *audited, agentID string) ([]*loci.Block, error) {
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	}
 	var blocks []*loci.Block
-	err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+	err := a.view(func(tx loci.Tx) (err error) {
 		blocks, err = s.agentBlocks(ctx, tx, agentID)
+		for _, b := range blocks {
+			a.touch(b.ID)
+		}
 		return err
 	})
 	return blocks, err
 }
 
 // GetBlock returns the agent's block with that label.
-func (s *Service) GetBlock(ctx context.Context, agentID, label string) (*loci.Block, error) {
+func (s *Service) GetBlock(ctx context.Context, agentID, label string) (_ *loci.Block, err error) {
+	a, err := s.begin(ctx, "block.get", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	} else if err := checkBlockLabel(label); err != nil {
 		return nil, err
 	}
 	var b *loci.Block
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		if _, err := s.getAgent(ctx, tx, agentID); err != nil {
 			return err
 		}
@@ -191,6 +209,7 @@ func (s *Service) GetBlock(ctx context.Context, agentID, label string) (*loci.Bl
 		if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		b, err = blockOf(rec)
 		return err
 	})
@@ -199,7 +218,12 @@ func (s *Service) GetBlock(ctx context.Context, agentID, label string) (*loci.Bl
 
 // SetBlock creates or replaces a block, compare-and-set when
 // w.ExpectedVersion is set.
-func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.BlockWrite) (*loci.Block, bool, error) {
+func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.BlockWrite) (_ *loci.Block, _ bool, err error) {
+	a, err := s.begin(ctx, "block.put", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, false, err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, false, err
 	} else if err := checkBlockLabel(label); err != nil {
@@ -212,12 +236,13 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 	ws := loci.WorkspaceFrom(ctx)
 	var out *loci.Block
 	var created bool
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "block", agentID, label)); err != nil {
 			return err
 		}
-		if err := s.ensureAgent(ctx, tx, agentID, label); err != nil {
+		std, err := s.ensureAgent(ctx, tx, agentID, label)
+		if err != nil {
 			return err
 		}
 		rec, err := s.resolveBlock(ctx, tx, agentID, label)
@@ -230,6 +255,7 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 				return err
 			}
 			created = true
+			a.created()
 			rec, err = s.insertBlock(ctx, tx, agentID, spec, false, s.now())
 		} else if err == nil {
 			// Creating needs the creator role (the route's); changing an
@@ -242,6 +268,8 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 		if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
+		a.touch(std...) // the agent's standard blocks, when it was created
 		out, err = blockOf(rec)
 		return err
 	})
@@ -298,7 +326,12 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 }
 
 // CreateBlock creates a block owned by the agent, shared or not.
-func (s *Service) CreateBlock(ctx context.Context, agentID string, spec loci.BlockSpec, shared bool) (*loci.Block, error) {
+func (s *Service) CreateBlock(ctx context.Context, agentID string, spec loci.BlockSpec, shared bool) (_ *loci.Block, err error) {
+	a, err := s.begin(ctx, "block.create", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	} else if err := checkBlockSpec(&spec); err != nil {
@@ -306,11 +339,12 @@ func (s *Service) CreateBlock(ctx context.Context, agentID string, spec loci.Blo
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var out *loci.Block
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "block", agentID, spec.Label)); err != nil {
 			return err
 		}
-		if err := s.ensureAgent(ctx, tx, agentID, spec.Label); err != nil {
+		std, err := s.ensureAgent(ctx, tx, agentID, spec.Label)
+		if err != nil {
 			return err
 		}
 		if _, err := s.resolveBlock(ctx, tx, agentID, spec.Label); err == nil {
@@ -322,6 +356,9 @@ func (s *Service) CreateBlock(ctx context.Context, agentID string, spec loci.Blo
 		if err != nil {
 			return err
 		}
+		a.created()
+		a.touch(rec.ID)
+		a.touch(std...) // the agent's standard blocks, when it was created
 		out, err = blockOf(rec)
 		return err
 	})
@@ -347,14 +384,21 @@ func (s *Service) getBlockByID(ctx context.Context, tx loci.Tx, blockID string) 
 }
 
 // AttachBlock attaches a shared block to a consuming agent.
-func (s *Service) AttachBlock(ctx context.Context, blockID, agentID string) error {
+func (s *Service) AttachBlock(ctx context.Context, blockID, agentID string) (err error) {
+	// It puts one agent's block into another agent's memory: it spans two
+	// agents, so keys bound to an agent are refused.
+	a, err := s.begin(ctx, "block.attach", loci.KindBlock, loci.Scope{AgentID: agentID}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := requireText("block_id", blockID, loci.MaxAgentIDBytes); err != nil {
 		return err
 	} else if err := checkAgentID(agentID); err != nil {
 		return err
 	}
 	ws := loci.WorkspaceFrom(ctx)
-	return s.store.Update(ctx, func(tx loci.Tx) error {
+	return a.update(func(tx loci.Tx) error {
 		rec, d, err := s.getBlockByID(ctx, tx, blockID)
 		if err != nil {
 			return err
@@ -367,7 +411,8 @@ func (s *Service) AttachBlock(ctx context.Context, blockID, agentID string) erro
 		if err := tx.Lock(ctx, lockName(ws, "block", agentID, rec.Key)); err != nil {
 			return err
 		}
-		if err := s.ensureAgent(ctx, tx, agentID, ""); err != nil {
+		std, err := s.ensureAgent(ctx, tx, agentID, "")
+		if err != nil {
 			return err
 		}
 		other, err := s.resolveBlock(ctx, tx, agentID, rec.Key)
@@ -376,19 +421,27 @@ func (s *Service) AttachBlock(ctx context.Context, blockID, agentID string) erro
 		} else if err != nil && loci.ErrorCode(err) != loci.ENOTFOUND {
 			return err
 		}
+		a.touch(rec.ID)
+		a.touch(std...) // the consumer's standard blocks, when it was created
 		return tx.AttachBlock(ctx, ws, blockID, agentID, s.now())
 	})
 }
 
 // DetachBlock detaches a shared block from an agent.
-func (s *Service) DetachBlock(ctx context.Context, blockID, agentID string) error {
+func (s *Service) DetachBlock(ctx context.Context, blockID, agentID string) (err error) {
+	a, err := s.begin(ctx, "block.detach", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := requireText("block_id", blockID, loci.MaxAgentIDBytes); err != nil {
 		return err
 	} else if err := checkAgentID(agentID); err != nil {
 		return err
 	}
-	return s.store.Update(ctx, func(tx loci.Tx) error {
-		if _, _, err := s.getBlockByID(ctx, tx, blockID); err != nil {
+	return a.update(func(tx loci.Tx) error {
+		rec, _, err := s.getBlockByID(ctx, tx, blockID)
+		if err != nil {
 			return err
 		}
 		ok, err := tx.DetachBlock(ctx, loci.WorkspaceFrom(ctx), blockID, agentID)
@@ -397,17 +450,25 @@ func (s *Service) DetachBlock(ctx context.Context, blockID, agentID string) erro
 		} else if !ok {
 			return loci.Errorf(loci.ENOTFOUND, "block %s is not attached to agent %s", blockID, agentID)
 		}
+		a.touch(rec.ID)
 		return nil
 	})
 }
 
 // ListBlockConsumers returns the agents a block is attached to.
-func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) ([]loci.BlockLink, error) {
+func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) (_ []loci.BlockLink, err error) {
+	// The call names a block, not an agent: the rule checks a bound key
+	// against the block's owner below.
+	a, err := s.begin(ctx, "block.consumers", loci.KindBlock, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("block_id", blockID, loci.MaxAgentIDBytes); err != nil {
 		return nil, err
 	}
 	links := []loci.BlockLink{}
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		rec, _, err := s.getBlockByID(ctx, tx, blockID)
 		if err != nil {
 			return err
@@ -419,6 +480,9 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) ([]loc
 		}
 		l, err := tx.ListBlockLinks(ctx, loci.WorkspaceFrom(ctx), blockID, "")
 		links = append(links[:0], l...)
+		// The block read; the count is its consumers'.
+		a.touch(rec.ID)
+		a.count(len(links))
 		return err
 	})
 	return links, err
@@ -426,14 +490,19 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) ([]loc
 
 // BlockHistory returns every content the agent's block has had, the
 // current one first.
-func (s *Service) BlockHistory(ctx context.Context, agentID, label string) ([]loci.BlockVersion, error) {
+func (s *Service) BlockHistory(ctx context.Context, agentID, label string) (_ []loci.BlockVersion, err error) {
+	a, err := s.begin(ctx, "block.history", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	} else if err := checkBlockLabel(label); err != nil {
 		return nil, err
 	}
 	var out []loci.BlockVersion
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		if _, err := s.getAgent(ctx, tx, agentID); err != nil {
 			return err
@@ -442,6 +511,7 @@ func (s *Service) BlockHistory(ctx context.Context, agentID, label string) ([]lo
 		if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		cur, err := blockOf(rec)
 		if err != nil {
 			return err
@@ -464,8 +534,13 @@ func (s *Service) BlockHistory(ctx context.Context, agentID, label string) ([]lo
 }
 
 // Prompt renders the agent's blocks for its system prompt.
-func (s *Service) Prompt(ctx context.Context, agentID string) (string, error) {
-	blocks, err := s.ListBlocks(ctx, agentID)
+func (s *Service) Prompt(ctx context.Context, agentID string) (_ string, err error) {
+	a, err := s.begin(ctx, "agent.prompt", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return "", err
+	}
+	blocks, err := s.listBlocks(ctx, a, agentID)
 	if err != nil {
 		return "", err
 	}

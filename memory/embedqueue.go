@@ -106,7 +106,7 @@ func (s *Service) StartEmbedding(ctx context.Context) (stop func()) {
 		defer wg.Done()
 		backoff := q.p.MinBackoff
 		for {
-			n, err := s.embedBatch(ctx, q.p.Batch)
+			n, _, err := s.embedBatch(ctx, q.p.Batch)
 			if q.depth != nil && ctx.Err() == nil {
 				s.reportQueueDepth(ctx, q.depth)
 			}
@@ -157,18 +157,19 @@ func (s *Service) reportQueueDepth(ctx context.Context, fn func(int)) {
 }
 
 // embedBatch embeds up to limit pending records and stores their
-// embeddings; it returns how many it looked at (0: none pending).
-func (s *Service) embedBatch(ctx context.Context, limit int) (int, error) {
+// embeddings; it returns how many it looked at (0: none pending) and the
+// ids of the records whose embedding it stored.
+func (s *Service) embedBatch(ctx context.Context, limit int) (int, []string, error) {
 	model := s.embedder.Model()
 	var recs []*loci.Record
 	if err := s.store.View(ctx, func(tx loci.Tx) (err error) {
 		recs, err = tx.PendingEmbeddings(ctx, model, limit)
 		return err
 	}); err != nil {
-		return 0, fmt.Errorf("find pending embeddings: %w", err)
+		return 0, nil, fmt.Errorf("find pending embeddings: %w", err)
 	}
 	if len(recs) == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	texts := make([]string, len(recs))
 	for i, r := range recs {
@@ -176,25 +177,30 @@ func (s *Service) embedBatch(ctx context.Context, limit int) (int, error) {
 	}
 	vecs, err := s.embedder.Embed(ctx, texts)
 	if err != nil {
-		return 0, fmt.Errorf("embed: %w", err)
+		return 0, nil, fmt.Errorf("embed: %w", err)
 	}
 	if len(vecs) != len(recs) {
-		return 0, fmt.Errorf("embed: got %d vectors for %d texts", len(vecs), len(recs))
+		return 0, nil, fmt.Errorf("embed: got %d vectors for %d texts", len(vecs), len(recs))
 	}
+	var set []string
 	err = s.store.Update(ctx, func(tx loci.Tx) error {
+		set = set[:0] // the retry policy may run this twice
 		for i, r := range recs {
 			// A record changed since it was read stays pending, to be
 			// embedded again from its new content.
-			if _, err := tx.SetEmbedding(ctx, r.Workspace, r.ID, r.Version, model, vecs[i]); err != nil {
+			ok, err := tx.SetEmbedding(ctx, r.Workspace, r.ID, r.Version, model, vecs[i])
+			if err != nil {
 				return err
+			} else if ok {
+				set = append(set, r.ID)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store embeddings: %w", err)
+		return 0, nil, fmt.Errorf("store embeddings: %w", err)
 	}
-	return len(recs), nil
+	return len(recs), set, nil
 }
 
 // embedText is the text a record's embedding is made from: its content,
@@ -211,7 +217,17 @@ func embedText(r *loci.Record) string {
 // calling progress after each batch with the records done and the total
 // pending in ctx's workspace when it began. It returns how many it
 // embedded. EINVALID without an embedder.
-func (s *Service) Reindex(ctx context.Context, progress func(done, total int)) (int, error) {
+//
+// It is operation "embedding.reindex" (no route: the CLI's reindex and
+// Go programs call it), denied to keys bound to an agent, audited once
+// when it ends with the ids of the records whose embedding it stored
+// (kept when it fails midway: the batches before are stored).
+func (s *Service) Reindex(ctx context.Context, progress func(done, total int)) (done int, err error) {
+	a, err := s.begin(ctx, "embedding.reindex", "", loci.Scope{}, agentDeny)
+	defer a.endPartial(&err)
+	if err != nil {
+		return 0, err
+	}
 	if s.embedder == nil {
 		return 0, loci.Errorf(loci.EINVALID, "no embedder configured")
 	}
@@ -222,12 +238,12 @@ func (s *Service) Reindex(ctx context.Context, progress func(done, total int)) (
 	}); err != nil {
 		return 0, err
 	}
-	done := 0
 	if progress != nil {
 		progress(0, total)
 	}
 	for {
-		n, err := s.embedBatch(ctx, s.embedQueue().p.Batch)
+		n, set, err := s.embedBatch(ctx, s.embedQueue().p.Batch)
+		a.touch(set...)
 		if err != nil {
 			return done, err
 		} else if n == 0 {

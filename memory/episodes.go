@@ -52,7 +52,12 @@ func episodeSearchText(actionType, description string, d *episodeData) string {
 
 // RecordEpisode stores an episode that expires after the episode TTL and
 // evicts the oldest of its user+agent beyond the cap.
-func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (*loci.Episode, error) {
+func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *loci.Episode, err error) {
+	a, err := s.begin(ctx, "episode.record", loci.KindEpisode, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkUserAgent(in.UserID, in.AgentID); err != nil {
 		return nil, err
 	} else if err := requireText("action_type", in.ActionType, maxEpisodeFieldBytes); err != nil {
@@ -66,7 +71,6 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (*loc
 	if c := in.ConfidenceScore; c != nil && (math.IsNaN(*c) || *c < 0 || *c > 1) {
 		return nil, loci.Errorf(loci.EINVALID, "confidence_score must be between 0 and 1")
 	}
-	var err error
 	if d.Context, err = optionalObject("context", in.Context); err != nil {
 		return nil, err
 	} else if d.OutcomeDetails, err = optionalObject("outcome_details", in.OutcomeDetails); err != nil {
@@ -78,11 +82,14 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (*loc
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var ep *loci.Episode
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "episode", in.UserID, in.AgentID)); err != nil {
 			return err
 		}
 		now := s.now()
+		id := newID()
+		a.touch(id)
+		a.created()
 		f := loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, UserID: &in.UserID, AgentID: &in.AgentID}
 		n, err := tx.CountRecords(ctx, f)
 		if err != nil {
@@ -98,12 +105,13 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (*loc
 			for i, r := range oldest {
 				ids[i] = r.ID
 			}
+			a.touch(ids...) // evicted
 			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, IDs: ids}); err != nil {
 				return err
 			}
 		}
 		rec := &loci.Record{
-			ID: newID(), Workspace: ws, Kind: loci.KindEpisode, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID},
+			ID: id, Workspace: ws, Kind: loci.KindEpisode, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID},
 			Content: in.ActionDescription, SearchText: episodeSearchText(in.ActionType, in.ActionDescription, &d), Data: data,
 			ActionType: in.ActionType, Outcome: in.Outcome,
 			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.episodeTTLOr()), Version: 1,
@@ -148,7 +156,12 @@ func (s *Service) episodeFilter(ctx context.Context, q loci.EpisodeQuery) (loci.
 // retrieval over the episodes episodeFilter selects (unexpired, of the
 // outcome and action type asked, filtered before ranking), their
 // confidence weighing in.
-func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (*loci.EpisodeResults, error) {
+func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *loci.EpisodeResults, err error) {
+	a, err := s.begin(ctx, "episode.search", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	f, err := s.episodeFilter(ctx, q)
 	if err != nil {
 		return nil, err
@@ -157,24 +170,39 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (*loc
 	if err != nil {
 		return nil, err
 	}
-	ranked, err := s.rank(ctx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain})
+	qvec := s.embedQuery(ctx, q.Query) // before the transaction
+	var out *loci.EpisodeResults
+	err = a.view(func(tx loci.Tx) error {
+		ranked, err := s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain}, qvec)
+		if err != nil {
+			return err
+		}
+		// Built afresh on each run: the retry policy may run this twice.
+		out = &loci.EpisodeResults{Results: make([]loci.ScoredEpisode, 0, len(ranked.Hits)), PendingEmbeddings: ranked.PendingEmbeddings}
+		for _, h := range ranked.Hits {
+			ep, err := episodeOf(h.Record)
+			if err != nil {
+				s.malformed(h.Record, err)
+				continue
+			}
+			a.touch(h.Record.ID)
+			out.Results = append(out.Results, loci.ScoredEpisode{Episode: ep, Score: h.Score, Explain: h.Explain})
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("search episodes: %w", err)
-	}
-	out := &loci.EpisodeResults{Results: make([]loci.ScoredEpisode, 0, len(ranked.Hits)), PendingEmbeddings: ranked.PendingEmbeddings}
-	for _, h := range ranked.Hits {
-		ep, err := episodeOf(h.Record)
-		if err != nil {
-			s.malformed(h.Record, err)
-			continue
-		}
-		out.Results = append(out.Results, loci.ScoredEpisode{Episode: ep, Score: h.Score, Explain: h.Explain})
 	}
 	return out, nil
 }
 
 // RecentEpisodes returns live episodes, newest first.
-func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]*loci.Episode, int, error) {
+func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ []*loci.Episode, _ int, err error) {
+	a, err := s.begin(ctx, "episode.list", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	f, err := s.episodeFilter(ctx, q)
 	if err != nil {
 		return nil, 0, err
@@ -185,7 +213,7 @@ func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]*l
 	f.Order = loci.OrderCreatedDesc
 	out := []*loci.Episode{}
 	var total int
-	err = s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) (err error) {
 		out = out[:0] // the retry policy may run this twice
 		if total, err = tx.CountRecords(ctx, f); err != nil {
 			return err
@@ -200,22 +228,28 @@ func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) ([]*l
 				s.malformed(r, err)
 				continue
 			}
+			a.touch(r.ID)
 			out = append(out, ep)
 		}
+		a.count(total)
 		return nil
 	})
 	return out, total, err
 }
 
 // AddEpisodeFeedback sets the user feedback of a live episode.
-func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.EpisodeFeedback) (*loci.Episode, error) {
+func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.EpisodeFeedback) (_ *loci.Episode, err error) {
+	a, err := s.begin(ctx, "episode.feedback", loci.KindEpisode, loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
 	if fb.Rating != nil && (math.IsNaN(*fb.Rating) || math.IsInf(*fb.Rating, 0)) {
 		return nil, loci.Errorf(loci.EINVALID, "rating must be a number")
 	}
-	var err error
 	if fb.Corrections, err = optionalObject("corrections", fb.Corrections); err != nil {
 		return nil, err
 	}
@@ -224,7 +258,7 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var ep *loci.Episode
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "episode-id", id)); err != nil {
 			return err
 		}
@@ -235,6 +269,7 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 		} else if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		var d episodeData
 		if err := decodeData(rec, &d); err != nil {
 			return err
@@ -256,19 +291,25 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 }
 
 // GetEpisode returns one live episode.
-func (s *Service) GetEpisode(ctx context.Context, id string) (*loci.Episode, error) {
+func (s *Service) GetEpisode(ctx context.Context, id string) (_ *loci.Episode, err error) {
+	a, err := s.begin(ctx, "episode.get", loci.KindEpisode, loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var ep *loci.Episode
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		rec, err := tx.GetRecord(ctx, ws, id)
 		if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && (rec.Kind != loci.KindEpisode || rec.Expired(s.now()))) {
 			return errEpisodeNotFound()
 		} else if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		ep, err = episodeOf(rec)
 		return err
 	})
@@ -278,17 +319,23 @@ func (s *Service) GetEpisode(ctx context.Context, id string) (*loci.Episode, err
 // DeleteEpisode deletes one episode, expired or not (an expired one is
 // still stored until maintenance expires it, and deleting is what its
 // user asked).
-func (s *Service) DeleteEpisode(ctx context.Context, id string) error {
+func (s *Service) DeleteEpisode(ctx context.Context, id string) (err error) {
+	a, err := s.begin(ctx, "episode.delete", loci.KindEpisode, loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
 		return err
 	}
-	return s.store.Update(ctx, func(tx loci.Tx) error {
+	return a.update(func(tx loci.Tx) error {
 		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{
 			Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindEpisode}, IDs: []string{id},
 		})
 		if err == nil && n == 0 {
 			return errEpisodeNotFound()
 		}
+		a.touch(id)
 		return err
 	})
 }

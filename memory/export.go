@@ -45,8 +45,15 @@ type linkLine struct {
 }
 
 // Export writes the context's workspace, or one user's records and user
-// row, as JSON Lines, in one read transaction, in a stable order.
-func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) (int, error) {
+// row, as JSON Lines, in one read transaction, in a stable order. It
+// returns how many records it wrote; its audit entry notes their ids.
+func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) (n int, err error) {
+	a, err := s.begin(ctx, "export", "", loci.Scope{UserID: f.UserID}, agentDeny)
+	// A stream that fails midway has sent records: the entry keeps them.
+	defer a.endPartial(&err)
+	if err != nil {
+		return 0, err
+	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return 0, err
 	}
@@ -59,8 +66,7 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 	cw := &countingWriter{w: w}
 	enc := json.NewEncoder(cw)
 	enc.SetEscapeHTML(false)
-	n := 0
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		// The retry policy may run this twice; what a failed attempt
 		// wrote cannot be taken back, so only an attempt that wrote
 		// nothing is retried.
@@ -111,6 +117,7 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 			if err := enc.Encode(recordLine{Type: lineRecord, Record: r, SearchText: r.SearchText, Versions: versions}); err != nil {
 				return err
 			}
+			a.touch(r.ID)
 			n++
 		}
 		if f.UserID != "" {
@@ -127,6 +134,9 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		}
 		return nil
 	})
+	// n, not the ids noted: a retry that finds the stream used forgets
+	// the ids its first attempt noted, not what it wrote.
+	a.count(n)
 	if err != nil {
 		return n, fmt.Errorf("export: %w", err)
 	}

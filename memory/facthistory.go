@@ -46,26 +46,41 @@ func factSlotLock(ws, userID, key string) string {
 	return lockName(ws, "fact-slot", userID, key)
 }
 
+// placed is what placing a fact in its key's timeline changed: the
+// version it superseded and the later version it now ends before (nil for
+// none).
+type placed struct{ superseded, next *loci.Record }
+
+// ids returns the ids of the versions changed.
+func (p placed) ids() []string {
+	var ids []string
+	for _, r := range []*loci.Record{p.superseded, p.next} {
+		if r != nil {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
 // insertFact inserts a new fact with data d, first placing it in its
-// key's timeline when it has a key, and returns the version it superseded
-// (nil for none).
-func (s *Service) insertFact(ctx context.Context, tx loci.Tx, rec *loci.Record, d factData, now time.Time) (*loci.Record, error) {
-	var superseded *loci.Record
+// key's timeline when it has a key, and returns the versions that changed.
+func (s *Service) insertFact(ctx context.Context, tx loci.Tx, rec *loci.Record, d factData, now time.Time) (placed, error) {
+	var p placed
 	if rec.Key != "" {
 		var err error
-		if superseded, err = placeFact(ctx, tx, rec, &d, now); err != nil {
-			return nil, err
+		if p, err = placeFact(ctx, tx, rec, &d, now); err != nil {
+			return placed{}, err
 		}
 	}
 	data, err := json.Marshal(d)
 	if err != nil {
-		return nil, fmt.Errorf("encode fact: %w", err)
+		return placed{}, fmt.Errorf("encode fact: %w", err)
 	}
 	rec.Data = data
 	if err := tx.InsertRecord(ctx, rec); err != nil {
-		return nil, err
+		return placed{}, err
 	}
-	return superseded, nil
+	return p, nil
 }
 
 // placeFact makes room for rec in its slot's timeline at rec.ValidAt,
@@ -73,17 +88,18 @@ func (s *Service) insertFact(ctx context.Context, tx loci.Tx, rec *loci.Record, 
 // there and names rec as its successor (which needs the editor role: it
 // changes what exists); when a later version (next) exists, rec ends
 // where next begins and next names rec as its predecessor. It sets rec's
-// InvalidAt and d's links, and returns prev when rec superseded it.
-func placeFact(ctx context.Context, tx loci.Tx, rec *loci.Record, d *factData, now time.Time) (*loci.Record, error) {
+// InvalidAt and d's links, and returns prev when rec superseded it and
+// next when there is one.
+func placeFact(ctx context.Context, tx loci.Tx, rec *loci.Record, d *factData, now time.Time) (placed, error) {
 	if err := tx.Lock(ctx, factSlotLock(rec.Workspace, rec.UserID, rec.Key)); err != nil {
-		return nil, err
+		return placed{}, err
 	}
 	versions, err := tx.FindRecords(ctx, loci.RecordFilter{
 		Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &rec.UserID, Key: &rec.Key,
 		Order: loci.OrderValidDesc,
 	})
 	if err != nil {
-		return nil, err
+		return placed{}, err
 	}
 	var prev, next *loci.Record
 	for i, r := range versions { // newest valid_at first
@@ -98,19 +114,19 @@ func placeFact(ctx context.Context, tx loci.Tx, rec *loci.Record, d *factData, n
 	if prev == nil && len(versions) > 0 {
 		next = versions[len(versions)-1]
 	}
-	var superseded *loci.Record
+	var p placed
 	if prev != nil && (prev.InvalidAt.IsZero() || prev.InvalidAt.After(rec.ValidAt)) {
 		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-			return nil, err
+			return placed{}, err
 		}
 		err := updateFact(ctx, tx, prev, now, func(r *loci.Record, pd *factData, _ time.Time) {
 			r.InvalidAt, r.Review = rec.ValidAt, "" // a superseded fact's dispute is moot
 			pd.SupersededBy = rec.ID
 		})
 		if err != nil {
-			return nil, err
+			return placed{}, err
 		}
-		d.Supersedes, superseded = prev.ID, prev
+		d.Supersedes, p.superseded = prev.ID, prev
 	}
 	if next != nil {
 		rec.InvalidAt = validFrom(next)
@@ -118,10 +134,11 @@ func placeFact(ctx context.Context, tx loci.Tx, rec *loci.Record, d *factData, n
 		if err := updateFact(ctx, tx, next, now, func(_ *loci.Record, nd *factData, _ time.Time) {
 			nd.Supersedes = rec.ID
 		}); err != nil {
-			return nil, err
+			return placed{}, err
 		}
+		p.next = next
 	}
-	return superseded, nil
+	return p, nil
 }
 
 // currentFirst reorders ranked facts (every version, with history) so that
@@ -175,15 +192,16 @@ func getFactRecord(ctx context.Context, tx loci.Tx, ws, id string) (*loci.Record
 	return rec, err
 }
 
-// updateFactTx runs fn on a fact in a write transaction, holding the
-// fact's lock and, for a keyed fact, its slot's (taken in that order; the
-// slot's writers take no fact lock, so none waits for another in a cycle).
-func (s *Service) updateFactTx(ctx context.Context, id string, fn func(tx loci.Tx, rec *loci.Record, now time.Time) error) error {
+// updateFactTx runs fn on a fact in the write transaction of the
+// operation a audits, holding the fact's lock and, for a keyed fact, its
+// slot's (taken in that order; the slot's writers take no fact lock, so
+// none waits for another in a cycle). The fact is noted as touched.
+func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn func(tx loci.Tx, rec *loci.Record, now time.Time) error) error {
 	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
 		return err
 	}
 	ws := loci.WorkspaceFrom(ctx)
-	return s.store.Update(ctx, func(tx loci.Tx) error {
+	return a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "fact", id)); err != nil {
 			return err
 		}
@@ -201,22 +219,29 @@ func (s *Service) updateFactTx(ctx context.Context, id string, fn func(tx loci.T
 				return err
 			}
 		}
+		a.touch(rec.ID)
 		return fn(tx, rec, s.now())
 	})
 }
 
 // GetFact returns one fact, whatever its status.
-func (s *Service) GetFact(ctx context.Context, id string) (*loci.Fact, error) {
+func (s *Service) GetFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
+	a, err := s.begin(ctx, "fact.get", loci.KindFact, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var fact *loci.Fact
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		rec, err := getFactRecord(ctx, tx, ws, id)
 		if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		fact, err = factOf(rec, s.now())
 		return err
 	})
@@ -225,13 +250,18 @@ func (s *Service) GetFact(ctx context.Context, id string) (*loci.Fact, error) {
 
 // FactHistory returns every version of the fact's key and slot, newest
 // valid_at first; a fact without a key is its own history.
-func (s *Service) FactHistory(ctx context.Context, id string) ([]*loci.Fact, error) {
+func (s *Service) FactHistory(ctx context.Context, id string) (_ []*loci.Fact, err error) {
+	a, err := s.begin(ctx, "fact.history", loci.KindFact, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	out := []*loci.Fact{}
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		rec, err := getFactRecord(ctx, tx, ws, id)
 		if err != nil {
@@ -251,6 +281,7 @@ func (s *Service) FactHistory(ctx context.Context, id string) ([]*loci.Fact, err
 			if err != nil {
 				return err
 			}
+			a.touch(r.ID)
 			out = append(out, f)
 		}
 		return nil
@@ -263,9 +294,14 @@ func (s *Service) FactHistory(ctx context.Context, id string) ([]*loci.Fact, err
 
 // InvalidateFact marks a fact no longer true from at (now when zero),
 // keeping it as history and ending its dispute.
-func (s *Service) InvalidateFact(ctx context.Context, id string, at time.Time) (*loci.Fact, error) {
+func (s *Service) InvalidateFact(ctx context.Context, id string, at time.Time) (_ *loci.Fact, err error) {
+	a, err := s.begin(ctx, "fact.invalidate", loci.KindFact, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	var fact *loci.Fact
-	err := s.updateFactTx(ctx, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
+	err = s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
 		end := now
 		if !at.IsZero() {
 			end = at.UTC().Truncate(time.Microsecond)
@@ -290,9 +326,14 @@ func (s *Service) InvalidateFact(ctx context.Context, id string, at time.Time) (
 
 // ResolveFact settles a fact's dispute: keep clears it; otherwise the fact
 // ends now (or at its valid_at when that is later), kept as history.
-func (s *Service) ResolveFact(ctx context.Context, id string, keep bool) (*loci.Fact, error) {
+func (s *Service) ResolveFact(ctx context.Context, id string, keep bool) (_ *loci.Fact, err error) {
+	a, err := s.begin(ctx, "fact.resolve", loci.KindFact, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	var fact *loci.Fact
-	err := s.updateFactTx(ctx, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
+	err = s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
 		if rec.Review != loci.ReviewDisputed {
 			return loci.Errorf(loci.ECONFLICT, "the fact is not disputed")
 		}
@@ -318,8 +359,13 @@ func (s *Service) ResolveFact(ctx context.Context, id string, keep bool) (*loci.
 // DeleteFact deletes one fact; its neighbours in its key's timeline stop
 // naming it (the one it superseded stays ended: deleting a fact does not
 // make an older one true again).
-func (s *Service) DeleteFact(ctx context.Context, id string) error {
-	return s.updateFactTx(ctx, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
+func (s *Service) DeleteFact(ctx context.Context, id string) (err error) {
+	a, err := s.begin(ctx, "fact.delete", loci.KindFact, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return err
+	}
+	return s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
 		var d factData
 		if err := decodeData(rec, &d); err != nil {
 			return err
@@ -343,6 +389,7 @@ func (s *Service) DeleteFact(ctx context.Context, id string) error {
 			} else if *names(&od) != id {
 				return nil
 			}
+			a.touch(r.ID)
 			return updateFact(ctx, tx, r, now, func(_ *loci.Record, od *factData, _ time.Time) { *names(od) = "" })
 		}
 		if err := unlink(d.Supersedes, func(od *factData) *string { return &od.SupersededBy }); err != nil {

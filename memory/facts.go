@@ -69,7 +69,12 @@ func factSearchText(fact string, keywords []string) string {
 
 // StoreFact stores a fact of a user (or global) with relevance 1.0. A
 // keyed fact takes its place in the key's slot (placeFact).
-func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (*loci.Fact, error) {
+func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fact, err error) {
+	a, err := s.begin(ctx, "fact.add", loci.KindFact, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkCategory(in.Category, true); err != nil {
 		return nil, err
 	} else if err := requireText("fact", in.Fact, 0); err != nil {
@@ -98,7 +103,7 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (*loci.Fact,
 	validAt := in.ValidAt.UTC().Truncate(time.Microsecond)
 	ws := loci.WorkspaceFrom(ctx)
 	var fact *loci.Fact
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		now := s.now()
 		rec := &loci.Record{
 			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, Key: in.Key,
@@ -109,9 +114,13 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (*loci.Fact,
 		if rec.ValidAt.IsZero() {
 			rec.ValidAt = now
 		}
-		if _, err := s.insertFact(ctx, tx, rec, factData{Evidence: evidence}, now); err != nil {
+		a.touch(rec.ID)
+		a.created()
+		changed, err := s.insertFact(ctx, tx, rec, factData{Evidence: evidence}, now)
+		if err != nil {
 			return err
 		}
+		a.touch(changed.ids()...)
 		fact, err = factOf(rec, now)
 		return err
 	})
@@ -155,7 +164,12 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 // SearchFacts ranks facts against q.Query by hybrid retrieval (their
 // relevance is the confidence that weighs in) and bumps the access of what
 // it returns. The query is embedded before the transaction.
-func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.FactResults, error) {
+func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.FactResults, err error) {
+	a, err := s.begin(ctx, "fact.search", loci.KindFact, loci.Scope{UserID: q.UserID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	f, err := s.factFilter(ctx, q)
 	if err != nil {
 		return nil, err
@@ -166,7 +180,8 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.Fact
 	}
 	qvec := s.embedQuery(ctx, q.Query)
 	var out *loci.FactResults
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	// A write: the search bumps the access of what it returns.
+	err = a.update(func(tx loci.Tx) error {
 		ranked, err := s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain}, qvec)
 		if err != nil {
 			return err
@@ -178,6 +193,7 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (*loci.Fact
 		recs := make([]*loci.Record, len(hits))
 		for i, h := range hits {
 			recs[i] = h.Record
+			a.touch(h.Record.ID)
 		}
 		if err := s.touchFacts(ctx, tx, recs); err != nil {
 			return err
@@ -219,7 +235,12 @@ func (s *Service) touchFacts(ctx context.Context, tx loci.Tx, recs []*loci.Recor
 
 // FactsByKeyword returns the facts carrying q.Keyword, by relevance, and
 // bumps the access of what it returns.
-func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci.Fact, int, error) {
+func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*loci.Fact, _ int, err error) {
+	a, err := s.begin(ctx, "fact.list", loci.KindFact, loci.Scope{UserID: q.UserID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	f, err := s.factFilter(ctx, q)
 	if err != nil {
 		return nil, 0, err
@@ -233,7 +254,8 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci
 	f.Order = loci.OrderConfidenceDesc
 	out := []*loci.Fact{}
 	var total int
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	// A write: the listing bumps the access of what it returns.
+	err = a.update(func(tx loci.Tx) (err error) {
 		out = out[:0] // the retry policy may run this twice
 		if total, err = tx.CountRecords(ctx, f); err != nil {
 			return err
@@ -242,6 +264,8 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci
 		if err != nil {
 			return err
 		}
+		a.touchRecords(recs)
+		a.count(total)
 		if err := s.touchFacts(ctx, tx, recs); err != nil {
 			return err
 		}
@@ -261,8 +285,13 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) ([]*loci
 
 // ValidateFact adds 0.1 to a fact's relevance, at most 1.0, and marks it
 // validated.
-func (s *Service) ValidateFact(ctx context.Context, id string) (*loci.Fact, error) {
-	return s.changeFact(ctx, id, func(rec *loci.Record, d *factData, now time.Time) {
+func (s *Service) ValidateFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
+	a, err := s.begin(ctx, "fact.validate", loci.KindFact, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	return s.changeFact(ctx, a, id, func(rec *loci.Record, d *factData, now time.Time) {
 		rec.Confidence = min(round6(rec.Confidence+loci.FactValidateStep), loci.FactMaxRelevance)
 		d.IsValidated, d.ValidatedAt = true, now
 	})
@@ -270,8 +299,13 @@ func (s *Service) ValidateFact(ctx context.Context, id string) (*loci.Fact, erro
 
 // ContradictFact takes 0.2 from a fact's relevance, at least 0.0, counts
 // the contradiction and marks the fact disputed.
-func (s *Service) ContradictFact(ctx context.Context, id string) (*loci.Fact, error) {
-	return s.changeFact(ctx, id, func(rec *loci.Record, d *factData, now time.Time) {
+func (s *Service) ContradictFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
+	a, err := s.begin(ctx, "fact.contradict", loci.KindFact, loci.Scope{}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	return s.changeFact(ctx, a, id, func(rec *loci.Record, d *factData, now time.Time) {
 		rec.Confidence = max(round6(rec.Confidence-loci.FactContradictStep), 0)
 		d.ContradictionCount++
 		rec.Review = loci.ReviewDisputed
@@ -279,10 +313,10 @@ func (s *Service) ContradictFact(ctx context.Context, id string) (*loci.Fact, er
 }
 
 // changeFact applies change to a fact that has not ended and stores it:
-// history does not change.
-func (s *Service) changeFact(ctx context.Context, id string, change func(*loci.Record, *factData, time.Time)) (*loci.Fact, error) {
+// history does not change. a is the operation's audit entry.
+func (s *Service) changeFact(ctx context.Context, a *audited, id string, change func(*loci.Record, *factData, time.Time)) (*loci.Fact, error) {
 	var fact *loci.Fact
-	err := s.updateFactTx(ctx, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
+	err := s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
 		if ended(rec, now) {
 			return loci.Errorf(loci.ECONFLICT, "the fact is no longer true (since %s): history does not change", rec.InvalidAt.Format(time.RFC3339Nano))
 		}

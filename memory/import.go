@@ -47,7 +47,17 @@ const (
 // are skipped (counted as such), agents and users already present are
 // kept, block links are attached once. A record present with other
 // content is a conflict.
-func (s *Service) Import(ctx context.Context, r io.Reader) (*loci.ImportResult, error) {
+//
+// An import is audited once, when it ends (not per batch): one entry
+// queued with the ids and count of the records it wrote and skipped; when
+// it fails after some batches were stored, the entry keeps what they
+// stored.
+func (s *Service) Import(ctx context.Context, r io.Reader) (_ *loci.ImportResult, err error) {
+	a, err := s.begin(ctx, "import", "", loci.Scope{}, agentDeny)
+	defer a.endPartial(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return nil, err
 	}
@@ -58,11 +68,32 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*loci.ImportResult, 
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	res, err := s.writeImport(ctx, ws, sp, plan)
+	res, err := s.writeImport(ctx, ws, sp, plan, a)
 	if err != nil {
 		return res, fmt.Errorf("import: %w", err)
 	}
+	a.created()
 	return res, nil
+}
+
+// endPartial is end for an operation that stores or reads in several
+// transactions without writing its entry in them (an import's batches, a
+// reindex's, an export's stream): a failure keeps the ids and count of
+// what was done before it (end drops them, as nothing was changed). It
+// lives here because audit.go has no such variant.
+func (a *audited) endPartial(errp *error) {
+	if !a.s.auditOn {
+		return
+	}
+	err := *errp
+	if err == nil && a.written {
+		return
+	}
+	e := a.e
+	if err != nil {
+		e.Status = loci.StatusOf(loci.ErrorCode(err))
+	}
+	a.s.auditQ.add(a.s.complete(a.ctx, e))
 }
 
 // importEntry is one checked line.
@@ -571,7 +602,9 @@ type importBatch struct {
 // batches, each its own transaction, then the block links. A line that
 // fails stops it; what the batches before stored stays, and the error
 // says so.
-func (s *Service) writeImport(ctx context.Context, ws string, sp *spool, plan *importPlan) (*loci.ImportResult, error) {
+// The ids of the records each batch stored or skipped are noted in a once
+// the batch is committed.
+func (s *Service) writeImport(ctx context.Context, ws string, sp *spool, plan *importPlan, a *audited) (*loci.ImportResult, error) {
 	rd, err := sp.reader()
 	if err != nil {
 		return nil, err
@@ -587,7 +620,7 @@ func (s *Service) writeImport(ctx context.Context, ws string, sp *spool, plan *i
 	}()
 	res := &loci.ImportResult{}
 	for b := range batches {
-		if err := s.writeImportBatch(ctx, ws, b, res); err != nil {
+		if err := s.writeImportBatch(ctx, ws, b, res, a); err != nil {
 			first := 0
 			if len(b.entries) > 0 {
 				first = b.entries[0].line
@@ -644,12 +677,14 @@ func readImportBatches(ctx context.Context, rd *bufio.Reader, plan *importPlan, 
 	return nil
 }
 
-// writeImportBatch stores one batch in one transaction and adds what it
-// stored to res.
-func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch, res *loci.ImportResult) error {
+// writeImportBatch stores one batch in one transaction, adds what it
+// stored to res and notes in a the ids of the records it stored or
+// skipped.
+func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch, res *loci.ImportResult, a *audited) error {
 	var done loci.ImportResult
+	var touched []string
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
-		done = loci.ImportResult{} // the retry policy may run this twice
+		done, touched = loci.ImportResult{}, touched[:0] // the retry policy may run this twice
 		var ids []string
 		lineOf := map[string]int{}
 		for _, e := range b.entries {
@@ -699,6 +734,7 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 						return lineError(e.line, errPresent(old))
 					}
 					done.Skipped++
+					touched = append(touched, e.rec.ID)
 					continue
 				}
 				r := *e.rec
@@ -728,6 +764,9 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 			}
 		}
 		done.Records += len(recs)
+		for _, r := range recs {
+			touched = append(touched, r.ID)
+		}
 		done.Versions += len(versions)
 		for _, l := range b.links {
 			link := l.link
@@ -747,6 +786,7 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 	res.Versions += done.Versions
 	res.BlockLinks += done.BlockLinks
 	res.Skipped += done.Skipped
+	a.touch(touched...)
 	return nil
 }
 

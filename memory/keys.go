@@ -22,8 +22,14 @@ func hashKey(secret string) string {
 }
 
 // CreateKey creates an API key in the context's workspace and returns its
-// secret once.
-func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (*loci.APIKey, string, error) {
+// secret once. A key bound to an agent cannot create keys (nor list or
+// revoke them). The audit entry names the key's id, never its secret.
+func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (_ *loci.APIKey, _ string, err error) {
+	a, err := s.begin(ctx, "key.create", "", loci.Scope{AgentID: spec.AgentID}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return nil, "", err
+	}
 	if _, err := loci.ParseRole(string(spec.Role)); err != nil {
 		return nil, "", err
 	}
@@ -40,9 +46,6 @@ func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (*loci.APIKe
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return nil, "", err
 	}
-	if p := loci.PrincipalFrom(ctx); p != nil && p.AgentID != "" && spec.AgentID != p.AgentID {
-		return nil, "", loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s can only create keys bound to it", p.AgentID)
-	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return nil, "", fmt.Errorf("generate key: %w", err)
@@ -52,7 +55,12 @@ func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (*loci.APIKe
 		ID: newID(), Workspace: loci.WorkspaceFrom(ctx), Name: spec.Name, Role: spec.Role,
 		AgentID: spec.AgentID, Hash: hashKey(secret), CreatedAt: s.now(),
 	}
-	if err := s.store.Update(ctx, func(tx loci.Tx) error { return tx.InsertKey(ctx, k) }); err != nil {
+	err = a.update(func(tx loci.Tx) error {
+		a.touch(k.ID)
+		a.created()
+		return tx.InsertKey(ctx, k)
+	})
+	if err != nil {
 		return nil, "", fmt.Errorf("create key: %w", err)
 	}
 	return k, secret, nil
@@ -60,7 +68,12 @@ func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (*loci.APIKe
 
 // ListKeys returns the keys of the context's workspace, or of every
 // workspace when all is set and the caller is trusted (no principal).
-func (s *Service) ListKeys(ctx context.Context, all bool) ([]*loci.APIKey, error) {
+func (s *Service) ListKeys(ctx context.Context, all bool) (_ []*loci.APIKey, err error) {
+	a, err := s.begin(ctx, "key.list", "", loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return nil, err
 	}
@@ -69,9 +82,12 @@ func (s *Service) ListKeys(ctx context.Context, all bool) ([]*loci.APIKey, error
 		ws = ""
 	}
 	keys := []*loci.APIKey{}
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		found, err := tx.ListKeys(ctx, ws)
 		keys = append(keys[:0], found...)
+		for _, k := range found {
+			a.touch(k.ID)
+		}
 		return err
 	})
 	return keys, err
@@ -79,7 +95,12 @@ func (s *Service) ListKeys(ctx context.Context, all bool) ([]*loci.APIKey, error
 
 // RevokeKey revokes a key: of the principal's workspace when there is a
 // principal, of any workspace for a trusted caller (the local CLI).
-func (s *Service) RevokeKey(ctx context.Context, id string) error {
+func (s *Service) RevokeKey(ctx context.Context, id string) (err error) {
+	a, err := s.begin(ctx, "key.revoke", "", loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := requireText("id", id, 64); err != nil {
 		return err
 	}
@@ -90,10 +111,15 @@ func (s *Service) RevokeKey(ctx context.Context, id string) error {
 	if p := loci.PrincipalFrom(ctx); p != nil {
 		ws = loci.WorkspaceFrom(ctx)
 	}
-	return s.store.Update(ctx, func(tx loci.Tx) error { return tx.RevokeKey(ctx, ws, id, s.now()) })
+	return a.update(func(tx loci.Tx) error {
+		a.touch(id)
+		return tx.RevokeKey(ctx, ws, id, s.now())
+	})
 }
 
 // Authenticate returns the principal of the active key with that secret.
+// It is the authentication every request makes, not an operation: it is
+// not audited (a transport audits what it refuses).
 func (s *Service) Authenticate(ctx context.Context, secret string) (*loci.Principal, error) {
 	unauthorized := loci.Errorf(loci.EUNAUTHORIZED, "a valid API key is required (Authorization: Bearer <key>)")
 	if secret == "" || len(secret) > 256 {
@@ -114,7 +140,8 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*loci.Princi
 	return &loci.Principal{KeyID: k.ID, Role: k.Role, AgentID: k.AgentID, Workspace: k.Workspace}, nil
 }
 
-// HasKeys reports whether an active key exists in any workspace.
+// HasKeys reports whether an active key exists in any workspace (not
+// audited, as Authenticate).
 func (s *Service) HasKeys(ctx context.Context) (bool, error) {
 	var found bool
 	err := s.store.View(ctx, func(tx loci.Tx) error {

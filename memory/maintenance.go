@@ -14,8 +14,18 @@ import (
 
 // Maintain runs the requested maintenance tasks in one transaction, in
 // loci.MaintenanceTasks order; a dry run rolls it back and reports what it
-// would have changed.
-func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (*loci.MaintenanceReport, error) {
+// would have changed. The audit entry names every record the tasks
+// changed (or would have: a dry run is audited as one) and counts the
+// records created, updated and deleted.
+func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (_ *loci.MaintenanceReport, err error) {
+	a, err := s.begin(ctx, "maintenance", "", loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if req.DryRun {
+		a.dryRun()
+	}
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range req.Tasks {
 		if !slices.Contains(loci.MaintenanceTasks, t) {
 			return nil, loci.Errorf(loci.EINVALID, "task must be one of %s", strings.Join(loci.MaintenanceTasks, ", "))
@@ -27,12 +37,15 @@ func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (*l
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var rep *loci.MaintenanceReport
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	// A dry run's entry is written when the operation ends, its
+	// transaction rolled back.
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "maintenance")); err != nil {
 			return err
 		}
 		rep = &loci.MaintenanceReport{DryRun: req.DryRun, Tasks: map[string]*loci.MaintenanceResult{}}
 		now := s.now()
+		changed := 0
 		for _, t := range loci.MaintenanceTasks {
 			if !slices.Contains(tasks, t) {
 				continue
@@ -53,13 +66,19 @@ func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (*l
 				return fmt.Errorf("%s: %w", t, err)
 			}
 			rep.Tasks[t] = res
+			a.touch(res.IDs...)
+			changed += res.Created + res.Updated + res.Deleted
 		}
+		a.count(changed)
 		if req.DryRun {
 			return errRollback
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errRollback) {
+	if errors.Is(err, errRollback) {
+		err = nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("maintain: %w", err)
 	}
 	return rep, nil
@@ -178,15 +197,15 @@ func (s *Service) upsertPattern(ctx context.Context, tx loci.Tx, now time.Time, 
 		Category: loci.CategoryPatternLearned, Confidence: loci.FactInitialRelevance,
 		CreatedAt: now, UpdatedAt: now, Version: 1, ValidAt: now,
 	}
-	superseded, err := s.insertFact(ctx, tx, rec, factData{Evidence: raw}, now)
+	changed, err := s.insertFact(ctx, tx, rec, factData{Evidence: raw}, now)
 	if err != nil {
 		return err
 	}
 	res.Created++
 	res.IDs = append(res.IDs, rec.ID)
-	if superseded != nil {
+	if changed.superseded != nil {
 		res.Updated++
-		res.IDs = append(res.IDs, superseded.ID)
+		res.IDs = append(res.IDs, changed.superseded.ID)
 	}
 	return nil
 }

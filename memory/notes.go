@@ -95,7 +95,12 @@ func (s *Service) findNote(ctx context.Context, tx loci.Tx, agentID, key string)
 
 // Remember creates or updates a note, keeping the previous value as a
 // version.
-func (s *Service) Remember(ctx context.Context, agentID, key string, value json.RawMessage) (*loci.RememberResult, error) {
+func (s *Service) Remember(ctx context.Context, agentID, key string, value json.RawMessage) (_ *loci.RememberResult, err error) {
+	a, err := s.begin(ctx, "note.remember", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkNoteKey(agentID, key); err != nil {
 		return nil, err
 	}
@@ -109,7 +114,7 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	res := &loci.RememberResult{Key: key}
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
 			return err
 		}
@@ -118,8 +123,11 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 		old, err := s.findNote(ctx, tx, agentID, key)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {
 			res.Action = loci.ActionCreated
+			id := newID()
+			a.touch(id)
+			a.created()
 			return tx.InsertRecord(ctx, &loci.Record{
-				ID: newID(), Workspace: ws, Kind: loci.KindNote,
+				ID: id, Workspace: ws, Kind: loci.KindNote,
 				Scope: loci.Scope{AgentID: agentID}, Key: key,
 				Content: text, SearchText: searchText(key + " " + text), Data: data,
 				CreatedAt: now, UpdatedAt: now, Version: 1,
@@ -133,6 +141,7 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 			return err
 		}
 		res.Action = loci.ActionUpdated
+		a.touch(old.ID)
 		if err := tx.InsertVersion(ctx, loci.RecordVersion{
 			RecordID: old.ID, Version: old.Version, Content: old.Content, Data: old.Data, UpdatedAt: old.UpdatedAt,
 		}); err != nil {
@@ -154,16 +163,22 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 }
 
 // Recall returns one note.
-func (s *Service) Recall(ctx context.Context, agentID, key string) (*loci.Note, error) {
+func (s *Service) Recall(ctx context.Context, agentID, key string) (_ *loci.Note, err error) {
+	a, err := s.begin(ctx, "note.recall", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkNoteKey(agentID, key); err != nil {
 		return nil, err
 	}
 	var note *loci.Note
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		rec, err := s.findNote(ctx, tx, agentID, key)
 		if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		note, err = noteOf(rec)
 		return err
 	})
@@ -171,12 +186,17 @@ func (s *Service) Recall(ctx context.Context, agentID, key string) (*loci.Note, 
 }
 
 // RecallAll returns every note of the agent, by key.
-func (s *Service) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, error) {
+func (s *Service) RecallAll(ctx context.Context, agentID string) (_ []*loci.Note, err error) {
+	a, err := s.begin(ctx, "note.recall_all", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("agent_id", agentID, loci.MaxNoteKeyBytes); err != nil {
 		return nil, err
 	}
 	notes := []*loci.Note{}
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		notes = notes[:0] // the retry policy may run this twice
 		f := s.noteFilter(ctx, agentID)
 		f.Order = loci.OrderKeyAsc
@@ -190,6 +210,7 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, 
 				s.malformed(rec, err)
 				continue
 			}
+			a.touch(rec.ID)
 			notes = append(notes, n)
 		}
 		return nil
@@ -198,35 +219,44 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, 
 }
 
 // Forget deletes a note and all its versions.
-func (s *Service) Forget(ctx context.Context, agentID, key string) error {
+func (s *Service) Forget(ctx context.Context, agentID, key string) (err error) {
+	a, err := s.begin(ctx, "note.forget", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := checkNoteKey(agentID, key); err != nil {
 		return err
 	}
-	return s.store.Update(ctx, func(tx loci.Tx) error {
-		f := s.noteFilter(ctx, agentID)
-		f.Key = &key
-		n, err := tx.DeleteRecords(ctx, f)
+	return a.update(func(tx loci.Tx) error {
+		rec, err := s.findNote(ctx, tx, agentID, key)
 		if err != nil {
 			return err
-		} else if n == 0 {
-			return errNoteNotFound()
 		}
-		return nil
+		a.touch(rec.ID)
+		_, err = tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: rec.Workspace, IDs: []string{rec.ID}})
+		return err
 	})
 }
 
 // History returns every value the note has had, the current one first.
-func (s *Service) History(ctx context.Context, agentID, key string) ([]loci.NoteVersion, error) {
+func (s *Service) History(ctx context.Context, agentID, key string) (_ []loci.NoteVersion, err error) {
+	a, err := s.begin(ctx, "note.history", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkNoteKey(agentID, key); err != nil {
 		return nil, err
 	}
 	var out []loci.NoteVersion
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		rec, err := s.findNote(ctx, tx, agentID, key)
 		if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		cur, err := noteOf(rec)
 		if err != nil {
 			return err

@@ -16,21 +16,15 @@ import (
 // maxScopeIDBytes bounds an agent or user id named by an overview query.
 const maxScopeIDBytes = 1024
 
-// checkBoundAgent refuses a query of a key bound to one agent that does
-// not name that agent: the overview spans agents otherwise.
-func checkBoundAgent(ctx context.Context, agentID string) error {
-	if p := loci.PrincipalFrom(ctx); p != nil && p.AgentID != "" && p.AgentID != agentID {
-		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", p.AgentID, p.AgentID)
-	}
-	return nil
-}
-
 // ListUsers returns the users the workspace knows, newest first.
-func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) ([]*loci.UserSummary, int, error) {
-	if err := checkOptionalText("q", f.Match, maxScopeIDBytes); err != nil {
+func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) (_ []*loci.UserSummary, _ int, err error) {
+	// The user list spans agents: keys bound to an agent are refused.
+	a, err := s.begin(ctx, "user.list", "", loci.Scope{}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
 		return nil, 0, err
 	}
-	if err := checkBoundAgent(ctx, ""); err != nil {
+	if err := checkOptionalText("q", f.Match, maxScopeIDBytes); err != nil {
 		return nil, 0, err
 	}
 	limit, offset, err := checkPage(f.Limit, f.Offset, lifeDefaultLimit)
@@ -40,8 +34,10 @@ func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) ([]*loci.Use
 	f.Workspace, f.Limit, f.Offset = loci.WorkspaceFrom(ctx), limit, offset
 	var users []*loci.UserSummary
 	var total int
-	err = s.store.View(ctx, func(tx loci.Tx) (err error) {
+	err = a.view(func(tx loci.Tx) (err error) {
 		users, total, err = tx.ListUserSummaries(ctx, f)
+		// The users are not records: no record ids; the listing's total.
+		a.count(total)
 		return err
 	})
 	if err != nil {
@@ -50,7 +46,8 @@ func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) ([]*loci.Use
 	return users, total, nil
 }
 
-// scopeFilter is the filter of the records an overview query names.
+// scopeFilter is the filter of the records an overview query names (the
+// operation has checked the key's binding against its agent).
 func scopeFilter(ctx context.Context, sc loci.Scope) (loci.RecordFilter, error) {
 	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx)}
 	for _, v := range []struct {
@@ -65,7 +62,7 @@ func scopeFilter(ctx context.Context, sc loci.Scope) (loci.RecordFilter, error) 
 			*v.dst = loci.Ptr(v.value)
 		}
 	}
-	return f, checkBoundAgent(ctx, sc.AgentID)
+	return f, nil
 }
 
 // startOfDay is the UTC midnight that begins t's day.
@@ -75,7 +72,13 @@ func startOfDay(t time.Time) time.Time {
 }
 
 // Stats returns the overview of the workspace, or of one agent or user.
-func (s *Service) Stats(ctx context.Context, q loci.StatsQuery) (*loci.Stats, error) {
+func (s *Service) Stats(ctx context.Context, q loci.StatsQuery) (_ *loci.Stats, err error) {
+	// The workspace's stats span agents: a bound key names its own.
+	a, err := s.begin(ctx, "stats", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if q.Top < 0 || q.Top > loci.MaxStatsTop {
 		return nil, loci.Errorf(loci.EINVALID, "top must be between 1 and %d", loci.MaxStatsTop)
 	} else if q.Days < 0 || q.Days > loci.MaxStatsDays {
@@ -94,7 +97,7 @@ func (s *Service) Stats(ctx context.Context, q loci.StatsQuery) (*loci.Stats, er
 	now := s.now()
 	start := startOfDay(now).AddDate(0, 0, -(q.Days - 1))
 	var st *loci.Stats
-	err = s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		st = &loci.Stats{AgentID: q.AgentID, UserID: q.UserID, Kinds: map[loci.Kind]int{}, At: now}
 		kinds, _, err := tx.CountRecordsBy(ctx, base, loci.GroupKind, 0)
 		if err != nil {
@@ -119,6 +122,11 @@ func (s *Service) Stats(ctx context.Context, q loci.StatsQuery) (*loci.Stats, er
 		if st.Newest, err = newest(ctx, tx, base, loci.StatsNewest); err != nil {
 			return err
 		}
+		// The records returned are the newest; the count is the scope's.
+		for _, m := range st.Newest {
+			a.touch(m.ID)
+		}
+		a.count(st.Total)
 		if s.embedder != nil {
 			st.Embeddings.Model = s.embedder.Model()
 			st.Embeddings.Pending, err = tx.CountPendingEmbeddings(ctx, base, st.Embeddings.Model)
@@ -205,7 +213,13 @@ func sortNewestFirst(recs []*loci.Record) {
 }
 
 // ListMemories returns the records of every kind q selects, newest first.
-func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) ([]*loci.UserMemory, int, error) {
+func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) (_ []*loci.UserMemory, _ int, err error) {
+	// The timeline spans agents: a bound key names its own.
+	a, err := s.begin(ctx, "memory.list", "", q.Scope, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	f, err := scopeFilter(ctx, q.Scope)
 	if err != nil {
 		return nil, 0, err
@@ -226,16 +240,18 @@ func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) ([]*loci
 	f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, limit, offset
 	out := []*loci.UserMemory{}
 	var total int
-	err = s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		recs, err := tx.FindRecords(ctx, f)
 		if err != nil {
 			return err
 		}
 		for _, r := range recs {
+			a.touch(r.ID)
 			out = append(out, userMemoryOf(r))
 		}
 		total, err = tx.CountRecords(ctx, f)
+		a.count(total)
 		return err
 	})
 	if err != nil {

@@ -47,7 +47,12 @@ func (s *Service) passageFilter(ctx context.Context, agentID string, f loci.Pass
 }
 
 // AddPassage stores a passage in the agent's archival memory.
-func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags []string) (*loci.Passage, error) {
+func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags []string) (_ *loci.Passage, err error) {
+	a, err := s.begin(ctx, "passage.add", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	} else if err := requireText("content", content, 0); err != nil {
@@ -55,7 +60,7 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 	} else if len(content) > loci.MaxPassageBytes {
 		return nil, loci.Errorf(loci.ETOOLARGE, "content must be at most %d bytes", loci.MaxPassageBytes)
 	}
-	tags, err := normalizeTags(tags)
+	tags, err = normalizeTags(tags)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +69,16 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 		Scope: loci.Scope{AgentID: agentID}, Content: content, Tags: tags,
 		SearchText: searchText(content + " " + strings.Join(tags, " ")), Version: 1,
 	}
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
-		if err := s.ensureAgent(ctx, tx, agentID, ""); err != nil {
+	err = a.update(func(tx loci.Tx) error {
+		std, err := s.ensureAgent(ctx, tx, agentID, "")
+		if err != nil {
 			return err
 		}
 		rec.CreatedAt = s.now()
 		rec.UpdatedAt = rec.CreatedAt
+		a.created()
+		a.touch(rec.ID)
+		a.touch(std...) // the agent's standard blocks, when it was created
 		return tx.InsertRecord(ctx, rec)
 	})
 	if err != nil {
@@ -79,13 +88,18 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 }
 
 // ListPassages returns the agent's passages, newest first.
-func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.PassageFilter) ([]*loci.Passage, int, error) {
+func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.PassageFilter) (_ []*loci.Passage, _ int, err error) {
+	a, err := s.begin(ctx, "passage.list", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, 0, err
 	}
 	out := []*loci.Passage{}
 	var total int
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		rf := s.passageFilter(ctx, agentID, f)
 		n, err := tx.CountRecords(ctx, rf)
@@ -97,8 +111,10 @@ func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.Passa
 		rf.Limit, rf.Offset = pageOf(f.Limit, f.Offset)
 		recs, err := tx.FindRecords(ctx, rf)
 		for _, rec := range recs {
+			a.touch(rec.ID)
 			out = append(out, passageOf(rec))
 		}
+		a.count(total)
 		return err
 	})
 	return out, total, err
@@ -106,7 +122,12 @@ func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.Passa
 
 // SearchPassages ranks the agent's passages against query by hybrid
 // retrieval; the tag filter applies before ranking.
-func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f loci.PassageFilter) (*loci.PassageResults, error) {
+func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f loci.PassageFilter) (_ *loci.PassageResults, err error) {
+	a, err := s.begin(ctx, "passage.search", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	}
@@ -117,8 +138,17 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	ranked, err := s.rank(ctx, Query{
-		Text: query, Filter: s.passageFilter(ctx, agentID, f), Limit: min(limit, maxSearchLimit), Explain: f.Explain,
+	q := Query{Text: query, Filter: s.passageFilter(ctx, agentID, f), Limit: min(limit, maxSearchLimit), Explain: f.Explain}
+	qvec := s.embedQuery(ctx, query)
+	var ranked *Ranked
+	err = a.view(func(tx loci.Tx) (err error) {
+		ranked, err = s.rankTx(ctx, tx, q, qvec)
+		if err == nil {
+			for _, h := range ranked.Hits {
+				a.touch(h.Record.ID)
+			}
+		}
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search passages: %w", err)
@@ -131,13 +161,18 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 }
 
 // DeletePassage deletes one of the agent's passages.
-func (s *Service) DeletePassage(ctx context.Context, agentID, id string) error {
+func (s *Service) DeletePassage(ctx context.Context, agentID, id string) (err error) {
+	a, err := s.begin(ctx, "passage.delete", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return err
+	}
 	if err := checkAgentID(agentID); err != nil {
 		return err
 	} else if err := requireText("id", id, loci.MaxAgentIDBytes); err != nil {
 		return err
 	}
-	return s.store.Update(ctx, func(tx loci.Tx) error {
+	return a.update(func(tx loci.Tx) error {
 		f := s.passageFilter(ctx, agentID, loci.PassageFilter{})
 		f.IDs = []string{id}
 		n, err := tx.DeleteRecords(ctx, f)
@@ -146,6 +181,7 @@ func (s *Service) DeletePassage(ctx context.Context, agentID, id string) error {
 		} else if n == 0 {
 			return loci.Errorf(loci.ENOTFOUND, "passage %s not found", id)
 		}
+		a.touch(id)
 		return nil
 	})
 }

@@ -93,7 +93,12 @@ func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
 // repeat of the same value up to 85; a decision is stored with its session
 // at 100, not persistent. A new value replaces the old one and restarts
 // its count.
-func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput) (*loci.Preference, bool, error) {
+func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput) (_ *loci.Preference, _ bool, err error) {
+	a, err := s.begin(ctx, "preference.observe", loci.KindPreference, loci.Scope{UserID: in.UserID, SessionID: in.SessionID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, false, err
+	}
 	if err := checkPrefName(in.UserID, in.Type); err != nil {
 		return nil, false, err
 	}
@@ -119,7 +124,7 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 	ws := loci.WorkspaceFrom(ctx)
 	var pref *loci.Preference
 	created := false
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "preference", in.UserID, sessionID, in.Type)); err != nil {
 			return err
@@ -186,7 +191,9 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 			return err
 		}
 		rec.UpdatedAt = now
+		a.touch(rec.ID)
 		if created {
+			a.created()
 			err = tx.InsertRecord(ctx, rec)
 		} else {
 			prev := rec.Version
@@ -221,7 +228,12 @@ func (s *Service) findPref(ctx context.Context, tx loci.Tx, userID, typ, session
 }
 
 // ListPreferences returns the user's preferences by effective confidence.
-func (s *Service) ListPreferences(ctx context.Context, userID, sessionID string) ([]*loci.Preference, error) {
+func (s *Service) ListPreferences(ctx context.Context, userID, sessionID string) (_ []*loci.Preference, err error) {
+	a, err := s.begin(ctx, "preference.list", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
@@ -230,33 +242,38 @@ func (s *Service) ListPreferences(ctx context.Context, userID, sessionID string)
 		f.SessionID = &sessionID
 	}
 	var out []*loci.Preference
-	err := s.store.View(ctx, func(tx loci.Tx) error {
-		var err error
-		out, err = s.preferencesOf(ctx, tx, f)
+	err = a.view(func(tx loci.Tx) error {
+		prefs, ids, err := s.preferencesOf(ctx, tx, f)
+		out = prefs
+		a.touch(ids...)
 		return err
 	})
 	return out, err
 }
 
 // preferencesOf returns the preferences f selects, by effective confidence,
-// then type, then session.
-func (s *Service) preferencesOf(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.Preference, error) {
+// then type, then session, and their records' ids in the same order.
+func (s *Service) preferencesOf(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.Preference, []string, error) {
 	recs, err := tx.FindRecords(ctx, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := s.now()
-	out := []*loci.Preference{}
+	type found struct {
+		p  *loci.Preference
+		id string
+	}
+	all := make([]found, 0, len(recs))
 	for _, r := range recs {
 		p, err := prefOf(r, now)
 		if err != nil {
 			s.malformed(r, err)
 			continue
 		}
-		out = append(out, p)
+		all = append(all, found{p, r.ID})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i].p, all[j].p
 		if a.Confidence != b.Confidence {
 			return a.Confidence > b.Confidence
 		} else if a.Type != b.Type {
@@ -264,13 +281,17 @@ func (s *Service) preferencesOf(ctx context.Context, tx loci.Tx, f loci.RecordFi
 		}
 		return a.SessionID < b.SessionID
 	})
-	return out, nil
+	out, ids := make([]*loci.Preference, len(all)), make([]string, len(all))
+	for i, f := range all {
+		out[i], ids[i] = f.p, f.id
+	}
+	return out, ids, nil
 }
 
 // UsePreference adds 5 to the effective confidence, up to the peak, and
 // marks the preference used now.
 func (s *Service) UsePreference(ctx context.Context, userID, typ, sessionID string) (*loci.Preference, error) {
-	return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
+	return s.changePref(ctx, "preference.use", userID, typ, sessionID, nil, func(d *prefData, stored, eff int, now time.Time) int {
 		d.LastUsedAt = now
 		return min(eff+loci.PrefUseStep, max(d.Peak, eff))
 	})
@@ -279,7 +300,7 @@ func (s *Service) UsePreference(ctx context.Context, userID, typ, sessionID stri
 // ConfirmPreference sets the confidence to 100 and makes the preference
 // persistent.
 func (s *Service) ConfirmPreference(ctx context.Context, userID, typ, sessionID string) (*loci.Preference, error) {
-	return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
+	return s.changePref(ctx, "preference.confirm", userID, typ, sessionID, nil, func(d *prefData, stored, eff int, now time.Time) int {
 		d.LastUsedAt, d.IsPersistent, d.FlaggedForRemoval = now, true, false
 		d.Peak = loci.PrefExplicitConfidence
 		return loci.PrefExplicitConfidence
@@ -290,30 +311,41 @@ func (s *Service) ConfirmPreference(ctx context.Context, userID, typ, sessionID 
 // takes 30 at once; by the user (explicit) it sets 0 and flags the
 // preference for removal.
 func (s *Service) ContradictPreference(ctx context.Context, userID, typ, sessionID, source string) (*loci.Preference, error) {
+	var invalid error
+	change := func(d *prefData, stored, eff int, now time.Time) int {
+		return max(stored-loci.PrefContradictImplicit, 0)
+	}
 	switch source {
 	case loci.SourceImplicit:
-		return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
-			return max(stored-loci.PrefContradictImplicit, 0)
-		})
 	case loci.SourceExplicit:
-		return s.changePref(ctx, userID, typ, sessionID, func(d *prefData, stored, eff int, now time.Time) int {
+		change = func(d *prefData, stored, eff int, now time.Time) int {
 			d.FlaggedForRemoval = true
 			return 0
-		})
+		}
 	default:
-		return nil, loci.Errorf(loci.EINVALID, "source must be implicit or explicit")
+		invalid = loci.Errorf(loci.EINVALID, "source must be implicit or explicit")
 	}
+	return s.changePref(ctx, "preference.contradict", userID, typ, sessionID, invalid, change)
 }
 
-// changePref applies change, which returns the new stored confidence, to
-// a preference.
-func (s *Service) changePref(ctx context.Context, userID, typ, sessionID string, change func(d *prefData, stored, eff int, now time.Time) int) (*loci.Preference, error) {
-	if err := checkPrefName(userID, typ); err != nil {
+// changePref is operation op: it applies change, which returns the new
+// stored confidence, to a preference. A non-nil invalid is the error of
+// an argument the caller checked (refused, and audited, before the
+// preference's name is checked).
+func (s *Service) changePref(ctx context.Context, op, userID, typ, sessionID string, invalid error, change func(d *prefData, stored, eff int, now time.Time) int) (_ *loci.Preference, err error) {
+	a, err := s.begin(ctx, op, loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	if invalid != nil {
+		return nil, invalid
+	} else if err := checkPrefName(userID, typ); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var pref *loci.Preference
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "preference", userID, sessionID, typ)); err != nil {
 			return err
 		}
@@ -321,6 +353,7 @@ func (s *Service) changePref(ctx context.Context, userID, typ, sessionID string,
 		if err != nil {
 			return err
 		}
+		a.touch(rec.ID)
 		var d prefData
 		if err := decodeData(rec, &d); err != nil {
 			return err
@@ -343,14 +376,17 @@ func (s *Service) changePref(ctx context.Context, userID, typ, sessionID string,
 }
 
 // ClearPreferences deletes every preference of the user.
-func (s *Service) ClearPreferences(ctx context.Context, userID string) (int, error) {
+func (s *Service) ClearPreferences(ctx context.Context, userID string) (n int, err error) {
+	a, err := s.begin(ctx, "preference.clear", loci.KindPreference, loci.Scope{UserID: userID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return 0, err
+	}
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return 0, err
 	}
-	var n int
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
-		var err error
-		n, err = tx.DeleteRecords(ctx, loci.RecordFilter{
+	err = a.update(func(tx loci.Tx) (err error) {
+		n, err = deleteTouched(ctx, tx, a, loci.RecordFilter{
 			Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID,
 		})
 		return err
@@ -358,15 +394,33 @@ func (s *Service) ClearPreferences(ctx context.Context, userID string) (int, err
 	return n, err
 }
 
+// deleteTouched deletes the records f selects, noting their ids, and
+// returns how many it deleted (the count noted).
+func deleteTouched(ctx context.Context, tx loci.Tx, a *audited, f loci.RecordFilter) (int, error) {
+	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+		a.touch(r.ID)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n, err := tx.DeleteRecords(ctx, f)
+	a.count(n)
+	return n, err
+}
+
 // DeletePreference deletes the user's preferences of one type.
-func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (int, error) {
+func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (n int, err error) {
+	a, err := s.begin(ctx, "preference.forget", loci.KindPreference, loci.Scope{UserID: userID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return 0, err
+	}
 	if err := checkPrefName(userID, typ); err != nil {
 		return 0, err
 	}
-	var n int
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
-		var err error
-		n, err = tx.DeleteRecords(ctx, loci.RecordFilter{
+	err = a.update(func(tx loci.Tx) (err error) {
+		n, err = deleteTouched(ctx, tx, a, loci.RecordFilter{
 			Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID, Key: &typ,
 		})
 		if err == nil && n == 0 {
@@ -380,13 +434,18 @@ func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (int
 // ResolvePreference settles a preference flagged for removal: keep clears
 // the flag (the confidence stays as the contradiction left it), otherwise
 // the preference is forgotten.
-func (s *Service) ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (*loci.Preference, error) {
+func (s *Service) ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (_ *loci.Preference, err error) {
+	a, err := s.begin(ctx, "preference.resolve", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkPrefName(userID, typ); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var pref *loci.Preference
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "preference", userID, sessionID, typ)); err != nil {
 			return err
 		}
@@ -401,6 +460,7 @@ func (s *Service) ResolvePreference(ctx context.Context, userID, typ, sessionID 
 		if !d.FlaggedForRemoval {
 			return loci.Errorf(loci.ECONFLICT, "the preference is not flagged for removal")
 		}
+		a.touch(rec.ID)
 		now := s.now()
 		if !keep {
 			if pref, err = prefOf(rec, now); err != nil {

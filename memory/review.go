@@ -12,7 +12,12 @@ import (
 // user explicitly contradicted (flagged for removal), most recently
 // changed first, with how many there are in all. Both kinds carry the
 // reason in the record's review column, so the queue is one query.
-func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) ([]*loci.ReviewItem, int, error) {
+func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loci.ReviewItem, _ int, err error) {
+	a, err := s.begin(ctx, "user.review", "", loci.Scope{UserID: q.UserID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	if err := requireText("user_id", q.UserID, maxEpisodeFieldBytes); err != nil {
 		return nil, 0, err
 	}
@@ -27,7 +32,7 @@ func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) ([]*loci.
 	}
 	out := []*loci.ReviewItem{}
 	var total int
-	err = s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		now := s.now()
 		f.AsOf = now // a disputed fact that has ended is history, not a question
@@ -52,8 +57,10 @@ func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) ([]*loci.
 			if err != nil {
 				return err
 			}
+			a.touch(r.ID)
 			out = append(out, it)
 		}
+		a.count(total)
 		return nil
 	})
 	if err != nil {

@@ -416,7 +416,12 @@ func explanation(e retrieval.Explanation) *loci.Explanation {
 }
 
 // Search is hybrid search across kinds (POST /v1/search).
-func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (*loci.SearchResults, error) {
+func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.SearchResults, err error) {
+	a, err := s.begin(ctx, "search", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID, SessionID: q.SessionID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(q.Query) == "" {
 		return nil, loci.Errorf(loci.EINVALID, "query is required")
 	}
@@ -442,17 +447,19 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (*loci.SearchR
 	if q.SessionID != "" {
 		f.SessionID = &q.SessionID
 	}
-	ranked, err := s.rank(ctx, Query{Text: q.Query, Filter: f, Limit: q.Limit, Explain: q.Explain})
+	qvec := s.embedQuery(ctx, q.Query)
+	var ranked *Ranked
+	err = a.view(func(tx loci.Tx) (err error) {
+		ranked, err = s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: q.Limit, Explain: q.Explain}, qvec)
+		if err == nil {
+			for _, h := range ranked.Hits {
+				a.touch(h.Record.ID)
+			}
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := &loci.SearchResults{Results: []loci.SearchResult{}, PendingEmbeddings: ranked.PendingEmbeddings}
-	for _, h := range ranked.Hits {
-		r := h.Record
-		out.Results = append(out.Results, loci.SearchResult{
-			ID: r.ID, Kind: r.Kind, Key: r.Key, Content: r.Content, Scope: r.Scope, Tags: r.Tags,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Score: h.Score, Explain: h.Explain,
-		})
-	}
-	return out, nil
+	return searchResults(ranked.Hits, ranked.PendingEmbeddings), nil
 }

@@ -27,6 +27,11 @@ type Service struct {
 	ranking  RankingParams
 	queue    *embedQueue
 
+	// auditOn: every operation writes its audit entry (on by default);
+	// auditQ holds those written in batches.
+	auditOn bool
+	auditQ  *auditQueue
+
 	// index holds the search indexes of the scopes searched (package
 	// index), within indexBudget bytes.
 	index       *index.Cache
@@ -39,6 +44,10 @@ type Option func(*Service)
 // WithClock sets the clock every time-dependent rule reads.
 func WithClock(c loci.Clock) Option { return func(s *Service) { s.clock = c } }
 
+// WithAudit turns the audit log on or off (on by default): every
+// operation writes an entry, whatever the interface that called it.
+func WithAudit(on bool) Option { return func(s *Service) { s.auditOn = on } }
+
 // WithIndexBudget bounds the memory of the in-memory search indexes, in
 // bytes (default index.DefaultBudget): the indexes of the scopes searched
 // are kept least-recently-used within it, and a scope too large for it is
@@ -50,7 +59,8 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.logger = l 
 
 // New returns a service on store.
 func New(store loci.Store, opts ...Option) *Service {
-	s := &Service{store: store, clock: loci.SystemClock{}, logger: slog.Default(), ranking: DefaultRanking(), indexBudget: index.DefaultBudget}
+	s := &Service{store: store, clock: loci.SystemClock{}, logger: slog.Default(), ranking: DefaultRanking(), indexBudget: index.DefaultBudget, auditOn: true}
+	s.auditQ = newAuditQueue(s)
 	for _, o := range opts {
 		o(s)
 	}

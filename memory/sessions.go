@@ -96,18 +96,20 @@ func (s *Service) findSession(ctx context.Context, tx loci.Tx, id string) (*loci
 	return recs[0], nil
 }
 
-// insertMessage stores message m of a session at index i.
-func (s *Service) insertMessage(ctx context.Context, tx loci.Tx, sess *loci.Record, i int, m loci.Message, now time.Time) error {
+// insertMessage stores message m of a session at index i, and returns
+// its record's id.
+func (s *Service) insertMessage(ctx context.Context, tx loci.Tx, sess *loci.Record, i int, m loci.Message, now time.Time) (string, error) {
 	data, err := json.Marshal(messageData{Role: m.Role, Index: i})
 	if err != nil {
-		return fmt.Errorf("encode message: %w", err)
+		return "", fmt.Errorf("encode message: %w", err)
 	}
 	at := m.CreatedAt
 	if at.IsZero() {
 		at = now
 	}
-	return tx.InsertRecord(ctx, &loci.Record{
-		ID: newID(), Workspace: sess.Workspace, Kind: loci.KindSession,
+	id := newID()
+	return id, tx.InsertRecord(ctx, &loci.Record{
+		ID: id, Workspace: sess.Workspace, Kind: loci.KindSession,
 		Scope: loci.Scope{UserID: sess.UserID, SessionID: sess.SessionID}, Category: messageCategory,
 		Content: m.Content, SearchText: searchText(m.Content), Data: data,
 		CreatedAt: at.UTC(), UpdatedAt: now, Version: 1,
@@ -115,7 +117,12 @@ func (s *Service) insertMessage(ctx context.Context, tx loci.Tx, sess *loci.Reco
 }
 
 // PutSession stores or replaces a session and its messages.
-func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) (*loci.Session, bool, error) {
+func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) (_ *loci.Session, created bool, err error) {
+	a, err := s.begin(ctx, "session.put", loci.KindSession, loci.Scope{UserID: p.UserID, SessionID: id}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, false, err
+	}
 	if err := checkSessionID(id); err != nil {
 		return nil, false, err
 	} else if err := requireText("user_id", p.UserID, loci.MaxAgentIDBytes); err != nil {
@@ -141,8 +148,8 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 		return nil, false, fmt.Errorf("encode session: %w", err)
 	}
 	ws := loci.WorkspaceFrom(ctx)
-	var created bool
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	var sess *loci.Session
+	err = a.update(func(tx loci.Tx) error {
 		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
 			return err
@@ -159,6 +166,8 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 		switch {
 		case loci.ErrorCode(err) == loci.ENOTFOUND:
 			created = true
+			a.created()
+			a.touch(rec.ID)
 			if err := tx.InsertRecord(ctx, rec); err != nil {
 				return err
 			}
@@ -172,8 +181,16 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
 				return err
 			}
+			a.touch(old.ID)
 			f := s.sessionFilter(ctx)
 			f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
+			// The messages it had are replaced: deleted, and noted.
+			if err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+				a.touch(r.ID)
+				return nil
+			}); err != nil {
+				return err
+			}
 			if _, err := tx.DeleteRecords(ctx, f); err != nil {
 				return err
 			}
@@ -183,21 +200,30 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 			}
 		}
 		for i, m := range p.Messages {
-			if err := s.insertMessage(ctx, tx, rec, i, m, now); err != nil {
+			mid, err := s.insertMessage(ctx, tx, rec, i, m, now)
+			if err != nil {
 				return err
 			}
+			a.touch(mid)
 		}
-		return nil
+		// The session as stored, read back in the same transaction (the
+		// ids it reads are those just noted).
+		sess, _, err = s.getSession(ctx, tx, id)
+		return err
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("put session: %w", err)
 	}
-	sess, err := s.GetSession(ctx, id)
-	return sess, created, err
+	return sess, created, nil
 }
 
 // AppendSessionMessage appends one message to a session.
-func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Message) (*loci.SessionSummary, error) {
+func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Message) (_ *loci.SessionSummary, err error) {
+	a, err := s.begin(ctx, "session.append", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkSessionID(id); err != nil {
 		return nil, err
 	} else if err := checkMessage(m); err != nil {
@@ -205,7 +231,7 @@ func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Me
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var out *loci.SessionSummary
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
 			return err
 		}
@@ -219,9 +245,12 @@ func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Me
 		}
 		now := s.now()
 		i := d.nextIndex()
-		if err := s.insertMessage(ctx, tx, rec, i, m, now); err != nil {
+		mid, err := s.insertMessage(ctx, tx, rec, i, m, now)
+		if err != nil {
 			return err
 		}
+		a.created()
+		a.touch(mid, rec.ID)
 		d.MessageCount++
 		if d.NextIndex > 0 {
 			d.NextIndex = i + 1
@@ -244,29 +273,30 @@ func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Me
 }
 
 // recountMessages sets the message_count of the sessions whose messages
-// tx deleted (forget) to the messages they have left. Sessions deleted
-// too are skipped.
-func (s *Service) recountMessages(ctx context.Context, tx loci.Tx, sessionIDs []string) error {
+// tx deleted (forget) to the messages they have left, and returns the ids
+// of the session records it changed. Sessions deleted too are skipped.
+func (s *Service) recountMessages(ctx context.Context, tx loci.Tx, sessionIDs []string) ([]string, error) {
 	ws := loci.WorkspaceFrom(ctx)
+	var changed []string
 	for _, id := range sessionIDs {
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
-			return err
+			return nil, err
 		}
 		rec, err := s.findSession(ctx, tx, id)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {
 			continue
 		} else if err != nil {
-			return err
+			return nil, err
 		}
 		var d sessionData
 		if err := json.Unmarshal(rec.Data, &d); err != nil {
-			return fmt.Errorf("decode session %s: %w", id, err)
+			return nil, fmt.Errorf("decode session %s: %w", id, err)
 		}
 		f := s.sessionFilter(ctx)
 		f.SessionID, f.UserID, f.Category = &id, &rec.UserID, loci.Ptr(messageCategory)
 		n, err := tx.CountRecords(ctx, f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if n == d.MessageCount {
 			continue
@@ -275,80 +305,102 @@ func (s *Service) recountMessages(ctx context.Context, tx loci.Tx, sessionIDs []
 		d.MessageCount = n
 		next := *rec
 		if next.Data, err = json.Marshal(d); err != nil {
-			return fmt.Errorf("encode session: %w", err)
+			return nil, fmt.Errorf("encode session: %w", err)
 		}
 		next.UpdatedAt, next.Version = s.now(), rec.Version+1
 		if err := tx.UpdateRecord(ctx, &next, rec.Version); err != nil {
-			return err
+			return nil, err
 		}
+		changed = append(changed, rec.ID)
 	}
-	return nil
+	return changed, nil
 }
 
 // GetSession returns a session with its messages in order.
-func (s *Service) GetSession(ctx context.Context, id string) (*loci.Session, error) {
+func (s *Service) GetSession(ctx context.Context, id string) (_ *loci.Session, err error) {
+	a, err := s.begin(ctx, "session.get", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkSessionID(id); err != nil {
 		return nil, err
 	}
 	var out *loci.Session
-	err := s.store.View(ctx, func(tx loci.Tx) error {
-		rec, err := s.findSession(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		var d sessionData
-		if err := json.Unmarshal(rec.Data, &d); err != nil {
-			return fmt.Errorf("decode session %s: %w", id, err)
-		}
-		f := s.sessionFilter(ctx)
-		f.SessionID, f.UserID, f.Category = &id, &rec.UserID, loci.Ptr(messageCategory)
-		f.Order = loci.OrderCreatedAsc
-		recs, err := tx.FindRecords(ctx, f)
-		if err != nil {
-			return err
-		}
-		type indexed struct {
-			i int
-			m loci.Message
-		}
-		msgs := make([]indexed, 0, len(recs))
-		for _, r := range recs {
-			var md messageData
-			if err := json.Unmarshal(r.Data, &md); err != nil {
-				s.malformed(r, err)
-				continue
-			}
-			msgs = append(msgs, indexed{md.Index, loci.Message{Role: md.Role, Content: r.Content, CreatedAt: r.CreatedAt}})
-		}
-		sort.SliceStable(msgs, func(a, b int) bool { return msgs[a].i < msgs[b].i })
-		out = &loci.Session{
-			SessionID: id, UserID: rec.UserID, Context: d.Context, Summary: d.Summary,
-			Messages: make([]loci.Message, len(msgs)), MessageCount: d.MessageCount, IsPersistent: d.IsPersistent,
-			ExpiresAt: rec.ExpiresAt, Confidence: rec.Confidence, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
-		}
-		for i, m := range msgs {
-			out.Messages[i] = m.m
-		}
-		return nil
+	err = a.view(func(tx loci.Tx) error {
+		sess, ids, err := s.getSession(ctx, tx, id)
+		out = sess
+		a.touch(ids...)
+		return err
 	})
 	return out, err
 }
 
+// getSession reads a session with its messages in order, and returns the
+// ids of the records it read (the session's, then its messages').
+func (s *Service) getSession(ctx context.Context, tx loci.Tx, id string) (*loci.Session, []string, error) {
+	rec, err := s.findSession(ctx, tx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var d sessionData
+	if err := json.Unmarshal(rec.Data, &d); err != nil {
+		return nil, nil, fmt.Errorf("decode session %s: %w", id, err)
+	}
+	f := s.sessionFilter(ctx)
+	f.SessionID, f.UserID, f.Category = &id, &rec.UserID, loci.Ptr(messageCategory)
+	f.Order = loci.OrderCreatedAsc
+	recs, err := tx.FindRecords(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	type indexed struct {
+		i int
+		m loci.Message
+	}
+	ids := []string{rec.ID}
+	msgs := make([]indexed, 0, len(recs))
+	for _, r := range recs {
+		var md messageData
+		if err := json.Unmarshal(r.Data, &md); err != nil {
+			s.malformed(r, err)
+			continue
+		}
+		ids = append(ids, r.ID)
+		msgs = append(msgs, indexed{md.Index, loci.Message{Role: md.Role, Content: r.Content, CreatedAt: r.CreatedAt}})
+	}
+	sort.SliceStable(msgs, func(a, b int) bool { return msgs[a].i < msgs[b].i })
+	out := &loci.Session{
+		SessionID: id, UserID: rec.UserID, Context: d.Context, Summary: d.Summary,
+		Messages: make([]loci.Message, len(msgs)), MessageCount: d.MessageCount, IsPersistent: d.IsPersistent,
+		ExpiresAt: rec.ExpiresAt, Confidence: rec.Confidence, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
+	}
+	for i, m := range msgs {
+		out.Messages[i] = m.m
+	}
+	return out, ids, nil
+}
+
 // DeleteSession deletes a session and its messages.
-func (s *Service) DeleteSession(ctx context.Context, id string) (bool, error) {
+func (s *Service) DeleteSession(ctx context.Context, id string) (_ bool, err error) {
+	a, err := s.begin(ctx, "session.delete", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return false, err
+	}
 	if err := checkSessionID(id); err != nil {
 		return false, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	var n int
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
 			return err
 		}
 		f := s.sessionFilter(ctx)
 		f.SessionID = &id
 		var err error
-		n, err = tx.DeleteRecords(ctx, f)
+		n, err = deleteTouched(ctx, tx, a, f)
 		return err
 	})
 	if err != nil {
@@ -359,13 +411,18 @@ func (s *Service) DeleteSession(ctx context.Context, id string) (bool, error) {
 
 // ListUserSessions returns a user's sessions' metadata, most recently
 // updated first.
-func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, offset int) ([]loci.SessionSummary, int, error) {
+func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, offset int) (_ []loci.SessionSummary, _ int, err error) {
+	a, err := s.begin(ctx, "session.list", loci.KindSession, loci.Scope{UserID: userID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
 	if err := requireText("user_id", userID, loci.MaxAgentIDBytes); err != nil {
 		return nil, 0, err
 	}
 	out := []loci.SessionSummary{}
 	var total int
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := s.sessionFilter(ctx)
 		f.UserID, f.Category = &userID, loci.Ptr(sessionCategory)
@@ -386,8 +443,10 @@ func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, of
 				s.malformed(r, err)
 				continue
 			}
+			a.touch(r.ID)
 			out = append(out, loci.SessionSummary{SessionID: r.Key, UpdatedAt: r.UpdatedAt, Summary: d.Summary, MessageCount: d.MessageCount})
 		}
+		a.count(total)
 		return nil
 	})
 	return out, total, err

@@ -28,26 +28,35 @@ type contextSessionData struct {
 // UserContext starts a session (seed 001): it creates the user with empty
 // defaults if new, and returns the preferences to apply and the last 5
 // sessions that are persistent or unexpired, by confidence descending.
-func (s *Service) UserContext(ctx context.Context, userID string) (*loci.UserContext, error) {
+//
+// It writes (the user, when new) and is audited with the write, noting the
+// ids of the preferences and sessions it returns.
+func (s *Service) UserContext(ctx context.Context, userID string) (_ *loci.UserContext, err error) {
+	a, err := s.begin(ctx, "user.context", "", loci.Scope{UserID: userID}, agentFree)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	out := &loci.UserContext{Preferences: []*loci.Preference{}, Sessions: []*loci.ContextSession{}}
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		out.Preferences, out.Sessions = out.Preferences[:0], out.Sessions[:0] // the retry policy may run this twice
 		now := s.now()
 		var err error
 		if out.User, out.Created, err = tx.EnsureUser(ctx, ws, userID, now); err != nil {
 			return err
 		}
-		prefs, err := s.preferencesOf(ctx, tx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID})
+		prefs, ids, err := s.preferencesOf(ctx, tx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID})
 		if err != nil {
 			return err
 		}
-		for _, p := range prefs {
+		for i, p := range prefs {
 			if (p.SessionID == "" || p.IsPersistent) && !p.FlaggedForRemoval {
 				out.Preferences = append(out.Preferences, p)
+				a.touch(ids[i])
 			}
 		}
 		cat := sessionCategory
@@ -66,6 +75,7 @@ func (s *Service) UserContext(ctx context.Context, userID string) (*loci.UserCon
 			if !d.IsPersistent && r.Expired(now) {
 				continue
 			}
+			a.touch(r.ID)
 			out.Sessions = append(out.Sessions, &loci.ContextSession{
 				SessionID: sessionIDOf(r), Summary: d.Summary, Context: d.Context, IsPersistent: d.IsPersistent,
 				Confidence: r.Confidence, MessageCount: d.MessageCount, ExpiresAt: r.ExpiresAt, UpdatedAt: r.UpdatedAt,
@@ -91,12 +101,17 @@ func userFilter(ctx context.Context, userID string) loci.RecordFilter {
 // UserMemories returns every record about the user, of every kind, by kind
 // and then age: what is true at q.AsOf (now when zero), or everything,
 // superseded facts included, with q.IncludeHistory.
-func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMemoryQuery) ([]*loci.UserMemory, error) {
+func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMemoryQuery) (_ []*loci.UserMemory, err error) {
+	a, err := s.begin(ctx, "user.memories", "", loci.Scope{UserID: userID}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
 	out := []*loci.UserMemory{}
-	err := s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
 		if !q.IncludeHistory {
@@ -107,6 +122,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 			return err
 		}
 		for _, r := range recs {
+			a.touch(r.ID)
 			out = append(out, userMemoryOf(r))
 		}
 		return nil
@@ -120,7 +136,18 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // returns them. Every version of a keyed fact is searched (history
 // included), and forgetting one forgets every version of its key: what
 // the user asked to forget must not survive as history.
-func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) ([]*loci.UserMemory, error) {
+//
+// It is audited with the ids of the records it forgot (or, dry, would
+// forget) and of the sessions whose message count it changed.
+func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) (_ []*loci.UserMemory, err error) {
+	a, err := s.begin(ctx, "user.forget", "", loci.Scope{UserID: userID}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	if req.DryRun {
+		a.dryRun()
+	}
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return nil, err
 	}
@@ -132,7 +159,12 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		return nil, loci.Errorf(loci.EINVALID, "forget needs a query or ids")
 	}
 	out := []*loci.UserMemory{}
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	// A dry run changes nothing: it reads, and its entry is queued.
+	run := a.update
+	if req.DryRun {
+		run = a.view
+	}
+	err = run(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
 		var found []*loci.Record
@@ -181,6 +213,7 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				out = append(out, userMemoryOf(r))
 			}
 		}
+		a.touch(ids...)
 		if req.DryRun || len(ids) == 0 {
 			return nil
 		}
@@ -196,7 +229,9 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				sessions = append(sessions, r.SessionID)
 			}
 		}
-		return s.recountMessages(ctx, tx, sessions)
+		recounted, err := s.recountMessages(ctx, tx, sessions)
+		a.touch(recounted...)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
@@ -227,13 +262,17 @@ func holdsEvery(r *loci.Record, terms []string) bool {
 // DeleteUser deletes every record about the user, of every kind (with
 // their versions, index entries and embeddings), the messages of the
 // user's sessions that carry no user, and the user.
-func (s *Service) DeleteUser(ctx context.Context, userID string) (int, error) {
+func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err error) {
+	a, err := s.begin(ctx, "user.delete", "", loci.Scope{UserID: userID}, agentDeny)
+	defer a.end(&err)
+	if err != nil {
+		return 0, err
+	}
 	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
 		return 0, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
-	var n int
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		n = 0 // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "user", userID)); err != nil {
 			return err
@@ -246,7 +285,7 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (int, error) {
 		noUser, msgCat := "", messageCategory
 		for _, r := range sessions {
 			sid := sessionIDOf(r)
-			m, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+			m, err := deleteTouched(ctx, tx, a, loci.RecordFilter{
 				Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: &sid, UserID: &noUser, Category: &msgCat,
 			})
 			if err != nil {
@@ -254,11 +293,12 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (int, error) {
 			}
 			n += m
 		}
-		m, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, UserID: &userID})
+		m, err := deleteTouched(ctx, tx, a, loci.RecordFilter{Workspace: ws, UserID: &userID})
 		if err != nil {
 			return err
 		}
 		n += m
+		a.count(n)
 		_, err = tx.DeleteUser(ctx, ws, userID)
 		return err
 	})

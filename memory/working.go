@@ -37,7 +37,12 @@ func (s *Service) workingFilter(ctx context.Context, taskID string, f loci.Worki
 
 // SetWorking creates or replaces a working-memory value. The task's live
 // values, this one included, must total at most the task limit.
-func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.WorkingEntry, bool, error) {
+func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci.WorkingEntry, _ bool, err error) {
+	a, err := s.begin(ctx, "working.set", loci.KindWorking, loci.Scope{TaskID: in.TaskID, AgentID: in.AgentID, UserID: in.UserID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, false, err
+	}
 	if err := requireText("task_id", in.TaskID, loci.MaxWorkingKeyBytes); err != nil {
 		return nil, false, err
 	} else if err := requireText("agent_id", in.AgentID, loci.MaxNoteKeyBytes); err != nil {
@@ -66,7 +71,7 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.W
 	scope := loci.Scope{TaskID: in.TaskID, AgentID: in.AgentID, UserID: in.UserID}
 	var entry *loci.WorkingEntry
 	created := false
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		created = false // the retry policy may run this twice
 		if err := tx.Lock(ctx, lockName(ws, "working", in.TaskID)); err != nil {
 			return err
@@ -111,13 +116,17 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.W
 			if err := tx.UpdateRecord(ctx, rec, prev.Version); err != nil {
 				return err
 			}
+			a.touch(rec.ID)
 		} else {
+			created = true
+			a.created()
+			a.touch(rec.ID)
 			if len(old) > 0 { // expired, not yet removed: a new entry replaces it
 				if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: []string{old[0].ID}}); err != nil {
 					return err
 				}
+				a.touch(old[0].ID)
 			}
-			created = true
 			if err := tx.InsertRecord(ctx, rec); err != nil {
 				return err
 			}
@@ -132,7 +141,12 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (*loci.W
 }
 
 // GetWorking returns the most recently written live value of key.
-func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (*loci.WorkingEntry, error) {
+func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (_ *loci.WorkingEntry, err error) {
+	a, err := s.begin(ctx, "working.get", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	rf, err := s.workingFilter(ctx, taskID, f)
 	if err != nil {
 		return nil, err
@@ -142,13 +156,14 @@ func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.Wor
 	}
 	rf.Key, rf.LiveAt, rf.Order, rf.Limit = &key, s.now(), loci.OrderUpdatedDesc, 1
 	var entry *loci.WorkingEntry
-	err = s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		recs, err := tx.FindRecords(ctx, rf)
 		if err != nil {
 			return err
 		} else if len(recs) == 0 {
 			return errWorkingNotFound()
 		}
+		a.touch(recs[0].ID)
 		entry, err = workingOf(recs[0])
 		return err
 	})
@@ -157,14 +172,19 @@ func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.Wor
 
 // ListWorking returns the task's live values by key, the most recently
 // written first within a key.
-func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.WorkingFilter) ([]*loci.WorkingEntry, error) {
+func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (_ []*loci.WorkingEntry, err error) {
+	a, err := s.begin(ctx, "working.get_all", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
 	rf, err := s.workingFilter(ctx, taskID, f)
 	if err != nil {
 		return nil, err
 	}
 	rf.LiveAt, rf.Order = s.now(), loci.OrderUpdatedDesc
 	out := []*loci.WorkingEntry{}
-	err = s.store.View(ctx, func(tx loci.Tx) error {
+	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		recs, err := tx.FindRecords(ctx, rf)
 		if err != nil {
@@ -176,6 +196,7 @@ func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.Working
 				s.malformed(r, err)
 				continue
 			}
+			a.touch(r.ID)
 			out = append(out, e)
 		}
 		return nil
@@ -185,17 +206,31 @@ func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.Working
 }
 
 // ClearWorking deletes the task's values (expired ones too).
-func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (int, error) {
+func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (n int, err error) {
+	a, err := s.begin(ctx, "working.clear", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return 0, err
+	}
 	rf, err := s.workingFilter(ctx, taskID, f)
 	if err != nil {
 		return 0, err
 	}
-	var n int
-	err = s.store.Update(ctx, func(tx loci.Tx) error {
+	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(rf.Workspace, "working", taskID)); err != nil {
 			return err
 		}
+		// Their ids, for the audit entry (it keeps maxAuditIDs).
+		scan := rf
+		scan.Order, scan.Limit = loci.OrderNone, maxAuditIDs
+		if err := tx.ScanRecords(ctx, scan, func(r *loci.Record) error {
+			a.touch(r.ID)
+			return nil
+		}); err != nil {
+			return err
+		}
 		n, err = tx.DeleteRecords(ctx, rf)
+		a.count(n)
 		return err
 	})
 	return n, err

@@ -119,10 +119,10 @@ func (tx *Tx) InsertAudit(ctx context.Context, e *loci.AuditEntry) error {
 		ids = []string{}
 	}
 	_, err := tx.tx.Exec(ctx, `INSERT INTO audit_log (id, at, key_id, role, operation, workspace,
-		agent_id, user_id, session_id, task_id, kind, record_ids, count, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		agent_id, user_id, session_id, task_id, kind, record_ids, count, status, via, dry_run)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		e.ID, e.Time, e.KeyID, string(e.Role), e.Operation, e.Workspace,
-		e.AgentID, e.UserID, e.SessionID, e.TaskID, string(e.Kind), ids, e.Count, e.Status)
+		e.AgentID, e.UserID, e.SessionID, e.TaskID, string(e.Kind), ids, e.Count, e.Status, e.Via, e.DryRun)
 	if err != nil {
 		return translate(fmt.Errorf("insert audit entry: %w", err))
 	}
@@ -151,7 +151,7 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 		return nil, 0, fmt.Errorf("count audit entries: %w", err)
 	}
 	rows, err := tx.tx.Query(ctx, `SELECT id, at, key_id, role, operation, workspace, agent_id, user_id,
-		session_id, task_id, kind, record_ids, count, status FROM audit_log WHERE `+where+
+		session_id, task_id, kind, record_ids, count, status, via, dry_run FROM audit_log WHERE `+where+
 		` ORDER BY seq DESC`+limitClause(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find audit entries: %w", err)
@@ -160,7 +160,7 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 		var e loci.AuditEntry
 		var role, kind string
 		if err := row.Scan(&e.ID, &e.Time, &e.KeyID, &role, &e.Operation, &e.Workspace, &e.AgentID, &e.UserID,
-			&e.SessionID, &e.TaskID, &kind, &e.RecordIDs, &e.Count, &e.Status); err != nil {
+			&e.SessionID, &e.TaskID, &kind, &e.RecordIDs, &e.Count, &e.Status, &e.Via, &e.DryRun); err != nil {
 			return nil, fmt.Errorf("scan audit entry: %w", err)
 		}
 		e.Time, e.Role, e.Kind = e.Time.UTC(), loci.Role(role), loci.Kind(kind)

@@ -12,7 +12,7 @@ import (
 
 // InsertAgent creates an agent.
 func (tx *Tx) InsertAgent(ctx context.Context, a *loci.Agent) error {
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO agents (workspace, id, name, created_at) VALUES (?, ?, ?, ?)`,
+	_, err := tx.exec(ctx, `INSERT INTO agents (workspace, id, name, created_at) VALUES (?, ?, ?, ?)`,
 		a.Workspace, a.ID, a.Name, micros(a.CreatedAt))
 	if err != nil {
 		return translate(fmt.Errorf("insert agent: %w", err))
@@ -24,7 +24,7 @@ func (tx *Tx) InsertAgent(ctx context.Context, a *loci.Agent) error {
 func (tx *Tx) GetAgent(ctx context.Context, workspace, id string) (*loci.Agent, error) {
 	a := loci.Agent{Workspace: workspace}
 	var at int64
-	err := tx.tx.QueryRowContext(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = ? AND id = ?`,
+	err := tx.queryRow(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = ? AND id = ?`,
 		workspace, id).Scan(&a.ID, &a.Name, &at)
 	if err == sql.ErrNoRows {
 		return nil, loci.Errorf(loci.ENOTFOUND, "agent %s not found", id)
@@ -38,10 +38,10 @@ func (tx *Tx) GetAgent(ctx context.Context, workspace, id string) (*loci.Agent, 
 // ListAgents returns the workspace's agents by id.
 func (tx *Tx) ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*loci.Agent, int, error) {
 	var total int
-	if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE workspace = ?`, workspace).Scan(&total); err != nil {
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM agents WHERE workspace = ?`, workspace).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count agents: %w", err)
 	}
-	rows, err := tx.tx.QueryContext(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = ? ORDER BY id`+
+	rows, err := tx.query(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = ? ORDER BY id`+
 		limitClause(limit, offset), workspace)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list agents: %w", err)
@@ -62,10 +62,10 @@ func (tx *Tx) ListAgents(ctx context.Context, workspace string, limit, offset in
 
 // DeleteAgent deletes an agent and the links that attach blocks to it.
 func (tx *Tx) DeleteAgent(ctx context.Context, workspace, id string) error {
-	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM block_links WHERE workspace = ? AND agent_id = ?`, workspace, id); err != nil {
+	if _, err := tx.exec(ctx, `DELETE FROM block_links WHERE workspace = ? AND agent_id = ?`, workspace, id); err != nil {
 		return fmt.Errorf("delete agent links: %w", err)
 	}
-	res, err := tx.tx.ExecContext(ctx, `DELETE FROM agents WHERE workspace = ? AND id = ?`, workspace, id)
+	res, err := tx.exec(ctx, `DELETE FROM agents WHERE workspace = ? AND id = ?`, workspace, id)
 	if err != nil {
 		return fmt.Errorf("delete agent: %w", err)
 	}
@@ -77,7 +77,7 @@ func (tx *Tx) DeleteAgent(ctx context.Context, workspace, id string) error {
 
 // AttachBlock links a shared block to an agent; a second attach is a no-op.
 func (tx *Tx) AttachBlock(ctx context.Context, workspace, blockID, agentID string, at time.Time) error {
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO block_links (workspace, block_id, agent_id, created_at)
+	_, err := tx.exec(ctx, `INSERT INTO block_links (workspace, block_id, agent_id, created_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT (block_id, agent_id) DO NOTHING`, workspace, blockID, agentID, micros(at))
 	if err != nil {
 		return translate(fmt.Errorf("attach block: %w", err))
@@ -87,7 +87,7 @@ func (tx *Tx) AttachBlock(ctx context.Context, workspace, blockID, agentID strin
 
 // DetachBlock removes a link.
 func (tx *Tx) DetachBlock(ctx context.Context, workspace, blockID, agentID string) (bool, error) {
-	res, err := tx.tx.ExecContext(ctx, `DELETE FROM block_links WHERE workspace = ? AND block_id = ? AND agent_id = ?`,
+	res, err := tx.exec(ctx, `DELETE FROM block_links WHERE workspace = ? AND block_id = ? AND agent_id = ?`,
 		workspace, blockID, agentID)
 	if err != nil {
 		return false, fmt.Errorf("detach block: %w", err)
@@ -108,7 +108,7 @@ func (tx *Tx) ListBlockLinks(ctx context.Context, workspace, blockID, agentID st
 		q += ` AND agent_id = ?`
 		args = append(args, agentID)
 	}
-	rows, err := tx.tx.QueryContext(ctx, q+` ORDER BY created_at, block_id, agent_id`, args...)
+	rows, err := tx.query(ctx, q+` ORDER BY created_at, block_id, agent_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list block links: %w", err)
 	}
@@ -128,7 +128,7 @@ func (tx *Tx) ListBlockLinks(ctx context.Context, workspace, blockID, agentID st
 
 // EnsureUser creates the user with empty defaults unless it exists.
 func (tx *Tx) EnsureUser(ctx context.Context, workspace, id string, at time.Time) (*loci.User, bool, error) {
-	res, err := tx.tx.ExecContext(ctx, `INSERT INTO users (workspace, id, defaults, created_at, updated_at)
+	res, err := tx.exec(ctx, `INSERT INTO users (workspace, id, defaults, created_at, updated_at)
 		VALUES (?, ?, '{}', ?, ?) ON CONFLICT (workspace, id) DO NOTHING`, workspace, id, micros(at), micros(at))
 	if err != nil {
 		return nil, false, fmt.Errorf("ensure user: %w", err)
@@ -143,7 +143,7 @@ func (tx *Tx) GetUser(ctx context.Context, workspace, id string) (*loci.User, er
 	u := loci.User{Workspace: workspace}
 	var defaults string
 	var created, updated int64
-	err := tx.tx.QueryRowContext(ctx, `SELECT id, defaults, created_at, updated_at FROM users WHERE workspace = ? AND id = ?`,
+	err := tx.queryRow(ctx, `SELECT id, defaults, created_at, updated_at FROM users WHERE workspace = ? AND id = ?`,
 		workspace, id).Scan(&u.ID, &defaults, &created, &updated)
 	if err == sql.ErrNoRows {
 		return nil, loci.Errorf(loci.ENOTFOUND, "user %s not found", id)
@@ -156,7 +156,7 @@ func (tx *Tx) GetUser(ctx context.Context, workspace, id string) (*loci.User, er
 
 // UpdateUser replaces a user's defaults.
 func (tx *Tx) UpdateUser(ctx context.Context, u *loci.User) error {
-	res, err := tx.tx.ExecContext(ctx, `UPDATE users SET defaults = ?, updated_at = ? WHERE workspace = ? AND id = ?`,
+	res, err := tx.exec(ctx, `UPDATE users SET defaults = ?, updated_at = ? WHERE workspace = ? AND id = ?`,
 		jsonText(u.Defaults), micros(u.UpdatedAt), u.Workspace, u.ID)
 	if err != nil {
 		return fmt.Errorf("update user: %w", err)
@@ -169,7 +169,7 @@ func (tx *Tx) UpdateUser(ctx context.Context, u *loci.User) error {
 
 // DeleteUser deletes a user row.
 func (tx *Tx) DeleteUser(ctx context.Context, workspace, id string) (bool, error) {
-	res, err := tx.tx.ExecContext(ctx, `DELETE FROM users WHERE workspace = ? AND id = ?`, workspace, id)
+	res, err := tx.exec(ctx, `DELETE FROM users WHERE workspace = ? AND id = ?`, workspace, id)
 	if err != nil {
 		return false, fmt.Errorf("delete user: %w", err)
 	}

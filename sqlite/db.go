@@ -45,6 +45,9 @@ type DB struct {
 	// fullAt is when a write last failed for a full disk (Unix
 	// nanoseconds).
 	fullAt atomic.Int64
+	// writeStmts and readStmts are the statements prepared on each pool
+	// (stmts.go); the same set when the pools are one (:memory:).
+	writeStmts, readStmts stmtSet
 }
 
 // DefaultTimeout is how long a transaction waits for the database by
@@ -127,6 +130,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		db.Close()
 		return nil, db.classify(err)
 	}
+	if err := db.prepareStatements(ctx); err != nil {
+		db.Close()
+		return nil, db.classify(err)
+	}
 	return db, nil
 }
 
@@ -151,6 +158,10 @@ func (db *DB) migrateRetry(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.writeStmts.close()
+	if db.reader != db.writer {
+		db.readStmts.close()
+	}
 	err := db.writer.Close()
 	if db.reader != db.writer {
 		if rerr := db.reader.Close(); err == nil {
@@ -185,13 +196,13 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 		return err
 	}
 	defer conn.Close()
-	if err := db.runOn(ctx, conn, fn); err != nil {
+	if err := db.runOn(ctx, conn, pool == db.writer, fn); err != nil {
 		return db.classify(err)
 	}
 	return nil
 }
 
-func (db *DB) runOn(ctx context.Context, conn *sql.Conn, fn func(loci.Tx) error) error {
+func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loci.Tx) error) error {
 	sqlTx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
@@ -199,7 +210,7 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, fn func(loci.Tx) error)
 	// Rolls back if fn panics (a no-op once committed), so the
 	// connection, the only writer, is not kept by a dead transaction.
 	defer sqlTx.Rollback()
-	tx := &Tx{tx: sqlTx, db: db}
+	tx := &Tx{tx: sqlTx, db: db, write: write}
 	if err := fn(tx); err != nil {
 		sqlTx.Rollback()
 		return err

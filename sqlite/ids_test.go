@@ -55,6 +55,32 @@ func pickIDs(ids []string, k int) []string {
 	return out
 }
 
+// TestRecordsByIDStatementUsesIDIndex: the prepared statement searches
+// read their results with looks the ids up in the id index.
+func TestRecordsByIDStatementUsesIDIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids := seedIDs(t, db, 200)
+	got := queryPlan(t, db, sqlRecordsByID, []any{`["` + strings.Join(pickIDs(ids, 10), `","`) + `"]`, "w"})
+	if !strings.Contains(got, "sqlite_autoindex_records_1 (id=?)") {
+		t.Errorf("plan:\n%s\nwant a search of the id index", got)
+	}
+	var n int
+	err = db.View(ctx, func(tx loci.Tx) error {
+		return tx.ScanRecords(ctx, loci.RecordFilter{Workspace: "w", IDs: pickIDs(ids, 10), Order: loci.OrderNone}, func(*loci.Record) error {
+			n++
+			return nil
+		})
+	})
+	if err != nil || n != 10 {
+		t.Fatalf("read %d records (%v), want 10", n, err)
+	}
+}
+
 func TestRecordsByIDUseIDIndex(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, Memory)

@@ -33,7 +33,7 @@ func (tx *Tx) ListUserSummaries(ctx context.Context, f loci.UserFilter) ([]*loci
 		SELECT id, created_at, updated_at, 0 FROM users WHERE workspace = ?` + matching("id")
 	q := `SELECT id, min(c), max(m), sum(n), count(*) OVER () FROM (` + known + `)
 		GROUP BY id ORDER BY min(c) DESC, id` + limitClause(f.Limit, f.Offset)
-	rows, err := tx.tx.QueryContext(ctx, q, args...)
+	rows, err := tx.query(ctx, q, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list user summaries: %w", err)
 	}
@@ -54,7 +54,7 @@ func (tx *Tx) ListUserSummaries(ctx context.Context, f loci.UserFilter) ([]*loci
 	}
 	if total < 0 {
 		// No row carried the total (none, or an offset past the end).
-		if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT DISTINCT id FROM (`+known+`))`, args...).Scan(&total); err != nil {
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM (SELECT DISTINCT id FROM (`+known+`))`, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("count users: %w", err)
 		}
 	}
@@ -87,7 +87,7 @@ func (tx *Tx) CountRecordsBy(ctx context.Context, f loci.RecordFilter, by loci.G
 	}
 	q := `SELECT ` + group + ` AS g, count(*) AS n, count(*) OVER () FROM records WHERE ` + where +
 		` GROUP BY g ORDER BY n DESC, g` + limitClause(limit, 0)
-	rows, err := tx.tx.QueryContext(ctx, q, args...)
+	rows, err := tx.query(ctx, q, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count records by group: %w", err)
 	}

@@ -15,7 +15,7 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci
 		return &loci.ChangeSet{Dirty: true}, nil
 	}
 	var gen, floor int64
-	if err := tx.tx.QueryRowContext(ctx, `SELECT gen, floor FROM search_generation WHERE id = 1`).Scan(&gen, &floor); err != nil {
+	if err := tx.queryRow(ctx, sqlReadGen).Scan(&gen, &floor); err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
 	cs := &loci.ChangeSet{Cursor: gen}
@@ -26,7 +26,7 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci
 		cs.Reset = true
 		return cs, nil
 	}
-	rows, err := tx.tx.QueryContext(ctx, `SELECT 0, id, kind, agent_id, user_id, session_id, task_id
+	rows, err := tx.query(ctx, `SELECT 0, id, kind, agent_id, user_id, session_id, task_id
 			FROM records WHERE workspace = ?1 AND change_gen > ?2
 		UNION ALL
 		SELECT 1, id, kind, agent_id, user_id, session_id, task_id
@@ -61,7 +61,7 @@ func (tx *Tx) SetEmbedding(ctx context.Context, workspace, id string, version in
 	if err != nil {
 		return false, err
 	}
-	res, err := tx.tx.ExecContext(ctx, `UPDATE records SET embedding = ?, embedding_model = ?, change_gen = ?
+	res, err := tx.exec(ctx, `UPDATE records SET embedding = ?, embedding_model = ?, change_gen = ?
 		WHERE workspace = ? AND id = ? AND version = ?`, encodeVector(vec), model, gen, workspace, id, version)
 	if err != nil {
 		return false, fmt.Errorf("set embedding: %w", err)
@@ -81,7 +81,7 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 	// Each branch reads at most limit pending rows in seq order from the
 	// (embedding_model, seq) index: never embedded (''), then other
 	// models' on either side of model.
-	rows, err := tx.tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM records
+	rows, err := tx.query(ctx, `SELECT `+recordColumns+` FROM records
 		WHERE seq IN (
 			SELECT seq FROM (SELECT seq FROM records INDEXED BY records_embedding_model WHERE embedding_model = '' ORDER BY seq LIMIT ?1)
 			UNION ALL
@@ -101,7 +101,7 @@ func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, m
 	var n int
 	if f.Workspace == "" {
 		// Every workspace: two ranges of the embedding_model index.
-		err := tx.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM records WHERE embedding_model < ?1)
+		err := tx.queryRow(ctx, `SELECT (SELECT count(*) FROM records WHERE embedding_model < ?1)
 			+ (SELECT count(*) FROM records WHERE embedding_model > ?1)`, model).Scan(&n)
 		if err != nil {
 			return 0, fmt.Errorf("count pending embeddings: %w", err)
@@ -109,7 +109,7 @@ func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, m
 		return n, nil
 	}
 	// Cheap first: usually nothing in the workspace is pending.
-	if err := tx.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM records WHERE workspace = ? AND embedding_model < ?)
+	if err := tx.queryRow(ctx, `SELECT (SELECT count(*) FROM records WHERE workspace = ? AND embedding_model < ?)
 		+ (SELECT count(*) FROM records WHERE workspace = ? AND embedding_model > ?)`,
 		f.Workspace, model, f.Workspace, model).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count pending embeddings: %w", err)
@@ -117,7 +117,7 @@ func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, m
 		return 0, nil
 	}
 	where, args := whereClause(f, "")
-	if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE `+where+` AND embedding_model != ?`,
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM records WHERE `+where+` AND embedding_model != ?`,
 		append(args, model)...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count pending embeddings: %w", err)
 	}

@@ -14,10 +14,10 @@ import (
 // ListUsers returns the workspace's users by id.
 func (tx *Tx) ListUsers(ctx context.Context, workspace string, limit, offset int) ([]*loci.User, int, error) {
 	var total int
-	if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE workspace = ?`, workspace).Scan(&total); err != nil {
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM users WHERE workspace = ?`, workspace).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count users: %w", err)
 	}
-	rows, err := tx.tx.QueryContext(ctx, `SELECT id, defaults, created_at, updated_at FROM users WHERE workspace = ? ORDER BY id`+
+	rows, err := tx.query(ctx, `SELECT id, defaults, created_at, updated_at FROM users WHERE workspace = ? ORDER BY id`+
 		limitClause(limit, offset), workspace)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list users: %w", err)
@@ -41,7 +41,7 @@ const keyColumns = `id, workspace, name, role, agent_id, hash, created_at, revok
 
 // InsertKey stores an API key's hash and attributes.
 func (tx *Tx) InsertKey(ctx context.Context, k *loci.APIKey) error {
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := tx.exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.Workspace, k.Name, string(k.Role), k.AgentID, k.Hash, micros(k.CreatedAt), nullMicros(k.RevokedAt))
 	if err != nil {
 		return translate(fmt.Errorf("insert key: %w", err))
@@ -51,7 +51,7 @@ func (tx *Tx) InsertKey(ctx context.Context, k *loci.APIKey) error {
 
 // GetKeyByHash returns the key with that hash.
 func (tx *Tx) GetKeyByHash(ctx context.Context, hash string) (*loci.APIKey, error) {
-	keys, err := tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash)
+	keys, err := tx.queryKeys(ctx, sqlKeyByHash, hash)
 	if err != nil {
 		return nil, err
 	} else if len(keys) == 0 {
@@ -63,7 +63,7 @@ func (tx *Tx) GetKeyByHash(ctx context.Context, hash string) (*loci.APIKey, erro
 // ListKeys returns the keys of a workspace, or of all, oldest first.
 func (tx *Tx) ListKeys(ctx context.Context, workspace string) ([]*loci.APIKey, error) {
 	if workspace == "" {
-		return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
+		return tx.queryKeys(ctx, sqlAllKeys)
 	}
 	return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE workspace = ? ORDER BY created_at, id`, workspace)
 }
@@ -76,7 +76,7 @@ func (tx *Tx) RevokeKey(ctx context.Context, workspace, id string, at time.Time)
 		q += ` AND workspace = ?`
 		args = append(args, workspace)
 	}
-	res, err := tx.tx.ExecContext(ctx, q, args...)
+	res, err := tx.exec(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}
@@ -87,7 +87,7 @@ func (tx *Tx) RevokeKey(ctx context.Context, workspace, id string, at time.Time)
 }
 
 func (tx *Tx) queryKeys(ctx context.Context, q string, args ...any) ([]*loci.APIKey, error) {
-	rows, err := tx.tx.QueryContext(ctx, q, args...)
+	rows, err := tx.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query keys: %w", err)
 	}
@@ -116,11 +116,9 @@ func (tx *Tx) InsertAudit(ctx context.Context, e *loci.AuditEntry) error {
 	if err != nil {
 		return fmt.Errorf("encode record ids: %w", err)
 	}
-	_, err = tx.tx.ExecContext(ctx, `INSERT INTO audit_log (id, at, key_id, role, operation, workspace,
-		agent_id, user_id, session_id, task_id, kind, record_ids, count, status)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.exec(ctx, sqlInsertAudit,
 		e.ID, micros(e.Time), e.KeyID, string(e.Role), e.Operation, e.Workspace,
-		e.AgentID, e.UserID, e.SessionID, e.TaskID, string(e.Kind), string(ids), e.Count, e.Status)
+		e.AgentID, e.UserID, e.SessionID, e.TaskID, string(e.Kind), string(ids), e.Count, e.Status, e.Via, e.DryRun)
 	if err != nil {
 		return translate(fmt.Errorf("insert audit entry: %w", err))
 	}
@@ -147,11 +145,11 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 	}
 	where := strings.Join(conds, " AND ")
 	var total int
-	if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM audit_log WHERE `+where, args...).Scan(&total); err != nil {
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM audit_log WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count audit entries: %w", err)
 	}
-	rows, err := tx.tx.QueryContext(ctx, `SELECT id, at, key_id, role, operation, workspace, agent_id, user_id,
-		session_id, task_id, kind, record_ids, count, status FROM audit_log WHERE `+where+
+	rows, err := tx.query(ctx, `SELECT id, at, key_id, role, operation, workspace, agent_id, user_id,
+		session_id, task_id, kind, record_ids, count, status, via, dry_run FROM audit_log WHERE `+where+
 		` ORDER BY seq DESC`+limitClause(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find audit entries: %w", err)
@@ -163,7 +161,7 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 		var at int64
 		var role, kind, ids string
 		if err := rows.Scan(&e.ID, &at, &e.KeyID, &role, &e.Operation, &e.Workspace, &e.AgentID, &e.UserID,
-			&e.SessionID, &e.TaskID, &kind, &ids, &e.Count, &e.Status); err != nil {
+			&e.SessionID, &e.TaskID, &kind, &ids, &e.Count, &e.Status, &e.Via, &e.DryRun); err != nil {
 			return nil, 0, fmt.Errorf("scan audit entry: %w", err)
 		}
 		e.Time, e.Role, e.Kind = fromMicros(at), loci.Role(role), loci.Kind(kind)
@@ -177,7 +175,7 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 
 // DeleteAuditBefore deletes entries older than before.
 func (tx *Tx) DeleteAuditBefore(ctx context.Context, before time.Time) (int, error) {
-	res, err := tx.tx.ExecContext(ctx, `DELETE FROM audit_log WHERE at < ?`, micros(before))
+	res, err := tx.exec(ctx, `DELETE FROM audit_log WHERE at < ?`, micros(before))
 	if err != nil {
 		return 0, fmt.Errorf("delete audit entries: %w", err)
 	}

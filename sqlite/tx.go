@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"time"
 
@@ -22,15 +23,15 @@ type Tx struct {
 	// gen is the generation this transaction stamps its record changes
 	// with (see migration 0006), taken at its first change; 0 before.
 	gen int64
-	// insert is InsertRecord's statement, prepared once per transaction.
-	insert *sql.Stmt
+	// write: a transaction of the writer (Update).
+	write bool
 }
 
 // stamp returns the transaction's generation, taking the next one at the
 // first change of a record.
 func (tx *Tx) stamp(ctx context.Context) (int64, error) {
 	if tx.gen == 0 {
-		if err := tx.tx.QueryRowContext(ctx, `UPDATE search_generation SET gen = gen + 1 WHERE id = 1 RETURNING gen`).Scan(&tx.gen); err != nil {
+		if err := tx.queryRow(ctx, sqlStamp).Scan(&tx.gen); err != nil {
 			return 0, translate(fmt.Errorf("stamp change: %w", err))
 		}
 	}
@@ -54,14 +55,7 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	if err != nil {
 		return err
 	}
-	if tx.insert == nil {
-		tx.insert, err = tx.tx.PrepareContext(ctx, `INSERT INTO records (`+recordColumns+`, change_gen)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("prepare insert record: %w", err)
-		}
-	}
-	if _, err = tx.insert.ExecContext(ctx, append(args, gen)...); err != nil {
+	if _, err = tx.exec(ctx, sqlInsertRecord, append(args, gen)...); err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
 	return nil
@@ -91,7 +85,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	// are args[16:18] (the latter passed twice); created_at is args[18].
 	// The access fields never go down: TouchRecords may have raised them
 	// since r was read, without changing the version.
-	res, err := tx.tx.ExecContext(ctx, `UPDATE records SET agent_id = ?, user_id = ?, session_id = ?, task_id = ?,
+	res, err := tx.exec(ctx, `UPDATE records SET agent_id = ?, user_id = ?, session_id = ?, task_id = ?,
 		key = ?, content = ?, search_text = ?, data = ?, tags = ?, category = ?, action_type = ?, outcome = ?,
 		confidence = ?, access_count = max(access_count, ?),
 		last_accessed_at = CASE WHEN ? IS NULL THEN last_accessed_at ELSE max(coalesce(last_accessed_at, 0), ?) END,
@@ -104,7 +98,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		var v int
-		err := tx.tx.QueryRowContext(ctx, `SELECT version FROM records WHERE id = ? AND workspace = ?`, r.ID, r.Workspace).Scan(&v)
+		err := tx.queryRow(ctx, `SELECT version FROM records WHERE id = ? AND workspace = ?`, r.ID, r.Workspace).Scan(&v)
 		if err == sql.ErrNoRows {
 			return loci.Errorf(loci.ENOTFOUND, "record %s not found", r.ID)
 		} else if err != nil {
@@ -117,7 +111,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 
 // GetRecord returns one record.
 func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
-	rows, err := tx.tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = ? AND id = ?`, workspace, id)
+	rows, err := tx.query(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = ? AND id = ?`, workspace, id)
 	if err != nil {
 		return nil, fmt.Errorf("get record: %w", err)
 	}
@@ -147,7 +141,17 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 	if o := orderClause(f.Order); o != "" {
 		q += ` ORDER BY ` + o
 	}
-	rows, err := tx.tx.QueryContext(ctx, q+limitClause(f.Limit, f.Offset), args...)
+	q += limitClause(f.Limit, f.Offset)
+	if onlyIDs(f) {
+		// Records by id, as searches read their results: one prepared
+		// statement whatever the number of ids.
+		ids, err := json.Marshal(f.IDs)
+		if err != nil {
+			return fmt.Errorf("encode ids: %w", err)
+		}
+		q, args = sqlRecordsByID, []any{string(ids), f.Workspace}
+	}
+	rows, err := tx.query(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("find records: %w", err)
 	}
@@ -167,11 +171,20 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 	return nil
 }
 
+// onlyIDs reports whether f selects records by id alone, in no order.
+func onlyIDs(f loci.RecordFilter) bool {
+	if len(f.IDs) == 0 || f.Order != loci.OrderNone {
+		return false
+	}
+	f.Workspace, f.IDs, f.Order = "", nil, 0
+	return reflect.ValueOf(f).IsZero()
+}
+
 // CountRecords counts the records that match f.
 func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
 	where, args := whereClause(f, "")
 	var n int
-	if err := tx.tx.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE `+where, args...).Scan(&n); err != nil {
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM records WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count records: %w", err)
 	}
 	return n, nil
@@ -197,18 +210,18 @@ func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, erro
 		return 0, err
 	}
 	where, args := whereClause(f, "")
-	res, err := tx.tx.ExecContext(ctx, `DELETE FROM records WHERE `+where, args...)
+	res, err := tx.exec(ctx, `DELETE FROM records WHERE `+where, args...)
 	if err != nil {
 		return 0, fmt.Errorf("delete records: %w", err)
 	}
 	n, _ := res.RowsAffected()
 	// Prune old tombstones, raising the floor past them.
 	old := micros(time.Now().Add(-tombstoneRetention))
-	if _, err := tx.tx.ExecContext(ctx, `UPDATE search_generation SET floor = max(floor, coalesce(
+	if _, err := tx.exec(ctx, `UPDATE search_generation SET floor = max(floor, coalesce(
 		(SELECT max(gen) FROM record_tombstones WHERE deleted_at < ?), 0)) WHERE id = 1`, old); err != nil {
 		return 0, fmt.Errorf("prune tombstones: %w", err)
 	}
-	if _, err := tx.tx.ExecContext(ctx, `DELETE FROM record_tombstones WHERE deleted_at < ?`, old); err != nil {
+	if _, err := tx.exec(ctx, `DELETE FROM record_tombstones WHERE deleted_at < ?`, old); err != nil {
 		return 0, fmt.Errorf("prune tombstones: %w", err)
 	}
 	return int(n), nil
@@ -224,7 +237,7 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 		args = append(args, id)
 	}
 	args = append(args, workspace)
-	_, err := tx.tx.ExecContext(ctx, touchSQL(len(ids)), args...)
+	_, err := tx.exec(ctx, touchSQL(len(ids)), args...)
 	if err != nil {
 		return fmt.Errorf("touch records: %w", err)
 	}
@@ -233,7 +246,7 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 
 // InsertVersion keeps a previous value of a record.
 func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
-	_, err := tx.tx.ExecContext(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at)
+	_, err := tx.exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at)
 		VALUES (?, ?, ?, ?, ?)`, v.RecordID, v.Version, v.Content, jsonText(v.Data), micros(v.UpdatedAt))
 	if err != nil {
 		return translate(fmt.Errorf("insert version: %w", err))
@@ -243,7 +256,7 @@ func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
 
 // ListVersions returns a record's kept versions, newest first.
 func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordVersion, error) {
-	rows, err := tx.tx.QueryContext(ctx, `SELECT record_id, version, content, data, updated_at
+	rows, err := tx.query(ctx, `SELECT record_id, version, content, data, updated_at
 		FROM record_versions WHERE record_id = ? ORDER BY version DESC`, recordID)
 	if err != nil {
 		return nil, fmt.Errorf("list versions: %w", err)

@@ -308,7 +308,7 @@ func (c *Config) memoryOptions(logger *slog.Logger) ([]memory.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithIndexBudget(c.IndexMemory)}
+	opts := []memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithIndexBudget(c.IndexMemory), memory.WithAudit(c.Audit)}
 	if c.VectorWeight != nil {
 		p := memory.DefaultRanking()
 		p.VectorWeight = *c.VectorWeight

@@ -182,7 +182,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, e, args[1:])
+		// Every operation a verb runs on a local database is audited as
+		// coming from the command line (serve and mcp mark their own).
+		err := c.run(loci.WithVia(ctx, loci.ViaCLI), e, args[1:])
 		var ue *usageError
 		var he *helpError
 		switch {

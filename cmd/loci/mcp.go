@@ -20,7 +20,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	user := fs.String("user", "", "user id the agent serves (optional)")
 	cfg := loadConfig()
 	cfg.TuneRuntime = true // a stdio server lives as long as its client
-	cfg.auditFlag(fs, "tool call")
+	cfg.auditFlag(fs, "memory access")
 	cfg.dbFlag(fs)
 	cfg.indexMemoryFlag(fs)
 	if pos, err := cfg.parseFlags(fs, args); err != nil {

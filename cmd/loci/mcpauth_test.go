@@ -138,9 +138,9 @@ func TestServeMCPAuth(t *testing.T) {
 			if _, err := svc.Recall(ctx, "a1", "mine"); err != nil {
 				t.Errorf("note of agent a1: %v", err)
 			}
-			entries, _, err := svc.FindAudit(ctx, loci.AuditFilter{Operation: "mcp.remember", KeyID: boundID})
-			if err != nil || len(entries) != 1 || entries[0].AgentID != "a1" || entries[0].Role != loci.RoleEditor {
-				t.Errorf("audit = %+v, %v; want one mcp.remember entry of the bound key for a1", entries, err)
+			entries, _, err := svc.FindAudit(ctx, loci.AuditFilter{Operation: "note.remember", KeyID: boundID})
+			if err != nil || len(entries) != 1 || entries[0].AgentID != "a1" || entries[0].Role != loci.RoleEditor || entries[0].Via != loci.ViaMCP {
+				t.Errorf("audit = %+v, %v; want one note.remember entry of the bound key for a1, via MCP", entries, err)
 			}
 		})
 

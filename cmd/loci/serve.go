@@ -100,7 +100,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Shutdown(shutdownCtx)
+	// What waits to be written to the audit log is written before the
+	// store closes.
+	if ferr := svc.FlushAudit(shutdownCtx); ferr != nil {
+		logger.Error("audit log write failed", "err", ferr)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil

@@ -91,8 +91,15 @@ type service struct {
 	store loci.Store
 }
 
-// Close closes the database.
-func (s *service) Close() error { return s.store.Close() }
+// Close writes what waits to be written to the audit log, then closes the
+// database.
+func (s *service) Close() error {
+	ferr := s.FlushAudit(context.Background())
+	if err := s.store.Close(); err != nil {
+		return err
+	}
+	return ferr
+}
 
 // openService builds the service the way serve, mcp and every verb on the
 // local database do: it validates cfg, opens the database cfg names

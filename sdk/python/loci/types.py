@@ -163,15 +163,17 @@ class _AuditEntryRequired(TypedDict):
 
 
 class AuditEntry(_AuditEntryRequired, total=False):
-    """One entry of the access log."""
+    """One entry of the access log: every operation writes one, whatever the interface (in its own transaction when it writes)."""
 
     agent_id: str
+    dry_run: bool
     key_id: str
     kind: "Kind"
     role: "Role"
     session_id: str
     task_id: str
     user_id: str
+    via: Literal["rest", "mcp", "cli", "library"]
 
 
 class Block(TypedDict):

@@ -1353,27 +1353,34 @@ export interface components {
             /** @description A display name; may be empty. */
             name: string;
         };
-        /** @description One entry of the access log. */
+        /** @description One entry of the access log: every operation writes one, whatever the interface (in its own transaction when it writes). */
         AuditEntry: {
             agent_id?: string;
             /** @description How many records the operation returned or changed. */
             count: number;
+            /** @description The operation only said what it would change (forget, maintenance). */
+            dry_run?: boolean;
             id: string;
             /** @description Absent when authentication is off. */
             key_id?: string;
             kind?: components["schemas"]["Kind"];
             /** @description e.g. "note.recall". */
             operation: string;
-            /** @description Ids (or keys) of what was touched; never content. */
+            /** @description The ids of the records the operation read, created, changed or deleted; never content. */
             record_ids: string[] | null;
             role?: components["schemas"]["Role"];
             session_id?: string;
-            /** @description The HTTP status. */
+            /** @description The outcome as an HTTP status, whatever the interface (a refusal: 401, 403, 429). */
             status: number;
             task_id?: string;
             /** Format: date-time */
             time: string;
             user_id?: string;
+            /**
+             * @description The interface the operation came through.
+             * @enum {string}
+             */
+            via?: "rest" | "mcp" | "cli" | "library";
             workspace: string;
         };
         /** @description A core memory block, rendered into the agent's prompt. */
