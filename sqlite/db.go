@@ -110,7 +110,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 			return nil, err
 		}
 		u := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas + "&_pragma=journal_mode(WAL)"
-		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-8192)&_txlock=immediate")
+		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-2048)&_txlock=immediate")
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}

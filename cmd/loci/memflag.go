@@ -80,7 +80,7 @@ func tuneRuntime(budget int64) {
 }
 
 // serverGCPercent is the GOGC that serve and mcp run with unless GOGC is set.
-const serverGCPercent = 50
+const serverGCPercent = 25
 
 // servePprof serves net/http/pprof on addr until the process ends, for
 // profiling a running server (loci serve --pprof 127.0.0.1:6060).
