@@ -28,7 +28,7 @@ const (
 	// Each write transaction stores at most this many lines (and bytes),
 	// so that an import never holds the writer (SQLite) or a connection
 	// in a transaction (PostgreSQL) for long: other writes interleave.
-	importBatchLines = 2000
+	importBatchLines = 5000
 	importBatchBytes = 8 << 20
 	// The checked lines wait for the writes in memory up to this size,
 	// then in a temporary file.

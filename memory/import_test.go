@@ -31,7 +31,7 @@ func (s *failingStore) Update(ctx context.Context, fn func(loci.Tx) error) error
 func passages(n int) string {
 	var b strings.Builder
 	for i := range n {
-		fmt.Fprintf(&b, `{"type":"record","id":"p%05d","workspace":"default","kind":"passage","agent_id":"a","content":"passage number %d",`+
+		fmt.Fprintf(&b, `{"type":"record","id":"p%06d","workspace":"default","kind":"passage","agent_id":"a","content":"passage number %d",`+
 			`"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1}`+"\n", i, i)
 	}
 	return b.String()
@@ -46,27 +46,27 @@ func TestImportBatches(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		ctx := context.Background()
 		store := open(t)
-		body := passages(5000)
+		body := passages(12000)
 		_, err := memory.New(&failingStore{Store: store, failAt: 2}).Import(ctx, strings.NewReader(body))
-		if loci.ErrorCode(err) != loci.EUNAVAILABLE || !strings.Contains(loci.ErrorMessage(err), "the lines before line 2001 were imported: 2000 records") {
+		if loci.ErrorCode(err) != loci.EUNAVAILABLE || !strings.Contains(loci.ErrorMessage(err), "the lines before line 5001 were imported: 5000 records") {
 			t.Fatalf("import failing in its second batch: %v", err)
 		}
 		svc := memory.New(store)
-		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 2000 {
-			t.Fatalf("after the failure: %d passages (%v), want the first batch's 2000", n, err)
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 5000 {
+			t.Fatalf("after the failure: %d passages (%v), want the first batch's 5000", n, err)
 		}
 		res, err := svc.Import(ctx, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Records != 3000 || res.Skipped != 2000 {
-			t.Errorf("import run again: %+v, want 3000 stored and 2000 skipped", res)
+		if res.Records != 7000 || res.Skipped != 5000 {
+			t.Errorf("import run again: %+v, want 7000 stored and 5000 skipped", res)
 		}
-		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 5000 {
-			t.Errorf("after the second run: %d passages (%v), want 5000", n, err)
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 12000 {
+			t.Errorf("after the second run: %d passages (%v), want 12000", n, err)
 		}
-		found, err := svc.SearchPassages(ctx, "a", "passages numbered 4321", loci.PassageFilter{Limit: 1})
-		if err != nil || len(found.Results) == 0 || found.Results[0].Content != "passage number 4321" {
+		found, err := svc.SearchPassages(ctx, "a", "passages numbered 10321", loci.PassageFilter{Limit: 1})
+		if err != nil || len(found.Results) == 0 || found.Results[0].Content != "passage number 10321" {
 			t.Errorf("search of an imported passage: %+v %v", found, err)
 		}
 	})

@@ -45,6 +45,8 @@ type DB struct {
 	// fullAt is when a write last failed for a full disk (Unix
 	// nanoseconds).
 	fullAt atomic.Int64
+	// bulk is set once the writer's page cache was grown for a bulk load.
+	bulk atomic.Bool
 	// writeStmts and readStmts are the statements prepared on each pool
 	// (stmts.go); the same set when the pools are one (:memory:).
 	writeStmts, readStmts stmtSet
