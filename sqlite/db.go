@@ -49,7 +49,7 @@ type DB struct {
 	bulk atomic.Bool
 	// writeStmts and readStmts are the statements prepared on each pool
 	// (stmts.go); the same set when the pools are one (:memory:).
-	writeStmts, readStmts stmtSet
+	writeStmts, readStmts *stmtSet
 }
 
 // DefaultTimeout is how long a transaction waits for the database by
@@ -197,17 +197,27 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if err := db.runOn(ctx, conn, pool == db.writer, fn); err != nil {
+	write := pool == db.writer
+	tx, err := func() (*Tx, error) {
+		defer conn.Close()
+		return db.runOn(ctx, conn, write, fn)
+	}()
+	if err != nil {
 		return db.classify(err)
+	}
+	if write && len(tx.unprepared) > 0 {
+		// The writer is free again: prepare what the transaction ran
+		// unprepared, for the next one (stmts.go). A failure only means
+		// it is prepared where it runs.
+		_ = db.writeStmts.prepare(ctx, tx.unprepared...)
 	}
 	return nil
 }
 
-func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loci.Tx) error) error {
+func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loci.Tx) error) (*Tx, error) {
 	sqlTx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return translate(fmt.Errorf("begin: %w", err))
+		return nil, translate(fmt.Errorf("begin: %w", err))
 	}
 	// Rolls back if fn panics (a no-op once committed), so the
 	// connection, the only writer, is not kept by a dead transaction.
@@ -215,12 +225,12 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loc
 	tx := &Tx{tx: sqlTx, db: db, write: write}
 	if err := fn(tx); err != nil {
 		sqlTx.Rollback()
-		return err
+		return tx, err
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return translate(fmt.Errorf("commit: %w", err))
+		return tx, translate(fmt.Errorf("commit: %w", err))
 	}
-	return nil
+	return tx, nil
 }
 
 // latestMigration is the highest migration number this binary knows.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,76 @@ func BenchmarkRecordsByID(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyLookupUsesKeyIndex: reading a note or a fact slot by its key
+// searches the key index, whatever the scope holds; the planner, without
+// statistics, preferred an index in the order asked and read every note
+// of the agent.
+func TestKeyLookupUsesKeyIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for name, f := range map[string]loci.RecordFilter{
+		"note": {Workspace: "w", Kinds: []loci.Kind{loci.KindNote}, AgentID: loci.Ptr("a"), UserID: loci.Ptr(""),
+			SessionID: loci.Ptr(""), TaskID: loci.Ptr(""), Key: loci.Ptr("k")},
+		"fact slot": {Workspace: "w", Kinds: []loci.Kind{loci.KindFact}, UserID: loci.Ptr("u"), Key: loci.Ptr("home_city")},
+	} {
+		q, args, err := selectRecords(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := queryPlan(t, db, q, args); !strings.Contains(got, "records_key_versions") {
+			t.Errorf("%s: plan of %s:\n%s\nwant a search of the key index", name, q, got)
+		}
+	}
+}
+
+// TestWriterPreparesStatementsOnce: a write transaction's query built
+// from a filter is prepared on the writer once it has run, and the next
+// transaction of the same shape runs the prepared statement; the writer
+// keeps at most maxCachedStmts.
+func TestWriterPreparesStatementsOnce(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "loci.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindNote}, AgentID: loci.Ptr("a"), Key: loci.Ptr("k")}
+	q, _, err := selectRecords(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.writeStmts.lookup(q) != nil {
+		t.Fatal("prepared before it ran")
+	}
+	for range 2 {
+		err := db.Update(ctx, func(tx loci.Tx) error {
+			_, err := tx.FindRecords(ctx, f)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db.writeStmts.lookup(q) == nil {
+			t.Fatal("not prepared after a transaction ran it")
+		}
+	}
+	for i := range maxCachedStmts + 10 {
+		err := db.Update(ctx, func(tx loci.Tx) error {
+			_, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: "w", IDs: make([]string, i+1), Order: loci.OrderCreatedDesc})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(db.writeStmts.byQ); n != maxCachedStmts {
+		t.Errorf("the writer keeps %d statements, want the bound %d", n, maxCachedStmts)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"sync"
 )
 
 // Preparing a statement costs SQLite (through modernc) about as much as
@@ -35,52 +37,104 @@ var (
 	writeStatements = []string{sqlStamp, sqlInsertAudit, sqlInsertRecord}
 )
 
-// stmtSet is the statements prepared on one pool, by text.
-type stmtSet map[string]*sql.Stmt
+// stmtSet is the statements prepared on one pool, by text: those of
+// readStatements and writeStatements, prepared at open, and the other
+// statements transactions run (the queries built from a filter's shape),
+// prepared when first run and kept up to maxCachedStmts.
+type stmtSet struct {
+	pool *sql.DB
+	mu   sync.RWMutex
+	byQ  map[string]*sql.Stmt
+}
 
-// prepare prepares texts on pool into set.
-func (set stmtSet) prepare(ctx context.Context, pool *sql.DB, texts ...string) error {
+// maxCachedStmts bounds the statements a pool keeps prepared. A filter's
+// shape gives its query's text; the shapes the services use are a few
+// dozen, and a query past the bound (an IN list of a new length, say) is
+// prepared where it runs, as any statement would be.
+const maxCachedStmts = 256
+
+func newStmtSet(pool *sql.DB) *stmtSet {
+	return &stmtSet{pool: pool, byQ: map[string]*sql.Stmt{}}
+}
+
+// prepare prepares texts on the pool (whose connections must be free:
+// the writer has one).
+func (set *stmtSet) prepare(ctx context.Context, texts ...string) error {
 	for _, q := range texts {
-		if set[q] != nil {
+		if set.lookup(q) != nil || set.full() {
 			continue
 		}
-		st, err := pool.PrepareContext(ctx, q)
+		st, err := set.pool.PrepareContext(ctx, q)
 		if err != nil {
 			return fmt.Errorf("prepare %q: %w", q, err)
 		}
-		set[q] = st
+		set.mu.Lock()
+		if prev := set.byQ[q]; prev != nil {
+			st.Close()
+		} else {
+			set.byQ[q] = st
+		}
+		set.mu.Unlock()
 	}
 	return nil
 }
 
-func (set stmtSet) close() {
-	for _, st := range set {
+func (set *stmtSet) lookup(q string) *sql.Stmt {
+	set.mu.RLock()
+	defer set.mu.RUnlock()
+	return set.byQ[q]
+}
+
+func (set *stmtSet) full() bool {
+	set.mu.RLock()
+	defer set.mu.RUnlock()
+	return len(set.byQ) >= maxCachedStmts
+}
+
+func (set *stmtSet) close() {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	for _, st := range set.byQ {
 		st.Close()
 	}
+	set.byQ = map[string]*sql.Stmt{}
 }
 
 // prepareStatements prepares the statements of both pools.
 func (db *DB) prepareStatements(ctx context.Context) error {
-	db.writeStmts, db.readStmts = stmtSet{}, stmtSet{}
-	if err := db.writeStmts.prepare(ctx, db.writer, append(append([]string{}, readStatements...), writeStatements...)...); err != nil {
+	db.writeStmts = newStmtSet(db.writer)
+	if err := db.writeStmts.prepare(ctx, append(append([]string{}, readStatements...), writeStatements...)...); err != nil {
 		return err
 	}
 	if db.reader == db.writer {
 		db.readStmts = db.writeStmts
 		return nil
 	}
-	return db.readStmts.prepare(ctx, db.reader, readStatements...)
+	db.readStmts = newStmtSet(db.reader)
+	return db.readStmts.prepare(ctx, readStatements...)
 }
 
-// stmt returns the transaction's use of the prepared statement q, or nil
-// when q is not prepared on the transaction's pool.
+// stmt returns the transaction's use of statement q prepared on its
+// pool, or nil when q is not prepared there yet.
+//
+// A write transaction notes the statements it ran unprepared, and the
+// store prepares them once the transaction has given the writer back
+// (preparing on the pool needs a free connection): the writer is one
+// connection, on which a statement once prepared stays, so the next
+// transaction of the same shape runs it prepared. A reader transaction
+// may run on a connection its pool's statement was not prepared on,
+// where database/sql would prepare it again, so readers keep the
+// statements prepared at open.
 func (tx *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	set := tx.db.readStmts
 	if tx.write {
 		set = tx.db.writeStmts
 	}
-	st := set[q]
+	st := set.lookup(q)
 	if st == nil {
+		if tx.write && !slices.Contains(tx.unprepared, q) && !set.full() {
+			tx.unprepared = append(tx.unprepared, q)
+		}
 		return nil
 	}
 	return tx.tx.StmtContext(ctx, st)

@@ -25,6 +25,9 @@ type Tx struct {
 	gen int64
 	// write: a transaction of the writer (Update).
 	write bool
+	// unprepared is the statements the transaction ran that the writer
+	// had not prepared (stmts.go).
+	unprepared []string
 }
 
 // stamp returns the transaction's generation, taking the next one at the
@@ -148,20 +151,9 @@ func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Rec
 
 // ScanRecords calls fn with each record that matches f, in f.Order.
 func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
-	where, args := whereClause(f, "")
-	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where
-	if o := orderClause(f.Order); o != "" {
-		q += ` ORDER BY ` + o
-	}
-	q += limitClause(f.Limit, f.Offset)
-	if onlyIDs(f) {
-		// Records by id, as searches read their results: one prepared
-		// statement whatever the number of ids.
-		ids, err := json.Marshal(f.IDs)
-		if err != nil {
-			return fmt.Errorf("encode ids: %w", err)
-		}
-		q, args = sqlRecordsByID, []any{string(ids), f.Workspace}
+	q, args, err := selectRecords(f)
+	if err != nil {
+		return err
 	}
 	rows, err := tx.query(ctx, q, args...)
 	if err != nil {
@@ -183,6 +175,38 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 	return nil
 }
 
+// selectRecords is the query of ScanRecords.
+func selectRecords(f loci.RecordFilter) (string, []any, error) {
+	if onlyIDs(f) {
+		// Records by id, as searches read their results: one prepared
+		// statement whatever the number of ids.
+		ids, err := json.Marshal(f.IDs)
+		if err != nil {
+			return "", nil, fmt.Errorf("encode ids: %w", err)
+		}
+		return sqlRecordsByID, []any{string(ids), f.Workspace}, nil
+	}
+	where, args := whereClause(f, "")
+	q := `SELECT ` + recordColumns + ` FROM ` + recordsFrom(f) + ` WHERE ` + where
+	if o := orderClause(f.Order); o != "" {
+		q += ` ORDER BY ` + o
+	}
+	return q + limitClause(f.Limit, f.Offset), args, nil
+}
+
+// recordsFrom is the FROM clause of a read of the records f selects. A
+// filter naming a key and a user is answered from the key's versions:
+// without statistics the planner preferred an index that returns the
+// rows in order (every note of an agent, every fact of a user) and
+// filtered them by key, a cost that grew with the scope (a note's write
+// read every note of its agent).
+func recordsFrom(f loci.RecordFilter) string {
+	if f.Key != nil && f.UserID != nil && !f.OrGlobalUser && len(f.Kinds) > 0 {
+		return "records INDEXED BY records_key_versions"
+	}
+	return "records"
+}
+
 // onlyIDs reports whether f selects records by id alone, in no order.
 func onlyIDs(f loci.RecordFilter) bool {
 	if len(f.IDs) == 0 || f.Order != loci.OrderNone {
@@ -196,7 +220,7 @@ func onlyIDs(f loci.RecordFilter) bool {
 func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
 	where, args := whereClause(f, "")
 	var n int
-	if err := tx.queryRow(ctx, `SELECT count(*) FROM records WHERE `+where, args...).Scan(&n); err != nil {
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM `+recordsFrom(f)+` WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count records: %w", err)
 	}
 	return n, nil
