@@ -11,8 +11,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
