@@ -32,6 +32,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	ks := fs.String("k", "1,3,5,10,20,50", "cut-offs, comma-separated")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	dump := fs.String("dump", "", "write each question's query, evidence and the ranks its evidence got to `FILE` (JSON lines)")
+	without := fs.String("without", "", "rank without these signals, comma-separated, to measure each one's share: "+strings.Join(evalSignals, ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +57,17 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	opts, err := cfg.memoryOptions(quietLogger())
 	if err != nil {
 		return err
+	}
+	if *without != "" {
+		base := memory.DefaultRanking()
+		if cfg.VectorWeight != nil {
+			base.VectorWeight = *cfg.VectorWeight
+		}
+		p, err := rankingWithout(base, *without)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, memory.WithRanking(p))
 	}
 	var dw *bufio.Writer
 	var df *os.File
@@ -87,6 +99,35 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	rep.printTable(e.stdout, cuts)
 	return nil
+}
+
+// evalSignals are the ranking signals --without turns off.
+var evalSignals = []string{"context", "answer", "session", "date", "recency", "vector"}
+
+// rankingWithout returns p with the named signals off: context (a hit
+// lends to its neighbours), answer (a question lends more to the message
+// after it than context does), session (session strength), date (periods
+// named in the query), recency, vector (the embedder's similarity).
+func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams, error) {
+	for _, name := range strings.Split(names, ",") {
+		switch strings.TrimSpace(name) {
+		case "context":
+			p.ContextWeight, p.AnswerWeight = 0, 0
+		case "answer":
+			p.AnswerWeight = p.ContextWeight
+		case "session":
+			p.SessionWeight = 0
+		case "date":
+			p.DateWeight, p.DateBoost = 0, 0
+		case "recency":
+			p.RecencyWeight = 0
+		case "vector":
+			p.VectorWeight, p.LexicalVectorWeight = 0, 0
+		default:
+			return p, usagef("--without takes %s; not %q", strings.Join(evalSignals, ", "), name)
+		}
+	}
+	return p, nil
 }
 
 func parseKs(s string) ([]int, error) {

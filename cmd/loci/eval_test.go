@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/loci-memory/loci/memory"
 )
 
 // synthetic is a tiny LoCoMo-format file: two conversations, questions
@@ -238,5 +240,22 @@ func TestEvalErrors(t *testing.T) {
 				t.Fatalf("exit %d, want %d (%s)", code, tt.code, errb.String())
 			}
 		})
+	}
+}
+
+func TestRankingWithout(t *testing.T) {
+	d := memory.DefaultRanking()
+	p, err := rankingWithout(d, "context, date")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ContextWeight != 0 || p.AnswerWeight != 0 || p.DateWeight != 0 || p.DateBoost != 0 || p.SessionWeight != d.SessionWeight {
+		t.Errorf("without context and date: %+v", p)
+	}
+	if p, _ := rankingWithout(d, "answer"); p.AnswerWeight != d.ContextWeight || p.ContextWeight != d.ContextWeight {
+		t.Errorf("without answer: the message after a question gets %v, want the context weight %v", p.AnswerWeight, d.ContextWeight)
+	}
+	if _, err := rankingWithout(d, "session,colour"); err == nil || !strings.Contains(err.Error(), `not "colour"`) {
+		t.Errorf("an unknown signal: %v", err)
 	}
 }
