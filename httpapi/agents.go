@@ -120,7 +120,7 @@ type createAgentRequest struct {
 
 func (s *Server) handleCreateAgent(w http.ResponseWriter, r *http.Request) {
 	var req createAgentRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -197,7 +197,7 @@ type setBlockRequest struct {
 
 func (s *Server) handleSetBlock(w http.ResponseWriter, r *http.Request) {
 	var req setBlockRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -230,7 +230,7 @@ type createBlockRequest struct {
 
 func (s *Server) handleCreateBlock(w http.ResponseWriter, r *http.Request) {
 	var req createBlockRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

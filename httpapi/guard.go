@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -25,8 +24,6 @@ const (
 	MaxQueryBytes     = 4096
 	// MaxListLimit is the largest list limit (API.md).
 	MaxListLimit = 1000
-	// MaxJSONDepth bounds how deeply a request body may nest.
-	MaxJSONDepth = 32
 	// DefaultMaxImportBytes bounds an import body.
 	DefaultMaxImportBytes = 1 << 30
 	// DefaultStreamIdleTimeout is how long an import waits for more of its
@@ -213,10 +210,13 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 					s.Error(rec, r, bodyErr)
 					return
 				}
-				if err := checkJSON(body); err != nil {
+				if err := checkBody(body); err != nil {
 					s.Error(rec, r, err)
 					return
 				}
+				// The handler decodes these bytes (decode); a handler that
+				// reads the body itself (MCP's) reads the same bytes.
+				ctx = withBody(ctx, body)
 				r.Body = io.NopCloser(bytes.NewReader(body))
 			}
 		}
@@ -327,19 +327,6 @@ func checkPathAndQuery(r *http.Request, wildcards []string) error {
 		}
 	}
 	return nil
-}
-
-// readBody reads a request body of at most MaxBodyBytes.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
-		}
-		return nil, loci.Errorf(loci.EINVALID, "cannot read request body")
-	}
-	return body, nil
 }
 
 // pathQueryScope reads the scope a request names in its path or query.

@@ -68,7 +68,7 @@ type rememberRequest struct {
 
 func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 	var req rememberRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

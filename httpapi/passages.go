@@ -45,7 +45,7 @@ type addPassageRequest struct {
 
 func (s *Server) handleAddPassage(w http.ResponseWriter, r *http.Request) {
 	var req addPassageRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -41,7 +41,7 @@ func searchRoutes() []endpoint {
 // loci.SearchQuery body; answers results, count and pending_embeddings.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	var req loci.SearchQuery
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -78,7 +78,7 @@ type putSessionRequest struct {
 
 func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 	var req putSessionRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -109,7 +109,7 @@ func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {
 	var req messageRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
