@@ -151,7 +151,7 @@ func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request)
 }
 
 func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 100)
+	limit, offset, err := pageParams(r, loci.DefaultListLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return
