@@ -3,7 +3,10 @@ package loci
 import "context"
 
 // Limits on agents.
-const MaxAgentIDBytes = 256
+const (
+	MaxAgentIDBytes   = 256
+	MaxAgentNameBytes = 256
+)
 
 // AgentCreate is what creating an agent takes. Blocks nil gives the agent
 // the StandardBlockLabels, empty; a non-nil empty slice gives it none.
@@ -11,6 +14,28 @@ type AgentCreate struct {
 	ID     string      `json:"id"`
 	Name   string      `json:"name,omitempty"`
 	Blocks []BlockSpec `json:"blocks,omitempty"`
+}
+
+// Validate checks the agent to create: its id, its name (optional) and
+// its blocks (BlockSpec.Validate), no label given twice. EINVALID;
+// ETOOLARGE for content over its block's limit.
+func (a AgentCreate) Validate() error {
+	if err := RequireText("agent_id", a.ID, MaxAgentIDBytes); err != nil {
+		return err
+	} else if err := CheckText("name", a.Name, MaxAgentNameBytes); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, b := range a.Blocks {
+		if err := b.Validate(); err != nil {
+			return err
+		}
+		if seen[b.Label] {
+			return Errorf(EINVALID, "block label %q is given twice", b.Label)
+		}
+		seen[b.Label] = true
+	}
+	return nil
 }
 
 // AgentService manages agents, the owners of blocks, notes and passages

@@ -25,6 +25,23 @@ type AgentSearchQuery struct {
 	Explain bool // explain each result's score
 }
 
+// Validate checks the query as SearchQuery.Validate does, and its scope:
+// an agent (and a user, when set) that is valid text of at most
+// MaxAgentIDBytes (MaxUserIDBytes). EINVALID; ETOOLARGE for a query over
+// MaxQueryBytes.
+func (q AgentSearchQuery) Validate() error {
+	if err := validateSearch(q.Query, q.Limit); err != nil {
+		return err
+	} else if err := RequireText("agent_id", q.AgentID, MaxAgentIDBytes); err != nil {
+		return err
+	} else if q.UserID != "" {
+		if err := RequireText("user_id", q.UserID, MaxUserIDBytes); err != nil {
+			return err
+		}
+	}
+	return validateKinds(q.Kinds)
+}
+
 // AgentSearchService is hybrid search over an agent's (and its user's)
 // memory.
 type AgentSearchService interface {

@@ -85,6 +85,14 @@ func Authorize(ctx context.Context, need Role) error {
 	return Errorf(EFORBIDDEN, "this needs the %s role; the key has %s", need, p.Role)
 }
 
+// Limits on API keys: a key's id as a request names it, its name, and the
+// secret a request presents (longer is never a key).
+const (
+	MaxKeyIDBytes     = 64
+	MaxKeyNameBytes   = 256
+	MaxKeySecretBytes = 256
+)
+
 // APIKey is a stored API key. Only the SHA-256 hash of its secret is
 // kept; the secret is shown once, when the key is created.
 type APIKey struct {
@@ -106,6 +114,25 @@ type KeySpec struct {
 	Role    Role
 	AgentID string // bind the key to one agent; "" for none
 	Name    string // a label for people
+}
+
+// Validate checks the key to create: a known role, an agent when set and
+// a name of at most MaxKeyNameBytes when set. EINVALID.
+func (k KeySpec) Validate() error {
+	if _, err := ParseRole(string(k.Role)); err != nil {
+		return err
+	}
+	if k.AgentID != "" {
+		if err := RequireText("agent_id", k.AgentID, MaxAgentIDBytes); err != nil {
+			return err
+		}
+	}
+	if k.Name != "" {
+		if err := RequireText("name", k.Name, MaxKeyNameBytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // KeyService manages API keys and authenticates requests.

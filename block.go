@@ -2,7 +2,9 @@ package loci
 
 import (
 	"context"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Limits on core memory blocks (seed 002). A block's limit counts
@@ -48,6 +50,55 @@ type BlockSpec struct {
 	Limit   int    `json:"limit,omitempty"`
 }
 
+// Validate checks the block to create: its label (CheckBlockLabel), its
+// limit (0 for DefaultBlockLimit, at most MaxBlockLimit; EINVALID) and its
+// content, valid text within the limit (ETOOLARGE: refused, never
+// truncated).
+func (b BlockSpec) Validate() error {
+	if err := CheckBlockLabel(b.Label); err != nil {
+		return err
+	} else if err := checkBlockLimit(b.Limit); err != nil {
+		return err
+	}
+	limit := b.Limit
+	if limit == 0 {
+		limit = DefaultBlockLimit
+	}
+	return CheckBlockContent(b.Content, limit)
+}
+
+// CheckBlockContent checks content against a block's limit in characters:
+// valid text (EINVALID) within the limit (ETOOLARGE: an over-limit write
+// is refused, never truncated).
+func CheckBlockContent(content string, limit int) error {
+	if err := CheckText("content", content, 0); err != nil {
+		return err
+	} else if n := utf8.RuneCountInString(content); n > limit {
+		return Errorf(ETOOLARGE, "content is %d characters, over the block's limit of %d", n, limit)
+	}
+	return nil
+}
+
+// CheckBlockLabel checks a block label: valid text of one line, at most
+// MaxBlockLabelBytes. EINVALID.
+func CheckBlockLabel(label string) error {
+	if err := RequireText("label", label, MaxBlockLabelBytes); err != nil {
+		return err
+	} else if strings.ContainsAny(label, "\r\n") {
+		return Errorf(EINVALID, "label must be one line")
+	}
+	return nil
+}
+
+// checkBlockLimit checks a block's limit: 0 (the default or the limit the
+// block has) to MaxBlockLimit.
+func checkBlockLimit(limit int) error {
+	if limit < 0 || limit > MaxBlockLimit {
+		return Errorf(EINVALID, "limit must be between 1 and %d characters", MaxBlockLimit)
+	}
+	return nil
+}
+
 // BlockWrite is a create-or-replace of a block's content. ExpectedVersion,
 // when set, makes the write a compare-and-set: it applies only if the block
 // is at that version (0: only if the block does not exist yet). Limit, when
@@ -56,6 +107,16 @@ type BlockWrite struct {
 	Content         string
 	ExpectedVersion *int
 	Limit           int
+}
+
+// Validate checks the write: a limit from 0 (the block's own) to
+// MaxBlockLimit and content that is valid text. EINVALID. Whether the
+// content fits the block's limit is known only beside the block.
+func (w BlockWrite) Validate() error {
+	if err := checkBlockLimit(w.Limit); err != nil {
+		return err
+	}
+	return CheckText("content", w.Content, 0)
 }
 
 // BlockService is core memory: an agent's blocks, shared blocks and the

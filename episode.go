@@ -3,6 +3,9 @@ package loci
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -23,6 +26,9 @@ const (
 	DefaultEpisodeTTL = 30 * 24 * time.Hour
 	DefaultEpisodeCap = 1000
 )
+
+// MaxActionTypeBytes bounds an episode's action type.
+const MaxActionTypeBytes = 256
 
 // Episode is one past action of an agent for a user and its outcome.
 type Episode struct {
@@ -51,6 +57,29 @@ type EpisodeInput struct {
 	Outcome           string          `json:"outcome"`
 	OutcomeDetails    json.RawMessage `json:"outcome_details,omitempty"`
 	ConfidenceScore   *float64        `json:"confidence_score,omitempty"`
+}
+
+// Validate checks the episode to record: its user and agent, an action
+// type of at most MaxActionTypeBytes, a description, an outcome of
+// Outcomes, a confidence score from 0 to 1 when set, and context and
+// outcome details that are JSON objects when set. EINVALID.
+func (in EpisodeInput) Validate() error {
+	if err := RequireText("user_id", in.UserID, MaxUserIDBytes); err != nil {
+		return err
+	} else if err := RequireText("agent_id", in.AgentID, MaxAgentIDBytes); err != nil {
+		return err
+	} else if err := RequireText("action_type", in.ActionType, MaxActionTypeBytes); err != nil {
+		return err
+	} else if err := RequireText("action_description", in.ActionDescription, 0); err != nil {
+		return err
+	} else if !slices.Contains(Outcomes, in.Outcome) {
+		return Errorf(EINVALID, "outcome must be one of %s", strings.Join(Outcomes, ", "))
+	} else if c := in.ConfidenceScore; c != nil && (math.IsNaN(*c) || *c < 0 || *c > 1) {
+		return Errorf(EINVALID, "confidence_score must be between 0 and 1")
+	} else if err := checkObject("context", in.Context); err != nil {
+		return err
+	}
+	return checkObject("outcome_details", in.OutcomeDetails)
 }
 
 // EpisodeFeedback is a user's feedback on an episode. Corrections is a JSON

@@ -3,6 +3,8 @@ package loci
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -54,8 +56,13 @@ const (
 	FactInvalidated = "invalidated" // no longer true (invalidated, or resolved as wrong), not replaced
 )
 
-// MaxFactKeyBytes bounds a fact's key.
-const MaxFactKeyBytes = 200
+// Limits on facts: a fact's key, and its keywords (after trimming and
+// dropping repeats).
+const (
+	MaxFactKeyBytes     = 200
+	MaxFactKeywordBytes = 100
+	MaxFactKeywords     = 100
+)
 
 // Fact is a piece of long-term knowledge about a user, or global (no
 // user). RelevanceScore is 0..1.
@@ -103,6 +110,49 @@ type FactInput struct {
 	Evidence json.RawMessage `json:"evidence,omitempty"`
 	Key      string          `json:"key,omitempty"`
 	ValidAt  time.Time       `json:"valid_at,omitzero"`
+}
+
+// Validate checks the fact to store: a category of FactCategories, the
+// fact's text, its user and agent when set, a key of at most
+// MaxFactKeyBytes when set, at most MaxFactKeywords keywords of at most
+// MaxFactKeywordBytes each (blank and repeated ones are dropped, not
+// counted) and evidence that is a JSON object when set. EINVALID.
+func (in FactInput) Validate() error {
+	if !slices.Contains(FactCategories, in.Category) {
+		return Errorf(EINVALID, "category must be one of %s", strings.Join(FactCategories, ", "))
+	} else if err := RequireText("fact", in.Fact, 0); err != nil {
+		return err
+	}
+	if in.UserID != "" {
+		if err := RequireText("user_id", in.UserID, MaxUserIDBytes); err != nil {
+			return err
+		}
+	}
+	if in.AgentID != "" {
+		if err := RequireText("agent_id", in.AgentID, MaxAgentIDBytes); err != nil {
+			return err
+		}
+	}
+	if in.Key != "" {
+		if err := RequireText("key", in.Key, MaxFactKeyBytes); err != nil {
+			return err
+		}
+	}
+	var kept []string
+	for _, k := range in.Keywords {
+		k = strings.TrimSpace(k)
+		if k == "" || slices.Contains(kept, k) {
+			continue
+		}
+		if err := RequireText("keyword", k, MaxFactKeywordBytes); err != nil {
+			return err
+		}
+		kept = append(kept, k)
+	}
+	if len(kept) > MaxFactKeywords {
+		return Errorf(EINVALID, "a fact has at most %d keywords", MaxFactKeywords)
+	}
+	return checkObject("evidence", in.Evidence)
 }
 
 // FactQuery selects facts: a user's (with global ones when IncludeGlobal),

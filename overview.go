@@ -65,6 +65,10 @@ const (
 	StatsNewest = 10
 )
 
+// MaxOverviewScopeBytes bounds an agent, user, session or task id an
+// overview query names, and the text a user list matches.
+const MaxOverviewScopeBytes = 1024
+
 // StatsQuery narrows the overview to one agent and/or one user and says
 // how much of it to answer. Zero Top and Days mean their defaults.
 type StatsQuery struct {
@@ -72,6 +76,20 @@ type StatsQuery struct {
 	UserID  string
 	Top     int // agents and users listed, by how many records they hold
 	Days    int // days of growth, today included
+}
+
+// Validate checks the query: Top from 0 to MaxStatsTop, Days from 0 to
+// MaxStatsDays, and its agent and user, when set, valid text of at most
+// MaxOverviewScopeBytes. EINVALID.
+func (q StatsQuery) Validate() error {
+	if q.Top < 0 || q.Top > MaxStatsTop {
+		return Errorf(EINVALID, "top must be between 1 and %d", MaxStatsTop)
+	} else if q.Days < 0 || q.Days > MaxStatsDays {
+		return Errorf(EINVALID, "days must be between 1 and %d", MaxStatsDays)
+	} else if err := CheckText("agent_id", q.AgentID, MaxOverviewScopeBytes); err != nil {
+		return err
+	}
+	return CheckText("user_id", q.UserID, MaxOverviewScopeBytes)
 }
 
 // ScopeCount is an agent or a user and how many records it holds.

@@ -76,6 +76,12 @@ type Preference struct {
 	UpdatedAt         time.Time       `json:"updated_at"`
 }
 
+// Limits on preferences: a preference's type and its context.
+const (
+	MaxPreferenceTypeBytes    = 100
+	MaxPreferenceContextBytes = 4096
+)
+
 // PreferenceInput is an observation of a preference. SessionID is
 // required for a decision and ignored otherwise.
 type PreferenceInput struct {
@@ -85,6 +91,37 @@ type PreferenceInput struct {
 	Source    string          `json:"source"`
 	SessionID string          `json:"session_id,omitempty"`
 	Context   string          `json:"context,omitempty"`
+}
+
+// Validate checks the observation: its user, a type of at most
+// MaxPreferenceTypeBytes, a known source, a JSON value, a context of at
+// most MaxPreferenceContextBytes when set, and a decision's session.
+// EINVALID.
+func (in PreferenceInput) Validate() error {
+	if err := RequireText("user_id", in.UserID, MaxUserIDBytes); err != nil {
+		return err
+	} else if err := RequireText("type", in.Type, MaxPreferenceTypeBytes); err != nil {
+		return err
+	}
+	switch in.Source {
+	case SourceExplicit, SourceImplicit, SourceDecision:
+	default:
+		return Errorf(EINVALID, "source must be explicit, implicit or decision")
+	}
+	if err := requireJSON("value", in.Value); err != nil {
+		return err
+	}
+	if in.Context != "" {
+		if err := RequireText("context", in.Context, MaxPreferenceContextBytes); err != nil {
+			return err
+		}
+	}
+	if in.Source == SourceDecision {
+		if err := RequireText("session_id", in.SessionID, MaxSessionIDBytes); err != nil {
+			return Errorf(EINVALID, "a decision needs its session_id")
+		}
+	}
+	return nil
 }
 
 // PreferenceService is seed 001's preference memory. A preference is named

@@ -17,6 +17,10 @@ type Scope struct {
 	TaskID    string `json:"task_id,omitempty"`
 }
 
+// MaxRecordIDBytes bounds a record id a request names (the ids loci makes
+// are UUIDs of 36 bytes).
+const MaxRecordIDBytes = 256
+
 // Record is the one row shape every kind maps onto (DESIGN §1.3). A kind is a
 // policy over it: which fields it uses, how it is keyed, how it ages.
 type Record struct {

@@ -2,6 +2,7 @@ package loci
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,38 @@ const (
 	MaxSearchLimit     = 1000
 	MaxQueryBytes      = 4096
 )
+
+// Validate checks the query: query text present and at most MaxQueryBytes
+// (ETOOLARGE), limit from 0 to MaxSearchLimit, every kind known
+// (EINVALID).
+func (q SearchQuery) Validate() error {
+	if err := validateSearch(q.Query, q.Limit); err != nil {
+		return err
+	}
+	return validateKinds(q.Kinds)
+}
+
+// validateSearch checks the query text and limit every search takes.
+func validateSearch(query string, limit int) error {
+	if strings.TrimSpace(query) == "" {
+		return Errorf(EINVALID, "query is required")
+	} else if len(query) > MaxQueryBytes {
+		return Errorf(ETOOLARGE, "query must be at most %d bytes", MaxQueryBytes)
+	} else if limit < 0 || limit > MaxSearchLimit {
+		return Errorf(EINVALID, "limit must be between 1 and %d", MaxSearchLimit)
+	}
+	return nil
+}
+
+// validateKinds checks that every kind is known.
+func validateKinds(kinds []Kind) error {
+	for _, k := range kinds {
+		if _, err := ParseKind(string(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // SignalScore is one retrieval signal's view of a result: its 1-based rank
 // in that signal's candidates and the signal's own score (BM25 for

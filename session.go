@@ -3,12 +3,14 @@ package loci
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"time"
 )
 
 // Limits on sessions (seeds 001 and 004).
 const (
 	MaxSessionIDBytes    = 256
+	MaxMessageRoleBytes  = 64
 	MaxMessageBytes      = 64 << 10
 	MaxSessionSummary    = 64 << 10
 	MaxSessionConfidence = 100
@@ -19,6 +21,19 @@ type Message struct {
 	Role      string    `json:"role"`
 	Content   string    `json:"content"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
+}
+
+// Validate checks a message: a role of at most MaxMessageRoleBytes and
+// content (EINVALID) of at most MaxMessageBytes (ETOOLARGE).
+func (m Message) Validate() error {
+	if err := RequireText("role", m.Role, MaxMessageRoleBytes); err != nil {
+		return err
+	} else if err := RequireText("content", m.Content, 0); err != nil {
+		return err
+	} else if len(m.Content) > MaxMessageBytes {
+		return Errorf(ETOOLARGE, "a message must be at most %d bytes", MaxMessageBytes)
+	}
+	return nil
 }
 
 // Session is a user's session or conversation (seed 001 session memory,
@@ -47,6 +62,28 @@ type SessionPut struct {
 	IsPersistent bool
 	ExpiresAt    time.Time // zero: never
 	Confidence   float64
+}
+
+// Validate checks the session to store: its user, its summary (valid text;
+// ETOOLARGE over MaxSessionSummary), a confidence from 0 to
+// MaxSessionConfidence and each message (Message.Validate). EINVALID.
+// Whether Context is JSON is checked as the rules compact it.
+func (p SessionPut) Validate() error {
+	if err := RequireText("user_id", p.UserID, MaxUserIDBytes); err != nil {
+		return err
+	} else if err := CheckText("summary", p.Summary, 0); err != nil {
+		return err
+	} else if len(p.Summary) > MaxSessionSummary {
+		return Errorf(ETOOLARGE, "summary must be at most %d bytes", MaxSessionSummary)
+	} else if math.IsNaN(p.Confidence) || p.Confidence < 0 || p.Confidence > MaxSessionConfidence {
+		return Errorf(EINVALID, "confidence must be between 0 and %d", MaxSessionConfidence)
+	}
+	for _, m := range p.Messages {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SessionSummary is a session's metadata, as listings show it.

@@ -177,6 +177,9 @@ type BlockLink struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// MaxUserIDBytes bounds a user id.
+const MaxUserIDBytes = 256
+
 // User is a person whose preferences and sessions are remembered. Defaults
 // holds the user's standing defaults (seed 001) as a JSON object.
 type User struct {

@@ -10,6 +10,7 @@ import (
 // values of one task total at most MaxWorkingTaskBytes = 51200 bytes, each
 // value counted as the length of its compact JSON encoding.
 const (
+	MaxTaskIDBytes      = 100
 	MaxWorkingKeyBytes  = 100
 	MaxWorkingTaskBytes = 50 * 1024
 	DefaultWorkingTTL   = 24 * time.Hour
@@ -36,6 +37,26 @@ type WorkingInput struct {
 	UserID  string // optional
 	Key     string
 	Value   json.RawMessage
+}
+
+// Validate checks the write: a task id of at most MaxTaskIDBytes, its
+// agent, its user when set, a key of at most MaxWorkingKeyBytes and a JSON
+// value. EINVALID. Whether the task's values fit MaxWorkingTaskBytes is
+// known only beside them.
+func (in WorkingInput) Validate() error {
+	if err := RequireText("task_id", in.TaskID, MaxTaskIDBytes); err != nil {
+		return err
+	} else if err := RequireText("agent_id", in.AgentID, MaxAgentIDBytes); err != nil {
+		return err
+	} else if in.UserID != "" {
+		if err := RequireText("user_id", in.UserID, MaxUserIDBytes); err != nil {
+			return err
+		}
+	}
+	if err := RequireText("key", in.Key, MaxWorkingKeyBytes); err != nil {
+		return err
+	}
+	return requireJSON("value", in.Value)
 }
 
 // WorkingFilter narrows a task's working memory to one agent and/or one

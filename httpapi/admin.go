@@ -84,7 +84,7 @@ type createKeyRequest struct {
 
 func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 	var req createKeyRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/loci-memory/loci"
@@ -21,7 +22,7 @@ func agentRoutes() []endpoint {
 				Summary: "Create an agent",
 				Desc:    "Without `blocks` the agent gets the standard blocks `personality`, `relationships` and `current_state`, empty; with `blocks` (even empty) exactly those.",
 				Body: apidoc.Closed([]string{"id"}, apidoc.Obj{
-					"id":     apidoc.Str("At most 256 bytes."),
+					"id":     apidoc.Str(fmt.Sprintf("At most %d bytes.", loci.MaxAgentIDBytes)),
 					"name":   apidoc.Str(""),
 					"blocks": apidoc.Array(apidoc.Ref("BlockSpec"), "The agent's initial blocks."),
 				}),
@@ -57,7 +58,7 @@ func agentRoutes() []endpoint {
 					"label":   apidoc.Str(""),
 					"content": apidoc.Str(""),
 					"shared":  apidoc.Boolean(""),
-					"limit":   apidoc.Integer("Characters; default 5000, at most 200000."),
+					"limit":   apidoc.Integer(fmt.Sprintf("Characters; default %d, at most %d.", loci.DefaultBlockLimit, loci.MaxBlockLimit)),
 				}),
 				OK: apidoc.Created("Created.", apidoc.Success(apidoc.Ref("Block"))), Errs: []int{notFound, conflict, tooLarge}}},
 		{pattern: "GET /v1/agents/{agent_id}/blocks/{label}", handler: (*Server).handleGetBlock,
@@ -120,7 +121,7 @@ type createAgentRequest struct {
 
 func (s *Server) handleCreateAgent(w http.ResponseWriter, r *http.Request) {
 	var req createAgentRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -140,7 +141,7 @@ func (s *Server) handleCreateAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListAgents(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 100)
+	limit, offset, err := pageParams(r, loci.DefaultListLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -197,7 +198,7 @@ type setBlockRequest struct {
 
 func (s *Server) handleSetBlock(w http.ResponseWriter, r *http.Request) {
 	var req setBlockRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -230,7 +231,7 @@ type createBlockRequest struct {
 
 func (s *Server) handleCreateBlock(w http.ResponseWriter, r *http.Request) {
 	var req createBlockRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -155,14 +155,15 @@ func (c *Client) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, e
 	if strings.TrimSpace(agentID) == "" {
 		return nil, loci.Errorf(loci.EINVALID, "agent_id must not be empty")
 	}
-	// The listing is paged: read pages of MaxLimit until count is reached.
+	// The listing is paged: read pages of loci.MaxListLimit until count is
+	// reached.
 	notes := []*loci.Note{}
 	for {
 		var res struct {
 			Count    int          `json:"count"`
 			Memories []*loci.Note `json:"memories"`
 		}
-		path := fmt.Sprintf("%s?limit=%d&offset=%d", notePath(agentID, ""), MaxLimit, len(notes))
+		path := fmt.Sprintf("%s?limit=%d&offset=%d", notePath(agentID, ""), loci.MaxListLimit, len(notes))
 		if err := c.do(ctx, http.MethodGet, path, nil, &res); err != nil {
 			return nil, err
 		}

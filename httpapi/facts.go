@@ -100,7 +100,7 @@ type invalidateRequest struct {
 func (s *Server) handleInvalidateFact(w http.ResponseWriter, r *http.Request) {
 	var req invalidateRequest
 	if r.ContentLength != 0 {
-		if err := decode(w, r, &req); err != nil {
+		if err := decode(r, &req); err != nil {
 			s.Error(w, r, err)
 			return
 		}
@@ -122,7 +122,7 @@ type resolveRequest struct {
 // readResolve reads a resolve body.
 func readResolve(w http.ResponseWriter, r *http.Request) (bool, error) {
 	var req resolveRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		return false, err
 	}
 	if req.Keep == nil {

@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -83,8 +85,10 @@ func FuzzRoutes(f *testing.F) {
 	})
 }
 
-// FuzzCheckJSON: the generic body check never panics, and what it accepts
-// is valid UTF-8 JSON.
+// FuzzCheckJSON: the body check never panics; its one-pass scan
+// (scanJSON) accepts exactly what the tokenizing reference (checkJSON)
+// accepts, so checkBody refuses what checkJSON refuses, in its words; and
+// what it accepts is valid UTF-8 JSON.
 func FuzzCheckJSON(f *testing.F) {
 	for _, b := range badBodies {
 		if len(b) < 4096 {
@@ -93,9 +97,18 @@ func FuzzCheckJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"value":"ok","n":1.5e10,"a":[true,null]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if err := checkJSON(body); err == nil && len(bytes.TrimSpace(body)) > 0 {
+		ref := checkJSON(body)
+		if scanned := scanJSON(body); len(bytes.TrimSpace(body)) > 0 && scanned != (ref == nil) {
+			t.Fatalf("scanJSON(%q) = %v, checkJSON: %v", body, scanned, ref)
+		}
+		if err := checkBody(body); !reflect.DeepEqual(err, ref) {
+			t.Fatalf("checkBody(%q) = %v, checkJSON: %v", body, err, ref)
+		}
+		if ref == nil && len(bytes.TrimSpace(body)) > 0 {
+			dec := json.NewDecoder(bytes.NewReader(body))
+			dec.UseNumber()
 			var v any
-			if dec := jsonDecoder(body); dec.Decode(&v) != nil {
+			if dec.Decode(&v) != nil {
 				t.Fatalf("checkJSON accepted malformed %q", body)
 			}
 		}

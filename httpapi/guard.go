@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -12,21 +11,20 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
 
 // Limits the guard applies to every request.
 const (
-	// MaxPathValueBytes bounds each path segment value and MaxQueryBytes
-	// each query parameter value.
+	// MaxPathValueBytes bounds each path segment value. A query parameter
+	// value is bounded by loci.MaxQueryBytes, the longest text a query
+	// string carries (a search's q).
 	MaxPathValueBytes = 1024
-	MaxQueryBytes     = 4096
-	// MaxListLimit is the largest list limit (API.md).
-	MaxListLimit = 1000
-	// MaxJSONDepth bounds how deeply a request body may nest.
-	MaxJSONDepth = 32
+	// maxQueryNameBytes bounds a query parameter's name.
+	maxQueryNameBytes = 256
+	// maxLimitParam bounds a limit parameter, a listing's or a search's.
+	maxLimitParam = max(loci.MaxListLimit, loci.MaxSearchLimit)
 	// DefaultMaxImportBytes bounds an import body.
 	DefaultMaxImportBytes = 1 << 30
 	// DefaultStreamIdleTimeout is how long an import waits for more of its
@@ -213,10 +211,13 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 					s.Error(rec, r, bodyErr)
 					return
 				}
-				if err := checkJSON(body); err != nil {
+				if err := checkBody(body); err != nil {
 					s.Error(rec, r, err)
 					return
 				}
+				// The handler decodes these bytes (decode); a handler that
+				// reads the body itself (MCP's) reads the same bytes.
+				ctx = withBody(ctx, body)
 				r.Body = io.NopCloser(bytes.NewReader(body))
 			}
 		}
@@ -282,25 +283,12 @@ func patternWildcards(pattern string) []string {
 	}
 }
 
-// checkText rejects text that is not valid UTF-8, holds NUL or is too long.
-func checkText(what, v string, max int) error {
-	switch {
-	case !utf8.ValidString(v):
-		return loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", what)
-	case strings.IndexByte(v, 0) >= 0:
-		return loci.Errorf(loci.EINVALID, "%s must not contain NUL bytes", what)
-	case len(v) > max:
-		return loci.Errorf(loci.EINVALID, "%s must be at most %d bytes", what, max)
-	}
-	return nil
-}
-
 // checkPathAndQuery applies the input limits every route shares: path
 // values and query values are valid UTF-8 without NUL and not too long;
 // limit and offset are integers in range.
 func checkPathAndQuery(r *http.Request, wildcards []string) error {
 	for _, name := range wildcards {
-		if err := checkText(name, r.PathValue(name), MaxPathValueBytes); err != nil {
+		if err := loci.CheckText(name, r.PathValue(name), MaxPathValueBytes); err != nil {
 			return err
 		}
 	}
@@ -309,16 +297,16 @@ func checkPathAndQuery(r *http.Request, wildcards []string) error {
 		return loci.Errorf(loci.EINVALID, "malformed query string")
 	}
 	for name, vals := range q {
-		if err := checkText("query parameter name", name, 256); err != nil {
+		if err := loci.CheckText("query parameter name", name, maxQueryNameBytes); err != nil {
 			return err
 		}
 		for _, v := range vals {
-			if err := checkText("query parameter "+strconv.Quote(name), v, MaxQueryBytes); err != nil {
+			if err := loci.CheckText("query parameter "+strconv.Quote(name), v, loci.MaxQueryBytes); err != nil {
 				return err
 			}
 		}
 	}
-	for name, max := range map[string]int{"limit": MaxListLimit, "offset": 1 << 30} {
+	for name, max := range map[string]int{"limit": maxLimitParam, "offset": loci.MaxOffset} {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 || n > max {
@@ -327,19 +315,6 @@ func checkPathAndQuery(r *http.Request, wildcards []string) error {
 		}
 	}
 	return nil
-}
-
-// readBody reads a request body of at most MaxBodyBytes.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
-		}
-		return nil, loci.Errorf(loci.EINVALID, "cannot read request body")
-	}
-	return body, nil
 }
 
 // pathQueryScope reads the scope a request names in its path or query.

@@ -156,7 +156,7 @@ func workingFilterOf(r *http.Request) loci.WorkingFilter {
 
 func (s *Server) handleSetWorking(w http.ResponseWriter, r *http.Request) {
 	var req workingRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -221,7 +221,7 @@ func (s *Server) handleClearWorking(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleRecordEpisode(w http.ResponseWriter, r *http.Request) {
 	var req loci.EpisodeInput
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -277,7 +277,7 @@ func (s *Server) handleRecentEpisodes(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleEpisodeFeedback(w http.ResponseWriter, r *http.Request) {
 	var req loci.EpisodeFeedback
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -315,7 +315,7 @@ type factRequest struct {
 // status and the fact it superseded, if any).
 func (s *Server) handleStoreFact(w http.ResponseWriter, r *http.Request) {
 	var req factRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -412,7 +412,7 @@ func (s *Server) handleContradictFact(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleMaintain(w http.ResponseWriter, r *http.Request) {
 	var req loci.MaintenanceRequest
 	if r.ContentLength != 0 {
-		if err := decode(w, r, &req); err != nil {
+		if err := decode(r, &req); err != nil {
 			s.Error(w, r, err)
 			return
 		}

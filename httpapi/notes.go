@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -15,9 +16,10 @@ func noteRoutes() []endpoint {
 		policy: Policy{Role: creator, Kind: loci.KindNote, Op: "note.remember"},
 		doc: &apidoc.Op{ID: "remember", Tag: "notes",
 			Summary: "Remember a note",
-			Desc:    "Creates or replaces the note. An empty or whitespace-only key or value is 400 and nothing is stored. A key is at most 256 bytes, a value 64 KiB. The path `/v1/agents/{agent_id}/notes/` (empty key) answers 400 for PUT, GET and DELETE.",
-			Body:    apidoc.Closed([]string{"value"}, apidoc.Obj{"value": apidoc.AnyJSON("A string or any JSON.")}),
-			OK:      apidoc.Upsert(apidoc.Success(apidoc.Ref("RememberResult"))), Errs: []int{tooLarge}}}
+			Desc: "Creates or replaces the note. An empty or whitespace-only key or value is 400 and nothing is stored. " +
+				fmt.Sprintf("A key is at most %d bytes, a value %s. ", loci.MaxNoteKeyBytes, apidoc.Bytes(loci.MaxNoteValueBytes)) + "The path `/v1/agents/{agent_id}/notes/` (empty key) answers 400 for PUT, GET and DELETE.",
+			Body: apidoc.Closed([]string{"value"}, apidoc.Obj{"value": apidoc.AnyJSON("A string or any JSON.")}),
+			OK:   apidoc.Upsert(apidoc.Success(apidoc.Ref("RememberResult"))), Errs: []int{tooLarge}}}
 	recall := endpoint{pattern: "GET /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRecall,
 		policy: Policy{Role: viewer, Kind: loci.KindNote, Op: "note.recall"},
 		doc: &apidoc.Op{ID: "recall", Tag: "notes",
@@ -68,7 +70,7 @@ type rememberRequest struct {
 
 func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 	var req rememberRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -99,7 +101,7 @@ func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 100)
+	limit, offset, err := pageParams(r, loci.DefaultListLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -34,8 +35,10 @@ func overviewRoutes() []endpoint {
 					"A key bound to an agent must name it (`agent_id`).",
 				Query: []apidoc.Obj{
 					apidoc.QueryString("agent_id", "Only this agent's records."), apidoc.QueryString("user_id", "Only records about this user."),
-					apidoc.Query("top", "How many agents and users to list, by size (1-100).", apidoc.Obj{"type": "integer", "minimum": 1, "maximum": 100, "default": 10}),
-					apidoc.Query("days", "How many days of growth, today included (1-366).", apidoc.Obj{"type": "integer", "minimum": 1, "maximum": 366, "default": 30}),
+					apidoc.Query("top", fmt.Sprintf("How many agents and users to list, by size (1-%d).", loci.MaxStatsTop),
+						apidoc.Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxStatsTop, "default": loci.DefaultStatsTop}),
+					apidoc.Query("days", fmt.Sprintf("How many days of growth, today included (1-%d).", loci.MaxStatsDays),
+						apidoc.Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxStatsDays, "default": loci.DefaultStatsDays}),
 				},
 				OK: apidoc.Okay("The overview.", apidoc.Success(apidoc.Ref("Stats")))}},
 		{pattern: "GET /v1/memories", handler: (*Server).handleListMemories,
@@ -67,7 +70,7 @@ func overviewRoutes() []endpoint {
 }
 
 func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 100)
+	limit, offset, err := pageParams(r, loci.DefaultListLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -121,7 +124,7 @@ func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	mq := loci.MemoryQuery{Scope: pathQueryScope(r)}
 	var err error
-	if mq.Limit, mq.Offset, err = pageParams(r, 100); err != nil {
+	if mq.Limit, mq.Offset, err = pageParams(r, loci.DefaultListLimit); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -8,19 +8,16 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// MaxLimit is the largest page a listing or search answers.
-const MaxLimit = 1000
-
 // pageParams reads a listing's limit and offset from the query: limit
-// between 1 and MaxLimit (def when absent; 0 lets the service choose),
-// offset not negative.
+// between 1 and loci.MaxListLimit (def when absent; 0 lets the service
+// choose), offset not negative.
 func pageParams(r *http.Request, def int) (limit, offset int, err error) {
 	limit, err = queryInt(r, "limit", def)
 	if err != nil {
 		return 0, 0, err
 	}
-	if r.URL.Query().Has("limit") && (limit < 1 || limit > MaxLimit) {
-		return 0, 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", MaxLimit)
+	if r.URL.Query().Has("limit") && (limit < 1 || limit > loci.MaxListLimit) {
+		return 0, 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", loci.MaxListLimit)
 	}
 	offset, err = queryInt(r, "offset", 0)
 	return limit, offset, err

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/loci-memory/loci"
@@ -13,7 +14,7 @@ func passageRoutes() []endpoint {
 		{pattern: "POST /v1/agents/{agent_id}/passages", handler: (*Server).handleAddPassage,
 			policy: Policy{Role: creator, Kind: loci.KindPassage, Op: "passage.add"},
 			doc: &apidoc.Op{ID: "addPassage", Tag: "passages",
-				Summary: "Add an archival passage", Desc: "Content at most 64 KiB; at most 32 tags of 64 bytes.",
+				Summary: "Add an archival passage", Desc: fmt.Sprintf("Content at most %s; at most %d tags of %d bytes.", apidoc.Bytes(loci.MaxPassageBytes), loci.MaxPassageTags, loci.MaxTagBytes),
 				Body: apidoc.Closed([]string{"content"}, apidoc.Obj{"content": apidoc.Str(""), "tags": apidoc.StrList("")}),
 				OK: apidoc.Created("Added.", apidoc.Success(apidoc.Object([]string{"id", "created_at", "tags"}, apidoc.Obj{
 					"id": apidoc.Str(""), "created_at": apidoc.Timestamp(""), "tags": apidoc.Nullable(apidoc.StrList("The normalized tags.")),
@@ -45,7 +46,7 @@ type addPassageRequest struct {
 
 func (s *Server) handleAddPassage(w http.ResponseWriter, r *http.Request) {
 	var req addPassageRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -58,7 +59,7 @@ func (s *Server) handleAddPassage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListPassages(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 100)
+	limit, offset, err := pageParams(r, loci.DefaultListLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/loci-memory/loci"
@@ -24,13 +25,13 @@ func searchRoutes() []endpoint {
 					"filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, " +
 					"and by vector once its embedding is made (`pending_embeddings`).",
 				Body: apidoc.Closed([]string{"query"}, apidoc.Obj{
-					"query":      apidoc.Str("The query text; at most 4096 bytes."),
+					"query":      apidoc.Str(fmt.Sprintf("The query text; at most %d bytes.", loci.MaxQueryBytes)),
 					"agent_id":   apidoc.Str("Only this agent's records."),
 					"user_id":    apidoc.Str("Only this user's records."),
 					"session_id": apidoc.Str("Only this session's records."),
 					"kinds":      apidoc.Array(apidoc.Ref("Kind"), "Only these kinds."),
 					"tags":       apidoc.StrList("Only records carrying every one of these tags."),
-					"limit":      apidoc.WithDesc(apidoc.Obj{"type": "integer", "minimum": 0, "maximum": 1000, "default": 10}, "The most results; 0 means the default."),
+					"limit":      apidoc.WithDesc(apidoc.Obj{"type": "integer", "minimum": 0, "maximum": loci.MaxSearchLimit, "default": loci.DefaultSearchLimit}, "The most results; 0 means the default."),
 					"explain":    apidoc.Boolean("Explain each result's score."),
 				}),
 				OK: apidoc.Ranked(apidoc.Ref("SearchResult"))}},
@@ -41,7 +42,7 @@ func searchRoutes() []endpoint {
 // loci.SearchQuery body; answers results, count and pending_embeddings.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	var req loci.SearchQuery
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -4,24 +4,17 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/apidoc"
 )
-
-// MaxBodyBytes bounds every request body.
-const MaxBodyBytes = 1 << 20
 
 // Server routes HTTP requests to a loci.Service.
 type Server struct {
@@ -200,54 +193,6 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 		s.logger.Warn("storage trouble", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
 	}
 	writeJSON(w, status, map[string]any{"success": false, "error": msg, "code": code})
-}
-
-// decode reads a JSON object body into v: at most MaxBodyBytes, no unknown
-// fields, nothing after the object.
-func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
-		}
-		return loci.Errorf(loci.EINVALID, "cannot read request body")
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return loci.Errorf(loci.EINVALID, "request body must be a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return loci.Errorf(loci.EINVALID, "malformed JSON: %s", jsonProblem(err))
-	}
-	if dec.More() {
-		return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected data after the object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected data after the object")
-	}
-	return nil
-}
-
-// jsonProblem describes a decoding error without echoing the body.
-func jsonProblem(err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return "syntax error at byte " + strconv.FormatInt(se.Offset, 10)
-	case errors.As(err, &te):
-		if te.Field != "" {
-			return "field " + strconv.Quote(te.Field) + " must be " + te.Type.String()
-		}
-		return "body must be a JSON object"
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "unexpected end of input"
-	default:
-		// e.g. `json: unknown field "ttl"`, which has no error type.
-		return strings.TrimPrefix(err.Error(), "json: ")
-	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

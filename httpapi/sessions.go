@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // and 004): about users, not owned by agents.
 func sessionRoutes() []endpoint {
 	message := apidoc.Closed([]string{"role", "content"}, apidoc.Obj{
-		"role": apidoc.Str(""), "content": apidoc.Str("At most 64 KiB."), "created_at": apidoc.Timestamp("Defaults to now."),
+		"role": apidoc.Str(""), "content": apidoc.Str("At most " + apidoc.Bytes(loci.MaxMessageBytes) + "."), "created_at": apidoc.Timestamp("Defaults to now."),
 	})
 	withAction := apidoc.Success(apidoc.Ref("Session"), apidoc.ActionField)
 	return []endpoint{
@@ -29,7 +30,7 @@ func sessionRoutes() []endpoint {
 					"messages":      apidoc.Array(message, "Replaces the session's messages."),
 					"is_persistent": apidoc.Boolean(""),
 					"expires_at":    apidoc.Timestamp("Omit for none."),
-					"confidence":    apidoc.Number("0-100."),
+					"confidence":    apidoc.Number(fmt.Sprintf("0-%d.", loci.MaxSessionConfidence)),
 				}),
 				OK: apidoc.Upsert(withAction), Errs: []int{conflict}}},
 		{pattern: "POST /v1/sessions/{session_id}/messages", handler: (*Server).handleAppendMessage,
@@ -78,7 +79,7 @@ type putSessionRequest struct {
 
 func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 	var req putSessionRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -109,7 +110,7 @@ func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {
 	var req messageRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -144,7 +145,7 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListUserSessions(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 100)
+	limit, offset, err := pageParams(r, loci.DefaultListLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -129,7 +129,7 @@ type preferenceRequest struct {
 
 func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request) {
 	var req preferenceRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -151,7 +151,7 @@ func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request)
 }
 
 func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, 100)
+	limit, offset, err := pageParams(r, loci.DefaultListLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -181,7 +181,7 @@ type contradictRequest struct {
 
 func (s *Server) handleContradictPreference(w http.ResponseWriter, r *http.Request) {
 	var req contradictRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -257,7 +257,7 @@ func (s *Server) handleUserMemories(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleForgetUserMemories(w http.ResponseWriter, r *http.Request) {
 	var req loci.ForgetRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -3,14 +3,12 @@ package memory
 import (
 	"context"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
 
 func checkAgentID(id string) error {
-	return requireText("agent_id", id, loci.MaxAgentIDBytes)
+	return loci.RequireText("agent_id", id, loci.MaxAgentIDBytes)
 }
 
 func errAgentNotFound(id string) error {
@@ -70,10 +68,7 @@ func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (_ *loci
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkAgentID(in.ID); err != nil {
-		return nil, nil, err
-	}
-	if err := checkOptionalText("name", in.Name, loci.MaxAgentIDBytes); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, nil, err
 	}
 	specs := in.Blocks
@@ -82,15 +77,10 @@ func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (_ *loci
 			specs = append(specs, loci.BlockSpec{Label: label})
 		}
 	}
-	seen := map[string]bool{}
-	for i, b := range specs {
-		if err := checkBlockSpec(&specs[i]); err != nil {
-			return nil, nil, err
+	for i := range specs {
+		if specs[i].Limit == 0 {
+			specs[i].Limit = loci.DefaultBlockLimit
 		}
-		if seen[b.Label] {
-			return nil, nil, loci.Errorf(loci.EINVALID, "block label %q is given twice", b.Label)
-		}
-		seen[b.Label] = true
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	a := &loci.Agent{Workspace: ws, ID: in.ID, Name: in.Name}
@@ -217,23 +207,11 @@ func (s *Service) DeleteAgent(ctx context.Context, id string) (err error) {
 	})
 }
 
-// pageOf applies the listing defaults: limit 100, at most 1000.
+// pageOf applies the listing defaults: limit loci.DefaultListLimit, at
+// most loci.MaxListLimit.
 func pageOf(limit, offset int) (int, int) {
 	if limit <= 0 {
-		limit = 100
+		limit = loci.DefaultListLimit
 	}
-	return min(limit, 1000), max(offset, 0)
-}
-
-// checkOptionalText checks an optional text field: valid UTF-8, no NUL
-// bytes, at most max bytes (max 0: no limit).
-func checkOptionalText(field, v string, max int) error {
-	if !utf8.ValidString(v) {
-		return loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", field)
-	} else if strings.ContainsRune(v, 0) {
-		return loci.Errorf(loci.EINVALID, "%s must not contain NUL bytes", field)
-	} else if max > 0 && len(v) > max {
-		return loci.Errorf(loci.EINVALID, "%s must be at most %d bytes", field, max)
-	}
-	return nil
+	return min(limit, loci.MaxListLimit), max(offset, 0)
 }

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/loci-memory/loci"
 )
@@ -24,30 +23,10 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(q.Query) == "" {
-		return nil, loci.Errorf(loci.EINVALID, "query is required")
-	}
-	if len(q.Query) > loci.MaxQueryBytes {
-		return nil, loci.Errorf(loci.ETOOLARGE, "query must be at most %d bytes", loci.MaxQueryBytes)
-	}
-	if q.Limit < 0 || q.Limit > loci.MaxSearchLimit {
-		return nil, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", loci.MaxSearchLimit)
-	}
-	if err := checkAgentID(q.AgentID); err != nil {
+	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	if q.UserID != "" {
-		if err := requireText("user_id", q.UserID, loci.MaxAgentIDBytes); err != nil {
-			return nil, err
-		}
-	}
-	base := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags}
-	for _, k := range q.Kinds {
-		if _, err := loci.ParseKind(string(k)); err != nil {
-			return nil, err
-		}
-		base.Kinds = append(base.Kinds, k)
-	}
+	base := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags, Kinds: append([]loci.Kind(nil), q.Kinds...)}
 	limit := q.Limit
 	if limit == 0 {
 		limit = loci.DefaultSearchLimit

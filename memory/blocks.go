@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -21,48 +20,16 @@ func errBlockNotFound(label string) error {
 	return loci.Errorf(loci.ENOTFOUND, "block %q not found", label)
 }
 
-func checkBlockLabel(label string) error {
-	if err := requireText("label", label, loci.MaxBlockLabelBytes); err != nil {
-		return err
-	}
-	if strings.ContainsAny(label, "\r\n") {
-		return loci.Errorf(loci.EINVALID, "label must be one line")
-	}
-	return nil
-}
-
-func checkBlockLimit(limit int) error {
-	if limit < 0 || limit > loci.MaxBlockLimit {
-		return loci.Errorf(loci.EINVALID, "limit must be between 1 and %d characters", loci.MaxBlockLimit)
-	}
-	return nil
-}
-
-// checkBlockContent checks content against a block's limit in characters:
-// an over-limit write is refused, never truncated.
-func checkBlockContent(content string, limit int) error {
-	if err := checkOptionalText("content", content, 0); err != nil {
-		return err
-	}
-	if n := utf8.RuneCountInString(content); n > limit {
-		return loci.Errorf(loci.ETOOLARGE, "content is %d characters, over the block's limit of %d", n, limit)
-	}
-	return nil
-}
-
 // checkBlockSpec validates a block to create and fills in its default
 // limit.
 func checkBlockSpec(b *loci.BlockSpec) error {
-	if err := checkBlockLabel(b.Label); err != nil {
-		return err
-	}
-	if err := checkBlockLimit(b.Limit); err != nil {
+	if err := b.Validate(); err != nil {
 		return err
 	}
 	if b.Limit == 0 {
 		b.Limit = loci.DefaultBlockLimit
 	}
-	return checkBlockContent(b.Content, b.Limit)
+	return nil
 }
 
 // insertBlock stores a new block owned by agentID; spec is valid.
@@ -197,7 +164,7 @@ func (s *Service) GetBlock(ctx context.Context, agentID, label string) (_ *loci.
 	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
-	} else if err := checkBlockLabel(label); err != nil {
+	} else if err := loci.CheckBlockLabel(label); err != nil {
 		return nil, err
 	}
 	var b *loci.Block
@@ -226,11 +193,9 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, false, err
-	} else if err := checkBlockLabel(label); err != nil {
+	} else if err := loci.CheckBlockLabel(label); err != nil {
 		return nil, false, err
-	} else if err := checkBlockLimit(w.Limit); err != nil {
-		return nil, false, err
-	} else if err := checkOptionalText("content", w.Content, 0); err != nil {
+	} else if err := w.Validate(); err != nil {
 		return nil, false, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
@@ -300,7 +265,7 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 	if w.Limit > 0 {
 		d.Limit = w.Limit
 	}
-	if err := checkBlockContent(w.Content, d.Limit); err != nil {
+	if err := loci.CheckBlockContent(w.Content, d.Limit); err != nil {
 		return nil, err
 	}
 	data, err := json.Marshal(d)
@@ -392,7 +357,7 @@ func (s *Service) AttachBlock(ctx context.Context, blockID, agentID string) (err
 	if err != nil {
 		return err
 	}
-	if err := requireText("block_id", blockID, loci.MaxAgentIDBytes); err != nil {
+	if err := loci.RequireText("block_id", blockID, loci.MaxRecordIDBytes); err != nil {
 		return err
 	} else if err := checkAgentID(agentID); err != nil {
 		return err
@@ -434,7 +399,7 @@ func (s *Service) DetachBlock(ctx context.Context, blockID, agentID string) (err
 	if err != nil {
 		return err
 	}
-	if err := requireText("block_id", blockID, loci.MaxAgentIDBytes); err != nil {
+	if err := loci.RequireText("block_id", blockID, loci.MaxRecordIDBytes); err != nil {
 		return err
 	} else if err := checkAgentID(agentID); err != nil {
 		return err
@@ -464,7 +429,7 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) (_ []l
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("block_id", blockID, loci.MaxAgentIDBytes); err != nil {
+	if err := loci.RequireText("block_id", blockID, loci.MaxRecordIDBytes); err != nil {
 		return nil, err
 	}
 	links := []loci.BlockLink{}
@@ -498,7 +463,7 @@ func (s *Service) BlockHistory(ctx context.Context, agentID, label string) (_ []
 	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
-	} else if err := checkBlockLabel(label); err != nil {
+	} else if err := loci.CheckBlockLabel(label); err != nil {
 		return nil, err
 	}
 	var out []loci.BlockVersion

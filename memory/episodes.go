@@ -19,8 +19,6 @@ type episodeData struct {
 	UserFeedback    *loci.EpisodeFeedback `json:"user_feedback,omitempty"`
 }
 
-const maxEpisodeFieldBytes = 256
-
 func errEpisodeNotFound() error { return loci.Errorf(loci.ENOTFOUND, "episode not found") }
 
 func checkOutcome(outcome string, required bool) error {
@@ -34,10 +32,10 @@ func checkOutcome(outcome string, required bool) error {
 }
 
 func checkUserAgent(userID, agentID string) error {
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return err
 	}
-	return requireText("agent_id", agentID, maxEpisodeFieldBytes)
+	return loci.RequireText("agent_id", agentID, loci.MaxAgentIDBytes)
 }
 
 // episodeSearchText is what an episode is found by: its action type and
@@ -58,19 +56,10 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *l
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUserAgent(in.UserID, in.AgentID); err != nil {
-		return nil, err
-	} else if err := requireText("action_type", in.ActionType, maxEpisodeFieldBytes); err != nil {
-		return nil, err
-	} else if err := requireText("action_description", in.ActionDescription, 0); err != nil {
-		return nil, err
-	} else if err := checkOutcome(in.Outcome, true); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, err
 	}
 	d := episodeData{ConfidenceScore: in.ConfidenceScore}
-	if c := in.ConfidenceScore; c != nil && (math.IsNaN(*c) || *c < 0 || *c > 1) {
-		return nil, loci.Errorf(loci.EINVALID, "confidence_score must be between 0 and 1")
-	}
 	if d.Context, err = optionalObject("context", in.Context); err != nil {
 		return nil, err
 	} else if d.OutcomeDetails, err = optionalObject("outcome_details", in.OutcomeDetails); err != nil {
@@ -207,7 +196,7 @@ func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ []
 	if err != nil {
 		return nil, 0, err
 	}
-	if f.Limit, f.Offset, err = checkPage(q.Limit, q.Offset, lifeDefaultLimit); err != nil {
+	if f.Limit, f.Offset, err = checkPage(q.Limit, q.Offset, loci.DefaultListLimit); err != nil {
 		return nil, 0, err
 	}
 	f.Order = loci.OrderCreatedDesc
@@ -244,7 +233,7 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return nil, err
 	}
 	if fb.Rating != nil && (math.IsNaN(*fb.Rating) || math.IsInf(*fb.Rating, 0)) {
@@ -297,7 +286,7 @@ func (s *Service) GetEpisode(ctx context.Context, id string) (_ *loci.Episode, e
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
@@ -325,7 +314,7 @@ func (s *Service) DeleteEpisode(ctx context.Context, id string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return err
 	}
 	return a.update(func(tx loci.Tx) error {

@@ -58,7 +58,7 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		return 0, err
 	}
 	if f.UserID != "" {
-		if err := requireText("user_id", f.UserID, loci.MaxNoteKeyBytes); err != nil {
+		if err := loci.RequireText("user_id", f.UserID, loci.MaxUserIDBytes); err != nil {
 			return 0, err
 		}
 	}

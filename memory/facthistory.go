@@ -197,7 +197,7 @@ func getFactRecord(ctx context.Context, tx loci.Tx, ws, id string) (*loci.Record
 // slot's (taken in that order; the slot's writers take no fact lock, so
 // none waits for another in a cycle). The fact is noted as touched.
 func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn func(tx loci.Tx, rec *loci.Record, now time.Time) error) error {
-	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return err
 	}
 	ws := loci.WorkspaceFrom(ctx)
@@ -231,7 +231,7 @@ func (s *Service) GetFact(ctx context.Context, id string) (_ *loci.Fact, err err
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
@@ -256,7 +256,7 @@ func (s *Service) FactHistory(ctx context.Context, id string) (_ []*loci.Fact, e
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("id", id, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)

@@ -27,11 +27,6 @@ type factData struct {
 	Supersedes   string `json:"supersedes,omitempty"`
 }
 
-const (
-	maxFactKeywordBytes = 100
-	maxFactKeywords     = 100
-)
-
 func errFactNotFound() error { return loci.Errorf(loci.ENOTFOUND, "fact not found") }
 
 func checkCategory(category string, required bool) error {
@@ -44,23 +39,18 @@ func checkCategory(category string, required bool) error {
 	return nil
 }
 
-// cleanKeywords trims keywords and drops empty and repeated ones.
-func cleanKeywords(in []string) ([]string, error) {
+// cleanKeywords trims keywords and drops empty and repeated ones (the
+// input's Validate has checked them).
+func cleanKeywords(in []string) []string {
 	out := []string{}
 	for _, k := range in {
 		k = strings.TrimSpace(k)
 		if k == "" || slices.Contains(out, k) {
 			continue
 		}
-		if err := requireText("keyword", k, maxFactKeywordBytes); err != nil {
-			return nil, err
-		}
 		out = append(out, k)
 	}
-	if len(out) > maxFactKeywords {
-		return nil, loci.Errorf(loci.EINVALID, "a fact has at most %d keywords", maxFactKeywords)
-	}
-	return out, nil
+	return out
 }
 
 func factSearchText(fact string, keywords []string) string {
@@ -75,27 +65,10 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCategory(in.Category, true); err != nil {
-		return nil, err
-	} else if err := requireText("fact", in.Fact, 0); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	for field, v := range map[string]string{"user_id": in.UserID, "agent_id": in.AgentID} {
-		if v != "" {
-			if err := requireText(field, v, maxEpisodeFieldBytes); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if in.Key != "" {
-		if err := requireText("key", in.Key, loci.MaxFactKeyBytes); err != nil {
-			return nil, err
-		}
-	}
-	keywords, err := cleanKeywords(in.Keywords)
-	if err != nil {
-		return nil, err
-	}
+	keywords := cleanKeywords(in.Keywords)
 	evidence, err := optionalObject("evidence", in.Evidence)
 	if err != nil {
 		return nil, err
@@ -150,7 +123,7 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 		return loci.RecordFilter{}, loci.Errorf(loci.EINVALID, "status must be %s", loci.FactDisputed)
 	}
 	if q.UserID != "" {
-		if err := requireText("user_id", q.UserID, maxEpisodeFieldBytes); err != nil {
+		if err := loci.RequireText("user_id", q.UserID, loci.MaxUserIDBytes); err != nil {
 			return loci.RecordFilter{}, err
 		}
 		f.OrGlobalUser = q.IncludeGlobal
@@ -245,7 +218,7 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*lo
 	if err != nil {
 		return nil, 0, err
 	}
-	if f.Limit, f.Offset, err = checkPage(q.Limit, q.Offset, lifeDefaultLimit); err != nil {
+	if f.Limit, f.Offset, err = checkPage(q.Limit, q.Offset, loci.DefaultListLimit); err != nil {
 		return nil, 0, err
 	}
 	if k := strings.TrimSpace(q.Keyword); k != "" {

@@ -346,7 +346,7 @@ func checkImportLine(raw []byte) (importEntry, error) {
 			return e, err
 		} else if err := checkAgentID(l.ID); err != nil {
 			return e, err
-		} else if err := optionalText("name", l.Name, maxImportContentBytes); err != nil {
+		} else if err := loci.CheckText("name", l.Name, maxImportContentBytes); err != nil {
 			return e, err
 		} else if err := checkImportTime("created_at", l.CreatedAt, true); err != nil {
 			return e, err
@@ -356,7 +356,7 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		l := userLine{User: &loci.User{}}
 		if err := strict(raw, &l); err != nil {
 			return e, err
-		} else if err := requireText("user id", l.ID, loci.MaxAgentIDBytes); err != nil {
+		} else if err := loci.RequireText("user id", l.ID, loci.MaxUserIDBytes); err != nil {
 			return e, err
 		} else if d := bytes.TrimSpace(l.Defaults); len(d) > 0 && (d[0] != '{' || !json.Valid(d)) {
 			return e, loci.Errorf(loci.EINVALID, "a user's defaults must be a JSON object")
@@ -385,7 +385,7 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		var l linkLine
 		if err := strict(raw, &l); err != nil {
 			return e, err
-		} else if err := requireText("block_id", l.BlockID, maxImportIDBytes); err != nil {
+		} else if err := loci.RequireText("block_id", l.BlockID, maxImportIDBytes); err != nil {
 			return e, err
 		} else if err := checkAgentID(l.AgentID); err != nil {
 			return e, err

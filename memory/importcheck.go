@@ -20,8 +20,8 @@ const (
 	maxImportScopeBytes   = loci.MaxAgentIDBytes
 	maxImportKeyBytes     = 1024
 	maxImportContentBytes = 1 << 20 // a request body's limit: facts and episodes have no other
-	maxImportTags         = maxFactKeywords
-	maxImportTagBytes     = maxFactKeywordBytes
+	maxImportTags         = loci.MaxFactKeywords
+	maxImportTagBytes     = loci.MaxFactKeywordBytes
 	maxImportModelBytes   = 256
 	maxImportDims         = 1 << 14
 	maxImportInt          = math.MaxInt32 // the integer columns' range
@@ -33,19 +33,6 @@ var (
 	minImportTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
 	maxImportTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
-
-// optionalText checks a text field that may be empty: valid UTF-8, no NUL,
-// at most max bytes.
-func optionalText(field, v string, max int) error {
-	if !utf8.ValidString(v) {
-		return loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", field)
-	} else if strings.IndexByte(v, 0) >= 0 {
-		return loci.Errorf(loci.EINVALID, "%s must not contain NUL bytes", field)
-	} else if len(v) > max {
-		return loci.Errorf(loci.EINVALID, "%s must be at most %d bytes", field, max)
-	}
-	return nil
-}
 
 // checkImportTime checks a time field: required ones must be set; any set
 // one must lie in the range both backends store.
@@ -165,7 +152,7 @@ func jsonProblem(err error) string {
 // a write: identity, kind, scope, sizes, the kind's data shape, scores,
 // counters and times in range, and its kept versions likewise.
 func checkImportRecord(rec *loci.Record, searchText string, versions []loci.RecordVersion) error {
-	if err := requireText("id", rec.ID, maxImportIDBytes); err != nil {
+	if err := loci.RequireText("id", rec.ID, maxImportIDBytes); err != nil {
 		return err
 	}
 	if !rec.Kind.Valid() {
@@ -182,7 +169,7 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 		{"content", rec.Content, maxContentOf(rec.Kind)}, {"search_text", searchText, 2 * maxImportContentBytes},
 		{"embedding_model", rec.EmbeddingModel, maxImportModelBytes},
 	} {
-		if err := optionalText(f.name, f.v, f.max); err != nil {
+		if err := loci.CheckText(f.name, f.v, f.max); err != nil {
 			return err
 		}
 	}
@@ -193,7 +180,7 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 		return loci.Errorf(loci.EINVALID, "at most %d tags", maxImportTags)
 	}
 	for _, tag := range rec.Tags {
-		if err := requireText("tag", tag, maxImportTagBytes); err != nil {
+		if err := loci.RequireText("tag", tag, maxImportTagBytes); err != nil {
 			return err
 		}
 	}
@@ -238,7 +225,7 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 			return loci.Errorf(loci.EINVALID, "each kept version must be distinct and below the record's version %d", rec.Version)
 		}
 		seen[v.Version] = true
-		if err := optionalText("a version's content", v.Content, maxImportContentBytes); err != nil {
+		if err := loci.CheckText("a version's content", v.Content, maxImportContentBytes); err != nil {
 			return err
 		} else if err := checkImportData("a version's data", rec, v.Data); err != nil {
 			return err

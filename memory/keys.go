@@ -30,18 +30,8 @@ func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (_ *loci.API
 	if err != nil {
 		return nil, "", err
 	}
-	if _, err := loci.ParseRole(string(spec.Role)); err != nil {
+	if err := spec.Validate(); err != nil {
 		return nil, "", err
-	}
-	if spec.AgentID != "" {
-		if err := requireText("agent_id", spec.AgentID, loci.MaxNoteKeyBytes); err != nil {
-			return nil, "", err
-		}
-	}
-	if spec.Name != "" {
-		if err := requireText("name", spec.Name, 256); err != nil {
-			return nil, "", err
-		}
 	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return nil, "", err
@@ -101,7 +91,7 @@ func (s *Service) RevokeKey(ctx context.Context, id string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := requireText("id", id, 64); err != nil {
+	if err := loci.RequireText("id", id, loci.MaxKeyIDBytes); err != nil {
 		return err
 	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
@@ -122,7 +112,7 @@ func (s *Service) RevokeKey(ctx context.Context, id string) (err error) {
 // not audited (a transport audits what it refuses).
 func (s *Service) Authenticate(ctx context.Context, secret string) (*loci.Principal, error) {
 	unauthorized := loci.Errorf(loci.EUNAUTHORIZED, "a valid API key is required (Authorization: Bearer <key>)")
-	if secret == "" || len(secret) > 256 {
+	if secret == "" || len(secret) > loci.MaxKeySecretBytes {
 		return nil, unauthorized
 	}
 	var k *loci.APIKey

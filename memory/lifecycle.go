@@ -64,19 +64,13 @@ func (l lifecycle) episodeCapOr() int {
 	return loci.DefaultEpisodeCap
 }
 
-// Default and maximum page sizes of the lifecycle listings and searches.
-const (
-	lifeDefaultLimit  = 100
-	lifeMaxLimit      = 1000
-	lifeDefaultSearch = 10
-)
-
 // checkSearch checks a kind search's query text and limit (0: the default
 // for searches) and returns the limit.
 func checkSearch(query string, limit int) (int, error) {
-	limit, _, err := checkPage(limit, 0, lifeDefaultSearch)
-	if err != nil {
-		return 0, err
+	if limit < 0 || limit > loci.MaxSearchLimit {
+		return 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", loci.MaxSearchLimit)
+	} else if limit == 0 {
+		limit = loci.DefaultSearchLimit
 	}
 	if len(tokens(query)) == 0 {
 		return 0, loci.Errorf(loci.EINVALID, "q must contain at least one word")
@@ -84,11 +78,11 @@ func checkSearch(query string, limit int) (int, error) {
 	return limit, nil
 }
 
-// checkPage checks a limit and offset: 0 gives def, more than lifeMaxLimit or
-// a negative value is invalid.
+// checkPage checks a listing's limit and offset: 0 gives def, more than
+// loci.MaxListLimit or a negative value is invalid.
 func checkPage(limit, offset, def int) (int, int, error) {
-	if limit < 0 || limit > lifeMaxLimit {
-		return 0, 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", lifeMaxLimit)
+	if limit < 0 || limit > loci.MaxListLimit {
+		return 0, 0, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", loci.MaxListLimit)
 	} else if offset < 0 {
 		return 0, 0, loci.Errorf(loci.EINVALID, "offset must not be negative")
 	}
@@ -99,31 +93,29 @@ func checkPage(limit, offset, def int) (int, int, error) {
 }
 
 // optionalObject checks that raw, when present and not null, is a JSON
-// object, and returns it compacted (nil when absent).
+// object, and returns it compacted (nil when absent). Compacting is the
+// check: it fails on what is not JSON.
 func optionalObject(field string, raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	if raw[0] != '{' || !json.Valid(raw) {
-		return nil, loci.Errorf(loci.EINVALID, "%s must be a JSON object", field)
-	}
 	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
+	if raw[0] != '{' || json.Compact(&buf, raw) != nil {
 		return nil, loci.Errorf(loci.EINVALID, "%s must be a JSON object", field)
 	}
 	return buf.Bytes(), nil
 }
 
 // requiredJSON checks that raw is a JSON value other than null and returns
-// it compacted.
+// it compacted. Compacting is the check: it fails on what is not JSON.
 func requiredJSON(field string, raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, loci.Errorf(loci.EINVALID, "%s is required", field)
 	}
 	var buf bytes.Buffer
-	if !json.Valid(raw) || json.Compact(&buf, raw) != nil {
+	if json.Compact(&buf, raw) != nil {
 		return nil, loci.Errorf(loci.EINVALID, "%s must be valid JSON", field)
 	}
 	return buf.Bytes(), nil

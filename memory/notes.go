@@ -48,7 +48,7 @@ func checkNoteValue(value json.RawMessage) (json.RawMessage, string, error) {
 		if len(s) > loci.MaxNoteValueBytes {
 			return nil, "", loci.Errorf(loci.ETOOLARGE, "value must be at most %d bytes", loci.MaxNoteValueBytes)
 		}
-		if err := requireText("value", s, 0); err != nil {
+		if err := loci.RequireText("value", s, 0); err != nil {
 			return nil, "", err
 		}
 	} else if len(compact) > loci.MaxNoteValueBytes {
@@ -58,10 +58,10 @@ func checkNoteValue(value json.RawMessage) (json.RawMessage, string, error) {
 }
 
 func checkNoteKey(agentID, key string) error {
-	if err := requireText("agent_id", agentID, loci.MaxNoteKeyBytes); err != nil {
+	if err := loci.RequireText("agent_id", agentID, loci.MaxAgentIDBytes); err != nil {
 		return err
 	}
-	return requireText("key", key, loci.MaxNoteKeyBytes)
+	return loci.RequireText("key", key, loci.MaxNoteKeyBytes)
 }
 
 // noteFilter selects the agent's notes. A note's scope is its agent alone:
@@ -192,7 +192,7 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) (_ []*loci.Note
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("agent_id", agentID, loci.MaxNoteKeyBytes); err != nil {
+	if err := loci.RequireText("agent_id", agentID, loci.MaxAgentIDBytes); err != nil {
 		return nil, err
 	}
 	notes := []*loci.Note{}

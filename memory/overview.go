@@ -13,9 +13,6 @@ import (
 // timeline of every kind. Counts and groups are the database's (indexed
 // GROUP BY queries); no rule here loads every record.
 
-// maxScopeIDBytes bounds an agent or user id named by an overview query.
-const maxScopeIDBytes = 1024
-
 // ListUsers returns the users the workspace knows, newest first.
 func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) (_ []*loci.UserSummary, _ int, err error) {
 	// The user list spans agents: keys bound to an agent are refused.
@@ -24,10 +21,10 @@ func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) (_ []*loci.U
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := checkOptionalText("q", f.Match, maxScopeIDBytes); err != nil {
+	if err := loci.CheckText("q", f.Match, loci.MaxOverviewScopeBytes); err != nil {
 		return nil, 0, err
 	}
-	limit, offset, err := checkPage(f.Limit, f.Offset, lifeDefaultLimit)
+	limit, offset, err := checkPage(f.Limit, f.Offset, loci.DefaultListLimit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -55,7 +52,7 @@ func scopeFilter(ctx context.Context, sc loci.Scope) (loci.RecordFilter, error) 
 		value string
 		dst   **string
 	}{{"agent_id", sc.AgentID, &f.AgentID}, {"user_id", sc.UserID, &f.UserID}, {"session_id", sc.SessionID, &f.SessionID}, {"task_id", sc.TaskID, &f.TaskID}} {
-		if err := checkOptionalText(v.name, v.value, maxScopeIDBytes); err != nil {
+		if err := loci.CheckText(v.name, v.value, loci.MaxOverviewScopeBytes); err != nil {
 			return f, err
 		}
 		if v.value != "" {
@@ -79,10 +76,8 @@ func (s *Service) Stats(ctx context.Context, q loci.StatsQuery) (_ *loci.Stats, 
 	if err != nil {
 		return nil, err
 	}
-	if q.Top < 0 || q.Top > loci.MaxStatsTop {
-		return nil, loci.Errorf(loci.EINVALID, "top must be between 1 and %d", loci.MaxStatsTop)
-	} else if q.Days < 0 || q.Days > loci.MaxStatsDays {
-		return nil, loci.Errorf(loci.EINVALID, "days must be between 1 and %d", loci.MaxStatsDays)
+	if err := q.Validate(); err != nil {
+		return nil, err
 	}
 	if q.Top == 0 {
 		q.Top = loci.DefaultStatsTop
@@ -232,7 +227,7 @@ func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) (_ []*lo
 	if !q.Before.IsZero() && !q.After.IsZero() && !q.Before.After(q.After) {
 		return nil, 0, loci.Errorf(loci.EINVALID, "before must be after after")
 	}
-	limit, offset, err := checkPage(q.Limit, q.Offset, lifeDefaultLimit)
+	limit, offset, err := checkPage(q.Limit, q.Offset, loci.DefaultListLimit)
 	if err != nil {
 		return nil, 0, err
 	}

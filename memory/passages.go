@@ -8,19 +8,13 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// Search defaults for passages.
-const (
-	defaultSearchLimit = 10
-	maxSearchLimit     = 1000
-)
-
 // normalizeTags trims tags, drops duplicates and checks them.
 func normalizeTags(tags []string) ([]string, error) {
 	out := []string{}
 	seen := map[string]bool{}
 	for _, t := range tags {
 		t = strings.TrimSpace(t)
-		if err := requireText("tag", t, loci.MaxTagBytes); err != nil {
+		if err := loci.RequireText("tag", t, loci.MaxTagBytes); err != nil {
 			return nil, err
 		}
 		if !seen[t] {
@@ -55,7 +49,7 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 	}
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
-	} else if err := requireText("content", content, 0); err != nil {
+	} else if err := loci.RequireText("content", content, 0); err != nil {
 		return nil, err
 	} else if len(content) > loci.MaxPassageBytes {
 		return nil, loci.Errorf(loci.ETOOLARGE, "content must be at most %d bytes", loci.MaxPassageBytes)
@@ -136,9 +130,9 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 	}
 	limit := f.Limit
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = loci.DefaultSearchLimit
 	}
-	q := Query{Text: query, Filter: s.passageFilter(ctx, agentID, f), Limit: min(limit, maxSearchLimit), Explain: f.Explain}
+	q := Query{Text: query, Filter: s.passageFilter(ctx, agentID, f), Limit: min(limit, loci.MaxSearchLimit), Explain: f.Explain}
 	qvec := s.embedQuery(ctx, query)
 	var ranked *Ranked
 	err = a.view(func(tx loci.Tx) (err error) {
@@ -169,7 +163,7 @@ func (s *Service) DeletePassage(ctx context.Context, agentID, id string) (err er
 	}
 	if err := checkAgentID(agentID); err != nil {
 		return err
-	} else if err := requireText("id", id, loci.MaxAgentIDBytes); err != nil {
+	} else if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return err
 	}
 	return a.update(func(tx loci.Tx) error {

@@ -30,11 +30,6 @@ type prefData struct {
 	LastUsedAt        time.Time       `json:"last_used_at"`
 }
 
-const (
-	maxPrefTypeBytes    = 100
-	maxPrefContextBytes = 4096
-)
-
 // learnedFrom says how a source learns a preference.
 var learnedFrom = map[string]string{
 	loci.SourceExplicit: "explicit statement",
@@ -58,10 +53,10 @@ func effectiveConfidence(stored int, lastUsed, now time.Time) int {
 }
 
 func checkPrefName(userID, typ string) error {
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return err
 	}
-	return requireText("type", typ, maxPrefTypeBytes)
+	return loci.RequireText("type", typ, loci.MaxPreferenceTypeBytes)
 }
 
 func prefSearchText(d *prefData) string {
@@ -99,26 +94,15 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 	if err != nil {
 		return nil, false, err
 	}
-	if err := checkPrefName(in.UserID, in.Type); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, false, err
-	}
-	if _, ok := learnedFrom[in.Source]; !ok {
-		return nil, false, loci.Errorf(loci.EINVALID, "source must be explicit, implicit or decision")
 	}
 	value, err := requiredJSON("value", in.Value)
 	if err != nil {
 		return nil, false, err
 	}
-	if in.Context != "" {
-		if err := requireText("context", in.Context, maxPrefContextBytes); err != nil {
-			return nil, false, err
-		}
-	}
 	sessionID := ""
 	if in.Source == loci.SourceDecision {
-		if err := requireText("session_id", in.SessionID, maxEpisodeFieldBytes); err != nil {
-			return nil, false, loci.Errorf(loci.EINVALID, "a decision needs its session_id")
-		}
 		sessionID = in.SessionID
 	}
 	ws := loci.WorkspaceFrom(ctx)
@@ -234,7 +218,7 @@ func (s *Service) ListPreferences(ctx context.Context, userID, sessionID string)
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return nil, err
 	}
 	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID}
@@ -382,7 +366,7 @@ func (s *Service) ClearPreferences(ctx context.Context, userID string) (n int, e
 	if err != nil {
 		return 0, err
 	}
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return 0, err
 	}
 	err = a.update(func(tx loci.Tx) (err error) {

@@ -18,10 +18,10 @@ func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loc
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := requireText("user_id", q.UserID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", q.UserID, loci.MaxUserIDBytes); err != nil {
 		return nil, 0, err
 	}
-	limit, offset, err := checkPage(q.Limit, q.Offset, lifeDefaultLimit)
+	limit, offset, err := checkPage(q.Limit, q.Offset, loci.DefaultListLimit)
 	if err != nil {
 		return nil, 0, err
 	}

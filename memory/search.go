@@ -422,22 +422,10 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.Searc
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(q.Query) == "" {
-		return nil, loci.Errorf(loci.EINVALID, "query is required")
+	if err := q.Validate(); err != nil {
+		return nil, err
 	}
-	if len(q.Query) > loci.MaxQueryBytes {
-		return nil, loci.Errorf(loci.ETOOLARGE, "query must be at most %d bytes", loci.MaxQueryBytes)
-	}
-	if q.Limit < 0 || q.Limit > loci.MaxSearchLimit {
-		return nil, loci.Errorf(loci.EINVALID, "limit must be between 1 and %d", loci.MaxSearchLimit)
-	}
-	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags}
-	for _, k := range q.Kinds {
-		if _, err := loci.ParseKind(string(k)); err != nil {
-			return nil, err
-		}
-		f.Kinds = append(f.Kinds, k)
-	}
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags, Kinds: append([]loci.Kind(nil), q.Kinds...)}
 	if q.AgentID != "" {
 		f.AgentID = &q.AgentID
 	}

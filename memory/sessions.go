@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 const (
 	sessionCategory = "session"
 	messageCategory = "message"
-	maxRoleBytes    = 64
 )
 
 // sessionData is a session's kind-specific data.
@@ -52,18 +50,7 @@ func errSessionNotFound(id string) error {
 }
 
 func checkSessionID(id string) error {
-	return requireText("session_id", id, loci.MaxSessionIDBytes)
-}
-
-func checkMessage(m loci.Message) error {
-	if err := requireText("role", m.Role, maxRoleBytes); err != nil {
-		return err
-	} else if err := requireText("content", m.Content, 0); err != nil {
-		return err
-	} else if len(m.Content) > loci.MaxMessageBytes {
-		return loci.Errorf(loci.ETOOLARGE, "a message must be at most %d bytes", loci.MaxMessageBytes)
-	}
-	return nil
+	return loci.RequireText("session_id", id, loci.MaxSessionIDBytes)
 }
 
 // checkSessionContext returns the context as compact JSON, {} when absent.
@@ -125,19 +112,8 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 	}
 	if err := checkSessionID(id); err != nil {
 		return nil, false, err
-	} else if err := requireText("user_id", p.UserID, loci.MaxAgentIDBytes); err != nil {
+	} else if err := p.Validate(); err != nil {
 		return nil, false, err
-	} else if err := checkOptionalText("summary", p.Summary, 0); err != nil {
-		return nil, false, err
-	} else if len(p.Summary) > loci.MaxSessionSummary {
-		return nil, false, loci.Errorf(loci.ETOOLARGE, "summary must be at most %d bytes", loci.MaxSessionSummary)
-	} else if math.IsNaN(p.Confidence) || p.Confidence < 0 || p.Confidence > loci.MaxSessionConfidence {
-		return nil, false, loci.Errorf(loci.EINVALID, "confidence must be between 0 and %d", loci.MaxSessionConfidence)
-	}
-	for _, m := range p.Messages {
-		if err := checkMessage(m); err != nil {
-			return nil, false, err
-		}
 	}
 	sctx, err := checkSessionContext(p.Context)
 	if err != nil {
@@ -226,7 +202,7 @@ func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Me
 	}
 	if err := checkSessionID(id); err != nil {
 		return nil, err
-	} else if err := checkMessage(m); err != nil {
+	} else if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
@@ -417,7 +393,7 @@ func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, of
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := requireText("user_id", userID, loci.MaxAgentIDBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return nil, 0, err
 	}
 	out := []loci.SessionSummary{}

@@ -37,7 +37,7 @@ func (s *Service) UserContext(ctx context.Context, userID string) (_ *loci.UserC
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return nil, err
 	}
 	ws := loci.WorkspaceFrom(ctx)
@@ -107,7 +107,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return nil, err
 	}
 	out := []*loci.UserMemory{}
@@ -148,7 +148,7 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	if req.DryRun {
 		a.dryRun()
 	}
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return nil, err
 	}
 	terms := tokens(req.Query)
@@ -268,7 +268,7 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 	if err != nil {
 		return 0, err
 	}
-	if err := requireText("user_id", userID, maxEpisodeFieldBytes); err != nil {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
 		return 0, err
 	}
 	ws := loci.WorkspaceFrom(ctx)

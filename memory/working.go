@@ -18,7 +18,7 @@ func errWorkingNotFound() error { return loci.Errorf(loci.ENOTFOUND, "working me
 
 // workingFilter selects a task's entries, narrowed by f.
 func (s *Service) workingFilter(ctx context.Context, taskID string, f loci.WorkingFilter) (loci.RecordFilter, error) {
-	if err := requireText("task_id", taskID, loci.MaxWorkingKeyBytes); err != nil {
+	if err := loci.RequireText("task_id", taskID, loci.MaxTaskIDBytes); err != nil {
 		return loci.RecordFilter{}, err
 	}
 	rf := loci.RecordFilter{
@@ -43,16 +43,7 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci
 	if err != nil {
 		return nil, false, err
 	}
-	if err := requireText("task_id", in.TaskID, loci.MaxWorkingKeyBytes); err != nil {
-		return nil, false, err
-	} else if err := requireText("agent_id", in.AgentID, loci.MaxNoteKeyBytes); err != nil {
-		return nil, false, err
-	} else if in.UserID != "" {
-		if err := requireText("user_id", in.UserID, loci.MaxNoteKeyBytes); err != nil {
-			return nil, false, err
-		}
-	}
-	if err := requireText("key", in.Key, loci.MaxWorkingKeyBytes); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, false, err
 	}
 	value, err := requiredJSON("value", in.Value)
@@ -151,7 +142,7 @@ func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.Wor
 	if err != nil {
 		return nil, err
 	}
-	if err := requireText("key", key, loci.MaxWorkingKeyBytes); err != nil {
+	if err := loci.RequireText("key", key, loci.MaxWorkingKeyBytes); err != nil {
 		return nil, err
 	}
 	rf.Key, rf.LiveAt, rf.Order, rf.Limit = &key, s.now(), loci.OrderUpdatedDesc, 1

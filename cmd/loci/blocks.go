@@ -97,7 +97,7 @@ func runBlock(ctx context.Context, e *env, args []string) error {
 	var expected, limit *int
 	if sub == "set" {
 		expected = fs.Int("expected-version", -1, "write only if the block is at this version (0: only if it does not exist)")
-		limit = fs.Int("limit", 0, "the block's limit in characters (default: keep, or 5000 for a new block)")
+		limit = fs.Int("limit", 0, fmt.Sprintf("the block's limit in characters (default: keep, or %d for a new block)", loci.DefaultBlockLimit))
 	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -185,7 +185,7 @@ func runPassage(ctx context.Context, e *env, args []string) error {
 		fs.Var(&tags, "tag", "a tag (repeatable)")
 	case "list", "search":
 		fs.Var(&tags, "tag", "only passages with this tag")
-		limit = fs.Int("limit", 0, "at most this many (default 100 for list, 10 for search)")
+		limit = fs.Int("limit", 0, fmt.Sprintf("at most this many (default %d for list, %d for search)", loci.DefaultListLimit, loci.DefaultSearchLimit))
 	}
 	if sub == "list" {
 		offset = fs.Int("offset", 0, "skip this many")

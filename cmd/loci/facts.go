@@ -64,7 +64,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		global = fs.Bool("global", false, "with --user: global facts too")
 		fs.Var(&asOf, "as-of", "only what was true at this time, RFC 3339 (default now)")
 		history = fs.Bool("history", false, "every version, superseded and invalidated facts too")
-		limit = fs.Int("limit", 0, "at most this many (default 100 for list, 10 for search)")
+		limit = fs.Int("limit", 0, fmt.Sprintf("at most this many (default %d for list, %d for search)", loci.DefaultListLimit, loci.DefaultSearchLimit))
 		if sub == "list" {
 			keyword = fs.String("keyword", "", "only facts with this keyword")
 			disputed = fs.Bool("disputed", false, "only facts contradicted and not yet resolved")
@@ -73,7 +73,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 	case "invalidate":
 		fs.Var(&at, "at", "when it stopped (or stops) being true, RFC 3339 (default now)")
 	case "review":
-		limit = fs.Int("limit", 0, "at most this many (default 100)")
+		limit = fs.Int("limit", 0, fmt.Sprintf("at most this many (default %d)", loci.DefaultListLimit))
 		offset = fs.Int("offset", 0, "skip this many")
 	}
 	tgt := targetFlags(fs)

@@ -16,6 +16,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/loci-memory/loci"
 )
 
 // Version is the API version the document describes.
@@ -58,10 +60,17 @@ type Route struct {
 	Op           Op
 }
 
-// JSON returns the document of routes as indented JSON, as served;
-// maxPathValue is the most bytes a path value may have.
-func JSON(routes []Route, maxPathValue int) ([]byte, error) {
-	doc, err := Document(routes, maxPathValue)
+// Limits are the limits of the HTTP transport the document states; the
+// domain's limits are the root package's (loci.MaxQueryBytes, ...).
+type Limits struct {
+	PathValueBytes int // the most bytes a path value may have
+	BodyBytes      int // the most bytes a request body may have
+	JSONDepth      int // how deeply a request body may nest
+}
+
+// JSON returns the document of routes as indented JSON, as served.
+func JSON(routes []Route, lim Limits) ([]byte, error) {
+	doc, err := Document(routes, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +85,7 @@ func JSON(routes []Route, maxPathValue int) ([]byte, error) {
 }
 
 // Document returns the OpenAPI document as a JSON value.
-func Document(routes []Route, maxPathValue int) (map[string]any, error) {
+func Document(routes []Route, lim Limits) (map[string]any, error) {
 	paths := Obj{}
 	seen := map[string]bool{}
 	for _, rt := range routes {
@@ -90,7 +99,7 @@ func Document(routes []Route, maxPathValue int) (map[string]any, error) {
 			item = Obj{}
 			paths[rt.Path] = item
 		}
-		built, err := rt.build(maxPathValue)
+		built, err := rt.build(lim.PathValueBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -114,9 +123,9 @@ func Document(routes []Route, maxPathValue int) (map[string]any, error) {
 				"--db-timeout; retry after Retry-After seconds), storage_full 507 (the storage has no room for a write; reads work). " +
 				"A path no operation has answers 404 `not_found`; a path with a method it does not have answers 405 " +
 				"with code `invalid` and an `Allow` header listing the methods it has.\n\n" +
-				"Request bodies are JSON objects of at most 1 MiB, nested at most 32 deep; unknown fields are rejected (400). " +
-				"Path values are at most 1024 bytes and query values 4096 bytes of UTF-8 without NUL. " +
-				"`limit` is 1-1000 and `offset` 0-2^30 wherever they appear.\n\n" +
+				"Request bodies are JSON objects of at most " + Bytes(lim.BodyBytes) + fmt.Sprintf(", nested at most %d deep; unknown fields are rejected (400). ", lim.JSONDepth) +
+				fmt.Sprintf("Path values are at most %d bytes and query values %d bytes of UTF-8 without NUL. ", lim.PathValueBytes, loci.MaxQueryBytes) +
+				fmt.Sprintf("`limit` is 1-%d and `offset` 0-%s wherever they appear.\n\n", max(loci.MaxListLimit, loci.MaxSearchLimit), power2(loci.MaxOffset)) +
 				"Authentication is on while any active API key exists (or always, when the server is started with it required), " +
 				"decided at each request: a key created or revoked takes effect at the next request. " +
 				"While it is on, every route but the public ones needs a key, sent as `Authorization: Bearer <key>` " +
@@ -182,11 +191,11 @@ func parameters() Obj {
 	}
 	return Obj{
 		"Limit": q("limit", "The most items to answer.",
-			Obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}),
+			Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxListLimit, "default": loci.DefaultListLimit}),
 		"SearchLimit": q("limit", "The most results to answer.",
-			Obj{"type": "integer", "minimum": 1, "maximum": 1000, "default": 10}),
+			Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxSearchLimit, "default": loci.DefaultSearchLimit}),
 		"Offset": q("offset", "How many items to skip.",
-			Obj{"type": "integer", "minimum": 0, "maximum": 1 << 30, "default": 0}),
+			Obj{"type": "integer", "minimum": 0, "maximum": loci.MaxOffset, "default": 0}),
 	}
 }
 
@@ -312,8 +321,8 @@ func (rt Route) build(maxPathValue int) (Obj, error) {
 		}
 		responses[fmt.Sprint(status)] = rr
 	}
-	// Every operation reads at most 1 MiB of whatever body a request
-	// carries (413 beyond), even those that document none.
+	// Every operation reads at most Limits.BodyBytes of whatever body a
+	// request carries (413 beyond), even those that document none.
 	errs := []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests, http.StatusInternalServerError}
 	if !o.NoStorage {
 		errs = append(errs, http.StatusServiceUnavailable, http.StatusInsufficientStorage)

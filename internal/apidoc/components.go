@@ -1,6 +1,8 @@
 package apidoc
 
 import (
+	"fmt"
+
 	"github.com/loci-memory/loci"
 )
 
@@ -96,7 +98,7 @@ func schemas() Obj {
 		"BlockSpec": Closed([]string{"label"}, Obj{
 			"label":   Str(""),
 			"content": Str(""),
-			"limit":   Integer("Characters; default 5000, at most 200000."),
+			"limit":   Integer(fmt.Sprintf("Characters; default %d, at most %d.", loci.DefaultBlockLimit, loci.MaxBlockLimit)),
 		}),
 		"BlockLink": Object([]string{"block_id", "agent_id", "created_at"}, Obj{
 			"block_id":   Str(""),
@@ -129,7 +131,7 @@ func schemas() Obj {
 			"message_count": Integer(""),
 			"is_persistent": Boolean("A persistent session never expires."),
 			"expires_at":    Timestamp("Absent when the session does not expire."),
-			"confidence":    Number("0-100."),
+			"confidence":    Number(fmt.Sprintf("0-%d.", loci.MaxSessionConfidence)),
 			"created_at":    Timestamp(""),
 			"updated_at":    Timestamp(""),
 		}), "A conversation session with its messages."),
@@ -222,7 +224,7 @@ func schemas() Obj {
 			"fact":     Str(""),
 			"keywords": StrList(""),
 			"evidence": AnyJSON("Any JSON."),
-			"key":      Str("A slot per user (or global), e.g. home_city: the new fact supersedes the one of this key true at its valid_at. At most 200 bytes."),
+			"key":      Str("A slot per user (or global), e.g. home_city: the new fact supersedes the one of this key true at its valid_at. " + fmt.Sprintf("At most %d bytes.", loci.MaxFactKeyBytes)),
 			"valid_at": Timestamp("When the fact became (or becomes) true; default now. A future time is allowed: the fact is not current until then."),
 		}),
 		"MaintenanceResult": Object([]string{"created", "updated", "deleted", "ids"}, Obj{

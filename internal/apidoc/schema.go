@@ -1,5 +1,10 @@
 package apidoc
 
+import (
+	"fmt"
+	"math/bits"
+)
+
 // Small constructors for JSON Schema (2020-12) values, so that the route
 // table (httpapi) and the components read as tables rather than as nested
 // map literals.
@@ -98,4 +103,24 @@ func WithDesc(s Obj, desc string) Obj {
 		s["description"] = desc
 	}
 	return s
+}
+
+// Bytes writes a size as the document states it: "64 KiB", "1 MiB",
+// "100 bytes".
+func Bytes(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// power2 writes n as 2^k when it is a power of two.
+func power2(n int) string {
+	if n > 0 && n&(n-1) == 0 {
+		return fmt.Sprintf("2^%d", bits.TrailingZeros(uint(n)))
+	}
+	return fmt.Sprint(n)
 }

@@ -1,0 +1,159 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/loci-memory/loci"
+)
+
+// A JSON request body is read once, by the guard, checked once, by
+// checkBody, and decoded once, by its handler's decode from the guard's
+// bytes (bodyKey).
+
+// MaxBodyBytes bounds every request body.
+const MaxBodyBytes = 1 << 20
+
+// MaxJSONDepth bounds how deeply a request body may nest.
+const MaxJSONDepth = 32
+
+// bodyKey is the context key of the body the guard read.
+type bodyKey struct{}
+
+// withBody returns ctx carrying the body the guard read.
+func withBody(ctx context.Context, body []byte) context.Context {
+	return context.WithValue(ctx, bodyKey{}, body)
+}
+
+// bodyOf returns the body the guard read for r (nil when it had none).
+func bodyOf(r *http.Request) []byte {
+	b, _ := r.Context().Value(bodyKey{}).([]byte)
+	return b
+}
+
+// readBody reads a request body of at most MaxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
+		}
+		return nil, loci.Errorf(loci.EINVALID, "cannot read request body")
+	}
+	return body, nil
+}
+
+// decode decodes the JSON object body the guard read into v: no unknown
+// fields, nothing after the object. The guard has already checked it
+// (checkBody), so v's fields get no invalid UTF-8, NUL, deep nesting or
+// infinite number.
+func decode(r *http.Request, v any) error {
+	body := bodyOf(r)
+	if len(bytes.TrimSpace(body)) == 0 {
+		return loci.Errorf(loci.EINVALID, "request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return loci.Errorf(loci.EINVALID, "malformed JSON: %s", jsonProblem(err))
+	}
+	if dec.More() {
+		return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected data after the object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected data after the object")
+	}
+	return nil
+}
+
+// checkBody applies the checks every JSON request body gets before its
+// handler decodes it, so bad input is refused the same way everywhere:
+// valid UTF-8 (the decoder would silently replace invalid bytes), well
+// formed, nested at most MaxJSONDepth deep, no NUL in any string or key,
+// and every number finite as a float64. An empty body passes: handlers
+// that need one say so.
+//
+// scanJSON decides, in one pass over the bytes that builds no tokens;
+// checkJSON, the tokenizing reference, words a refusal.
+func checkBody(body []byte) error {
+	if len(bytes.TrimSpace(body)) == 0 || scanJSON(body) {
+		return nil
+	}
+	return checkJSON(body)
+}
+
+// checkJSON is checkBody by tokens: what it refuses, and how it says so.
+// It is the reference scanJSON is fuzzed against (FuzzCheckJSON), and it
+// runs only to word a refusal.
+func checkJSON(body []byte) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if !utf8.Valid(body) {
+		return loci.Errorf(loci.EINVALID, "request body must be valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if depth != 0 {
+				return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected end of input")
+			}
+			return nil
+		} else if err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return loci.Errorf(loci.EINVALID, "malformed JSON: %s", jsonProblem(err))
+			}
+			return loci.Errorf(loci.EINVALID, "malformed JSON")
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				if depth++; depth > MaxJSONDepth {
+					return loci.Errorf(loci.EINVALID, "JSON must not nest more than %d levels deep", MaxJSONDepth)
+				}
+			} else {
+				depth--
+			}
+		case string:
+			if strings.IndexByte(v, 0) >= 0 {
+				return loci.Errorf(loci.EINVALID, "JSON strings must not contain NUL characters")
+			}
+		case json.Number:
+			if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+				return loci.Errorf(loci.EINVALID, "number %.40s is out of range", string(v))
+			}
+		}
+	}
+}
+
+// jsonProblem describes a decoding error without echoing the body.
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return "syntax error at byte " + strconv.FormatInt(se.Offset, 10)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return "field " + strconv.Quote(te.Field) + " must be " + te.Type.String()
+		}
+		return "body must be a JSON object"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of input"
+	default:
+		// e.g. `json: unknown field "ttl"`, which has no error type.
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+}
