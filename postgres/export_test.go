@@ -12,3 +12,6 @@ func Exec(ctx context.Context, tx loci.Tx, sql string) error {
 	_, err := tx.(*Tx).tx.Exec(ctx, sql)
 	return err
 }
+
+// SelectRecords is the query ScanRecords runs for f.
+func SelectRecords(f loci.RecordFilter) (string, []any) { return selectRecords(f) }

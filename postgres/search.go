@@ -30,14 +30,17 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 	}
 	// Each branch reads at most limit pending rows in (created_at, id)
 	// order from the records_pending index: never embedded (''), then
-	// other models' on either side of model.
+	// other models' on either side of model. Planned for the model at
+	// hand each time (an unnamed statement): the generic plan of a
+	// prepared one guessed a third of the table above model and scanned
+	// it whole (13 ms at 30,000 records, every second when idle).
 	rows, err := tx.tx.Query(ctx, `SELECT `+recordColumns+` FROM (
 			(SELECT * FROM records WHERE embedding_model = '' ORDER BY created_at, id LIMIT $2)
 			UNION ALL
 			(SELECT * FROM records WHERE embedding_model > '' AND embedding_model < $1 ORDER BY created_at, id LIMIT $2)
 			UNION ALL
 			(SELECT * FROM records WHERE embedding_model > $1 ORDER BY created_at, id LIMIT $2)) AS p
-		ORDER BY created_at, id LIMIT $2`, model, limit)
+		ORDER BY created_at, id LIMIT $2`, pgx.QueryExecModeCacheDescribe, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending embeddings: %w", err)
 	}

@@ -175,15 +175,20 @@ func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Rec
 	return out, err
 }
 
-// ScanRecords calls fn with each record that matches f, in f.Order.
-func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
+// selectRecords is the query of ScanRecords and its arguments.
+func selectRecords(f loci.RecordFilter) (string, []any) {
 	var a args
-	where := whereClause(f, "", &a)
-	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + where
+	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + whereClause(f, "", &a)
 	if o := orderClause(f.Order); o != "" {
 		q += ` ORDER BY ` + o
 	}
-	rows, err := tx.tx.Query(ctx, q+limitClause(f.Limit, f.Offset), a...)
+	return q + limitClause(f.Limit, f.Offset), a
+}
+
+// ScanRecords calls fn with each record that matches f, in f.Order.
+func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
+	q, a := selectRecords(f)
+	rows, err := tx.tx.Query(ctx, q, a...)
 	if err != nil {
 		return fmt.Errorf("find records: %w", err)
 	}
@@ -244,7 +249,7 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 		return nil
 	}
 	_, err := tx.tx.Exec(ctx, `UPDATE records SET access_count = access_count + 1, last_accessed_at = $1
-		WHERE workspace = $2 AND id = ANY($3::text[])`, at, workspace, ids)
+		WHERE `+workspaceByID("", "$2")+` AND id = ANY($3::text[])`, at, workspace, ids)
 	if err != nil {
 		return fmt.Errorf("touch records: %w", err)
 	}
@@ -408,10 +413,26 @@ func (a *args) add(v any) string {
 	return "$" + strconv.Itoa(len(*a))
 }
 
+// workspaceByID is the workspace condition of a statement that selects
+// records by id: an expression no index answers, so that the records are
+// looked up by id alone (the primary key) and their workspace checked,
+// whatever the planner's statistics say.
+func workspaceByID(p, param string) string {
+	return "(" + p + "workspace || '') = " + param + "::text"
+}
+
 // whereClause renders f as a SQL condition on columns prefixed by p,
 // adding its parameters to a.
 func whereClause(f loci.RecordFilter, p string, a *args) string {
-	conds := []string{p + "workspace = " + a.add(f.Workspace)}
+	ws := p + "workspace = " + a.add(f.Workspace)
+	if len(f.IDs) > 0 {
+		// With ids, the workspace is only checked (workspaceByID): the
+		// planner, with statistics older than a bulk load, combined the
+		// id index with a workspace index and read the whole workspace's
+		// entries (3 ms at 30,000 records, growing with them).
+		ws = workspaceByID(p, "$"+strconv.Itoa(len(*a)))
+	}
+	conds := []string{ws}
 	eq := func(col string, v *string) {
 		if v != nil {
 			conds = append(conds, p+col+" = "+a.add(*v))
