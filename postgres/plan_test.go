@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/storetest"
 )
@@ -19,22 +17,7 @@ import (
 // search; 3 ms at 30,000 records).
 func TestRecordsByIDPlan(t *testing.T) {
 	ctx := context.Background()
-	dsn := postgresDSN(t)
-	schema := testdb.NewSchema(t, dsn)
-	cfg, err := testdb.PostgresConfig(dsn, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.OpenConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	db, pool := openWithPool(t, postgresDSN(t))
 
 	var ids []string
 	for i := range 20 {

@@ -64,13 +64,13 @@ func TestPGVectorColumn(t *testing.T) {
 	t.Run("PGlite", func(t *testing.T) { testVectorColumn(t, pgliteDSN(t)) })
 }
 
-// testVectorColumn checks that embeddings round-trip exactly, and that
-// where pgvector exists its column holds the same vector, and an HNSW index
-// for the dimension is built.
-func testVectorColumn(t *testing.T, dsn string) {
+// openWithPool opens a store on a new schema of dsn's database, and a
+// pool on the same schema for looking at its tables; both close when t
+// ends.
+func openWithPool(t *testing.T, dsn string) (*postgres.DB, *pgxpool.Pool) {
+	t.Helper()
 	ctx := context.Background()
-	schema := testdb.NewSchema(t, dsn)
-	cfg, err := testdb.PostgresConfig(dsn, schema)
+	cfg, err := testdb.PostgresConfig(dsn, testdb.NewSchema(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,21 @@ func testVectorColumn(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
+	return db, pool
+}
+
+// testVectorColumn checks that embeddings round-trip exactly, and that
+// where pgvector exists its column holds the same vector, and an HNSW index
+// for the dimension is built.
+func testVectorColumn(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db, pool := openWithPool(t, dsn)
 
 	r := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "vectors")
 	r.Embedding, r.EmbeddingModel = []float32{0.1, -2.5e-7, 3.4028235e38, 1}, "test-4"
