@@ -196,6 +196,15 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 	return pref, created, nil
 }
 
+// lockPref takes the preference's lock for the rest of tx (concurrent
+// read-modify-writes of one preference take turns) and reads it.
+func (s *Service) lockPref(ctx context.Context, tx loci.Tx, ws, userID, typ, sessionID string) (*loci.Record, error) {
+	if err := tx.Lock(ctx, lockName(ws, "preference", userID, sessionID, typ)); err != nil {
+		return nil, err
+	}
+	return s.findPref(ctx, tx, userID, typ, sessionID)
+}
+
 // findPref returns the user's preference of type typ in session sessionID
 // ("" for the user-level one). ENOTFOUND when absent.
 func (s *Service) findPref(ctx context.Context, tx loci.Tx, userID, typ, sessionID string) (*loci.Record, error) {
@@ -330,10 +339,7 @@ func (s *Service) changePref(ctx context.Context, op, userID, typ, sessionID str
 	ws := loci.WorkspaceFrom(ctx)
 	var pref *loci.Preference
 	err = a.update(func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, lockName(ws, "preference", userID, sessionID, typ)); err != nil {
-			return err
-		}
-		rec, err := s.findPref(ctx, tx, userID, typ, sessionID)
+		rec, err := s.lockPref(ctx, tx, ws, userID, typ, sessionID)
 		if err != nil {
 			return err
 		}
@@ -430,10 +436,7 @@ func (s *Service) ResolvePreference(ctx context.Context, userID, typ, sessionID 
 	ws := loci.WorkspaceFrom(ctx)
 	var pref *loci.Preference
 	err = a.update(func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, lockName(ws, "preference", userID, sessionID, typ)); err != nil {
-			return err
-		}
-		rec, err := s.findPref(ctx, tx, userID, typ, sessionID)
+		rec, err := s.lockPref(ctx, tx, ws, userID, typ, sessionID)
 		if err != nil {
 			return err
 		}
