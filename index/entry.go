@@ -110,6 +110,10 @@ type entry struct {
 	docs   []*doc // by slot; nil when dead
 	slotOf map[string]int32
 	live   int
+	// By slot, beside docs so that scoring reads no doc: each doc's
+	// length (-1 when dead), and whether it is live with a vector.
+	lens  []int32
+	vecOK []bool
 
 	termID   map[string]uint32
 	postings [][]posting // by term id
@@ -148,6 +152,8 @@ func newEntry(cfg *config, key string, filter loci.RecordFilter) *entry {
 // append at a time.
 func (e *entry) reserve(n int) {
 	e.docs = make([]*doc, 0, n)
+	e.lens = make([]int32, 0, n)
+	e.vecOK = make([]bool, 0, n)
 	e.slotOf = make(map[string]int32, n)
 	e.capHint = n
 }
@@ -218,6 +224,7 @@ func (e *entry) put(r *loci.Record) {
 	e.remove(r.ID)
 	slot := int32(len(e.docs))
 	e.docs = append(e.docs, d)
+	e.vecOK = append(e.vecOK, false)
 	e.slotOf[d.id] = slot
 	e.live++
 
@@ -240,9 +247,10 @@ func (e *entry) put(r *loci.Record) {
 		d.length += int32(tc.n)
 	}
 	e.totalLen += int64(d.length)
+	e.lens = append(e.lens, d.length)
 	// The doc, its id (and map entry), key and tags; its terms and
 	// postings (with growth slack).
-	d.bytes += int32(200 + 2*len(d.id) + len(d.key) + 64 + 4*cap(d.terms) + 12*len(d.terms))
+	d.bytes += int32(208 + 2*len(d.id) + len(d.key) + 64 + 4*cap(d.terms) + 12*len(d.terms))
 	for _, t := range d.tags {
 		d.bytes += int32(16 + len(t))
 	}
@@ -288,6 +296,7 @@ func (e *entry) update(d *doc, r *loci.Record) bool {
 		for dim := range e.cols {
 			e.cols[dim][slot] = 0
 		}
+		e.vecOK[slot] = false
 		e.pending++
 	}
 	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
@@ -329,6 +338,7 @@ func (e *entry) setVector(slot int32, d *doc, vec []float32) {
 		e.cols[dim][slot] = x
 	}
 	d.hasVec = true
+	e.vecOK[slot] = true
 }
 
 // remove drops the record with id, if indexed.
@@ -340,6 +350,7 @@ func (e *entry) remove(id string) {
 	d := e.docs[slot]
 	delete(e.slotOf, id)
 	e.docs[slot] = nil
+	e.lens[slot], e.vecOK[slot] = -1, false
 	e.live--
 	for _, t := range d.terms {
 		e.df[t]--
@@ -368,6 +379,7 @@ func (e *entry) remove(id string) {
 func (e *entry) compact() {
 	newSlot := make([]int32, len(e.docs))
 	docs := make([]*doc, 0, e.live)
+	lens, vecOK := make([]int32, 0, e.live), make([]bool, 0, e.live)
 	for s, d := range e.docs {
 		if d == nil {
 			newSlot[s] = -1
@@ -376,7 +388,9 @@ func (e *entry) compact() {
 		newSlot[s] = int32(len(docs))
 		e.slotOf[d.id] = int32(len(docs))
 		docs = append(docs, d)
+		lens, vecOK = append(lens, e.lens[s]), append(vecOK, e.vecOK[s])
 	}
+	e.lens, e.vecOK = lens, vecOK
 	for t, ps := range e.postings {
 		out := ps[:0]
 		for _, p := range ps {
@@ -465,11 +479,23 @@ func (s *Stats) avgLen() float64 {
 	return float64(s.TotalLen) / float64(s.N)
 }
 
-// bm25 is one term's contribution for a record of length length holding
-// it tf times.
-func bm25(idf float64, tf int, length int32, avg float64) float64 {
-	x := float64(tf)
-	return idf * x * (K1 + 1) / (x + K1*(1-B+B*float64(length)/avg))
+// scorer computes BM25 for one search's statistics. Its length
+// normalisation K1·(1−B+B·len/avg) is a + b·len, so a term's contribution
+// costs one division.
+type scorer struct{ a, b float64 }
+
+func newScorer(st *Stats) scorer {
+	return scorer{a: K1 * (1 - B), b: K1 * B / st.avgLen()}
+}
+
+// weight is what a term's contributions are scaled by: its IDF, times
+// K1+1.
+func weight(idf float64) float64 { return idf * (K1 + 1) }
+
+// bm25 is one term's contribution, with weight w, for a record of length
+// length holding it tf times.
+func (s scorer) bm25(w, tf float64, length int32) float64 {
+	return w * tf / (tf + (s.a + s.b*float64(length)))
 }
 
 // stats returns the entry's statistics for terms.
@@ -490,43 +516,46 @@ type Hit struct {
 }
 
 // scratch buffers for lexical scoring, reused across searches.
-var accPool = sync.Pool{New: func() any { return new([]float64) }}
+type lexScratch struct {
+	acc     []float64
+	touched []int32
+}
 
-// lexical returns the best limit docs matching f by BM25 against terms
-// (distinct), with the corpus statistics st; a doc matches when it holds
-// any term. When during is set, it also returns the best limit of those
-// written (created) at a time during accepts.
-func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit int, during func(time.Time) bool) (all, within []Hit) {
+var lexPool = sync.Pool{New: func() any { return new(lexScratch) }}
+
+// lexical returns the best limit docs that m selects by BM25 against
+// terms (distinct), with the corpus statistics st; a doc matches when it
+// holds any term. When during is set, it also returns the best limit of
+// those written (created) at a time during accepts.
+func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during func(time.Time) bool) (all, within []Hit) {
 	if e.live == 0 || limit <= 0 || st.N == 0 {
 		return nil, nil
 	}
-	avg := st.avgLen()
-	bufp := accPool.Get().(*[]float64)
-	defer accPool.Put(bufp)
-	acc := *bufp
-	if cap(acc) < len(e.docs) {
-		acc = make([]float64, len(e.docs))
-		*bufp = acc
+	bm := newScorer(&st)
+	sc := lexPool.Get().(*lexScratch)
+	defer lexPool.Put(sc)
+	if cap(sc.acc) < len(e.docs) {
+		sc.acc = make([]float64, len(e.docs))
 	}
-	acc = acc[:len(e.docs)]
-	var touched []int32
+	acc, touched, lens := sc.acc[:len(e.docs)], sc.touched[:0], e.lens
 	for _, t := range terms {
 		id, ok := e.termID[t]
 		if !ok || e.df[id] <= 0 {
 			continue
 		}
-		idf := st.idf(st.DF[t])
+		w := weight(st.idf(st.DF[t]))
 		for _, p := range e.postings[id] {
-			d := e.docs[p.slot]
-			if d == nil {
+			n := lens[p.slot]
+			if n < 0 {
 				continue
 			}
 			if acc[p.slot] == 0 {
 				touched = append(touched, p.slot)
 			}
-			acc[p.slot] += bm25(idf, int(p.tf), d.length, avg)
+			acc[p.slot] += bm.bm25(w, float64(p.tf), n)
 		}
 	}
+	sc.touched = touched
 	top := newTopK(limit)
 	if during == nil {
 		for _, s := range touched {
@@ -536,7 +565,7 @@ func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit in
 				continue
 			}
 			d := e.docs[s]
-			if top.wants(score, d.id) && e.match(f, d) {
+			if top.wants(score, d.id) && m.match(d) {
 				top.push(cand{score: score, id: d.id, slot: s})
 			}
 		}
@@ -546,10 +575,13 @@ func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit in
 	for _, s := range touched {
 		score := acc[s]
 		acc[s] = 0
+		if !top.wantsScore(score) && !in.wantsScore(score) {
+			continue
+		}
 		d := e.docs[s]
 		toAll := top.wants(score, d.id)
 		toIn := in.wants(score, d.id) && during(fromMicros(d.created))
-		if (toAll || toIn) && e.match(f, d) {
+		if (toAll || toIn) && m.match(d) {
 			c := cand{score: score, id: d.id, slot: s}
 			if toAll {
 				top.push(c)
@@ -562,12 +594,18 @@ func (e *entry) lexical(f *loci.RecordFilter, terms []string, st Stats, limit in
 	return e.hits(top), e.hits(in)
 }
 
-// hits returns the candidates top kept, best first, as hits of their docs.
+// hits returns the candidates top kept, best first, as hits of their docs
+// (their records made in one allocation).
 func (e *entry) hits(top *topK) []Hit {
 	cs := top.sorted()
 	out := make([]Hit, len(cs))
+	docs := make([]Doc, len(cs))
+	recs := make([]loci.Record, len(cs))
 	for i, c := range cs {
-		out[i] = Hit{Doc: e.docOf(e.docs[c.slot]), Score: c.score}
+		d := e.docs[c.slot]
+		recs[i] = e.record(d)
+		docs[i] = Doc{Meta: &recs[i], Conf: d.conf, HasConf: d.hasConf, Question: d.question}
+		out[i] = Hit{Doc: &docs[i], Score: c.score}
 	}
 	return out
 }
@@ -575,9 +613,10 @@ func (e *entry) hits(top *topK) []Hit {
 // vecPool holds score buffers for vector search.
 var vecPool = sync.Pool{New: func() any { return new([]float32) }}
 
-// vector returns the best limit docs matching f that hold a vector, by
-// dot product with q (cosine: both are unit vectors).
-func (e *entry) vector(f *loci.RecordFilter, q []float32, limit int) []Hit {
+// vector returns the best limit docs that m selects and that hold a
+// vector with a similarity of at least min, by dot product with q (cosine:
+// both are unit vectors).
+func (e *entry) vector(m *matcher, q []float32, limit int, min float64) []Hit {
 	if len(q) != e.dims || e.dims == 0 || limit <= 0 {
 		return nil
 	}
@@ -592,16 +631,21 @@ func (e *entry) vector(f *loci.RecordFilter, q []float32, limit int) []Hit {
 	clear(scores)
 	e.dot(scores, q)
 	top := newTopK(limit)
+	vecOK := e.vecOK[:len(scores)]
+	// thr is the least score that may be kept: min, and once the top is
+	// full, its worst (a tie may enter by id).
+	thr := min
 	for s, score := range scores {
-		if !top.wantsScore(float64(score)) {
+		x := float64(score)
+		if x < thr || !vecOK[s] {
 			continue
 		}
 		d := e.docs[s]
-		if d == nil || !d.hasVec {
-			continue
-		}
-		if top.wants(float64(score), d.id) && e.match(f, d) {
-			top.push(cand{score: float64(score), id: d.id, slot: int32(s)})
+		if top.wants(x, d.id) && m.match(d) {
+			top.push(cand{score: x, id: d.id, slot: int32(s)})
+			if len(top.h) == top.k {
+				thr = max(min, top.worst)
+			}
 		}
 	}
 	return e.hits(top)
@@ -654,14 +698,14 @@ func (e *entry) vectorOf(id string) []float32 {
 	return v
 }
 
-// countPending counts the live docs matching f without a vector.
-func (e *entry) countPending(f *loci.RecordFilter) int {
+// countPending counts the live docs m selects without a vector.
+func (e *entry) countPending(m *matcher) int {
 	if e.pending == 0 {
 		return 0
 	}
 	n := 0
 	for _, d := range e.docs {
-		if d != nil && !d.hasVec && e.match(f, d) {
+		if d != nil && !d.hasVec && m.match(d) {
 			n++
 		}
 	}

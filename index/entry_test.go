@@ -95,14 +95,15 @@ func TestBM25(t *testing.T) {
 		t.Fatalf("idf = %v, want %v", idf, want)
 	}
 	// A record of average length holding the term once: idf*(k1+1)/(1+k1).
-	if got, want := bm25(idf, 1, 5, st.avgLen()), idf; math.Abs(got-want) > 1e-12 {
+	bm := newScorer(&st)
+	if got, want := bm.bm25(weight(idf), 1, 5), idf; math.Abs(got-want) > 1e-12 {
 		t.Errorf("bm25 at average length = %v, want %v", got, want)
 	}
 	// More occurrences score higher, a longer record lower.
-	if bm25(idf, 2, 5, 5) <= bm25(idf, 1, 5, 5) {
+	if bm.bm25(weight(idf), 2, 5) <= bm.bm25(weight(idf), 1, 5) {
 		t.Error("tf 2 does not beat tf 1")
 	}
-	if bm25(idf, 1, 20, 5) >= bm25(idf, 1, 5, 5) {
+	if bm.bm25(weight(idf), 1, 20) >= bm.bm25(weight(idf), 1, 5) {
 		t.Error("a longer record does not score lower")
 	}
 	if got := (&Stats{}).avgLen(); got != 1 {

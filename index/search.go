@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,9 @@ type Query struct {
 	Vector []float32
 	// N is how many candidates each signal returns.
 	N int
+	// MinSimilarity, when not zero, is the least similarity of a vector
+	// candidate: a scan turns the others away before any other check.
+	MinSimilarity float64
 	// Lenders is how many of the best lexical hits lend context to their
 	// neighbours, when they are conversational; Window bounds how far in
 	// time a neighbour may be.
@@ -34,6 +38,14 @@ type Query struct {
 	// written (created) at a time it accepts, such as the periods a query
 	// names. It is called only on records that hold a query term.
 	During func(written time.Time) bool
+}
+
+// minSimilarity is the least similarity of a vector candidate.
+func (q *Query) minSimilarity() float64 {
+	if q.MinSimilarity == 0 {
+		return math.Inf(-1)
+	}
+	return q.MinSimilarity
 }
 
 // Result is what a search found: each signal's candidates, best first, with
@@ -75,7 +87,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 			continue
 		}
 		c.streams.Add(1)
-		if p.s, err = c.stream(ctx, tx, f, terms, q.Vector, q.N); err != nil {
+		if p.s, err = c.stream(ctx, tx, f, terms, q.Vector, q.N, q.minSimilarity()); err != nil {
 			return nil, err
 		}
 		st.add(p.s.st)
@@ -88,11 +100,12 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		var l, v, w []Hit
 		if p.e != nil {
 			p.e.mu.RLock()
-			l, w = p.e.lexical(&p.f, terms, st, q.N, q.During)
+			m := p.e.matcher(&p.f)
+			l, w = p.e.lexical(m, terms, st, q.N, q.During)
 			if q.Vector != nil {
-				v = p.e.vector(&p.f, q.Vector, q.N)
+				v = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
 			}
-			res.Pending += p.e.countPending(&p.f)
+			res.Pending += p.e.countPending(m)
 			p.e.mu.RUnlock()
 		} else {
 			l, w = p.s.lexical(terms, st, q.N, q.During)

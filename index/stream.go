@@ -29,7 +29,7 @@ type streamCand struct {
 }
 
 // stream reads f's scope from tx in one pass.
-func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, terms []string, q []float32, n int) (*streamed, error) {
+func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, terms []string, q []float32, n int, min float64) (*streamed, error) {
 	s := &streamed{st: Stats{DF: map[string]int{}}, vec: newTopK(n), vectors: map[string][]float32{}}
 	at := make(map[string]int, len(terms))
 	for i, t := range terms {
@@ -84,7 +84,7 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 			for i, x := range q {
 				dot += x * r.Embedding[i]
 			}
-			if s.vec.wants(float64(dot), r.ID) {
+			if float64(dot) >= min && s.vec.wants(float64(dot), r.ID) {
 				s.vec.push(cand{score: float64(dot), id: r.ID, doc: doc()})
 				s.vectors[r.ID] = r.Embedding
 			}
@@ -104,17 +104,17 @@ func (s *streamed) lexical(terms []string, st Stats, limit int, during func(time
 	if st.N == 0 {
 		return nil, nil
 	}
-	avg := st.avgLen()
-	idfs := make([]float64, len(terms))
+	bm := newScorer(&st)
+	ws := make([]float64, len(terms))
 	for i, t := range terms {
-		idfs[i] = st.idf(st.DF[t])
+		ws[i] = weight(st.idf(st.DF[t]))
 	}
 	top, in := newTopK(limit), newTopK(limit)
 	for _, c := range s.cands {
 		var score float64
 		for i, tf := range c.tfs {
 			if tf > 0 {
-				score += bm25(idfs[i], int(tf), c.length, avg)
+				score += bm.bm25(ws[i], float64(tf), c.length)
 			}
 		}
 		top.offer(cand{score: score, id: c.d.Meta.ID, doc: c.d})

@@ -1,6 +1,6 @@
 package index
 
-import "container/heap"
+import "slices"
 
 // cand is a candidate for a top-k: its score and id, and where its doc is
 // (a slot of an entry, materialized only if it is kept to the end, or a
@@ -19,13 +19,14 @@ type cand struct {
 // good enough to enter.
 type topK struct {
 	k int
-	h candHeap
+	// h is a binary heap with the worst kept candidate at h[0].
+	h []cand
 	// worst is the score of the worst candidate kept, once full: most
 	// are turned away on it alone, without reading their id.
 	worst float64
 }
 
-func newTopK(k int) *topK { return &topK{k: k} }
+func newTopK(k int) *topK { return &topK{k: k, h: make([]cand, 0, max(k, 0))} }
 
 // better orders candidates best first.
 func better(as float64, aid string, bs float64, bid string) bool {
@@ -55,13 +56,39 @@ func (t *topK) wants(score float64, id string) bool {
 	return id < t.h[0].id
 }
 
+// worse reports whether h[i] ranks below h[j].
+func (t *topK) worse(i, j int) bool {
+	return better(t.h[j].score, t.h[j].id, t.h[i].score, t.h[i].id)
+}
+
 // push keeps c, dropping the worst if full. Call it only when wants.
 func (t *topK) push(c cand) {
 	if len(t.h) < t.k {
-		heap.Push(&t.h, c)
+		t.h = append(t.h, c)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.worse(i, p) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
 	} else {
 		t.h[0] = c
-		heap.Fix(&t.h, 0)
+		for i, n := 0, len(t.h); ; {
+			w := i
+			if l := 2*i + 1; l < n && t.worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < n && t.worse(r, w) {
+				w = r
+			}
+			if w == i {
+				break
+			}
+			t.h[i], t.h[w] = t.h[w], t.h[i]
+			i = w
+		}
 	}
 	t.worst = t.h[0].score
 }
@@ -73,12 +100,19 @@ func (t *topK) offer(c cand) {
 	}
 }
 
-// sorted returns the kept candidates, best first.
+// sorted returns the kept candidates, best first, and empties t.
 func (t *topK) sorted() []cand {
-	out := make([]cand, len(t.h))
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&t.h).(cand)
-	}
+	out := t.h
+	slices.SortFunc(out, func(a, b cand) int {
+		if better(a.score, a.id, b.score, b.id) {
+			return -1
+		}
+		if better(b.score, b.id, a.score, a.id) {
+			return 1
+		}
+		return 0
+	})
+	t.h = nil
 	return out
 }
 
@@ -90,20 +124,4 @@ func (t *topK) hits() []Hit {
 		out[i] = Hit{Doc: c.doc, Score: c.score}
 	}
 	return out
-}
-
-// candHeap keeps the worst kept candidate on top.
-type candHeap []cand
-
-func (h candHeap) Len() int { return len(h) }
-func (h candHeap) Less(i, j int) bool {
-	return better(h[j].score, h[j].id, h[i].score, h[i].id)
-}
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

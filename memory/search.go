@@ -167,7 +167,7 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 	now := s.now()
 	p := s.ranking
 	iq := index.Query{
-		Terms: analysis.QueryTerms(text), N: max(p.Candidates, 3*limit),
+		Terms: analysis.QueryTerms(text), N: max(p.Candidates, 3*limit), MinSimilarity: p.MinSimilarity,
 		Window: p.ContextWindow, Vectors: p.MMRLambda > 0,
 	}
 	if p.ContextWeight > 0 || p.AnswerWeight > 0 {

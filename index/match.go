@@ -1,0 +1,66 @@
+package index
+
+import (
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// matcher is a search's filter prepared for one entry. The filter's scope
+// is the entry's, so a doc's being in the entry answers it; when all that
+// is left are kinds and a time the doc must be live at, those are checked
+// on the doc's interned fields without making its record. Any other
+// filter is checked by RecordFilter.Match on the doc's record.
+type matcher struct {
+	e    *entry
+	f    *loci.RecordFilter
+	full bool // check f.Match on the record
+
+	anyKind bool
+	kinds   []uint32 // the interned kinds f selects that the entry holds
+	live    time.Time
+}
+
+// matcher prepares f, a filter of e's scope, for e. Call it under e's lock.
+func (e *entry) matcher(f *loci.RecordFilter) *matcher {
+	m := &matcher{e: e, f: f}
+	rest := *f
+	rest.Workspace, rest.AgentID, rest.UserID, rest.SessionID, rest.TaskID, rest.OrGlobalUser = "", nil, nil, nil, nil, false
+	rest.Kinds, rest.LiveAt, rest.Order, rest.Limit, rest.Offset = nil, time.Time{}, 0, 0, 0
+	if !reflect.ValueOf(rest).IsZero() || !sameScope(scopeOf(*f), e.filter) {
+		m.full = true
+		return m
+	}
+	m.anyKind = len(f.Kinds) == 0
+	for _, k := range f.Kinds {
+		if i, ok := e.strIdx[string(k)]; ok {
+			m.kinds = append(m.kinds, i)
+		}
+	}
+	m.live = f.LiveAt
+	return m
+}
+
+// sameScope reports whether a and b select the same scope fields.
+func sameScope(a, b loci.RecordFilter) bool {
+	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return a.Workspace == b.Workspace && eq(a.AgentID, b.AgentID) && eq(a.UserID, b.UserID) &&
+		eq(a.SessionID, b.SessionID) && eq(a.TaskID, b.TaskID) && a.OrGlobalUser == b.OrGlobalUser
+}
+
+// match reports whether the filter selects d.
+func (m *matcher) match(d *doc) bool {
+	if m.full {
+		return m.e.match(m.f, d)
+	}
+	if !m.anyKind && !slices.Contains(m.kinds, d.strs[sKind]) {
+		return false
+	}
+	if m.live.IsZero() || d.expires == noTime {
+		return true
+	}
+	r := loci.Record{ExpiresAt: fromMicros(d.expires)}
+	return !r.Expired(m.live)
+}
