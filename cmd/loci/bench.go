@@ -49,6 +49,7 @@ type benchOptions struct {
 	cpuProfile        string
 	serverHeap        string
 	skipLoad          bool
+	replicas          int
 }
 
 // profile runs fn under the CPU profiler when --cpuprofile is set.
@@ -88,6 +89,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	tenants := fs.Int("tenants", 0, "the scale run: spread --memories over this many agents and users, then time scoped searches cold and warm")
 	memories := fs.Int("memories", 1_000_000, "with --tenants: how many memories to load")
 	skipLoad := fs.Bool("skip-load", false, "with --tenants and --dir: search the database a previous run left in --dir, without loading")
+	replicas := fs.Int("replicas", 1, "with --tenants and --http: serve the one database with this many servers (replicas) and spread the searches over them in turn; each one's peak RSS is reported")
 	cfg := loadConfig()
 	cfg.indexMemoryFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
@@ -99,7 +101,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	o := benchOptions{queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
-		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad}
+		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad,
+		replicas: *replicas}
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}
@@ -118,6 +121,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	if o.skipLoad && (o.tenants == 0 || o.dir == "" || o.dsn != "") {
 		return usagef("--skip-load needs --tenants and the --dir of an earlier run (SQLite)")
+	}
+	if o.replicas < 1 || o.replicas > 1 && (!o.http || o.tenants == 0) {
+		return usagef("--replicas must be positive, and more than one needs --http and --tenants")
 	}
 	if o.http && o.dsn != "" && o.tenants == 0 {
 		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")

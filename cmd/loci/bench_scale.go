@@ -33,8 +33,10 @@ type scaleReport struct {
 	Cold map[string]float64 `json:"search_cold"`
 	Warm map[string]float64 `json:"search_warm"`
 	// PeakRSSMB is the searching process's peak resident set while it
-	// searched (the server's, with --http).
-	PeakRSSMB      float64 `json:"peak_rss_mb"`
+	// searched (the server's, with --http; the largest replica's, with
+	// --replicas), and ReplicaPeakRSSMB each replica's.
+	PeakRSSMB        float64   `json:"peak_rss_mb"`
+	ReplicaPeakRSSMB []float64 `json:"replica_peak_rss_mb,omitempty"`
 	IndexMemoryMB  float64 `json:"index_memory_mb"`
 	IndexEntries   int     `json:"index_entries,omitempty"`
 	IndexEvictions int64   `json:"index_evictions,omitempty"`
@@ -167,6 +169,7 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 	}
 	var search func(context.Context, loci.SearchQuery) error
 	var rss func() float64
+	indexStats := func() {} // what the indexes hold, into rep (in this process)
 	if o.http {
 		// The server gets the database to itself.
 		closeStore()
@@ -181,20 +184,37 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 		if db == "" {
 			db = filepath.Join(o.dir, "bench.db")
 		}
-		srv, err := startBenchServer(ctx, bin, append([]string{"--db", db, "--index-memory", formatSize(o.indexMemory)}, o.serveArgs...)...)
-		if err != nil {
-			return err
-		}
-		defer srv.stop()
-		o.progress("server %s at %s", bin, srv.url)
-		c := newClient(srv.url)
-		search = func(ctx context.Context, q loci.SearchQuery) error { return c.post(ctx, "/v1/search", q, nil) }
-		rss = func() float64 {
-			_, peak := srv.rssMB()
-			if err := o.inspectServer(srv); err != nil {
-				o.progress("server heap: %v", err)
+		// Replicas: servers on the one database, searched in turn.
+		var srvs []*benchServer
+		var clients []*client
+		for range o.replicas {
+			srv, err := startBenchServer(ctx, bin, append([]string{"--db", db, "--index-memory", formatSize(o.indexMemory)}, o.serveArgs...)...)
+			if err != nil {
+				return err
 			}
-			return peak
+			defer srv.stop()
+			o.progress("server %s at %s", bin, srv.url)
+			srvs, clients = append(srvs, srv), append(clients, newClient(srv.url))
+		}
+		turn := 0
+		search = func(ctx context.Context, q loci.SearchQuery) error {
+			c := clients[turn%len(clients)]
+			turn++
+			return c.post(ctx, "/v1/search", q, nil)
+		}
+		rss = func() float64 {
+			var top float64
+			for _, srv := range srvs {
+				_, peak := srv.rssMB()
+				if err := o.inspectServer(srv); err != nil {
+					o.progress("server heap: %v", err)
+				}
+				top = max(top, peak)
+				if len(srvs) > 1 {
+					rep.ReplicaPeakRSSMB = append(rep.ReplicaPeakRSSMB, peak)
+				}
+			}
+			return top
 		}
 	} else {
 		svc := memory.New(store, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
@@ -208,10 +228,10 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 		debug.FreeOSMemory()
 		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 		rss = func() float64 { _, peak := procRSS(os.Getpid()); return peak }
-		defer func() {
+		indexStats = func() {
 			st := svc.IndexStats()
 			rep.IndexEntries, rep.IndexEvictions = st.Entries, st.Evictions
-		}()
+		}
 	}
 
 	// Cold: each search is its scope's first.
@@ -245,6 +265,7 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 	sortFloats(warm)
 	rep.Cold, rep.Warm = latencyReport(cold), latencyReport(warm)
 	rep.PeakRSSMB = rss()
+	indexStats()
 	o.progress("cold: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; warm: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; peak RSS %.0f MB",
 		rep.Cold["p50_ms"], rep.Cold["p95_ms"], rep.Cold["p99_ms"], rep.Warm["p50_ms"], rep.Warm["p95_ms"], rep.Warm["p99_ms"], rep.PeakRSSMB)
 	closeStore()
@@ -260,6 +281,9 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 		fmt.Fprintf(e.stdout, "search %-4s           p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", l.name, l.m["p50_ms"], l.m["p95_ms"], l.m["p99_ms"])
 	}
 	fmt.Fprintf(e.stdout, "peak_rss_mb           %10.1f (index memory %s)\n", rep.PeakRSSMB, formatSize(o.indexMemory))
+	for i, mb := range rep.ReplicaPeakRSSMB {
+		fmt.Fprintf(e.stdout, "replica %d peak_rss_mb %10.1f\n", i+1, mb)
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -91,6 +92,56 @@ func TestBenchPostgres(t *testing.T) {
 	}
 }
 
+// scaleRun runs a small scale bench and returns its report.
+func scaleRun(t *testing.T, args ...string) scaleReport {
+	t.Helper()
+	var out, errb bytes.Buffer
+	args = append([]string{"bench", "--tenants", "10", "--memories", "300", "--batch", "50", "--queries", "6", "--json"}, args...)
+	if code := run(context.Background(), args, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep scaleReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if rep.Memories != 300 || rep.Tenants != 10 || rep.PeakRSSMB <= 0 || (rep.LoadPerS <= 0) != slices.Contains(args, "--skip-load") {
+		t.Errorf("report = %+v", rep)
+	}
+	for name, l := range map[string]map[string]float64{"cold": rep.Cold, "warm": rep.Warm} {
+		if l["p50_ms"] <= 0 || l["p50_ms"] > l["p95_ms"] || l["p95_ms"] > l["p99_ms"] {
+			t.Errorf("%s latencies = %v", name, l)
+		}
+	}
+	return rep
+}
+
+// TestBenchScale: the scale run loads memories over agents and users, then
+// times scoped searches in this process, and again on a second run over
+// the database it left (--skip-load).
+func TestBenchScale(t *testing.T) {
+	dir := t.TempDir()
+	rep := scaleRun(t, "--dir", dir)
+	if rep.Backend != "sqlite" || rep.IndexEntries == 0 || len(rep.ReplicaPeakRSSMB) != 0 {
+		t.Errorf("report = %+v", rep)
+	}
+	scaleRun(t, "--dir", dir, "--skip-load")
+}
+
+// TestBenchScaleReplicas: with --http and --replicas, the searches go to
+// that many servers on the one database, and each one's peak RSS is
+// reported.
+func TestBenchScaleReplicas(t *testing.T) {
+	rep := scaleRun(t, "--http", "--replicas", "2", "--serve-bin", lociBinary(t))
+	if len(rep.ReplicaPeakRSSMB) != 2 {
+		t.Fatalf("replica RSS = %v, want two", rep.ReplicaPeakRSSMB)
+	}
+	for _, mb := range rep.ReplicaPeakRSSMB {
+		if mb <= 0 || mb > rep.PeakRSSMB {
+			t.Errorf("replica RSS %v, largest %v", rep.ReplicaPeakRSSMB, rep.PeakRSSMB)
+		}
+	}
+}
+
 func TestBenchErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -101,6 +152,11 @@ func TestBenchErrors(t *testing.T) {
 		{"ErrZeroQueries", []string{"bench", "--queries", "0"}},
 		{"ErrArgument", []string{"bench", "extra"}},
 		{"ErrDBNotPostgres", []string{"bench", "--db", "/tmp/x.db"}},
+		{"ErrZeroReplicas", []string{"bench", "--tenants", "10", "--http", "--replicas", "0"}},
+		{"ErrReplicasWithoutHTTP", []string{"bench", "--tenants", "10", "--replicas", "2"}},
+		{"ErrReplicasWithoutTenants", []string{"bench", "--http", "--replicas", "2"}},
+		{"ErrSkipLoadWithoutDir", []string{"bench", "--tenants", "10", "--skip-load"}},
+		{"ErrNegativeTenants", []string{"bench", "--tenants", "-1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
