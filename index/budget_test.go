@@ -77,7 +77,8 @@ func TestBudgetEstimate(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 			ratio := float64(est) / float64(heap)
-			t.Logf("%d docs: estimate %d bytes/doc, heap %d bytes/doc (estimate/heap %.2f)", n, est/int64(n), heap/int64(n), ratio)
+			objects := float64(int64(after.HeapObjects)-int64(before.HeapObjects)) / float64(n)
+			t.Logf("%d docs: estimate %d bytes/doc, heap %d bytes/doc (estimate/heap %.2f), %.1f heap objects/doc", n, est/int64(n), heap/int64(n), ratio, objects)
 			if ratio < 0.85 || ratio > 1.3 {
 				t.Errorf("estimate/heap = %.2f, want 0.85-1.3", ratio)
 			}

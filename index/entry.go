@@ -89,15 +89,26 @@ type doc struct {
 	hasConf, hasVec, question bool
 	textHash                  uint64 // of the analyzed text: whether it changed
 	length                    int32
-	terms                     []uint32 // distinct term ids
-	group                     *group   // its conversation, when conversational
-	bytes                     int32    // what it costs, for the budget
+	tOff, tLen                int32  // its distinct terms: entry.dterms[tOff:tOff+tLen]
+	group                     *group // its conversation, when conversational
+	bytes                     int32  // what it costs, for the budget
 }
 
 type posting struct {
 	slot int32
 	tf   uint16
 }
+
+// termTF is a term of a doc and how often the doc holds it.
+type termTF struct {
+	term uint32
+	tf   uint16
+}
+
+// invertAt is how many live docs make an entry keep postings: a smaller
+// one is scored by reading its docs' terms, which costs about what
+// reading postings would and keeps no heap object per term.
+const invertAt = 1024
 
 // entry is the index of one scope. Slots are append-only; a removed or
 // replaced record leaves a dead slot, compacted away when they pile up.
@@ -115,8 +126,10 @@ type entry struct {
 	lens  []int32
 	vecOK []bool
 
-	termID   map[string]uint32
-	postings [][]posting // by term id
+	vocab    vocab
+	dterms   []termTF    // docs' terms, each doc's a range of it
+	inverted bool        // whether postings are kept (invertAt)
+	postings [][]posting // by term id, when inverted
 	df       []int32     // live documents per term
 	totalLen int64
 
@@ -142,7 +155,7 @@ const entryOverhead = 4096
 func newEntry(cfg *config, key string, filter loci.RecordFilter) *entry {
 	return &entry{
 		cfg: cfg, key: key, filter: filter,
-		slotOf: map[string]int32{}, termID: map[string]uint32{},
+		slotOf: map[string]int32{}, vocab: newVocab(),
 		groups: map[groupKey]*group{}, strtab: []string{""}, strIdx: map[string]uint32{"": 0},
 		bytes: entryOverhead,
 	}
@@ -229,35 +242,39 @@ func (e *entry) put(r *loci.Record) {
 	e.live++
 
 	counts := countTerms(text)
-	d.terms = make([]uint32, 0, len(counts))
+	d.tOff, d.tLen = int32(len(e.dterms)), int32(len(counts))
 	for _, tc := range counts {
-		id, ok := e.termID[tc.term]
-		if !ok {
-			id = uint32(len(e.postings))
-			e.termID[strings.Clone(tc.term)] = id
-			e.postings = append(e.postings, nil)
+		id, added := e.vocab.add(tc.term)
+		if added {
 			e.df = append(e.df, 0)
-			// The term's map entry and string, its postings' slice
-			// header (with growth), first posting and df: measured.
-			d.bytes += int32(len(tc.term)) + 96
+			// The term's text, hash entry, end and df (and postings'
+			// slice header): measured.
+			d.bytes += int32(len(tc.term)) + 40
+			if e.inverted {
+				e.postings = append(e.postings, nil)
+				d.bytes += 24
+			}
 		}
-		e.postings[id] = append(e.postings[id], posting{slot: slot, tf: tc.tf})
+		e.dterms = append(e.dterms, termTF{term: id, tf: tc.tf})
+		if e.inverted {
+			e.postings[id] = append(e.postings[id], posting{slot: slot, tf: tc.tf})
+		}
 		e.df[id]++
-		d.terms = append(d.terms, id)
 		d.length += int32(tc.n)
 	}
 	e.totalLen += int64(d.length)
 	e.lens = append(e.lens, d.length)
-	// The doc, its id (and map entry), key and tags; its terms and
-	// postings (with growth slack).
-	d.bytes += int32(208 + 2*len(d.id) + len(d.key) + 64 + 4*cap(d.terms) + 12*len(d.terms))
+	// The doc, its id (and map entry), key and tags; its terms (with
+	// growth slack) and postings.
+	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + 64 + 10*len(counts))
+	if e.inverted {
+		d.bytes += int32(12 * len(counts))
+	}
 	for _, t := range d.tags {
 		d.bytes += int32(16 + len(t))
 	}
 
-	for dim := range e.cols {
-		e.cols[dim] = append(e.cols[dim], 0)
-	}
+	e.growCols()
 	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
 		e.setVector(slot, d, r.Embedding)
 	}
@@ -268,7 +285,30 @@ func (e *entry) put(r *loci.Record) {
 		e.join(slot, d)
 	}
 	e.bytes += int64(d.bytes) + int64(4*e.dims)
+	if !e.inverted && e.live >= invertAt {
+		e.invert()
+	}
 }
+
+// invert builds the postings of the live docs, in slot order.
+func (e *entry) invert() {
+	e.inverted = true
+	e.postings = make([][]posting, e.vocab.size())
+	e.bytes += int64(24 * len(e.postings))
+	for slot, d := range e.docs {
+		if d == nil {
+			continue
+		}
+		for _, t := range e.terms(d) {
+			e.postings[t.term] = append(e.postings[t.term], posting{slot: int32(slot), tf: t.tf})
+		}
+		d.bytes += 12 * d.tLen
+		e.bytes += int64(12 * d.tLen)
+	}
+}
+
+// terms returns d's distinct terms.
+func (e *entry) terms(d *doc) []termTF { return e.dterms[d.tOff : d.tOff+d.tLen] }
 
 // update replaces, in its slot, the doc of a record whose analyzed text and
 // place in a conversation are unchanged (an embedding arrived, a
@@ -284,7 +324,7 @@ func (e *entry) update(d *doc, r *loci.Record) bool {
 	if old.textHash != d.textHash || old.created != d.created || groupKeyOf(old) != groupKeyOf(d) {
 		return false
 	}
-	d.length, d.terms, d.group = old.length, old.terms, old.group
+	d.length, d.tOff, d.tLen, d.group = old.length, old.tOff, old.tLen, old.group
 	d.bytes = old.bytes - int32(len(old.key)) + int32(len(d.key))
 	for _, t := range old.tags {
 		d.bytes -= int32(16 + len(t))
@@ -310,6 +350,35 @@ func (e *entry) update(d *doc, r *loci.Record) bool {
 	return true
 }
 
+// makeCols returns dims columns of n slots, room for capacity, as views of
+// one array: one heap object for the collector, not one per dimension.
+func makeCols(dims, n, capacity int) [][]float32 {
+	flat := make([]float32, dims*capacity)
+	cols := make([][]float32, dims)
+	for d := range cols {
+		cols[d] = flat[d*capacity : d*capacity+n : (d+1)*capacity]
+	}
+	return cols
+}
+
+// growCols adds a slot, of zeros, to every column.
+func (e *entry) growCols() {
+	if e.cols == nil {
+		return
+	}
+	n := len(e.cols[0])
+	if n == cap(e.cols[0]) {
+		cols := makeCols(e.dims, n, max(2*n, 16))
+		for d, col := range e.cols {
+			copy(cols[d], col)
+		}
+		e.cols = cols
+	}
+	for d := range e.cols {
+		e.cols[d] = append(e.cols[d], 0)
+	}
+}
+
 // hashText is FNV-1a of an analyzed text: whether it changed.
 func hashText(s string) uint64 {
 	h := uint64(14695981039346656037)
@@ -325,10 +394,7 @@ func hashText(s string) uint64 {
 func (e *entry) setVector(slot int32, d *doc, vec []float32) {
 	if e.cols == nil {
 		e.dims = len(vec)
-		e.cols = make([][]float32, len(vec))
-		for dim := range e.cols {
-			e.cols[dim] = make([]float32, len(e.docs), max(len(e.docs), e.capHint, 16))
-		}
+		e.cols = makeCols(len(vec), len(e.docs), max(len(e.docs), e.capHint, 16))
 		e.bytes += int64(4 * e.dims * (len(e.docs) - 1))
 	}
 	if len(vec) != e.dims {
@@ -352,8 +418,8 @@ func (e *entry) remove(id string) {
 	e.docs[slot] = nil
 	e.lens[slot], e.vecOK[slot] = -1, false
 	e.live--
-	for _, t := range d.terms {
-		e.df[t]--
+	for _, t := range e.terms(d) {
+		e.df[t.term]--
 	}
 	e.totalLen -= int64(d.length)
 	if d.hasVec {
@@ -380,6 +446,7 @@ func (e *entry) compact() {
 	newSlot := make([]int32, len(e.docs))
 	docs := make([]*doc, 0, e.live)
 	lens, vecOK := make([]int32, 0, e.live), make([]bool, 0, e.live)
+	var dterms []termTF
 	for s, d := range e.docs {
 		if d == nil {
 			newSlot[s] = -1
@@ -389,8 +456,11 @@ func (e *entry) compact() {
 		e.slotOf[d.id] = int32(len(docs))
 		docs = append(docs, d)
 		lens, vecOK = append(lens, e.lens[s]), append(vecOK, e.vecOK[s])
+		off := int32(len(dterms))
+		dterms = append(dterms, e.terms(d)...)
+		d.tOff = off
 	}
-	e.lens, e.vecOK = lens, vecOK
+	e.lens, e.vecOK, e.dterms = lens, vecOK, dterms
 	for t, ps := range e.postings {
 		out := ps[:0]
 		for _, p := range ps {
@@ -400,14 +470,16 @@ func (e *entry) compact() {
 		}
 		e.postings[t] = slices.Clip(out)
 	}
-	for dim, col := range e.cols {
-		out := make([]float32, len(docs))
-		for s, x := range col {
-			if ns := newSlot[s]; ns >= 0 {
-				out[ns] = x
+	if e.cols != nil {
+		cols := makeCols(e.dims, len(docs), len(docs))
+		for dim, col := range e.cols {
+			for s, x := range col {
+				if ns := newSlot[s]; ns >= 0 {
+					cols[dim][ns] = x
+				}
 			}
 		}
-		e.cols[dim] = out
+		e.cols = cols
 	}
 	for _, g := range e.groups {
 		for i, s := range g.slots {
@@ -502,7 +574,7 @@ func (s scorer) bm25(w, tf float64, length int32) float64 {
 func (e *entry) stats(terms []string) Stats {
 	st := Stats{N: e.live, TotalLen: e.totalLen, DF: map[string]int{}}
 	for _, t := range terms {
-		if id, ok := e.termID[t]; ok {
+		if id, ok := e.vocab.lookup(t); ok {
 			st.DF[t] = int(e.df[id])
 		}
 	}
@@ -537,23 +609,18 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 	if cap(sc.acc) < len(e.docs) {
 		sc.acc = make([]float64, len(e.docs))
 	}
-	acc, touched, lens := sc.acc[:len(e.docs)], sc.touched[:0], e.lens
+	acc, touched := sc.acc[:len(e.docs)], sc.touched[:0]
+	// The query's terms the entry holds, with their weights.
+	ids, ws := make([]uint32, 0, len(terms)), make([]float64, 0, len(terms))
 	for _, t := range terms {
-		id, ok := e.termID[t]
-		if !ok || e.df[id] <= 0 {
-			continue
+		if id, ok := e.vocab.lookup(t); ok && e.df[id] > 0 {
+			ids, ws = append(ids, id), append(ws, weight(st.idf(st.DF[t])))
 		}
-		w := weight(st.idf(st.DF[t]))
-		for _, p := range e.postings[id] {
-			n := lens[p.slot]
-			if n < 0 {
-				continue
-			}
-			if acc[p.slot] == 0 {
-				touched = append(touched, p.slot)
-			}
-			acc[p.slot] += bm.bm25(w, float64(p.tf), n)
-		}
+	}
+	if e.inverted {
+		touched = e.scorePostings(acc, touched, ids, ws, bm)
+	} else {
+		touched = e.scoreDocs(acc, touched, ids, ws, bm)
 	}
 	sc.touched = touched
 	top := newTopK(limit)
@@ -592,6 +659,78 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 		}
 	}
 	return e.hits(top), e.hits(in)
+}
+
+// scorePostings adds to acc the BM25 of the live docs holding terms ids
+// (with weights ws), term by term, and returns touched with the slots it
+// scored first appended.
+func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws []float64, bm scorer) []int32 {
+	lens := e.lens
+	for i, id := range ids {
+		for _, p := range e.postings[id] {
+			n := lens[p.slot]
+			if n < 0 {
+				continue
+			}
+			if acc[p.slot] == 0 {
+				touched = append(touched, p.slot)
+			}
+			acc[p.slot] += bm.bm25(ws[i], float64(p.tf), n)
+		}
+	}
+	return touched
+}
+
+// scoreDocs is scorePostings for an entry without postings: it reads each
+// live doc's terms. A doc's score is summed in the order of ids, as
+// postings and streamed scopes sum it, so that scores are the same.
+func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []float64, bm scorer) []int32 {
+	if len(ids) == 0 {
+		return touched
+	}
+	// mask has a bit for each query term's id mod 64: most of a doc's
+	// terms are turned away on it.
+	var mask uint64
+	for _, id := range ids {
+		mask |= 1 << (id & 63)
+	}
+	var tfBuf [16]float64
+	tfs := tfBuf[:0]
+	if len(ids) > len(tfBuf) {
+		tfs = make([]float64, len(ids))
+	} else {
+		tfs = tfBuf[:len(ids)]
+	}
+	for slot, d := range e.docs {
+		if d == nil {
+			continue
+		}
+		found := false
+		for _, t := range e.terms(d) {
+			if mask&(1<<(t.term&63)) == 0 {
+				continue
+			}
+			for i, id := range ids {
+				if id == t.term {
+					tfs[i], found = float64(t.tf), true
+					break
+				}
+			}
+		}
+		if !found {
+			continue
+		}
+		var score float64
+		for i, tf := range tfs {
+			if tf > 0 {
+				score += bm.bm25(ws[i], tf, d.length)
+				tfs[i] = 0
+			}
+		}
+		acc[slot] = score
+		touched = append(touched, int32(slot))
+	}
+	return touched
 }
 
 // hits returns the candidates top kept, best first, as hits of their docs

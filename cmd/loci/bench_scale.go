@@ -37,9 +37,9 @@ type scaleReport struct {
 	// --replicas), and ReplicaPeakRSSMB each replica's.
 	PeakRSSMB        float64   `json:"peak_rss_mb"`
 	ReplicaPeakRSSMB []float64 `json:"replica_peak_rss_mb,omitempty"`
-	IndexMemoryMB  float64 `json:"index_memory_mb"`
-	IndexEntries   int     `json:"index_entries,omitempty"`
-	IndexEvictions int64   `json:"index_evictions,omitempty"`
+	IndexMemoryMB    float64   `json:"index_memory_mb"`
+	IndexEntries     int       `json:"index_entries,omitempty"`
+	IndexEvictions   int64     `json:"index_evictions,omitempty"`
 }
 
 // tenantScope returns the agent and the user of record i among tenants:
