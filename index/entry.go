@@ -695,11 +695,11 @@ func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []flo
 		mask |= 1 << (id & 63)
 	}
 	var tfBuf [16]float64
-	tfs := tfBuf[:0]
-	if len(ids) > len(tfBuf) {
-		tfs = make([]float64, len(ids))
-	} else {
+	var tfs []float64 // by query term, of the doc read
+	if len(ids) <= len(tfBuf) {
 		tfs = tfBuf[:len(ids)]
+	} else {
+		tfs = make([]float64, len(ids))
 	}
 	for slot, d := range e.docs {
 		if d == nil {
