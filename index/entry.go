@@ -205,8 +205,16 @@ func (e *entry) match(f *loci.RecordFilter, d *doc) bool {
 
 // docOf returns d as a Doc.
 func (e *entry) docOf(d *doc) *Doc {
-	r := e.record(d)
-	return &Doc{Meta: &r, Conf: d.conf, HasConf: d.hasConf, Question: d.question}
+	var out Doc
+	var r loci.Record
+	e.fillDoc(&out, &r, d)
+	return &out
+}
+
+// fillDoc makes out, with its record in r, the Doc of d.
+func (e *entry) fillDoc(out *Doc, r *loci.Record, d *doc) {
+	*r = e.record(d)
+	*out = Doc{Meta: r, Conf: d.conf, HasConf: d.hasConf, Question: d.question}
 }
 
 // put indexes r, replacing the record with its id if any. r's SearchText
@@ -741,9 +749,7 @@ func (e *entry) hits(top *topK) []Hit {
 	docs := make([]Doc, len(cs))
 	recs := make([]loci.Record, len(cs))
 	for i, c := range cs {
-		d := e.docs[c.slot]
-		recs[i] = e.record(d)
-		docs[i] = Doc{Meta: &recs[i], Conf: d.conf, HasConf: d.hasConf, Question: d.question}
+		e.fillDoc(&docs[i], &recs[i], e.docs[c.slot])
 		out[i] = Hit{Doc: &docs[i], Score: c.score}
 	}
 	return out

@@ -29,7 +29,7 @@ func (e *entry) matcher(f *loci.RecordFilter) *matcher {
 	rest := *f
 	rest.Workspace, rest.AgentID, rest.UserID, rest.SessionID, rest.TaskID, rest.OrGlobalUser = "", nil, nil, nil, nil, false
 	rest.Kinds, rest.LiveAt, rest.Order, rest.Limit, rest.Offset = nil, time.Time{}, 0, 0, 0
-	if !reflect.ValueOf(rest).IsZero() || !sameScope(scopeOf(*f), e.filter) {
+	if s := scopeOf(*f); !reflect.ValueOf(rest).IsZero() || s.Workspace != e.filter.Workspace || keyOf(s) != e.key {
 		m.full = true
 		return m
 	}
@@ -41,13 +41,6 @@ func (e *entry) matcher(f *loci.RecordFilter) *matcher {
 	}
 	m.live = f.LiveAt
 	return m
-}
-
-// sameScope reports whether a and b select the same scope fields.
-func sameScope(a, b loci.RecordFilter) bool {
-	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
-	return a.Workspace == b.Workspace && eq(a.AgentID, b.AgentID) && eq(a.UserID, b.UserID) &&
-		eq(a.SessionID, b.SessionID) && eq(a.TaskID, b.TaskID) && a.OrGlobalUser == b.OrGlobalUser
 }
 
 // match reports whether the filter selects d.

@@ -56,7 +56,7 @@ func TestScoreDocsMatchesPostings(t *testing.T) {
 	z := rand.NewZipf(rng, 1.2, 2, uint64(len(vocab)-1))
 	agent := "a"
 	scope := loci.RecordFilter{Workspace: "w", AgentID: &agent}
-	small, large := newEntry(&config{}, "k", scope), newEntry(&config{}, "k", scope)
+	small, large := newEntry(&config{}, keyOf(scope), scope), newEntry(&config{}, keyOf(scope), scope)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range invertAt + 200 {
 		w := make([]string, 5+rng.Intn(30))

@@ -2,8 +2,6 @@ package memory_test
 
 import (
 	"context"
-	"math/rand"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,13 +10,13 @@ import (
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/internal/textgen"
 	"github.com/loci-memory/loci/memory"
 )
 
 // BenchmarkSearch measures one hybrid search (BM25 and hash vectors, limit
-// 10) of one agent's passages on a SQLite file, as `loci bench` does:
-// passages of 12 to 41 words drawn from a Zipf distribution, queries of
-// three such words.
+// 10) of one agent's passages on a SQLite file, as `loci bench` does, with
+// its passages and queries (package textgen).
 //
 //	go test -run '^$' -bench 'Search$' -benchmem ./memory/
 func BenchmarkSearch(b *testing.B) {
@@ -30,29 +28,12 @@ func benchSearch(b *testing.B, n int) {
 	store := testdb.OpenSQLite(b)
 	svc := memory.New(store, memory.WithEmbedder(embed.NewHash(256)))
 	b.Cleanup(func() { svc.FlushAudit(ctx) })
-	rng := rand.New(rand.NewSource(1))
-	vocab := make([]string, 30_000)
-	syl := []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "fi", "gu", "he", "jo", "bar", "con", "tel", "mor", "ist"}
-	for i := range vocab {
-		var sb strings.Builder
-		for range 2 + rng.Intn(3) {
-			sb.WriteString(syl[rng.Intn(len(syl))])
-		}
-		vocab[i] = sb.String()
-	}
-	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
-	words := func(k int) string {
-		w := make([]string, k)
-		for i := range w {
-			w[i] = vocab[zipf.Uint64()]
-		}
-		return strings.Join(w, " ")
-	}
+	gen := textgen.New(1)
 	const agent = "bench-agent"
 	for start := 0; start < n; start += 1000 {
 		err := store.Update(ctx, func(tx loci.Tx) error {
 			for range min(1000, n-start) {
-				content := words(12 + rng.Intn(30))
+				content := gen.Passage()
 				now := time.Now().UTC()
 				r := &loci.Record{
 					ID: uuid.Must(uuid.NewV7()).String(), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
@@ -74,7 +55,7 @@ func benchSearch(b *testing.B, n int) {
 	}
 	queries := make([]loci.SearchQuery, 1024)
 	for i := range queries {
-		queries[i] = loci.SearchQuery{Query: words(3), AgentID: agent, Kinds: []loci.Kind{loci.KindPassage}, Limit: 10}
+		queries[i] = loci.SearchQuery{Query: gen.Query(), AgentID: agent, Kinds: []loci.Kind{loci.KindPassage}, Limit: 10}
 	}
 	if _, err := svc.Search(ctx, queries[0]); err != nil {
 		b.Fatal(err)

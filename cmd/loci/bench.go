@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -21,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
+	"github.com/loci-memory/loci/internal/textgen"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
 )
@@ -169,10 +169,10 @@ func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 		memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	logf := o.progress
 
-	gen := newTextGen(1)
+	gen := textgen.New(1)
 	const agent = "bench-agent"
 	newPassage := func() *loci.Record {
-		content := gen.passage()
+		content := gen.Passage()
 		now := time.Now().UTC()
 		return &loci.Record{
 			ID: uuid.Must(uuid.NewV7()).String(), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
@@ -265,9 +265,9 @@ func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 
 // benchSearch times hybrid searches of three words taken from the
 // corpus's distribution, after a warm-up that loads the index.
-func benchSearch(ctx context.Context, svc *memory.Service, gen *textGen, agent string, n int) ([]float64, error) {
+func benchSearch(ctx context.Context, svc *memory.Service, gen *textgen.Gen, agent string, n int) ([]float64, error) {
 	q := func() loci.SearchQuery {
-		return loci.SearchQuery{Query: gen.query(), AgentID: agent, Kinds: []loci.Kind{loci.KindPassage}, Limit: 10}
+		return loci.SearchQuery{Query: gen.Query(), AgentID: agent, Kinds: []loci.Kind{loci.KindPassage}, Limit: 10}
 	}
 	for range 5 {
 		if _, err := svc.Search(ctx, q()); err != nil {
@@ -314,48 +314,6 @@ func peakRSSMB() float64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return float64(m.Sys) / (1 << 20)
-}
-
-// textGen makes synthetic English-like text from a fixed seed: words drawn
-// from a Zipf distribution over a vocabulary of made-up words, as in real
-// text a few words are everywhere and most are rare.
-type textGen struct {
-	rng   *rand.Rand
-	vocab []string
-	zipf  *rand.Zipf
-}
-
-func newTextGen(seed int64) *textGen {
-	rng := rand.New(rand.NewSource(seed))
-	syl := []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "fi", "gu", "he", "jo", "bar", "con", "tel", "mor", "ist"}
-	seen := map[string]bool{}
-	var vocab []string
-	for len(vocab) < 30000 {
-		var b strings.Builder
-		for range 2 + rng.Intn(3) {
-			b.WriteString(syl[rng.Intn(len(syl))])
-		}
-		w := b.String()
-		if !seen[w] && !analysis.IsStopWord(w) {
-			seen[w] = true
-			vocab = append(vocab, w)
-		}
-	}
-	return &textGen{rng: rng, vocab: vocab, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))}
-}
-
-func (g *textGen) word() string { return g.vocab[g.zipf.Uint64()] }
-
-func (g *textGen) passage() string {
-	w := make([]string, 12+g.rng.Intn(30))
-	for i := range w {
-		w[i] = g.word()
-	}
-	return strings.Join(w, " ")
-}
-
-func (g *textGen) query() string {
-	return g.word() + " " + g.word() + " " + g.word()
 }
 
 func isPostgresDSN(dsn string) bool {

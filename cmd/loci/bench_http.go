@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/loci-memory/loci/internal/textgen"
 )
 
 // benchServer is a `loci serve` process started by the bench.
@@ -179,7 +181,7 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 	defer srv.stop()
 	o.progress("server %s at %s", bin, srv.url)
 	c := newClient(srv.url)
-	gen := newTextGen(1)
+	gen := textgen.New(1)
 	const agent = "bench-agent"
 	rep := &httpReport{Server: bin, Search: map[string]map[string]float64{}}
 	stored := 0
@@ -204,7 +206,7 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 				o.progress("storing passages: %d of %d", stored, n)
 			}
 			select {
-			case texts <- gen.passage():
+			case texts <- gen.Passage():
 			case err := <-errc:
 				close(texts)
 				return err
@@ -221,7 +223,7 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 		// Wait for the server's embedding worker.
 		for {
 			var ans searchAnswer
-			if err := c.post(ctx, "/v1/search", map[string]any{"query": gen.query(), "agent_id": agent, "limit": 1}, &ans); err != nil {
+			if err := c.post(ctx, "/v1/search", map[string]any{"query": gen.Query(), "agent_id": agent, "limit": 1}, &ans); err != nil {
 				return err
 			}
 			if ans.Pending == 0 {
@@ -231,7 +233,7 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 			time.Sleep(time.Second)
 		}
 		lat, err := timeSearches(ctx, o, func(ctx context.Context) error {
-			return c.post(ctx, "/v1/search", map[string]any{"query": gen.query(), "agent_id": agent, "kinds": []string{"passage"}, "limit": 10}, nil)
+			return c.post(ctx, "/v1/search", map[string]any{"query": gen.Query(), "agent_id": agent, "kinds": []string{"passage"}, "limit": 10}, nil)
 		})
 		if err != nil {
 			return err

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
+	"github.com/loci-memory/loci/internal/textgen"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/sqlite"
 )
@@ -103,13 +104,13 @@ func (o benchOptions) load(ctx context.Context, store loci.Store, emb loci.Embed
 	}()
 	for w := range runtime.NumCPU() {
 		wg.Go(func() {
-			gen := newTextGen(int64(w + 1))
+			gen := textgen.New(int64(w + 1))
 			for start := range next {
 				n := min(o.batch, o.memories-start)
 				recs := make([]*loci.Record, n)
 				texts := make([]string, n)
 				for i := range recs {
-					content := gen.passage()
+					content := gen.Passage()
 					texts[i] = content
 					now := time.Now().UTC().Truncate(time.Microsecond)
 					recs[i] = &loci.Record{
@@ -157,9 +158,9 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 	var err error
 
 	rng := rand.New(rand.NewSource(42))
-	gen := newTextGen(99)
+	gen := textgen.New(99)
 	scope := func(i int) loci.SearchQuery {
-		q := loci.SearchQuery{Query: gen.query(), Limit: 10}
+		q := loci.SearchQuery{Query: gen.Query(), Limit: 10}
 		if i%2 == 0 {
 			q.AgentID = fmt.Sprintf("agent-%05d", rng.Intn(o.tenants))
 		} else {
@@ -254,7 +255,7 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 	// Warm: scopes searched before, again, with new queries.
 	for i := range o.queries {
 		q := warmScopes[i%len(warmScopes)]
-		q.Query = gen.query()
+		q.Query = gen.Query()
 		t0 := time.Now()
 		if err := search(ctx, q); err != nil {
 			return err
