@@ -139,31 +139,48 @@ func Stem(w string) string {
 		}
 	}
 	stems.mu.RLock()
-	st, ok := stems.m[w]
+	st, ok := stems.cur[w]
+	if !ok {
+		st, ok = stems.old[w]
+	}
 	stems.mu.RUnlock()
 	if ok {
 		return st
 	}
 	st = english.Stem(w, false)
-	stems.mu.Lock()
-	if len(stems.m) >= maxCachedStems {
-		clear(stems.m)
+	// One string holds the word and its stem (or only the word, when
+	// stemming leaves it as it is): w may be a slice of a long text.
+	kv := w + st
+	if st == w {
+		kv = strings.Clone(w)
 	}
-	// The key is copied: w may be a slice of a long text.
-	stems.m[strings.Clone(w)] = st
+	key := kv[:len(w)]
+	if st == w {
+		st = key
+	} else {
+		st = kv[len(w):]
+	}
+	stems.mu.Lock()
+	if len(stems.cur) >= stemGeneration {
+		stems.old, stems.cur = stems.cur, make(map[string]string, stemGeneration)
+	}
+	stems.cur[key] = st
 	stems.mu.Unlock()
 	return st
 }
 
 // stems caches Stem's answers. Snowball costs about 2 µs a word, and text
-// repeats its words (a bulk import spent a fifth of its time stemming);
-// the cache holds at most maxCachedStems words, starting over when full.
+// repeats its words (a bulk import spent a fifth of its time stemming).
+// The cache keeps two generations of at most stemGeneration words each:
+// when the current one fills, it becomes the old one and the old one is
+// dropped, so words in use stay cached and the cache stays under about a
+// megabyte (a process's memory is what it searches, DESIGN §6).
 var stems = struct {
-	mu sync.RWMutex
-	m  map[string]string
-}{m: map[string]string{}}
+	mu       sync.RWMutex
+	cur, old map[string]string
+}{cur: map[string]string{}}
 
-const maxCachedStems = 1 << 16
+const stemGeneration = 1 << 13
 
 // IsStopWord reports whether a lower-cased word is an English stop word:
 // Snowball's list plus the fragments that contractions leave ("m", "ll",

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -24,13 +25,31 @@ func TestStemCache(t *testing.T) {
 		}
 		return string(b)
 	}
-	for i := range maxCachedStems + 10 {
-		Stem(letters(i))
+	for i := range 3*stemGeneration + 10 {
+		w := letters(i)
+		if got, want := Stem(w), english.Stem(w, false); got != want {
+			t.Fatalf("Stem(%q) = %q, want %q", w, got, want)
+		}
 	}
 	stems.mu.RLock()
-	n := len(stems.m)
+	n := len(stems.cur) + len(stems.old)
 	stems.mu.RUnlock()
-	if n == 0 || n > maxCachedStems {
-		t.Errorf("the cache holds %d stems, want 1 to %d", n, maxCachedStems)
+	if n == 0 || n > 2*stemGeneration {
+		t.Errorf("the cache holds %d stems, want 1 to %d", n, 2*stemGeneration)
 	}
+	// A word of a long text is cached by copy: the text is not kept.
+	text := "courses " + letters(1<<20)
+	w := text[:len("courses")]
+	if got := Stem(w); got != english.Stem("courses", false) {
+		t.Errorf("Stem(%q) = %q", w, got)
+	}
+	stems.mu.RLock()
+	for _, m := range []map[string]string{stems.cur, stems.old} {
+		for k, v := range m {
+			if k == w && (unsafe.StringData(k) == unsafe.StringData(text) || unsafe.StringData(v) == unsafe.StringData(text)) {
+				t.Errorf("the cache keeps a slice of the text for %q", w)
+			}
+		}
+	}
+	stems.mu.RUnlock()
 }

@@ -112,7 +112,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 			return nil, err
 		}
 		u := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas + "&_pragma=journal_mode(WAL)"
-		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-2048)&_txlock=immediate")
+		// The writer's page cache holds the pages a write touches again
+		// (the records table's indexes, the audit log's end); a bulk load
+		// grows it (InsertRecords). Every page cached is resident memory,
+		// and the OS page cache serves the rest, outside the process.
+		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-1024)&_txlock=immediate")
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}
@@ -120,7 +124,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		// Readers keep a small page cache: they read records by id and
 		// scan a scope once when a search index loads it; the OS page
 		// cache serves repeated reads, outside the process's memory.
-		r, err := sql.Open("sqlite", u+"&_pragma=cache_size(-512)&_txlock=deferred")
+		r, err := sql.Open("sqlite", u+"&_pragma=cache_size(-256)&_txlock=deferred")
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("open sqlite readers: %w", err)

@@ -67,7 +67,7 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 // bulkCacheKiB is the writer's page cache during a bulk load: its
 // indexes' pages stay in memory between batches instead of being read
 // again. The connection keeps it afterwards (a process that imported
-// once is likely to again); a server that never imports keeps 2 MiB.
+// once is likely to again); a server that never imports keeps 1 MiB.
 const bulkCacheKiB = 32 << 10
 
 // InsertRecords stores new records (a bulk load: import), with the
