@@ -150,15 +150,13 @@ func Stem(w string) string {
 	st = english.Stem(w, false)
 	// One string holds the word and its stem (or only the word, when
 	// stemming leaves it as it is): w may be a slice of a long text.
-	kv := w + st
+	var key string
 	if st == w {
-		kv = strings.Clone(w)
-	}
-	key := kv[:len(w)]
-	if st == w {
+		key = strings.Clone(w)
 		st = key
 	} else {
-		st = kv[len(w):]
+		kv := w + st
+		key, st = kv[:len(w)], kv[len(w):]
 	}
 	stems.mu.Lock()
 	if len(stems.cur) >= stemGeneration {
