@@ -151,7 +151,15 @@ func (a *audited) view(fn func(tx loci.Tx) error) error {
 // end queues the entry unless its transaction wrote it: always for a
 // read, and for a failure (with the error's status and no ids: nothing
 // was changed). errp points at the operation's error result.
-func (a *audited) end(errp *error) {
+func (a *audited) end(errp *error) { a.finish(errp, false) }
+
+// endPartial is end for an operation that stores or reads in several
+// transactions without writing its entry in them (an import's batches, a
+// reindex's, an export's stream): a failure keeps the ids and count of
+// what was done before it.
+func (a *audited) endPartial(errp *error) { a.finish(errp, true) }
+
+func (a *audited) finish(errp *error, partial bool) {
 	if !a.s.auditOn {
 		return
 	}
@@ -162,7 +170,9 @@ func (a *audited) end(errp *error) {
 	e := a.e
 	if err != nil {
 		e.Status = loci.StatusOf(loci.ErrorCode(err))
-		e.RecordIDs, e.Count = nil, 0
+		if !partial {
+			e.RecordIDs, e.Count = nil, 0
+		}
 	}
 	a.s.auditQ.add(a.s.complete(a.ctx, e))
 }

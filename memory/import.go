@@ -76,26 +76,6 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (_ *loci.ImportResult
 	return res, nil
 }
 
-// endPartial is end for an operation that stores or reads in several
-// transactions without writing its entry in them (an import's batches, a
-// reindex's, an export's stream): a failure keeps the ids and count of
-// what was done before it (end drops them, as nothing was changed). It
-// lives here because audit.go has no such variant.
-func (a *audited) endPartial(errp *error) {
-	if !a.s.auditOn {
-		return
-	}
-	err := *errp
-	if err == nil && a.written {
-		return
-	}
-	e := a.e
-	if err != nil {
-		e.Status = loci.StatusOf(loci.ErrorCode(err))
-	}
-	a.s.auditQ.add(a.s.complete(a.ctx, e))
-}
-
 // importEntry is one checked line.
 type importEntry struct {
 	line     int

@@ -4,64 +4,21 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/internal/textgen"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/storetest"
 )
-
-// corpus makes English-like passages from a fixed seed: words drawn from a
-// Zipf distribution over a made-up vocabulary (a few words everywhere, most
-// rare), with some digits and non-ASCII words, analyzed as the service does.
-type corpus struct {
-	rng   *rand.Rand
-	vocab []string
-	zipf  *rand.Zipf
-}
-
-func newCorpus(seed int64, vocab int) *corpus {
-	rng := rand.New(rand.NewSource(seed))
-	syl := []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "fi", "gu", "he", "jo", "bar", "con", "tel", "mor", "ist", "é", "ö", "2", "7"}
-	seen := map[string]bool{}
-	var words []string
-	for len(words) < vocab {
-		var b strings.Builder
-		for range 2 + rng.Intn(3) {
-			b.WriteString(syl[rng.Intn(len(syl))])
-		}
-		w := b.String()
-		if !seen[w] && !analysis.IsStopWord(w) {
-			seen[w] = true
-			words = append(words, w)
-		}
-	}
-	return &corpus{rng: rng, vocab: words, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1))}
-}
-
-func (c *corpus) word() string { return c.vocab[c.zipf.Uint64()] }
-
-func (c *corpus) text(minWords, maxWords int) string {
-	w := make([]string, minWords+c.rng.Intn(maxWords-minWords+1))
-	for i := range w {
-		w[i] = c.word()
-	}
-	return strings.Join(w, " ")
-}
-
-// query returns n distinct analyzed terms.
-func (c *corpus) query(n int) []string {
-	return analysis.QueryTerms(c.text(n, n))
-}
 
 // TestSearchParity checks that a search ranks the same records with the
 // same scores on PostgreSQL (15, and PGlite with pgvector) as on SQLite:
@@ -89,11 +46,13 @@ func testSearchParity(t *testing.T, pg loci.Store) {
 		memory.New(lite, memory.WithClock(clock), memory.WithEmbedder(emb)),
 		memory.New(pg, memory.WithClock(clock), memory.WithEmbedder(emb)),
 	}
-	c := newCorpus(3, 300)
+	// A small vocabulary, with digits and non-ASCII letters in its words,
+	// analyzed as the service does.
+	c := textgen.NewVocab(3, 300, append(slices.Clip(textgen.Syllables), "é", "ö", "2", "7"))
 	var recs []*loci.Record
 	for i := range 400 {
 		scope := loci.Scope{AgentID: []string{"a", "b"}[i%2], UserID: []string{"", "u"}[i%3%2]}
-		content := c.text(1, 30)
+		content := c.Text(1, 30)
 		if i%50 == 0 {
 			content = "" // no terms at all: counts in N with length 0
 		}
@@ -119,7 +78,7 @@ func testSearchParity(t *testing.T, pg loci.Store) {
 	}
 	// Another workspace's records weigh nothing.
 	for range 50 {
-		r := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", c.text(1, 30))
+		r := storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", c.Text(1, 30))
 		r.Workspace, r.SearchText = "other", analysis.SearchText(r.Content)
 		recs = append(recs, r)
 	}
@@ -128,7 +87,7 @@ func testSearchParity(t *testing.T, pg loci.Store) {
 
 	queries := []loci.SearchQuery{}
 	for q := range 30 {
-		text := c.text(1+q%4, 1+q%4)
+		text := c.Text(1+q%4, 1+q%4)
 		if q%10 == 0 {
 			text += " nosuchterm"
 		}
@@ -161,7 +120,7 @@ func testSearchParity(t *testing.T, pg loci.Store) {
 	// Change both the same way: the held indexes learn it from the feed.
 	texts := make([]string, 40)
 	for i := range texts {
-		texts[i] = c.text(3, 10)
+		texts[i] = c.Text(3, 10)
 	}
 	for _, s := range []loci.Store{lite, pg} {
 		if err := s.Update(ctx, func(tx loci.Tx) error {
@@ -256,30 +215,6 @@ func ranking(rs []loci.ScoredRecord) string {
 		fmt.Fprintf(&b, "%s=%.6f ", r.Record.ID[len(r.Record.ID)-4:], r.Score)
 	}
 	return b.String()
-}
-
-// fill inserts n passages of agent "bench", a thousand per transaction.
-func fill(tb testing.TB, s loci.Store, c *corpus, n int) {
-	ctx := context.Background()
-	now := time.Now().UTC()
-	for done := 0; done < n; {
-		k := min(1000, n-done)
-		if err := s.Update(ctx, func(tx loci.Tx) error {
-			for range k {
-				content := c.text(12, 42)
-				r := &loci.Record{ID: uuid.Must(uuid.NewV7()).String(), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
-					Scope: loci.Scope{AgentID: "bench"}, Content: content, SearchText: analysis.SearchText(content),
-					CreatedAt: now, UpdatedAt: now, Version: 1}
-				if err := tx.InsertRecord(ctx, r); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			tb.Fatal(err)
-		}
-		done += k
-	}
 }
 
 // openSchemaOnly opens a store in a fresh schema with search_path set to

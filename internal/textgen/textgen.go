@@ -18,32 +18,42 @@ type Gen struct {
 	zipf  *rand.Zipf
 }
 
-// New returns a generator; the same seed makes the same texts.
-func New(seed int64) *Gen {
+// Syllables are the fragments New makes its words of.
+var Syllables = []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "fi", "gu", "he", "jo", "bar", "con", "tel", "mor", "ist"}
+
+// New returns a generator of 30,000 words made of Syllables; the same
+// seed makes the same texts.
+func New(seed int64) *Gen { return NewVocab(seed, 30000, Syllables) }
+
+// NewVocab returns a generator of vocab distinct words, each two to four
+// of syllables, none a stop word; the same arguments make the same texts.
+func NewVocab(seed int64, vocab int, syllables []string) *Gen {
 	rng := rand.New(rand.NewSource(seed))
-	syl := []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "fi", "gu", "he", "jo", "bar", "con", "tel", "mor", "ist"}
 	seen := map[string]bool{}
-	var vocab []string
-	for len(vocab) < 30000 {
+	var words []string
+	for len(words) < vocab {
 		var b strings.Builder
 		for range 2 + rng.Intn(3) {
-			b.WriteString(syl[rng.Intn(len(syl))])
+			b.WriteString(syllables[rng.Intn(len(syllables))])
 		}
 		w := b.String()
 		if !seen[w] && !analysis.IsStopWord(w) {
 			seen[w] = true
-			vocab = append(vocab, w)
+			words = append(words, w)
 		}
 	}
-	return &Gen{rng: rng, vocab: vocab, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))}
+	return &Gen{rng: rng, vocab: words, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1))}
 }
 
 // Word returns a word.
 func (g *Gen) Word() string { return g.vocab[g.zipf.Uint64()] }
 
 // Passage returns a passage of 12 to 41 words.
-func (g *Gen) Passage() string {
-	w := make([]string, 12+g.rng.Intn(30))
+func (g *Gen) Passage() string { return g.Text(12, 41) }
+
+// Text returns a text of minWords to maxWords words.
+func (g *Gen) Text(minWords, maxWords int) string {
+	w := make([]string, minWords+g.rng.Intn(maxWords-minWords+1))
 	for i := range w {
 		w[i] = g.Word()
 	}
