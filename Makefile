@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen browser-test
+.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen doors-test browser-test
 
 ## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both), then
@@ -21,6 +21,24 @@ sdk-test: build
 	cd sdk/python && LOCI_BIN=$(CURDIR)/bin/loci $(PYTHON) -m unittest discover -s tests -t tests
 	npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
 	cd sdk/typescript && LOCI_BIN=$(CURDIR)/bin/loci npm test --silent
+
+## doors-test: the framework doors (sdk/doors, one npm package per framework), each
+## driven by the framework's own packages against a real `loci serve` (bin/loci):
+## npm installs them from sdk/doors's lockfile (its install builds sdk/typescript, which
+## the doors use); every client's telemetry is off, and nothing outside this machine is
+## reached; it prints the time each package's suite takes
+DOORS = openai-agents
+DOORS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
+	OPENAI_AGENTS_DISABLE_TRACING=1 LANGCHAIN_TRACING_V2=false LANGSMITH_TRACING=false \
+	LOCI_BIN=$(CURDIR)/bin/loci
+doors-test: build
+	[ -d sdk/typescript/node_modules ] || npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
+	npm ci --prefix sdk/doors --no-audit --no-fund --loglevel=error
+	@set -e; for d in $(DOORS); do \
+		start=$$(date +%s); \
+		(cd sdk/doors/$$d && $(DOORS_ENV) npm test --silent); \
+		echo "== door $$d: $$(( $$(date +%s) - start )) s"; \
+	done
 
 ## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes
 sdk-gen:
