@@ -27,7 +27,7 @@ sdk-test: build
 ## npm installs them from sdk/doors's lockfile (its install builds sdk/typescript, which
 ## the doors use); every client's telemetry is off, and nothing outside this machine is
 ## reached; it prints the time each package's suite takes
-DOORS = openai-agents langgraph
+DOORS = openai-agents ai-sdk langgraph
 DOORS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
 	OPENAI_AGENTS_DISABLE_TRACING=1 LANGCHAIN_TRACING_V2=false LANGSMITH_TRACING=false \
 	LOCI_BIN=$(CURDIR)/bin/loci
