@@ -12,6 +12,7 @@ import { Client, NotFound } from "@loci-memory/client";
 
 import { createLociMCPClient, lociMCPTransport } from "../dist/index.js";
 import { Server } from "../../../typescript/test/server.mjs";
+import { runExample } from "../../test/readme.mjs";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -146,5 +147,16 @@ describe("loci's MCP tools in the AI SDK", () => {
       assert.ok(["MCPClientError", "UnauthorizedError"].includes(err.name), String(err));
       assert.match(String(err.message), /401|unauthori/i);
     });
+  });
+});
+
+describe("README", () => {
+  it("the Vercel AI SDK example runs and prints what it says", async () => {
+    const server = await new Server().start();
+    try {
+      runExample("### Vercel AI SDK", "ai-sdk", server.url);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -102,8 +102,8 @@ export class LociCheckpointSaver extends BaseCheckpointSaver {
   readonly client: Client;
   readonly userId: string;
   readonly prefix: string;
-  /** Threads whose session was seen to be this user's (or absent): written without another check. */
-  private readonly known = new Set<string>();
+  /** Per thread: its session was seen to be this user's, or created (see ensureSession). */
+  private readonly ready = new Map<string, Promise<void>>();
 
   constructor(options: LociCheckpointSaverOptions = {}) {
     super(options.serde);
@@ -239,8 +239,9 @@ export class LociCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     checkKey("thread_id", threadId);
     this.checkSessionId(threadId);
-    if (!this.known.has(threadId)) await this.readThread(threadId); // never another user's
+    await this.readThread(threadId); // never another user's
     await this.client.deleteSession(this.sessionId(threadId));
+    this.ready.delete(threadId);
   }
 
   /** The tuple of one stored checkpoint, with its pending writes and parent. */
@@ -320,16 +321,12 @@ export class LociCheckpointSaver extends BaseCheckpointSaver {
     try {
       session = await this.client.getSession(this.sessionId(threadId));
     } catch (err) {
-      if (err instanceof LociError && err.code === "not_found") {
-        this.known.add(threadId);
-        return undefined;
-      }
+      if (err instanceof LociError && err.code === "not_found") return undefined;
       throw err;
     }
     if (session.user_id !== this.userId) {
       throw new Error(`loci session ${JSON.stringify(this.sessionId(threadId))} belongs to another user than ${JSON.stringify(this.userId)}`);
     }
-    this.known.add(threadId);
     const thread: Thread = { id: threadId, checkpoints: new Map(), writes: new Map(), values: new Map() };
     const parts = new Map<string, string[]>();
     for (const m of session.messages ?? []) {
@@ -376,21 +373,41 @@ export class LociCheckpointSaver extends BaseCheckpointSaver {
     return thread;
   }
 
-  /** Append one record to a thread's session, creating the session if need be. */
+  /** Append one record to a thread's session, creating the session first if need be. */
   private async append(threadId: string, role: "checkpoint" | "writes", rec: CheckpointRecord | WritesRecord) {
     const messages = splitRecord(role, rec);
     const sessionId = this.sessionId(threadId);
-    if (!this.known.has(threadId)) await this.readThread(threadId); // never another user's
-    for (const [i, m] of messages.entries()) {
+    for (let attempt = 0; ; attempt++) {
+      await this.ensureSession(threadId);
       try {
-        await this.client.appendMessage(sessionId, m.role, m.content);
-      } catch (err) {
-        if (!(i === 0 && err instanceof LociError && err.code === "not_found")) throw err;
-        // The thread's first record: create its session with every message at once.
-        await this.client.putSession(sessionId, this.userId, { summary: `LangGraph thread ${threadId}`, messages });
+        for (const m of messages) await this.client.appendMessage(sessionId, m.role, m.content);
         return;
+      } catch (err) {
+        // Deleted meanwhile (deleteThread): create it again, once.
+        if (attempt > 0 || !(err instanceof LociError && err.code === "not_found")) throw err;
+        this.ready.delete(threadId);
       }
     }
+  }
+
+  /**
+   * The thread's session exists and is this user's: checked (and created
+   * when absent) once per saver and thread. LangGraph writes a thread's
+   * first checkpoints without waiting for each other, so every write waits
+   * for this one check rather than each creating the session (a second
+   * create would replace the first one's messages).
+   */
+  private ensureSession(threadId: string): Promise<void> {
+    let ready = this.ready.get(threadId);
+    if (!ready) {
+      ready = (async () => {
+        const thread = await this.readThread(threadId);
+        if (!thread) await this.client.putSession(this.sessionId(threadId), this.userId, { summary: `LangGraph thread ${threadId}` });
+      })();
+      this.ready.set(threadId, ready);
+      ready.catch(() => this.ready.delete(threadId));
+    }
+    return ready;
   }
 }
 

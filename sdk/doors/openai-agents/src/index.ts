@@ -58,6 +58,7 @@ export class LociSession implements Session {
   private readonly sessionId: string;
   /** Whether the loci session was seen to be this user's (or absent), so that writes need no check. */
   private verified = false;
+  private queue: Promise<unknown> = Promise.resolve();
   private readonly createFields: { summary?: string; context?: Record<string, unknown>; is_persistent?: boolean };
 
   constructor(options: LociSessionOptions) {
@@ -96,6 +97,10 @@ export class LociSession implements Session {
     if (!Array.isArray(items)) throw new UserError("addItems takes an array of items");
     const messages = items.map((item, i) => encodeItem(item, i));
     if (messages.length === 0) return;
+    return this.serial(() => this.append(messages));
+  }
+
+  private async append(messages: { role: string; content: string }[]): Promise<void> {
     if (!this.verified && !(await this.load())) {
       await this.create(messages);
       return;
@@ -121,6 +126,10 @@ export class LociSession implements Session {
 
   /** Remove and answer the most recent item; undefined when there is none. */
   async popItem(): Promise<AgentInputItem | undefined> {
+    return this.serial(() => this.pop());
+  }
+
+  private async pop(): Promise<AgentInputItem | undefined> {
     const session = await this.load();
     const messages = session?.messages ?? [];
     if (!session || messages.length === 0) return undefined;
@@ -143,8 +152,21 @@ export class LociSession implements Session {
 
   /** Remove every item: the loci session is deleted (the next add creates it again). */
   async clearSession(): Promise<void> {
-    if (!this.verified && !(await this.load())) return;
-    await call(() => this.client.deleteSession(this.sessionId));
+    return this.serial(async () => {
+      if (!this.verified && !(await this.load())) return;
+      await call(() => this.client.deleteSession(this.sessionId));
+    });
+  }
+
+  /**
+   * Run the changes one after another, in the order they were called, as
+   * MemorySession applies them (and so that two first adds do not both
+   * create the loci session, the second replacing the first).
+   */
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(f, f);
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
   /** The loci session, or undefined when it does not exist; a UserError when it is another user's. */

@@ -14,6 +14,7 @@ import { Agent, MemorySession, Runner, SystemError, UserError, Usage } from "@op
 
 import { LociSession } from "../dist/index.js";
 import { Server } from "../../../typescript/test/server.mjs";
+import { runExample } from "../../test/readme.mjs";
 
 /** Items of every shape a run stores: messages, tool calls and results, reasoning. */
 const ITEMS = [
@@ -240,5 +241,34 @@ describe("LociSession", () => {
       );
       assert.ok(err instanceof SystemError, String(err));
     });
+  });
+});
+
+describe("README", () => {
+  it("the OpenAI Agents SDK example runs and prints what it says", async () => {
+    const server = await new Server().start();
+    try {
+      runExample("### OpenAI Agents SDK", "openai-agents", server.url);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("LociSession, calls at once", () => {
+  it("applies changes in the order they were called, as MemorySession does", async () => {
+    const server = await new Server().start();
+    try {
+      const client = new Client({ baseUrl: server.url, maxRetries: 0 });
+      const answers = [];
+      for (const session of [new MemorySession({ sessionId: "c" }), new LociSession({ sessionId: "c", userId: "u1", client })]) {
+        await Promise.all([session.addItems([ITEMS[0]]), session.addItems([ITEMS[1], ITEMS[2]]), session.addItems([ITEMS[3]])]);
+        const popped = await Promise.all([session.popItem(), session.addItems([ITEMS[4]])]);
+        answers.push([popped, await session.getItems()]);
+      }
+      assert.deepStrictEqual(answers[1], answers[0]);
+    } finally {
+      await server.stop();
+    }
   });
 });
