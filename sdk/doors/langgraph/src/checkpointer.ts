@@ -121,14 +121,22 @@ export class LociCheckpointSaver extends BaseCheckpointSaver {
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = config.configurable?.thread_id;
-    const ns: string = config.configurable?.checkpoint_ns ?? "";
-    let checkpointId: string | undefined = getCheckpointId(config);
     if (threadId === undefined) return undefined;
     checkKey("thread_id", threadId);
-    checkKey("checkpoint_ns", ns, true);
+    checkKey("checkpoint_ns", config.configurable?.checkpoint_ns ?? "", true);
+    const checkpointId = getCheckpointId(config);
+    if (checkpointId) checkKey("checkpoint_id", checkpointId);
     const thread = await this.readThread(threadId);
-    const checkpoints = thread?.checkpoints.get(ns);
-    if (!thread || !checkpoints) return undefined;
+    return thread && this.tupleIn(thread, config);
+  }
+
+  /** getTuple on a thread already read. */
+  private async tupleIn(thread: Thread, config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const ns: string = config.configurable?.checkpoint_ns ?? "";
+    let checkpointId: string | undefined = getCheckpointId(config);
+    checkKey("checkpoint_ns", ns, true);
+    const checkpoints = thread.checkpoints.get(ns);
+    if (!checkpoints) return undefined;
     if (checkpointId) {
       checkKey("checkpoint_id", checkpointId);
       const rec = checkpoints.get(checkpointId);
@@ -136,7 +144,24 @@ export class LociCheckpointSaver extends BaseCheckpointSaver {
     }
     checkpointId = [...checkpoints.keys()].sort().reverse()[0];
     const rec = checkpointId === undefined ? undefined : checkpoints.get(checkpointId);
-    return rec && this.tuple(thread, rec, { configurable: { thread_id: threadId, checkpoint_id: checkpointId, checkpoint_ns: ns } });
+    return rec && this.tuple(thread, rec, { configurable: { thread_id: thread.id, checkpoint_id: checkpointId, checkpoint_ns: ns } });
+  }
+
+  /**
+   * The walk up a checkpoint's ancestors that rebuilds DeltaChannel
+   * values: LangGraph's own (BaseCheckpointSaver's), on the thread read
+   * once rather than once per ancestor.
+   */
+  override async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }) {
+    const threadId = options.config.configurable?.thread_id;
+    if (threadId === undefined || options.channels.length === 0) return super.getDeltaChannelHistory(options);
+    checkKey("thread_id", threadId);
+    const thread = await this.readThread(threadId);
+    const view = {
+      getTuple: (config: RunnableConfig) =>
+        thread && config.configurable?.thread_id === threadId ? this.tupleIn(thread, config) : this.getTuple(config),
+    };
+    return BaseCheckpointSaver.prototype.getDeltaChannelHistory.call(view as unknown as BaseCheckpointSaver, options);
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
