@@ -24,8 +24,8 @@ sdk-test: build
 
 ## doors-test: the framework doors (sdk/doors, one npm package per framework), each
 ## driven by the framework's own packages against a real `loci serve` (bin/loci):
-## npm installs them from sdk/doors's lockfile (its install builds sdk/typescript, which
-## the doors use); every client's telemetry is off, and nothing outside this machine is
+## npm installs them from sdk/doors's lockfile (after building sdk/typescript, which the
+## doors use); every client's telemetry is off, and nothing outside this machine is
 ## reached; it prints the time each package's suite takes
 DOORS = openai-agents ai-sdk langgraph
 DOORS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
@@ -33,6 +33,7 @@ DOORS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
 	LOCI_BIN=$(CURDIR)/bin/loci
 doors-test: build
 	[ -d sdk/typescript/node_modules ] || npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
+	npm run build --prefix sdk/typescript --silent
 	npm ci --prefix sdk/doors --no-audit --no-fund --loglevel=error
 	@set -e; for d in $(DOORS); do \
 		start=$$(date +%s); \

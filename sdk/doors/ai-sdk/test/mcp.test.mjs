@@ -88,6 +88,22 @@ describe("loci's MCP tools in the AI SDK", () => {
     );
   });
 
+  it("reads loci's resource, the agent's core memory", async () => {
+    await rest.setBlock("reader", "persona", "Concise and upbeat");
+    const mcp = await createLociMCPClient({ baseUrl: server.url, agentId: "reader" });
+    try {
+      const { resources } = await mcp.listResources();
+      assert.deepEqual(
+        resources.map((r) => r.uri),
+        ["loci://agent/core-memory"],
+      );
+      const read = await mcp.readResource({ uri: "loci://agent/core-memory" });
+      assert.match(read.contents[0].text, /### persona\nConcise and upbeat/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("names the agent by header; the transport settings are what loci reads", () => {
     assert.deepEqual(lociMCPTransport({ baseUrl: "http://127.0.0.1:8420/", agentId: "a", userId: "u", apiKey: "loci_x" }), {
       type: "http",

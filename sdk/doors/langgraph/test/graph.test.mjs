@@ -131,6 +131,16 @@ describe("LociCheckpointSaver in a StateGraph", () => {
       expect((await client.listSessions("bad")).count).toBe(0);
     });
 
+    it("a batch of writes with one bad write stores none of them", async () => {
+      const saver = new LociCheckpointSaver({ client, userId: "bad" });
+      const config = await saver.put({ configurable: { thread_id: "batch", checkpoint_ns: "" } }, emptyCheckpoint(), meta, {});
+      await expect(saver.putWrites(config, [["a", 1], ["b", 2], [3, 3]], "task")).rejects.toThrow(/writes\[2\]/);
+      await expect(saver.putWrites(config, "not writes", "task")).rejects.toThrow(/array/);
+      expect((await saver.getTuple(config)).pendingWrites).toEqual([]);
+      expect((await client.getSession("langgraph:batch")).message_count).toBe(1);
+      await saver.deleteThread("batch");
+    });
+
     it("a thread whose loci session is another user's is neither read nor written", async () => {
       await client.putSession("langgraph:taken", "someone-else", { messages: [{ role: "user", content: "mine" }] });
       const saver = new LociCheckpointSaver({ client, userId: "bad" });
