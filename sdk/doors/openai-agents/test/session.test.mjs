@@ -38,6 +38,8 @@ const ITEMS = [
   { type: "reasoning", id: "rs_1", content: [{ type: "input_text", text: "The user wants weather." }], providerData: { n: 1.5, ok: true, none: null } },
   { role: "user", content: [{ type: "input_text", text: "And tomorrow?" }, { type: "input_image", image: "https://example.invalid/x.png" }] },
   { role: "assistant", status: "completed", content: [{ type: "output_text", text: "x".repeat(40_000) }] },
+  // What loci's message text refuses as such (a NUL byte, a lone surrogate), and blank text, kept exactly inside the JSON.
+  { role: "user", content: "nul \u0000, lone \ud800, tab\t, emoji 🦜, RTL \u202e", providerData: { blank: "   ", deep: [[[{}]], []] } },
 ];
 
 /** Each step is a call on a session; `run` answers what it resolved to. */
