@@ -16,8 +16,8 @@
  */
 
 import { Client, LociError } from "@loci-memory/client";
-import { SystemError, UserError } from "@openai/agents-core";
-import type { AgentInputItem, Session } from "@openai/agents-core";
+import { SystemError, UserError, applySessionHistoryMutations } from "@openai/agents-core";
+import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryRewriteAwareSession } from "@openai/agents-core";
 
 /** The largest item loci keeps: a message's content is at most 64 KiB of JSON text. */
 export const MAX_ITEM_BYTES = 64 << 10;
@@ -52,7 +52,7 @@ export interface LociSessionOptions {
  * (`@loci-memory/client`'s LociError, with its `code` and `status`) as
  * `cause`.
  */
-export class LociSession implements Session {
+export class LociSession implements Session, SessionHistoryRewriteAwareSession {
   readonly client: Client;
   readonly userId: string;
   private readonly sessionId: string;
@@ -137,6 +137,42 @@ export class LociSession implements Session {
     const item = decodeItem(messages[last]!.content, this.sessionId, last);
     // loci has no route that removes one message: the session is stored
     // again without its last one, every other field as it was.
+    await this.store(session, messages.slice(0, last));
+    return item;
+  }
+
+  /**
+   * Rewrite stored items as the SDK's MemorySession does
+   * (`replace_function_call`: the function call of that callId replaced).
+   * The session is stored again with the rewritten items; a replacement
+   * that is not JSON or too large is a UserError and changes nothing.
+   */
+  async applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void> {
+    if (!args || !Array.isArray(args.mutations)) throw new UserError("applyHistoryMutations takes { mutations: [...] }");
+    if (args.mutations.length === 0) return;
+    args.mutations.forEach((m, i) => {
+      if (m?.type === "replace_function_call") encodeItem(m.replacement, i);
+    });
+    return this.serial(async () => {
+      const session = await this.load();
+      const messages = session?.messages ?? [];
+      if (!session || messages.length === 0) return;
+      const items = messages.map((m, i) => decodeItem(m.content, this.sessionId, i));
+      const next = applySessionHistoryMutations(items, args.mutations);
+      // An item left as it was, where it was, keeps its message's time.
+      const stored = next.map((item, i) => {
+        const m = encodeItem(item, i);
+        return m.content === messages[i]?.content ? { ...m, created_at: messages[i]!.created_at } : m;
+      });
+      await this.store(session, stored);
+    });
+  }
+
+  /** Store the session again with these messages, every other field as it was. */
+  private async store(
+    session: NonNullable<Awaited<ReturnType<LociSession["load"]>>>,
+    messages: { role: string; content: string; created_at?: string | undefined }[],
+  ): Promise<void> {
     await call(() =>
       this.client.putSession(this.sessionId, this.userId, {
         context: session.context as Record<string, unknown>,
@@ -144,10 +180,9 @@ export class LociSession implements Session {
         is_persistent: session.is_persistent,
         confidence: session.confidence,
         ...(session.expires_at ? { expires_at: session.expires_at } : {}),
-        messages: messages.slice(0, last).map((m) => ({ role: m.role, content: m.content, created_at: m.created_at })),
+        messages: messages.map((m) => ({ role: m.role, content: m.content, ...(m.created_at ? { created_at: m.created_at } : {}) })),
       }),
     );
-    return item;
   }
 
   /** Remove every item: the loci session is deleted (the next add creates it again). */

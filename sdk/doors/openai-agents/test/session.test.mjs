@@ -71,6 +71,19 @@ const SEQUENCES = {
     ["addItems", [ITEMS[4], ITEMS[1]]],
     ["getItems"],
   ],
+  "history mutations: a function call replaced": [
+    ["applyHistoryMutations", { mutations: [] }],
+    ["applyHistoryMutations", { mutations: [{ type: "replace_function_call", callId: "call_1", replacement: { ...ITEMS[3], arguments: '{"city":"Bern"}' } }] }],
+    ["getItems"],
+    ["addItems", ITEMS.slice(0, 5)],
+    ["addItems", [ITEMS[3]]],
+    ["applyHistoryMutations", { mutations: [{ type: "replace_function_call", callId: "call_1", replacement: { ...ITEMS[3], arguments: '{"city":"Bern"}' } }] }],
+    ["getItems"],
+    ["applyHistoryMutations", { mutations: [{ type: "replace_function_call", callId: "no_such_call", replacement: ITEMS[3] }] }],
+    ["getItems"],
+    ["popItem"],
+    ["getItems", 2],
+  ],
   "pop to empty, then add again": [
     ["addItems", [ITEMS[0]]],
     ["addItems", [ITEMS[1]]],
@@ -198,6 +211,10 @@ describe("LociSession", () => {
         await assert.rejects(session.addItems(items), UserError);
       }
       await assert.rejects(session.addItems("not an array"), UserError);
+      await assert.rejects(
+        session.applyHistoryMutations({ mutations: [{ type: "replace_function_call", callId: "x", replacement: { type: "function_call", big: "y".repeat(70_000) } }] }),
+        UserError,
+      );
       assert.deepEqual(await session.getItems(), [ITEMS[0]]);
       // A new session with a bad item is not created.
       const fresh = new LociSession({ sessionId: "bad-fresh", userId: "u1", client });
