@@ -372,15 +372,19 @@ export class LociCheckpointSaver extends BaseCheckpointSaver {
         const list = parts.get(rec.ref) ?? [];
         parts.delete(rec.ref);
         if (list.length !== rec.parts || list.some((d) => d === undefined)) continue; // cut short
-        rec = JSON.parse(list.join(""));
+        try {
+          rec = JSON.parse(list.join(""));
+        } catch {
+          continue;
+        }
       }
-      if (m.role === "checkpoint") {
+      if (m.role === "checkpoint" && typeof rec.ns === "string" && typeof rec.id === "string" && isBlob(rec.checkpoint) && isBlob(rec.metadata)) {
         const c = rec as unknown as CheckpointRecord;
         let byId = thread.checkpoints.get(c.ns);
         if (!byId) thread.checkpoints.set(c.ns, (byId = new Map()));
         byId.set(c.id, c);
         for (const v of c.values ?? []) thread.values.set(JSON.stringify([c.ns, v.channel, v.version]), v.value);
-      } else if (m.role === "writes") {
+      } else if (m.role === "writes" && typeof rec.ns === "string" && typeof rec.checkpoint_id === "string" && Array.isArray(rec.writes)) {
         const w = rec as unknown as WritesRecord;
         const key = JSON.stringify([w.ns, w.checkpoint_id]);
         const before = thread.writes.get(key);
@@ -447,6 +451,11 @@ function splitRecord(role: string, rec: unknown): { role: string; content: strin
   }
   out.push({ role, content: JSON.stringify({ ref, parts: out.length }) });
   return out;
+}
+
+function isBlob(v: unknown): v is Blob {
+  const b = v as { type?: unknown; text?: unknown; base64?: unknown } | null;
+  return !!b && typeof b.type === "string" && (typeof b.text === "string" || typeof b.base64 === "string");
 }
 
 function blob(type: string, value: Uint8Array | string): Blob {

@@ -114,6 +114,23 @@ describe("LociCheckpointSaver in a StateGraph", () => {
     expect(session.messages.some((m) => m.role === "part")).toBe(true);
   });
 
+  it("reads past messages of the thread's session it did not write", async () => {
+    await client.putSession("langgraph:mixed", "mixed", {
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "checkpoint", content: '{"x":1}' },
+        { role: "part", content: "not json" },
+        { role: "writes", content: '{"ns":"","checkpoint_id":7}' },
+      ],
+    });
+    const saver = new LociCheckpointSaver({ client, userId: "mixed" });
+    const config = { configurable: { thread_id: "mixed", checkpoint_ns: "" } };
+    expect(await saver.getTuple(config)).toBeUndefined();
+    const stored = await saver.put(config, emptyCheckpoint(), { source: "input", step: -1, parents: {} }, {});
+    expect((await saver.getTuple(config)).config).toEqual(stored);
+    expect((await client.getSession("langgraph:mixed")).message_count).toBe(5);
+  });
+
   describe("bad input is refused and changes nothing", () => {
     const meta = { source: "input", step: -1, parents: {} };
 
