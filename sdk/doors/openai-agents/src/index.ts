@@ -82,7 +82,7 @@ export class LociSession implements Session, SessionHistoryRewriteAwareSession {
   /** The items, oldest first; with limit, the most recent `limit` of them. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     const messages = (await this.load())?.messages ?? [];
-    const items = messages.map((m, i) => decodeItem(m.content, this.sessionId, i));
+    const items = messages.map((m, i) => decodeItem(m));
     if (limit === undefined) return items;
     if (limit <= 0) return [];
     return items.slice(Math.max(items.length - limit, 0));
@@ -134,7 +134,7 @@ export class LociSession implements Session, SessionHistoryRewriteAwareSession {
     const messages = session?.messages ?? [];
     if (!session || messages.length === 0) return undefined;
     const last = messages.length - 1;
-    const item = decodeItem(messages[last]!.content, this.sessionId, last);
+    const item = decodeItem(messages[last]!);
     // loci has no route that removes one message: the session is stored
     // again without its last one, every other field as it was.
     await this.store(session, messages.slice(0, last));
@@ -157,7 +157,7 @@ export class LociSession implements Session, SessionHistoryRewriteAwareSession {
       const session = await this.load();
       const messages = session?.messages ?? [];
       if (!session || messages.length === 0) return;
-      const items = messages.map((m, i) => decodeItem(m.content, this.sessionId, i));
+      const items = messages.map((m, i) => decodeItem(m));
       const next = applySessionHistoryMutations(items, args.mutations);
       // An item left as it was, where it was, keeps its message's time.
       const stored = next.map((item, i) => {
@@ -226,6 +226,10 @@ function encodeItem(item: unknown, index: number): { role: string; content: stri
   if (item === null || typeof item !== "object" || Array.isArray(item)) {
     throw new UserError(`item ${index} must be an object`);
   }
+  const rec = item as { role?: unknown; type?: unknown };
+  if (typeof rec.role !== "string" && typeof rec.type !== "string") {
+    throw new UserError(`item ${index} is not an item: it has neither a role nor a type`);
+  }
   let content: string;
   try {
     content = JSON.stringify(item);
@@ -238,18 +242,30 @@ function encodeItem(item: unknown, index: number): { role: string; content: stri
   if (utf8Bytes(content) > MAX_ITEM_BYTES) {
     throw new UserError(`item ${index} is ${utf8Bytes(content)} bytes of JSON; loci keeps items of at most ${MAX_ITEM_BYTES} bytes`);
   }
-  const rec = item as { role?: unknown; type?: unknown };
   const label = typeof rec.role === "string" ? rec.role : typeof rec.type === "string" ? rec.type : "item";
   const role = label.trim() !== "" && utf8Bytes(label) <= MAX_ROLE_BYTES && !label.includes("\0") ? label : "item";
   return { role, content };
 }
 
-function decodeItem(content: string, sessionId: string, index: number): AgentInputItem {
+/**
+ * A message as an item: the item it holds as JSON, or, for a message that
+ * something else wrote (loci's REST API, another client: plain text), a
+ * message item of its role and text.
+ */
+function decodeItem(m: { role: string; content: string }): AgentInputItem {
   try {
-    return JSON.parse(content) as AgentInputItem;
+    const item = JSON.parse(m.content);
+    if (item !== null && typeof item === "object" && !Array.isArray(item) && (typeof item.type === "string" || typeof item.role === "string")) {
+      return item as AgentInputItem;
+    }
   } catch {
-    throw new UserError(`message ${index} of loci session ${JSON.stringify(sessionId)} is not an item (not JSON): it was not written by LociSession`);
+    // plain text
   }
+  if (m.role === "assistant") {
+    return { role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] } as AgentInputItem;
+  }
+  const role = m.role === "system" || m.role === "developer" ? m.role : "user";
+  return { role, content: m.content } as AgentInputItem;
 }
 
 /**

@@ -191,6 +191,39 @@ describe("LociSession", () => {
     assert.equal((await client.getSession("run-1")).message_count, 4);
   });
 
+  it("continues a conversation stored through loci's REST API: its messages are items", async () => {
+    await client.putSession("rest-chat", "u3", {
+      summary: "Started elsewhere",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Budget is 500K" },
+        { role: "assistant", content: "Noted" },
+        { role: "user", content: "42" },
+      ],
+    });
+    const session = new LociSession({ sessionId: "rest-chat", userId: "u3", client });
+    await session.addItems([ITEMS[0]]);
+    assert.deepStrictEqual(await session.getItems(), [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Budget is 500K" },
+      { role: "assistant", status: "completed", content: [{ type: "output_text", text: "Noted" }] },
+      { role: "user", content: "42" },
+      ITEMS[0],
+    ]);
+    assert.deepStrictEqual(await session.popItem(), ITEMS[0]);
+    assert.deepStrictEqual(await session.popItem(), { role: "user", content: "42" });
+    const stored = await client.getSession("rest-chat");
+    assert.equal(stored.summary, "Started elsewhere");
+    assert.deepEqual(
+      stored.messages.map((m) => [m.role, m.content]),
+      [
+        ["system", "Be brief."],
+        ["user", "Budget is 500K"],
+        ["assistant", "Noted"],
+      ],
+    );
+  });
+
   describe("bad input gets UserError and changes nothing", () => {
     it("an item JSON cannot keep, or too large, in a batch: none is added", async () => {
       const session = new LociSession({ sessionId: "bad-items", userId: "u1", client });
@@ -206,6 +239,7 @@ describe("LociSession", () => {
         [ITEMS[1], { role: "user", content: "y".repeat(70_000) }],
         [ITEMS[1], "just text"],
         [ITEMS[1], null],
+        [ITEMS[1], { content: "neither a role nor a type" }],
       ];
       for (const items of bad) {
         await assert.rejects(session.addItems(items), UserError);
