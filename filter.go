@@ -53,7 +53,7 @@ func (f *RecordFilter) Match(r *Record) bool {
 	if f.MaxConfidence != nil && r.Confidence >= *f.MaxConfidence {
 		return false
 	}
-	return true
+	return f.Where.Match(r)
 }
 
 func eqPtr(want *string, got string) bool { return want == nil || *want == got }
