@@ -81,7 +81,7 @@ func fromMicros(us int64) time.Time {
 type doc struct {
 	id, key                   string
 	tags                      []string
-	metadata                  []byte // the record's metadata, for filters
+	metadata                  []byte        // the record's metadata, for filters
 	strs                      [nStrs]uint32 // interned in the entry
 	created, updated, expires int64         // Unix µs, noTime for zero
 	validAt, invalidAt        int64

@@ -33,8 +33,8 @@ func checkCategory(category string, required bool) error {
 	if category == "" && !required {
 		return nil
 	}
-	if !slices.Contains(loci.FactCategories, category) {
-		return loci.Errorf(loci.EINVALID, "category must be one of %s", strings.Join(loci.FactCategories, ", "))
+	if !loci.ValidCategory(category) {
+		return loci.Errorf(loci.EINVALID, "category must be a name of a-z, 0-9 and _ starting with a letter, at most 64 bytes (for example %s)", strings.Join(loci.FactCategories, ", "))
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 	if err := checkCategory(q.Category, false); err != nil {
 		return loci.RecordFilter{}, err
 	}
-	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, UserID: &q.UserID}
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, UserID: &q.UserID, LiveAt: s.now()}
 	if !q.IncludeHistory {
 		f.AsOf = s.asOf(q.AsOf)
 	}

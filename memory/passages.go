@@ -33,6 +33,7 @@ func (s *Service) passageFilter(ctx context.Context, agentID string, f loci.Pass
 		Workspace: loci.WorkspaceFrom(ctx),
 		Kinds:     []loci.Kind{loci.KindPassage},
 		AgentID:   &agentID,
+		LiveAt:    s.now(),
 	}
 	if f.Tag != "" {
 		rf.Tags = []string{f.Tag}
