@@ -35,7 +35,7 @@ func (f *RecordFilter) Match(r *Record) bool {
 	if !f.CreatedBefore.IsZero() && !r.CreatedAt.Before(f.CreatedBefore) {
 		return false
 	}
-	if !f.LiveAt.IsZero() && r.Expired(f.LiveAt) {
+	if !f.LiveAt.IsZero() && r.Expired(f.LiveAt) && !slices.Contains(f.Lasting, r.Kind) {
 		return false
 	}
 	if !f.ExpiredAt.IsZero() && (r.ExpiresAt.IsZero() || r.ExpiresAt.After(f.ExpiredAt)) {

@@ -148,8 +148,11 @@ type RecordFilter struct {
 
 	CreatedAfter  time.Time // exclusive
 	CreatedBefore time.Time // exclusive
-	// LiveAt, when set, hides records whose expires_at is at or before it.
-	LiveAt time.Time
+	// LiveAt, when set, hides records whose expires_at is at or before it,
+	// except those of the Lasting kinds (sessions, whose expires_at a
+	// persistent session ignores).
+	LiveAt  time.Time
+	Lasting []Kind
 	// ExpiredAt, when set, selects only records whose expires_at is at or
 	// before it.
 	ExpiredAt time.Time

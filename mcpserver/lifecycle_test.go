@@ -465,7 +465,7 @@ func TestStoreFact(t *testing.T) {
 			wantError(t, MustCall(t, cs, "store_fact", map[string]any{"category": "general_fact", "fact": "  "}), loci.EINVALID, "fact must not be empty")
 		})
 		t.Run("ErrBadCategory", func(t *testing.T) {
-			wantSchemaError(t, MustCall(t, cs, "store_fact", map[string]any{"category": "gossip", "fact": "x"}), "category")
+			wantSchemaError(t, MustCall(t, cs, "store_fact", map[string]any{"category": "Gossip!", "fact": "x"}), "category")
 		})
 		t.Run("ErrEvidenceNotObject", func(t *testing.T) {
 			wantSchemaError(t, MustCall(t, cs, "store_fact", map[string]any{"category": "general_fact", "fact": "x", "evidence": []any{"e1"}}), "evidence")

@@ -128,7 +128,7 @@ func getMemoryTx(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) 
 	} else if err != nil {
 		return nil, err
 	}
-	if rec.Expired(now) || !reachable(ctx, rec) {
+	if (rec.Expired(now) && rec.Kind != loci.KindSession) || !reachable(ctx, rec) {
 		return nil, errMemoryNotFound()
 	}
 	return rec, nil

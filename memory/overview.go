@@ -232,7 +232,8 @@ func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) (_ []*lo
 		return nil, 0, err
 	}
 	f.Kinds, f.CreatedBefore, f.CreatedAfter, f.Where = q.Kinds, q.Before, q.After, q.Filters
-	f.Order, f.Limit, f.Offset, f.LiveAt = loci.OrderCreatedDesc, limit, offset, s.now()
+	f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, limit, offset
+	f.LiveAt, f.Lasting = s.now(), []loci.Kind{loci.KindSession}
 	out := []*loci.UserMemory{}
 	var total int
 	err = a.view(func(tx loci.Tx) error {

@@ -114,7 +114,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
-		f.LiveAt = s.now()
+		f.LiveAt, f.Lasting = s.now(), []loci.Kind{loci.KindSession}
 		if !q.IncludeHistory {
 			f.AsOf = s.asOf(q.AsOf)
 		}

@@ -491,7 +491,15 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	}
 	if !f.LiveAt.IsZero() {
 		at := a.add(f.LiveAt)
-		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > "+at+")")
+		lasting := ""
+		if len(f.Lasting) > 0 {
+			kinds := make([]string, len(f.Lasting))
+			for i, k := range f.Lasting {
+				kinds[i] = string(k)
+			}
+			lasting = " OR " + p + "kind = ANY(" + a.add(kinds) + "::text[])"
+		}
+		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > "+at+lasting+")")
 	}
 	if !f.ExpiredAt.IsZero() {
 		conds = append(conds, p+"expires_at <= "+a.add(f.ExpiredAt))

@@ -465,8 +465,13 @@ func whereClause(f loci.RecordFilter, p string) (string, []any) {
 		args = append(args, micros(f.CreatedBefore))
 	}
 	if !f.LiveAt.IsZero() {
-		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > ?)")
+		live := "(" + p + "expires_at IS NULL OR " + p + "expires_at > ?"
 		args = append(args, micros(f.LiveAt))
+		for _, k := range f.Lasting {
+			live += " OR " + p + "kind = ?"
+			args = append(args, string(k))
+		}
+		conds = append(conds, live+")")
 	}
 	if !f.ExpiredAt.IsZero() {
 		conds = append(conds, p+"expires_at <= ?")
