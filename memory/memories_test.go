@@ -333,3 +333,54 @@ func TestMemoriesAgentBoundKey(t *testing.T) {
 		wantCode(t, svc.DeleteMemory(creator, mine.ID), loci.EFORBIDDEN)
 	})
 }
+
+// TestRepeatsThroughKindRoutes: the same content again through a kind's
+// own route is a repeat too: no new record, no new version.
+func TestRepeatsThroughKindRoutes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc, clock := newService(t, open)
+
+		p1, err := svc.AddPassage(ctx, "a", "Deploy failed at 3am", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, err := svc.AddPassage(ctx, "a", "deploy  failed at 3AM", nil)
+		if err != nil || p2.ID != p1.ID {
+			t.Fatalf("repeat passage = %+v, %v; want %s", p2, err, p1.ID)
+		}
+		f1, err := svc.StoreFact(ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: "Likes tea"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f2, err := svc.StoreFact(ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: "likes TEA"})
+		if err != nil || f2.ID != f1.ID {
+			t.Fatalf("repeat fact = %+v, %v; want %s", f2, err, f1.ID)
+		}
+		k1, _ := svc.StoreFact(ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: "Lives in Paris", Key: "home"})
+		k2, err := svc.StoreFact(ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: "lives in paris", Key: "home"})
+		if err != nil || k2.ID != k1.ID {
+			t.Fatalf("repeat keyed fact = %+v, %v; want %s", k2, err, k1.ID)
+		}
+		res, err := svc.SearchFacts(ctx, loci.FactQuery{UserID: "u", Query: "tea"})
+		if err != nil || len(res.Results) != 1 {
+			t.Fatalf("search after a repeat: %+v, %v; want one fact", res, err)
+		}
+
+		b1, _, err := svc.SetBlock(ctx, "a", "persona", loci.BlockWrite{Content: "Improv fan"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Add(time.Minute)
+		b2, _, err := svc.SetBlock(ctx, "a", "persona", loci.BlockWrite{Content: "improv  fan"})
+		if err != nil || b2.Version != b1.Version {
+			t.Fatalf("repeat block = %+v, %v; want version %d", b2, err, b1.Version)
+		}
+		MustRemember(t, svc, "a", "k", jsonString("Thursday"))
+		MustRemember(t, svc, "a", "k", jsonString("thursday"))
+		hist, err := svc.History(ctx, "a", "k")
+		if err != nil || len(hist) != 1 {
+			t.Fatalf("note history after a repeat = %+v, %v; want one version", hist, err)
+		}
+	})
+}
