@@ -23,6 +23,7 @@ type Service interface {
 	SearchService
 	AgentSearchService
 	OverviewService
+	MemoryService
 
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error

@@ -44,6 +44,7 @@ type UserMemory struct {
 	Content     string          `json:"content"`
 	Data        json.RawMessage `json:"data,omitempty"`
 	Tags        []string        `json:"tags,omitempty"`
+	Metadata    json.RawMessage `json:"metadata,omitempty"`
 	Category    string          `json:"category,omitempty"`
 	ActionType  string          `json:"action_type,omitempty"`
 	Outcome     string          `json:"outcome,omitempty"`
@@ -52,6 +53,7 @@ type UserMemory struct {
 	CreatedAt   time.Time       `json:"created_at"`
 	UpdatedAt   time.Time       `json:"updated_at"`
 	ExpiresAt   time.Time       `json:"expires_at,omitzero"`
+	Version     int             `json:"version"`
 	ValidAt     time.Time       `json:"valid_at,omitzero"`
 	InvalidAt   time.Time       `json:"invalid_at,omitzero"`
 	Review      string          `json:"review,omitempty"`

@@ -342,8 +342,11 @@ var (
 	})
 	findEpisodesOutputSchema = outputSchema[FindEpisodesOutput](nil)
 
+	// categoryPattern is what a fact category may be (loci.ValidCategory).
+	categoryPattern = "^[a-z][a-z0-9_]{0,63}$"
+
 	storeFactInputSchema = inputSchemaOf[StoreFactInput](func(s *jsonschema.Schema) {
-		s.Properties["category"].Enum = enumOf(loci.FactCategories)
+		s.Properties["category"].Pattern = categoryPattern
 		objectProps(s.Properties["evidence"], map[string]*jsonschema.Schema{
 			"source_episodes":  {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "ids of the episodes that support it"},
 			"external_sources": {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "outside sources that support it"},
@@ -353,7 +356,7 @@ var (
 		s.Properties["scope"].Enum = []any{ScopeUser, ScopeGlobal}
 	})
 	searchFactsInputSchema = inputSchemaOf[SearchFactsInput](func(s *jsonschema.Schema) {
-		s.Properties["category"].Enum = enumOf(loci.FactCategories)
+		s.Properties["category"].Pattern = categoryPattern
 		s.Properties["include_global"].Default = json.RawMessage("true")
 		limitSchema(s.Properties["limit"], defaultFactResults)
 	})

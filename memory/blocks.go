@@ -262,6 +262,10 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 	if err := json.Unmarshal(rec.Data, &d); err != nil {
 		return nil, fmt.Errorf("decode block %s: %w", rec.ID, err)
 	}
+	if (w.Limit == 0 || w.Limit == d.Limit) && normContent(w.Content) == normContent(rec.Content) {
+		// A repeat changes nothing: no new version (API.md v1.2).
+		return rec, nil
+	}
 	if w.Limit > 0 {
 		d.Limit = w.Limit
 	}
@@ -274,7 +278,7 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 	}
 	// Keep the content being replaced, as a note keeps its old values.
 	if err := tx.InsertVersion(ctx, loci.RecordVersion{
-		RecordID: rec.ID, Version: rec.Version, Content: rec.Content, Data: rec.Data, UpdatedAt: rec.UpdatedAt,
+		RecordID: rec.ID, Version: rec.Version, Content: rec.Content, Data: rec.Data, Metadata: rec.Metadata, UpdatedAt: rec.UpdatedAt,
 	}); err != nil {
 		return nil, err
 	}

@@ -366,35 +366,45 @@ func (s *Service) DeleteFact(ctx context.Context, id string) (err error) {
 		return err
 	}
 	return s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
-		var d factData
-		if err := decodeData(rec, &d); err != nil {
-			return err
-		}
-		if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindFact}, IDs: []string{id}}); err != nil {
-			return err
-		}
-		unlink := func(other string, names func(*factData) *string) error {
-			if other == "" {
-				return nil
-			}
-			r, err := getFactRecord(ctx, tx, rec.Workspace, other)
-			if loci.ErrorCode(err) == loci.ENOTFOUND {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			var od factData
-			if err := decodeData(r, &od); err != nil {
-				return err
-			} else if *names(&od) != id {
-				return nil
-			}
-			a.touch(r.ID)
-			return updateFact(ctx, tx, r, now, func(_ *loci.Record, od *factData, _ time.Time) { *names(od) = "" })
-		}
-		if err := unlink(d.Supersedes, func(od *factData) *string { return &od.SupersededBy }); err != nil {
-			return err
-		}
-		return unlink(d.SupersededBy, func(od *factData) *string { return &od.Supersedes })
+		return deleteFactTx(ctx, tx, a, rec, now)
 	})
+}
+
+// deleteFactTx deletes the fact rec in tx and unlinks its neighbours in
+// its key's timeline, holding the locks updateFactTx takes; a, when set,
+// notes the neighbours it changed.
+func deleteFactTx(ctx context.Context, tx loci.Tx, a *audited, rec *loci.Record, now time.Time) error {
+	id := rec.ID
+	var d factData
+	if err := decodeData(rec, &d); err != nil {
+		return err
+	}
+	if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindFact}, IDs: []string{id}}); err != nil {
+		return err
+	}
+	unlink := func(other string, names func(*factData) *string) error {
+		if other == "" {
+			return nil
+		}
+		r, err := getFactRecord(ctx, tx, rec.Workspace, other)
+		if loci.ErrorCode(err) == loci.ENOTFOUND {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		var od factData
+		if err := decodeData(r, &od); err != nil {
+			return err
+		} else if *names(&od) != id {
+			return nil
+		}
+		if a != nil {
+			a.touch(r.ID)
+		}
+		return updateFact(ctx, tx, r, now, func(_ *loci.Record, od *factData, _ time.Time) { *names(od) = "" })
+	}
+	if err := unlink(d.Supersedes, func(od *factData) *string { return &od.SupersededBy }); err != nil {
+		return err
+	}
+	return unlink(d.SupersededBy, func(od *factData) *string { return &od.Supersedes })
 }

@@ -114,6 +114,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
+		f.LiveAt, f.Lasting = s.now(), []loci.Kind{loci.KindSession}
 		if !q.IncludeHistory {
 			f.AsOf = s.asOf(q.AsOf)
 		}
@@ -311,9 +312,9 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 func userMemoryOf(r *loci.Record) *loci.UserMemory {
 	return &loci.UserMemory{
 		ID: r.ID, Kind: r.Kind, UserID: r.UserID, AgentID: r.AgentID, SessionID: r.SessionID, TaskID: r.TaskID, Key: r.Key,
-		Content: r.Content, Data: r.Data, Tags: r.Tags, Category: r.Category, ActionType: r.ActionType,
+		Content: r.Content, Data: r.Data, Tags: r.Tags, Metadata: r.Metadata, Category: r.Category, ActionType: r.ActionType,
 		Outcome: r.Outcome, Confidence: r.Confidence, AccessCount: r.AccessCount,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, Version: r.Version,
 		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
 		LastAccessedAt: r.LastAccessedAt,
 	}

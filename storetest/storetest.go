@@ -25,6 +25,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("EveryKind", func(t *testing.T) { testEveryKind(t, open) })
 	t.Run("Filters", func(t *testing.T) { testFilters(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
+	t.Run("Metadata", func(t *testing.T) { testMetadata(t, open) })
 	t.Run("KeyHistory", func(t *testing.T) { testKeyHistory(t, open) })
 	t.Run("Lexical", func(t *testing.T) { testLexical(t, open) })
 	t.Run("LexicalRanking", func(t *testing.T) { testLexicalRanking(t, open) })

@@ -54,7 +54,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 	switch sub {
 	case "add":
 		agent = fs.String("agent", "", "the agent that learned it")
-		category = fs.String("category", "", "one of "+strings.Join(loci.FactCategories, ", ")+" (required)")
+		category = fs.String("category", "", "a name of a-z, 0-9 and _, e.g. "+strings.Join(loci.FactCategories, ", ")+" (required)")
 		key = fs.String("key", "", "the slot it fills (e.g. home_city): supersedes the current fact of that key")
 		fs.Var(&validAt, "valid-at", "when it became (or becomes) true, RFC 3339 (default now)")
 		fs.Var(&keywords, "keyword", "a keyword (repeatable)")
@@ -94,7 +94,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 	var keep bool
 	switch {
 	case sub == "add" && *category == "":
-		return usagef("--category is required (one of %s)", strings.Join(loci.FactCategories, ", "))
+		return usagef("--category is required (a name of a-z, 0-9 and _, e.g. %s)", strings.Join(loci.FactCategories, ", "))
 	case sub == "add" && *evidence != "" && !json.Valid([]byte(*evidence)):
 		return usagef("--evidence is not valid JSON")
 	case sub == "review" && *user == "":

@@ -67,7 +67,7 @@ func factsWalk(t *testing.T, extra ...string) {
 		{"ErrDeleteAgain", []string{"facts", "delete", paris}, 1, []string{"loci facts: fact not found"}, nil},
 		{"ErrGetUnknown", []string{"facts", "get", "nope"}, 1, []string{"fact not found"}, nil},
 		{"ErrBlankKey", []string{"facts", "add", "x", "--category", "general_fact", "--key", " "}, 1, []string{"key must not be empty"}, nil},
-		{"ErrUnknownCategory", []string{"facts", "add", "x", "--category", "gossip"}, 1, []string{"category must be one of"}, nil},
+		{"ErrUnknownCategory", []string{"facts", "add", "x", "--category", "Gossip!"}, 1, []string{"category must be a name"}, nil},
 		{"ErrEmptyQuery", []string{"facts", "search", " ", "--user", "u"}, 1, []string{"q must contain at least one word"}, nil},
 		{"ErrNoSub", []string{"facts"}, 2, []string{"usage: loci facts add|list"}, nil},
 		{"ErrUnknownSub", []string{"facts", "frob"}, 2, []string{`unknown facts command "frob"`}, nil},

@@ -167,6 +167,7 @@ func securitySchemes() Obj {
 
 func tags() []Obj {
 	return []Obj{
+		{"name": "memories", "description": "One memory API over every kind (v1.2): add, get, update, delete and history by id, metadata, filters, a time to live, batches."},
 		{"name": "notes", "description": "An agent's key-value memories: remember / recall (seed 000)."},
 		{"name": "agents", "description": "Agents (seed 002)."},
 		{"name": "blocks", "description": "Core memory blocks, owned or shared, rendered into the prompt (seed 002)."},
