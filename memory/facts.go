@@ -130,12 +130,12 @@ func (s *Service) sameFact(ctx context.Context, tx loci.Tx, a *audited, in loci.
 		f.AgentID = &in.AgentID
 	}
 	w := &memWrite{s: s, tx: tx, a: a, ws: ws, now: now}
-	id, err := w.sameContent(ctx, f, in.Key, in.Fact)
-	if err != nil || id == "" {
+	same, err := w.sameContent(ctx, f, in.Key, in.Fact)
+	if err != nil || same.id == "" {
 		return nil, err
 	}
-	a.touch(id)
-	return tx.GetRecord(ctx, ws, id)
+	a.touch(same.id)
+	return tx.GetRecord(ctx, ws, same.id)
 }
 
 // factFilter selects the facts q's user may see: the user's own (and

@@ -34,10 +34,10 @@ func (factDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 	} else {
 		f.AgentID, f.SessionID = &in.AgentID, &in.SessionID
 	}
-	if id, err := w.sameContent(ctx, f, in.Key, in.Content); err != nil {
+	if old, err := w.sameContent(ctx, f, in.Key, in.Content); err != nil {
 		return nil, err
-	} else if id != "" {
-		return &loci.MemoryEvent{ID: id, Kind: loci.KindFact, Event: loci.EventNoop, Version: 1}, nil
+	} else if old.id != "" {
+		return &loci.MemoryEvent{ID: old.id, Kind: loci.KindFact, Event: loci.EventNoop, Version: old.version}, nil
 	}
 	rec := &loci.Record{
 		ID: newID(), Workspace: w.ws, Kind: loci.KindFact,

@@ -76,9 +76,15 @@ type memWrite struct {
 	a   *audited
 	ws  string
 	now time.Time
-	// seen maps a scope's lookup key to its records' normalized contents
-	// and ids, for NOOP checks.
-	seen map[string]map[string]string
+	// seen maps a scope's lookup key to its records' normalized contents,
+	// for NOOP checks.
+	seen map[string]map[string]seenRecord
+}
+
+// seenRecord is a record a NOOP check read: its id and version.
+type seenRecord struct {
+	id      string
+	version int
 }
 
 // normContent is content as a repeat is compared: case and spacing aside.
@@ -87,26 +93,27 @@ func normContent(s string) string {
 }
 
 // sameContent finds a record selected by f, of key key ("" for none),
-// whose content is c (case and spacing aside) and returns its id, or "".
-// What it reads is kept for the rest of the write (a batch's adds to one
-// scope read it once), and remember keeps it current.
-func (w *memWrite) sameContent(ctx context.Context, f loci.RecordFilter, key, c string) (string, error) {
+// whose content is c (case and spacing aside) and returns its id and
+// version (id "" for none). What it reads is kept for the rest of the
+// write (a batch's adds to one scope read it once), and remember keeps it
+// current.
+func (w *memWrite) sameContent(ctx context.Context, f loci.RecordFilter, key, c string) (seenRecord, error) {
 	k := scopeKey(f) + "\x1f" + key
 	m, ok := w.seen[k]
 	if !ok {
-		m = map[string]string{}
+		m = map[string]seenRecord{}
 		f.LiveAt = w.now
 		err := w.tx.ScanRecords(ctx, f, func(r *loci.Record) error {
 			if r.InvalidAt.IsZero() && r.Key == key {
-				m[normContent(r.Content)] = r.ID
+				m[normContent(r.Content)] = seenRecord{r.ID, r.Version}
 			}
 			return nil
 		})
 		if err != nil {
-			return "", err
+			return seenRecord{}, err
 		}
 		if w.seen == nil {
-			w.seen = map[string]map[string]string{}
+			w.seen = map[string]map[string]seenRecord{}
 		}
 		w.seen[k] = m
 	}
@@ -116,7 +123,7 @@ func (w *memWrite) sameContent(ctx context.Context, f loci.RecordFilter, key, c 
 // remember notes a record written in a scope already looked up.
 func (w *memWrite) remember(f loci.RecordFilter, key, content, id string) {
 	if m, ok := w.seen[scopeKey(f)+"\x1f"+key]; ok {
-		m[normContent(content)] = id
+		m[normContent(content)] = seenRecord{id, 1}
 	}
 }
 

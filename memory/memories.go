@@ -238,7 +238,8 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 			return nil, err
 		}
 	}
-	// Metadata and expiry change in place, on the record current now.
+	// Metadata and expiry change in place, on the record current now: in
+	// the version the kind's edit just made, or in a new one.
 	next := *rec
 	if p.Metadata != nil {
 		next.Metadata = meta
@@ -249,10 +250,12 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 	if slices.Equal(next.Metadata, rec.Metadata) && next.ExpiresAt.Equal(rec.ExpiresAt) {
 		return ev, nil
 	}
-	if err := w.keepVersion(ctx, rec); err != nil {
-		return nil, err
+	if ev.Event == loci.EventNoop {
+		if err := w.keepVersion(ctx, rec); err != nil {
+			return nil, err
+		}
+		next.UpdatedAt, next.Version = w.now, rec.Version+1
 	}
-	next.UpdatedAt, next.Version = w.now, rec.Version+1
 	if err := w.tx.UpdateRecord(ctx, &next, rec.Version); err != nil {
 		return nil, err
 	}

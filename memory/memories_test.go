@@ -138,6 +138,15 @@ func TestMemoriesPatchAndTTL(t *testing.T) {
 			t.Fatalf("history = %+v, %v", hist, err)
 		}
 
+		// Content and metadata in one patch are one version.
+		ev, err = svc.UpdateMemory(ctx, f.ID, loci.MemoryPatch{Content: loci.Ptr("Prefers texts"), Metadata: json.RawMessage(`{"v":2}`)})
+		if err != nil || ev.Event != loci.EventUpdate || ev.Version != 4 {
+			t.Fatalf("content and metadata = %+v, %v; want version 4", ev, err)
+		}
+		if m, err := svc.GetMemory(ctx, f.ID); err != nil || m.Content != "Prefers texts" || string(m.Metadata) != `{"v":2}` || m.Version != 4 {
+			t.Fatalf("after one patch of both = %+v, %v", m, err)
+		}
+
 		// A session message is not edited this way.
 		if _, _, err := svc.PutSession(ctx, "s1", loci.SessionPut{UserID: "u", Messages: []loci.Message{{Role: "user", Content: "hi"}}}); err != nil {
 			t.Fatal(err)

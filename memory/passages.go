@@ -68,15 +68,15 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 		// The same content again (case and spacing aside) is the passage
 		// already stored: nothing is written (API.md v1.2).
 		w := &memWrite{s: s, tx: tx, a: a, ws: rec.Workspace, now: s.now()}
-		id, err := w.sameContent(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindPassage}, AgentID: &agentID}, "", content)
+		same, err := w.sameContent(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindPassage}, AgentID: &agentID}, "", content)
 		if err != nil {
 			return err
-		} else if id != "" {
-			old, err := tx.GetRecord(ctx, rec.Workspace, id)
+		} else if same.id != "" {
+			old, err := tx.GetRecord(ctx, rec.Workspace, same.id)
 			if err != nil {
 				return err
 			}
-			a.touch(id)
+			a.touch(same.id)
 			rec = old
 			return nil
 		}

@@ -46,10 +46,10 @@ func (passageDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Me
 		return nil, err
 	}
 	f := loci.RecordFilter{Workspace: w.ws, Kinds: []loci.Kind{loci.KindPassage}, AgentID: &in.AgentID}
-	if id, err := w.sameContent(ctx, f, "", in.Content); err != nil {
+	if old, err := w.sameContent(ctx, f, "", in.Content); err != nil {
 		return nil, err
-	} else if id != "" {
-		return &loci.MemoryEvent{ID: id, Kind: loci.KindPassage, Event: loci.EventNoop, Version: 1}, nil
+	} else if old.id != "" {
+		return &loci.MemoryEvent{ID: old.id, Kind: loci.KindPassage, Event: loci.EventNoop, Version: old.version}, nil
 	}
 	std, err := w.s.ensureAgent(ctx, w.tx, in.AgentID, "")
 	if err != nil {
