@@ -35,6 +35,9 @@ func (f *RecordFilter) Match(r *Record) bool {
 	if !f.CreatedBefore.IsZero() && !r.CreatedAt.Before(f.CreatedBefore) {
 		return false
 	}
+	if f.ContentHash != nil && ContentHash(r.Content) != *f.ContentHash {
+		return false
+	}
 	if !f.LiveAt.IsZero() && r.Expired(f.LiveAt) && !slices.Contains(f.Lasting, r.Kind) {
 		return false
 	}

@@ -167,6 +167,10 @@ type RecordFilter struct {
 	MinConfidence *float64
 	MaxConfidence *float64 // exclusive
 
+	// ContentHash, when set, selects the records whose content hashes to
+	// it (ContentHash: case and spacing aside): a repeat's candidates.
+	ContentHash *string
+
 	// Where is a condition in the filter language of API.md v1.2. The
 	// backends do not read it: the rules apply it above them (memory's
 	// findRecords), and Match and the search indexes check it.

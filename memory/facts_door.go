@@ -51,7 +51,6 @@ func (factDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 		return nil, err
 	}
 	w.a.touch(changed.ids()...)
-	w.remember(f, in.Key, rec.Content, rec.ID)
 	ev := &loci.MemoryEvent{ID: rec.ID, Kind: loci.KindFact, Event: loci.EventAdd, Version: 1}
 	if changed.superseded != nil {
 		ev.Event, ev.Previous = loci.EventUpdate, changed.superseded.ID

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -68,77 +67,43 @@ type memEdit struct {
 }
 
 // memWrite is one write of the memories door: the service, the
-// transaction, the audit entry, the time, and what the write looked up
-// (a batch reads each scope's contents once).
+// transaction, the audit entry and the time.
 type memWrite struct {
 	s   *Service
 	tx  loci.Tx
 	a   *audited
 	ws  string
 	now time.Time
-	// seen maps a scope's lookup key to its records' normalized contents,
-	// for NOOP checks.
-	seen map[string]map[string]seenRecord
 }
 
-// seenRecord is a record a NOOP check read: its id and version.
+// seenRecord is a repeat's record: its id and version.
 type seenRecord struct {
 	id      string
 	version int
 }
 
 // normContent is content as a repeat is compared: case and spacing aside.
-func normContent(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
-}
+func normContent(s string) string { return loci.NormalizeContent(s) }
 
-// sameContent finds a record selected by f, of key key ("" for none),
-// whose content is c (case and spacing aside) and returns its id and
-// version (id "" for none). What it reads is kept for the rest of the
-// write (a batch's adds to one scope read it once), and remember keeps it
-// current.
+// sameContent finds a live record selected by f, not history, of key key
+// ("" for none), whose content is c (case and spacing aside) and returns
+// its id and version (id "" for none). The content's hash is indexed, so
+// it reads the few records that share it, whatever the scope's size; a
+// batch sees its own earlier writes, in its transaction.
 func (w *memWrite) sameContent(ctx context.Context, f loci.RecordFilter, key, c string) (seenRecord, error) {
-	k := scopeKey(f) + "\x1f" + key
-	m, ok := w.seen[k]
-	if !ok {
-		m = map[string]seenRecord{}
-		f.LiveAt = w.now
-		err := w.tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-			if r.InvalidAt.IsZero() && r.Key == key {
-				m[normContent(r.Content)] = seenRecord{r.ID, r.Version}
-			}
-			return nil
-		})
-		if err != nil {
-			return seenRecord{}, err
+	h := loci.ContentHash(c)
+	f.ContentHash, f.LiveAt = &h, w.now
+	recs, err := w.tx.FindRecords(ctx, f)
+	if err != nil {
+		return seenRecord{}, err
+	}
+	norm := normContent(c)
+	for _, r := range recs {
+		if r.InvalidAt.IsZero() && r.Key == key && normContent(r.Content) == norm {
+			return seenRecord{r.ID, r.Version}, nil
 		}
-		if w.seen == nil {
-			w.seen = map[string]map[string]seenRecord{}
-		}
-		w.seen[k] = m
 	}
-	return m[normContent(c)], nil
-}
-
-// remember notes a record written in a scope already looked up.
-func (w *memWrite) remember(f loci.RecordFilter, key, content, id string) {
-	if m, ok := w.seen[scopeKey(f)+"\x1f"+key]; ok {
-		m[normContent(content)] = seenRecord{id, 1}
-	}
-}
-
-func scopeKey(f loci.RecordFilter) string {
-	s := func(p *string) string {
-		if p == nil {
-			return "\x00"
-		}
-		return *p
-	}
-	var kinds []string
-	for _, k := range f.Kinds {
-		kinds = append(kinds, string(k))
-	}
-	return strings.Join([]string{strings.Join(kinds, ","), s(f.AgentID), s(f.UserID), s(f.SessionID), s(f.TaskID), s(f.Key)}, "\x1f")
+	return seenRecord{}, nil
 }
 
 // errNoTTL refuses a time to live on a kind that takes none.

@@ -64,7 +64,6 @@ func (passageDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Me
 	if err := w.tx.InsertRecord(ctx, rec); err != nil {
 		return nil, err
 	}
-	w.remember(f, "", rec.Content, rec.ID)
 	return &loci.MemoryEvent{ID: rec.ID, Kind: loci.KindPassage, Event: loci.EventAdd, Version: 1}, nil
 }
 

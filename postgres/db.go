@@ -275,6 +275,11 @@ func applyMigration(ctx context.Context, conn *pgx.Conn, version int, base, name
 	if _, err := tx.Exec(ctx, string(body), pgx.QueryExecModeSimpleProtocol); err != nil {
 		return fmt.Errorf("migration %s: %w", base, err)
 	}
+	if version == contentHashMigration {
+		if err := backfillContentHash(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`,
 		version, strings.TrimSuffix(base, ".sql")); err != nil {
 		return fmt.Errorf("record migration %s: %w", base, err)
@@ -302,4 +307,38 @@ func translate(err error) error {
 		return loci.Errorf(loci.ECONFLICT, "already exists")
 	}
 	return err
+}
+
+// contentHashMigration is the migration that adds records.content_hash;
+// backfillContentHash then hashes the rows written before, in Go.
+const contentHashMigration = 10
+
+// backfillContentHash sets the content_hash of every record without one
+// (loci.ContentHash), in batches, in the migration's transaction.
+func backfillContentHash(ctx context.Context, tx pgx.Tx) error {
+	for {
+		rows, err := tx.Query(ctx, `SELECT id, content FROM records WHERE content_hash IS NULL ORDER BY id LIMIT 1000`)
+		if err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		var ids, hashes []string
+		for rows.Next() {
+			var id, content string
+			if err := rows.Scan(&id, &content); err != nil {
+				rows.Close()
+				return fmt.Errorf("backfill content hashes: %w", err)
+			}
+			ids, hashes = append(ids, id), append(hashes, loci.ContentHash(content))
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE records r SET content_hash = v.h FROM unnest($1::text[], $2::text[]) AS v(id, h) WHERE r.id = v.id`, ids, hashes); err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+	}
 }

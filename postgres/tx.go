@@ -38,7 +38,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error {
 
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
 // InsertRecord stores a new record. It inserts with ON CONFLICT DO NOTHING
 // rather than raising a unique violation, so that ECONFLICT leaves the
@@ -61,7 +61,7 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 
 const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json)
+	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29)
 	ON CONFLICT DO NOTHING`
 
 // InsertRecords stores new records in one round trip (a batch of
@@ -124,10 +124,10 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		outcome = $12, confidence = $13, access_count = GREATEST(access_count, $14),
 		last_accessed_at = GREATEST(last_accessed_at, $15), updated_at = $16,
 		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20,
-		valid_at = $21, invalid_at = $22, review = $23, metadata = $24::json
-		WHERE id = $25 AND workspace = $26 AND version = $27
+		valid_at = $21, invalid_at = $22, review = $23, metadata = $24::json, content_hash = $25
+		WHERE id = $26 AND workspace = $27 AND version = $28
 		AND ($5::text IS NULL OR $22::timestamptz IS NOT NULL OR NOT EXISTS (SELECT 1 FROM records o
-			WHERE o.workspace = $26 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $25
+			WHERE o.workspace = $27 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $26
 			AND o.invalid_at IS NULL
 			AND ((o.agent_id = $1 AND o.session_id = $3 AND o.task_id = $4) OR records.kind = 'fact')))`,
 		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
@@ -358,7 +358,7 @@ func recordArgs(r *loci.Record) []any {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, cleanText(search),
 		jsonText(r.Data), nonNil(r.Tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullTime(r.LastAccessedAt),
 		r.CreatedAt, r.UpdatedAt, nullTime(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
-		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review, nullJSON(r.Metadata),
+		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentHash(r.Content),
 	}
 }
 
@@ -388,10 +388,10 @@ func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
 	var kind, data string
 	var key *string
 	var lastAccessed, expires, validAt, invalidAt *time.Time
-	var meta *string
+	var meta, contentHash *string
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta}
+		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash}
 	if err := rows.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
@@ -488,6 +488,9 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	}
 	if !f.CreatedBefore.IsZero() {
 		conds = append(conds, p+"created_at < "+a.add(f.CreatedBefore))
+	}
+	if f.ContentHash != nil {
+		conds = append(conds, p+"content_hash = "+a.add(*f.ContentHash))
 	}
 	if !f.LiveAt.IsZero() {
 		at := a.add(f.LiveAt)

@@ -330,6 +330,11 @@ func (db *DB) applyMigration(ctx context.Context, version int, base, name string
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("migration %s: %w", base, err)
 	}
+	if version == contentHashMigration {
+		if err := backfillContentHash(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 		version, strings.TrimSuffix(base, ".sql"), time.Now().UnixMicro()); err != nil {
 		return fmt.Errorf("record migration %s: %w", base, err)
@@ -353,4 +358,44 @@ func translate(err error) error {
 		}
 	}
 	return err
+}
+
+// contentHashMigration is the migration that adds records.content_hash;
+// backfillContentHash then hashes the rows written before, in Go.
+const contentHashMigration = 9
+
+// backfillContentHash sets the content_hash of every record without one
+// (loci.ContentHash), in batches, in the migration's transaction.
+func backfillContentHash(ctx context.Context, tx *sql.Tx) error {
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT seq, content FROM records WHERE content_hash IS NULL ORDER BY seq LIMIT 1000`)
+		if err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		type row struct {
+			seq     int64
+			content string
+		}
+		var batch []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.seq, &r.content); err != nil {
+				rows.Close()
+				return fmt.Errorf("backfill content hashes: %w", err)
+			}
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, r := range batch {
+			if _, err := tx.ExecContext(ctx, `UPDATE records SET content_hash = ? WHERE seq = ?`, loci.ContentHash(r.content), r.seq); err != nil {
+				return fmt.Errorf("backfill content hashes: %w", err)
+			}
+		}
+	}
 }

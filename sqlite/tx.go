@@ -46,7 +46,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error { return nil }
 
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
 // InsertRecord stores a new record.
 func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
@@ -105,7 +105,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		confidence = ?, access_count = max(access_count, ?),
 		last_accessed_at = CASE WHEN ? IS NULL THEN last_accessed_at ELSE max(coalesce(last_accessed_at, 0), ?) END,
 		updated_at = ?, expires_at = ?, version = ?, embedding = ?, embedding_model = ?,
-		valid_at = ?, invalid_at = ?, review = ?, metadata = ?, change_gen = ?
+		valid_at = ?, invalid_at = ?, review = ?, metadata = ?, content_hash = ?, change_gen = ?
 		WHERE id = ? AND workspace = ? AND version = ?`,
 		append(append(append(append([]any{}, args[3:18]...), args[17]), args[19:]...), gen, r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
@@ -338,7 +338,7 @@ func recordArgs(r *loci.Record) ([]any, error) {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, search,
 		jsonText(r.Data), string(tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullMicros(r.LastAccessedAt),
 		micros(r.CreatedAt), micros(r.UpdatedAt), nullMicros(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
-		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata),
+		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentHash(r.Content),
 	}, nil
 }
 
@@ -364,10 +364,10 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 	var lastAccessed, expires, validAt, invalidAt sql.NullInt64
 	var created, updated int64
 	var emb []byte
-	var meta sql.NullString
+	var meta, contentHash sql.NullString
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta}
+		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
@@ -463,6 +463,10 @@ func whereClause(f loci.RecordFilter, p string) (string, []any) {
 	if !f.CreatedBefore.IsZero() {
 		conds = append(conds, p+"created_at < ?")
 		args = append(args, micros(f.CreatedBefore))
+	}
+	if f.ContentHash != nil {
+		conds = append(conds, p+"content_hash = ?")
+		args = append(args, *f.ContentHash)
 	}
 	if !f.LiveAt.IsZero() {
 		live := "(" + p + "expires_at IS NULL OR " + p + "expires_at > ?"

@@ -9,3 +9,10 @@ ALTER TABLE record_versions ADD COLUMN metadata json;
 -- validity.
 CREATE TRIGGER records_stamp_metadata BEFORE UPDATE OF metadata
 	ON records FOR EACH ROW EXECUTE FUNCTION records_stamp_change();
+
+-- A repeat (the same content again, case and spacing aside, API.md v1.2)
+-- is found by the hash of the content so normalized (loci.ContentHash):
+-- rows written before get theirs from Go right after this file, in the
+-- same transaction (backfillContentHash).
+ALTER TABLE records ADD COLUMN content_hash text COLLATE "C";
+CREATE INDEX records_content_hash ON records (workspace, content_hash) WHERE content_hash IS NOT NULL;
