@@ -70,6 +70,17 @@ func testMetadata(t *testing.T, open Opener) {
 	if n != 1 {
 		t.Fatalf("records matching metadata.source=email: %d, want 1", n)
 	}
+	// A repeat's candidates: the records whose content hashes alike,
+	// case and spacing aside.
+	h := loci.ContentHash("LIKES   tea")
+	byHash := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, ContentHash: &h})
+	if len(byHash) != 1 || byHash[0].ID != with.ID {
+		t.Fatalf("records with the hash of %q: %v, want %s", "LIKES   tea", byHash, with.ID)
+	}
+	hf := loci.RecordFilter{Workspace: loci.DefaultWorkspace, ContentHash: &h}
+	if !hf.Match(byHash[0]) || hf.Match(mustGet(t, s, without.ID)) {
+		t.Fatal("RecordFilter.Match disagrees with the backend on ContentHash")
+	}
 }
 
 func mustGet(t *testing.T, s loci.Store, id string) *loci.Record {
