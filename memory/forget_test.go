@@ -1,6 +1,9 @@
 package memory_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/loci-memory/loci"
@@ -109,6 +112,85 @@ func TestForgetMessageUpdatesSession(t *testing.T) {
 		}
 		if sess.MessageCount != 3 {
 			t.Errorf("message_count %d, want 3", sess.MessageCount)
+		}
+	})
+}
+
+// TestForgetMatchesEveryText forgets a word that appears only in text a
+// record keeps beside its content (a session's context, a fact's evidence,
+// an episode's context and feedback, a preference's context, a working
+// value's nested JSON): every such record goes, and neither the user's
+// memories nor the user's export show the word afterwards. Words loci
+// writes itself (a message's role, a preference's source) match nothing.
+func TestForgetMatchesEveryText(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := lcOpen(t, open)
+		ctx := e.ctx
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, err := e.svc.PutSession(ctx, "s1", loci.SessionPut{UserID: "u", Summary: "Planning the trip",
+			Context: json.RawMessage(`{"constraints": ["no peanuts"]}`),
+			Messages: []loci.Message{{Role: "user", Content: "Book the train"}}})
+		must(err)
+		_, err = e.svc.StoreFact(ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: "Has a food allergy",
+			Evidence: json.RawMessage(`{"said": "I cannot eat peanuts"}`)})
+		must(err)
+		ep, err := e.svc.RecordEpisode(ctx, loci.EpisodeInput{UserID: "u", AgentID: "a", ActionType: "order_food",
+			ActionDescription: "Ordered lunch", Outcome: loci.Outcomes[0], Context: json.RawMessage(`{"menu": {"peanuts": 2}}`)})
+		must(err)
+		ep2, err := e.svc.RecordEpisode(ctx, loci.EpisodeInput{UserID: "u", AgentID: "a", ActionType: "order_food",
+			ActionDescription: "Ordered dinner", Outcome: loci.Outcomes[0]})
+		must(err)
+		_, err = e.svc.AddEpisodeFeedback(ctx, ep2.ID, loci.EpisodeFeedback{Comment: "it had peanuts in it"})
+		must(err)
+		_, _, err = e.svc.ObservePreference(ctx, loci.PreferenceInput{UserID: "u", Type: "snacks", Value: json.RawMessage(`"crisps"`),
+			Source: loci.SourceExplicit, Context: "said while refusing peanuts"})
+		must(err)
+		_, _, err = e.svc.SetWorking(ctx, loci.WorkingInput{TaskID: "t", AgentID: "a", UserID: "u", Key: "cart",
+			Value: json.RawMessage(`{"items": [{"name": "peanuts", "qty": 1}]}`)})
+		must(err)
+		keep, err := e.svc.StoreFact(ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: "Likes trains",
+			Evidence: json.RawMessage(`{"said": "trains are great"}`)})
+		must(err)
+		_ = ep
+
+		// Words loci writes itself are not the user's.
+		for _, q := range []string{"user", "explicit"} {
+			got, err := e.svc.ForgetUserMemories(ctx, "u", loci.ForgetRequest{Query: q, DryRun: true})
+			must(err)
+			if len(got) != 0 {
+				t.Errorf("forget %q matched %d records (%+v), want none: loci's own words are not the user's", q, len(got), got[0])
+			}
+		}
+
+		got, err := e.svc.ForgetUserMemories(ctx, "u", loci.ForgetRequest{Query: "peanuts"})
+		must(err)
+		if len(got) != 6 {
+			t.Errorf("forgot %d records, want 6 (session, fact, two episodes, preference, working entry)", len(got))
+		}
+		left, err := e.svc.UserMemories(ctx, "u", loci.UserMemoryQuery{IncludeHistory: true})
+		must(err)
+		b, err := json.Marshal(left)
+		must(err)
+		if strings.Contains(strings.ToLower(string(b)), "peanut") {
+			t.Errorf("the user's memories still show the word:\n%s", b)
+		}
+		found := false
+		for _, m := range left {
+			found = found || m.ID == keep.ID
+		}
+		if !found {
+			t.Errorf("the fact that does not name the word was forgotten too")
+		}
+		var exp bytes.Buffer
+		_, err = e.svc.Export(ctx, loci.ExportFilter{UserID: "u"}, &exp)
+		must(err)
+		if strings.Contains(strings.ToLower(exp.String()), "peanut") {
+			t.Errorf("the user's export still shows the word:\n%s", exp.String())
 		}
 	})
 }

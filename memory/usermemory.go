@@ -132,7 +132,8 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 }
 
 // ForgetUserMemories deletes the user's records that hold every word of
-// req.Query or whose ids req.IDs names, and returns them; a dry run only
+// req.Query (in any text they hold and answer: recordTexts) or whose ids
+// req.IDs names, and returns them; a dry run only
 // returns them. Every version of a keyed fact is searched (history
 // included), and forgetting one forgets every version of its key: what
 // the user asked to forget must not survive as history.
@@ -237,26 +238,6 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		return nil, fmt.Errorf("forget: %w", err)
 	}
 	return out, nil
-}
-
-// holdsEvery reports whether a record holds every term: among its indexed
-// terms (SearchText is already analyzed: its words are compared as they
-// are, never stemmed a second time, which would turn "expens" into
-// "expen") or the terms of its content.
-func holdsEvery(r *loci.Record, terms []string) bool {
-	have := map[string]bool{}
-	for _, t := range strings.Fields(r.SearchText) {
-		have[t] = true
-	}
-	for _, t := range contentTerms(r.Content) {
-		have[t] = true
-	}
-	for _, t := range terms {
-		if !have[t] {
-			return false
-		}
-	}
-	return true
 }
 
 // DeleteUser deletes every record about the user, of every kind (with
