@@ -133,7 +133,7 @@ func TestForgetMatchesEveryText(t *testing.T) {
 			}
 		}
 		_, _, err := e.svc.PutSession(ctx, "s1", loci.SessionPut{UserID: "u", Summary: "Planning the trip",
-			Context: json.RawMessage(`{"constraints": ["no peanuts"]}`),
+			Context:  json.RawMessage(`{"constraints": ["no peanuts"]}`),
 			Messages: []loci.Message{{Role: "user", Content: "Book the train"}}})
 		must(err)
 		_, err = e.svc.StoreFact(ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: "Has a food allergy",
