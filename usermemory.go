@@ -89,7 +89,8 @@ type UserMemoryService interface {
 	// that q selects.
 	UserMemories(ctx context.Context, userID string, q UserMemoryQuery) ([]*UserMemory, error)
 	// ForgetUserMemories deletes what req matches among the user's records
-	// (a keyed fact with every version of its key) and returns it.
+	// (exactly the versions of a keyed fact that match; the versions left
+	// stop naming them) and returns it.
 	// EINVALID when req has neither query nor ids.
 	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
 	// DeleteUser deletes every record about the user (all kinds, their

@@ -478,8 +478,9 @@ func TestFactRulesActOnCurrentFacts(t *testing.T) {
 	})
 }
 
-// TestFactForgetAndDeleteUserTakeHistory: forgetting a keyed fact forgets
-// every version of its key; deleting the user deletes every version.
+// TestFactForgetAndDeleteUserTakeHistory: forgetting a version of a keyed
+// fact forgets that version, not the current one (issue 26); deleting the
+// user deletes every version.
 func TestFactForgetAndDeleteUserTakeHistory(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		e := lcOpen(t, open)
@@ -498,7 +499,7 @@ func TestFactForgetAndDeleteUserTakeHistory(t *testing.T) {
 			t.Fatalf("memories as of the start: %+v, want paris", mems)
 		}
 		// "Paris" is only in the superseded version; forgetting it takes
-		// the whole key.
+		// that version only.
 		gone, err := e.svc.ForgetUserMemories(e.ctx, "u", loci.ForgetRequest{Query: "Paris"})
 		if err != nil {
 			t.Fatal(err)
@@ -508,13 +509,17 @@ func TestFactForgetAndDeleteUserTakeHistory(t *testing.T) {
 			ids = append(ids, m.ID)
 		}
 		slices.Sort(ids)
-		want := []string{paris.ID, berlin.ID}
-		slices.Sort(want)
-		if !slices.Equal(ids, want) {
+		if want := []string{paris.ID}; !slices.Equal(ids, want) {
 			t.Fatalf("forgot %v, want %v", ids, want)
 		}
-		if n := e.lcCount(t, loci.RecordFilter{UserID: loci.Ptr("u")}); n != 1 {
-			t.Fatalf("records left: %d, want the car", n)
+		if f, err := e.svc.GetFact(e.ctx, berlin.ID); err != nil || f.Status != loci.FactCurrent || f.Supersedes != "" {
+			t.Fatalf("berlin after forgetting paris: %+v (%v), want current, naming nothing", f, err)
+		}
+		if n := e.lcCount(t, loci.RecordFilter{UserID: loci.Ptr("u")}); n != 2 {
+			t.Fatalf("records left: %d, want berlin and the car", n)
+		}
+		if _, err := e.svc.ForgetUserMemories(e.ctx, "u", loci.ForgetRequest{IDs: []string{berlin.ID}}); err != nil {
+			t.Fatal(err)
 		}
 		e.clock.Add(time.Hour)
 		e.storeKeyed(t, "u", "car", "drives a Saab", time.Time{})

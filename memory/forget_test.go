@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
@@ -191,6 +192,102 @@ func TestForgetMatchesEveryText(t *testing.T) {
 		must(err)
 		if strings.Contains(strings.ToLower(exp.String()), "peanut") {
 			t.Errorf("the user's export still shows the word:\n%s", exp.String())
+		}
+	})
+}
+
+// TestForgetKeyedFactVersion forgets one version of a keyed fact: exactly
+// that version goes, the others stay, and none names the forgotten one.
+// Forgetting the current version leaves the key with no current fact.
+func TestForgetKeyedFactVersion(t *testing.T) {
+	year := func(y int) time.Time { return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC) }
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := lcOpen(t, open)
+		store := func(key, text string, y int) *loci.Fact {
+			t.Helper()
+			f, err := e.svc.StoreFact(e.ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Key: key, Fact: text, ValidAt: year(y)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		history := func(id string) map[string]*loci.Fact {
+			t.Helper()
+			h, err := e.svc.FactHistory(e.ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]*loci.Fact{}
+			for _, f := range h {
+				out[f.Fact] = f
+			}
+			return out
+		}
+		forget := func(req loci.ForgetRequest) []string {
+			t.Helper()
+			got, err := e.svc.ForgetUserMemories(e.ctx, "u", req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, m := range got {
+				out = append(out, m.Content)
+			}
+			return out
+		}
+
+		// By query: the old home goes, the current one stays current.
+		paris := store("home", "I live in Paris", 2020)
+		berlin := store("home", "I live in Berlin", 2023)
+		if got := forget(loci.ForgetRequest{Query: "Paris"}); len(got) != 1 || got[0] != "I live in Paris" {
+			t.Fatalf("forget Paris: forgot %q, want the Paris version only", got)
+		}
+		h := history(berlin.ID)
+		if len(h) != 1 || h["I live in Berlin"] == nil {
+			t.Fatalf("home's history after forgetting Paris: %v, want Berlin only", h)
+		}
+		if b := h["I live in Berlin"]; b.Status != loci.FactCurrent || b.Supersedes != "" {
+			t.Errorf("Berlin: status %s, supersedes %q; want current, naming nothing", b.Status, b.Supersedes)
+		}
+		_ = paris
+
+		// By id: the middle version goes; the versions left stop naming it.
+		p := store("work", "I work in Paris", 2018)
+		lyon := store("work", "I work in Lyon", 2020)
+		nantes := store("work", "I work in Nantes", 2022)
+		if got := forget(loci.ForgetRequest{IDs: []string{lyon.ID}}); len(got) != 1 || got[0] != "I work in Lyon" {
+			t.Fatalf("forget the Lyon version: forgot %q, want it only", got)
+		}
+		h = history(nantes.ID)
+		if len(h) != 2 || h["I work in Paris"] == nil || h["I work in Nantes"] == nil {
+			t.Fatalf("work's history: %v, want Paris and Nantes", h)
+		}
+		if n := h["I work in Nantes"]; n.Status != loci.FactCurrent || n.Supersedes != "" {
+			t.Errorf("Nantes: status %s, supersedes %q; want current, naming nothing", n.Status, n.Supersedes)
+		}
+		if o := h["I work in Paris"]; o.SupersededBy != "" || o.Status == loci.FactCurrent {
+			t.Errorf("old Paris: status %s, superseded_by %q; want ended, naming nothing", o.Status, o.SupersededBy)
+		}
+
+		// The current version: the key has no current fact.
+		if got := forget(loci.ForgetRequest{Query: "Nantes"}); len(got) != 1 {
+			t.Fatalf("forget Nantes: forgot %q, want one version", got)
+		}
+		h = history(p.ID)
+		if len(h) != 1 {
+			t.Fatalf("work's history: %v, want the Paris version only", h)
+		}
+		if o := h["I work in Paris"]; o.Status != loci.FactInvalidated || o.SupersededBy != "" {
+			t.Errorf("old Paris after its successors went: status %s, superseded_by %q; want invalidated, naming nothing", o.Status, o.SupersededBy)
+		}
+		facts, _, err := e.svc.FactsByKeyword(e.ctx, loci.FactQuery{UserID: "u"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range facts {
+			if f.Key == "work" {
+				t.Errorf("a current fact of key work is listed: %+v", f)
+			}
 		}
 	})
 }

@@ -135,8 +135,11 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // req.Query (in any text they hold and answer: recordTexts) or whose ids
 // req.IDs names, and returns them; a dry run only
 // returns them. Every version of a keyed fact is searched (history
-// included), and forgetting one forgets every version of its key: what
-// the user asked to forget must not survive as history.
+// included), so what the user asked to forget does not survive as
+// history; a version that does not match stays, and the versions left
+// stop naming the forgotten ones. When the current version goes, the key
+// has no current fact: the version before it stays ended (its status
+// becomes invalidated), as DeleteFact leaves it.
 //
 // It is audited with the ids of the records it forgot (or, dry, would
 // forget) and of the sessions whose message count it changed.
@@ -191,20 +194,6 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				return err
 			}
 		}
-		slots := map[string]bool{}
-		for _, r := range found {
-			if r.Kind != loci.KindFact || r.Key == "" || slots[r.Key] {
-				continue
-			}
-			slots[r.Key] = true
-			versions, err := tx.FindRecords(ctx, loci.RecordFilter{
-				Workspace: r.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &userID, Key: &r.Key, Order: loci.OrderValidDesc,
-			})
-			if err != nil {
-				return err
-			}
-			found = append(found, versions...)
-		}
 		seen := map[string]bool{}
 		var ids []string
 		for _, r := range found {
@@ -218,9 +207,19 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		if req.DryRun || len(ids) == 0 {
 			return nil
 		}
+		// The versions of a keyed fact are held still while the matched
+		// ones go: what is deleted is exactly what matched, and the
+		// versions left stop naming it (unlinkForgottenFacts).
+		keyed, err := lockFactSlots(ctx, tx, found)
+		if err != nil {
+			return err
+		}
 		del := f
 		del.IDs = ids
 		if _, err := tx.DeleteRecords(ctx, del); err != nil {
+			return err
+		}
+		if err := unlinkForgottenFacts(ctx, tx, a, keyed, seen, s.now()); err != nil {
 			return err
 		}
 		// A forgotten message leaves its session with one message less.
