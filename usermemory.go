@@ -71,11 +71,22 @@ type UserMemoryQuery struct {
 // ForgetRequest says what of a user's memory to forget: the records that
 // hold every word of Query, and the records named by IDs (only the user's
 // own). DryRun reports without deleting.
+//
+// Agent-scoped memory that names the user (an agent's notes, blocks and
+// passages, which carry no user) is not searched unless IncludeAgents:
+// then Query also matches the notes, blocks and passages of every agent
+// (of the key's agent only, for a key bound to one), and what matches is
+// deleted with the rest. It needs the editor role and a Query.
 type ForgetRequest struct {
-	Query  string   `json:"query,omitempty"`
-	IDs    []string `json:"ids,omitempty"`
-	DryRun bool     `json:"dry_run,omitempty"`
+	Query         string   `json:"query,omitempty"`
+	IDs           []string `json:"ids,omitempty"`
+	DryRun        bool     `json:"dry_run,omitempty"`
+	IncludeAgents bool     `json:"include_agents,omitempty"`
 }
+
+// AgentScopedKinds are the kinds of an agent's own memory, which carry no
+// user: a forget reaches them only with ForgetRequest.IncludeAgents.
+var AgentScopedKinds = []Kind{KindNote, KindBlock, KindPassage}
 
 // UserMemoryService is seed 001's session start and privacy queries.
 type UserMemoryService interface {

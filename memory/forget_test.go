@@ -291,3 +291,91 @@ func TestForgetKeyedFactVersion(t *testing.T) {
 		}
 	})
 }
+
+// TestForgetIncludeAgents: agents' own memory that names the user (a
+// block, a passage, a note: they carry no user) is left by a forget unless
+// include_agents asks for it; then a dry run previews it and a forget
+// deletes it, of every agent, and nothing that does not hold the words.
+// It needs the editor role and a query.
+func TestForgetIncludeAgents(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := lcOpen(t, open)
+		ctx := e.ctx
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, err := e.svc.CreateAgent(ctx, loci.AgentCreate{ID: "a"})
+		must(err)
+		_, _, err = e.svc.SetBlock(ctx, "a", "relationships", loci.BlockWrite{Content: "Alice: power user"})
+		must(err)
+		_, err = e.svc.AddPassage(ctx, "a", "Alice reported a failed deploy", nil)
+		must(err)
+		_, err = e.svc.AddPassage(ctx, "b", "Alice asked for dark mode", nil)
+		must(err)
+		_, err = e.svc.Remember(ctx, "b", "contact", json.RawMessage(`{"name": "Alice", "plan": "pro"}`))
+		must(err)
+		keep, err := e.svc.AddPassage(ctx, "a", "Bob reported nothing", nil)
+		must(err)
+		_, err = e.svc.StoreFact(ctx, loci.FactInput{UserID: "alice", Category: loci.CategoryGeneralFact, Fact: "Alice is a power user"})
+		must(err)
+		count := func() int {
+			t.Helper()
+			return e.lcCount(t, loci.RecordFilter{Kinds: loci.AgentScopedKinds})
+		}
+		before := count()
+
+		got, err := e.svc.ForgetUserMemories(ctx, "alice", loci.ForgetRequest{Query: "Alice"})
+		must(err)
+		if len(got) != 1 || got[0].Kind != loci.KindFact {
+			t.Fatalf("forget without include_agents: %d records, want the user's fact only", len(got))
+		}
+		if n := count(); n != before {
+			t.Fatalf("agents' records: %d after a forget without include_agents, want %d", n, before)
+		}
+
+		creator := loci.WithPrincipal(ctx, &loci.Principal{KeyID: "k", Role: loci.RoleCreator})
+		if _, err := e.svc.ForgetUserMemories(creator, "alice", loci.ForgetRequest{Query: "Alice", IncludeAgents: true, DryRun: true}); loci.ErrorCode(err) != loci.EFORBIDDEN {
+			t.Errorf("creator with include_agents: %v, want forbidden", err)
+		}
+		if _, err := e.svc.ForgetUserMemories(ctx, "alice", loci.ForgetRequest{IDs: []string{keep.ID}, IncludeAgents: true}); loci.ErrorCode(err) != loci.EINVALID {
+			t.Errorf("include_agents without a query: %v, want invalid", err)
+		}
+		bound := loci.WithPrincipal(ctx, &loci.Principal{KeyID: "k", Role: loci.RoleEditor, AgentID: "a"})
+		if _, err := e.svc.ForgetUserMemories(bound, "alice", loci.ForgetRequest{Query: "Alice", IncludeAgents: true, DryRun: true}); loci.ErrorCode(err) != loci.EFORBIDDEN {
+			t.Errorf("key bound to an agent: %v, want forbidden (forget spans agents)", err)
+		}
+
+		editor := loci.WithPrincipal(ctx, &loci.Principal{KeyID: "k", Role: loci.RoleEditor})
+		got, err = e.svc.ForgetUserMemories(editor, "alice", loci.ForgetRequest{Query: "Alice", IncludeAgents: true, DryRun: true})
+		must(err)
+		kinds := map[loci.Kind]int{}
+		for _, m := range got {
+			kinds[m.Kind]++
+		}
+		if len(got) != 4 || kinds[loci.KindBlock] != 1 || kinds[loci.KindPassage] != 2 || kinds[loci.KindNote] != 1 {
+			t.Fatalf("dry run with include_agents: %v, want a block, two passages and a note", kinds)
+		}
+		if n := count(); n != before {
+			t.Fatalf("a dry run deleted: %d agents' records, want %d", n, before)
+		}
+		got, err = e.svc.ForgetUserMemories(editor, "alice", loci.ForgetRequest{Query: "Alice", IncludeAgents: true})
+		must(err)
+		if len(got) != 4 {
+			t.Fatalf("forget with include_agents: %d records, want 4", len(got))
+		}
+		if n := count(); n != before-4 {
+			t.Fatalf("agents' records left: %d, want %d", n, before-4)
+		}
+		ps, _, err := e.svc.ListPassages(ctx, "a", loci.PassageFilter{})
+		must(err)
+		if len(ps) != 1 || ps[0].ID != keep.ID {
+			t.Errorf("agent a's passages: %+v, want Bob's only", ps)
+		}
+		if _, err := e.svc.GetBlock(ctx, "a", "relationships"); loci.ErrorCode(err) != loci.ENOTFOUND {
+			t.Errorf("the block naming Alice: %v, want not found", err)
+		}
+	})
+}

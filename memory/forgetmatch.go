@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -102,4 +103,25 @@ func holdsEvery(r *loci.Record, terms []string) bool {
 		}
 	}
 	return true
+}
+
+// agentScopedMatches returns the agents' own records (notes, blocks and
+// passages, which carry no user) that hold every term: of every agent of
+// the context's workspace, or of the key's agent for a key bound to one.
+// Each record is read once, streamed. A note's or block's kept versions
+// are not searched: the record's current text is.
+func agentScopedMatches(ctx context.Context, tx loci.Tx, terms []string) ([]*loci.Record, error) {
+	noUser := ""
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: loci.AgentScopedKinds, UserID: &noUser, Order: loci.OrderCreatedAsc}
+	if p := loci.PrincipalFrom(ctx); p != nil && p.AgentID != "" {
+		f.AgentID = &p.AgentID
+	}
+	var out []*loci.Record
+	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+		if holdsEvery(r, terms) {
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -141,6 +141,10 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // has no current fact: the version before it stays ended (its status
 // becomes invalidated), as DeleteFact leaves it.
 //
+// With req.IncludeAgents (editor; a query), the query also matches the
+// notes, blocks and passages of agents, which carry no user
+// (agentScopedMatches); they are answered first.
+//
 // It is audited with the ids of the records it forgot (or, dry, would
 // forget) and of the sessions whose message count it changed.
 func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) (_ []*loci.UserMemory, err error) {
@@ -161,6 +165,14 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	}
 	if len(terms) == 0 && len(req.IDs) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "forget needs a query or ids")
+	}
+	if req.IncludeAgents {
+		if len(terms) == 0 {
+			return nil, loci.Errorf(loci.EINVALID, "include_agents extends a query to agents' notes, blocks and passages: it needs a query")
+		}
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return nil, err
+		}
 	}
 	out := []*loci.UserMemory{}
 	// A dry run changes nothing: it reads, and its entry is queued.
@@ -194,6 +206,18 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				return err
 			}
 		}
+		// Agents' own memory (no user) only when asked, by query only.
+		var agentIDs []string
+		if req.IncludeAgents {
+			recs, err := agentScopedMatches(ctx, tx, terms)
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				agentIDs = append(agentIDs, r.ID)
+				out = append(out, userMemoryOf(r))
+			}
+		}
 		seen := map[string]bool{}
 		var ids []string
 		for _, r := range found {
@@ -204,7 +228,19 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			}
 		}
 		a.touch(ids...)
-		if req.DryRun || len(ids) == 0 {
+		a.touch(agentIDs...)
+		if req.DryRun || len(ids)+len(agentIDs) == 0 {
+			return nil
+		}
+		if len(agentIDs) > 0 {
+			noUser := ""
+			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+				Workspace: f.Workspace, Kinds: loci.AgentScopedKinds, UserID: &noUser, IDs: agentIDs,
+			}); err != nil {
+				return err
+			}
+		}
+		if len(ids) == 0 {
 			return nil
 		}
 		// The versions of a keyed fact are held still while the matched
