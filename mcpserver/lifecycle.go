@@ -387,7 +387,7 @@ func (s *server) lifecycleTools() {
 		Description: "Write a value to the scratchpad of the current task: your goal and sub-goals, the active plan and progress, intermediate results, tool outputs still to evaluate. " +
 			"Values are per task (task_id) and per this connection's agent and user; setting a key again replaces its value. " +
 			"They expire 24 hours after their last write, so keep lasting insights in store_fact or remember instead. " +
-			"A task's values total at most 50 KB (51200 bytes of JSON, counting every agent on the task): a write past that is an error and changes nothing.",
+			"A task's values total at most 50 KB (51200 bytes of JSON, compact with strings as UTF-8, counting every agent on the task): a write past that is an error and changes nothing.",
 		InputSchema:  setWorkingInputSchema,
 		OutputSchema: setWorkingOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
