@@ -21,7 +21,9 @@ func TestFactTimeScenarios(t *testing.T) {
 		{name: "SearchOnlyCurrent", method: "GET", path: "/v1/facts/search?user_id=u&q=lives+Paris", status: 200,
 			want: map[string]any{"count": 1, "results.0.id": "{berlin}"}},
 		{name: "SearchAsOf", method: "GET", path: "/v1/facts/search?user_id=u&q=lives&as_of=" + lcTime(-24*time.Hour), status: 200,
-			want: map[string]any{"count": 1, "results.0.id": "{paris}", "results.0.status": "superseded"}},
+			// Its status as of then (issue 26); superseded_by says what
+			// replaced it since.
+			want: map[string]any{"count": 1, "results.0.id": "{paris}", "results.0.status": "current", "results.0.superseded_by": "{berlin}"}},
 		{name: "SearchAsOfBeforeAny", method: "GET", path: "/v1/facts/search?user_id=u&q=lives&as_of=" + lcTime(-72*time.Hour), status: 200,
 			want: map[string]any{"count": 0}},
 		{name: "SearchHistoryCurrentFirst", method: "GET", path: "/v1/facts/search?user_id=u&q=lives+Paris&include_history=true", status: 200,

@@ -45,7 +45,7 @@ func schemas() Obj {
 		"Role":         enum("An API key's role; each includes the ones before it.", roleNames()...),
 		"Outcome":      enum("An episode's outcome.", loci.Outcomes...),
 		"FactCategory": enum("A fact's category.", loci.FactCategories...),
-		"FactStatus": enum("What a fact is now: current (true), disputed (true, but contradicted and not resolved), "+
+		"FactStatus": enum("What a fact is now, or at the `as_of` a listing or search asked about: current (true), disputed (true, but contradicted and not resolved), "+
 			"future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).",
 			loci.FactCurrent, loci.FactDisputed, loci.FactFuture, loci.FactSuperseded, loci.FactInvalidated),
 		"PreferenceSource": enum("How a preference was learned.", loci.SourceExplicit, loci.SourceImplicit, loci.SourceDecision),
