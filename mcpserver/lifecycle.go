@@ -259,7 +259,7 @@ type FactResult struct {
 	Key                string         `json:"key,omitempty" jsonschema:"its key (the slot it fills), when it has one"`
 	ValidAt            time.Time      `json:"valid_at" jsonschema:"when it became true"`
 	InvalidAt          *time.Time     `json:"invalid_at,omitempty" jsonschema:"when it stopped (or stops) being true, if it does"`
-	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or superseded, invalidated or future relative to now when as_of asked for another time"`
+	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or, for a version not true at the time asked (as_of, default now), superseded, invalidated or future as of that time"`
 }
 
 // SearchFactsOutput is the output of search_facts.
