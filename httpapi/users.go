@@ -23,7 +23,10 @@ func preferenceRoutes() []endpoint {
 			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.observe"},
 			doc: &apidoc.Op{ID: "observePreference", Tag: "preferences",
 				Summary: "Observe a preference",
-				Desc:    "explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent.",
+				Desc: "explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent. " +
+					"A creator may observe a new preference and observe a known one again with the same value (its confidence rises, as with a use); " +
+					"another value, an explicit observation of an implicit preference (it becomes persistent at 100, as a confirm makes it) " +
+					"or a preference flagged for removal needs editor (403).",
 				Body: apidoc.Closed([]string{"type", "value", "source"}, apidoc.Obj{
 					"type": apidoc.Str(""), "value": apidoc.AnyJSON(""), "source": apidoc.Ref("PreferenceSource"),
 					"session_id": apidoc.Str("Required for a decision."), "context": apidoc.Str(""),
