@@ -73,11 +73,22 @@ type UserMemoryQuery struct {
 // ForgetRequest says what of a user's memory to forget: the records that
 // hold every word of Query, and the records named by IDs (only the user's
 // own). DryRun reports without deleting.
+//
+// Agent-scoped memory that names the user (an agent's notes, blocks and
+// passages, which carry no user) is not searched unless IncludeAgents:
+// then Query also matches the notes, blocks and passages of every agent
+// (of the key's agent only, for a key bound to one), and what matches is
+// deleted with the rest. It needs the editor role and a Query.
 type ForgetRequest struct {
-	Query  string   `json:"query,omitempty"`
-	IDs    []string `json:"ids,omitempty"`
-	DryRun bool     `json:"dry_run,omitempty"`
+	Query         string   `json:"query,omitempty"`
+	IDs           []string `json:"ids,omitempty"`
+	DryRun        bool     `json:"dry_run,omitempty"`
+	IncludeAgents bool     `json:"include_agents,omitempty"`
 }
+
+// AgentScopedKinds are the kinds of an agent's own memory, which carry no
+// user: a forget reaches them only with ForgetRequest.IncludeAgents.
+var AgentScopedKinds = []Kind{KindNote, KindBlock, KindPassage}
 
 // UserMemoryService is seed 001's session start and privacy queries.
 type UserMemoryService interface {
@@ -91,7 +102,8 @@ type UserMemoryService interface {
 	// that q selects.
 	UserMemories(ctx context.Context, userID string, q UserMemoryQuery) ([]*UserMemory, error)
 	// ForgetUserMemories deletes what req matches among the user's records
-	// (a keyed fact with every version of its key) and returns it.
+	// (exactly the versions of a keyed fact that match; the versions left
+	// stop naming them) and returns it.
 	// EINVALID when req has neither query nor ids.
 	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
 	// DeleteUser deletes every record about the user (all kinds, their

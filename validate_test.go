@@ -226,6 +226,10 @@ func TestPreferenceInputValidate(t *testing.T) {
 		{"ErrSource", ok(func(in *loci.PreferenceInput) { in.Source = "guess" }), loci.EINVALID, "source must be explicit, implicit or decision"},
 		{"ErrNoValue", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage("null") }), loci.EINVALID, "value is required"},
 		{"ErrValueMalformed", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage("{") }), loci.EINVALID, "value must be valid JSON"},
+		{"ErrValueEmpty", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(`""`) }), loci.EINVALID, "value must not be empty"},
+		{"ErrValueWhitespace", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(` " \t\n " `) }), loci.EINVALID, "value must not be empty"},
+		{"OKValueList", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(`["Paid Search", "CTV"]`) }), "", ""},
+		{"OKValueNumber", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(`500000`) }), "", ""},
 		{"ErrContextTooLong", ok(func(in *loci.PreferenceInput) {
 			in.Context = strings.Repeat("c", loci.MaxPreferenceContextBytes+1)
 		}), loci.EINVALID, "context must be at most 4096 bytes"},

@@ -259,7 +259,7 @@ type FactResult struct {
 	Key                string         `json:"key,omitempty" jsonschema:"its key (the slot it fills), when it has one"`
 	ValidAt            time.Time      `json:"valid_at" jsonschema:"when it became true"`
 	InvalidAt          *time.Time     `json:"invalid_at,omitempty" jsonschema:"when it stopped (or stops) being true, if it does"`
-	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or superseded, invalidated or future relative to now when as_of asked for another time"`
+	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or, for a version not true at the time asked (as_of, default now), superseded, invalidated or future as of that time"`
 }
 
 // SearchFactsOutput is the output of search_facts.
@@ -390,7 +390,7 @@ func (s *server) lifecycleTools() {
 		Description: "Write a value to the scratchpad of the current task: your goal and sub-goals, the active plan and progress, intermediate results, tool outputs still to evaluate. " +
 			"Values are per task (task_id) and per this connection's agent and user; setting a key again replaces its value. " +
 			"They expire 24 hours after their last write, so keep lasting insights in store_fact or remember instead. " +
-			"A task's values total at most 50 KB (51200 bytes of JSON, counting every agent on the task): a write past that is an error and changes nothing.",
+			"A task's values total at most 50 KB (51200 bytes of JSON, compact with strings as UTF-8, counting every agent on the task): a write past that is an error and changes nothing.",
 		InputSchema:  setWorkingInputSchema,
 		OutputSchema: setWorkingOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

@@ -299,7 +299,10 @@ type auditQueue struct {
 	mu      sync.Mutex
 	pending []loci.AuditEntry
 	running bool
-	kick    chan struct{}
+	// closed: the service is closing; an entry queued after the last
+	// write has no store to go to and is logged as lost.
+	closed bool
+	kick   chan struct{}
 	// flush serializes writes of batches (the writer and FlushAudit).
 	flush sync.Mutex
 }
@@ -311,6 +314,11 @@ func newAuditQueue(s *Service) *auditQueue {
 // add queues e, starting the writer if need be.
 func (q *auditQueue) add(e loci.AuditEntry) {
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		q.s.logger.Error("audit entry after the service closed, not written", "operation", e.Operation, "status", e.Status)
+		return
+	}
 	q.pending = append(q.pending, e)
 	full := len(q.pending) >= auditFlushAt
 	start := !q.running
@@ -373,6 +381,16 @@ func (q *auditQueue) write(ctx context.Context) (int, error) {
 		return len(batch), fmt.Errorf("audit: %w", err)
 	}
 	return len(batch), nil
+}
+
+// close takes no entry after it, and writes what waits (after the batch
+// being written, if any: write holds flush): the store closes next.
+func (q *auditQueue) close(ctx context.Context) error {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	_, err := q.write(ctx)
+	return err
 }
 
 // FlushAudit writes the entries waiting in the queue now (FindAudit does;

@@ -208,9 +208,9 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.Fa
 		}
 		// Built afresh on each run: the retry policy may run this twice.
 		out = &loci.FactResults{Results: []loci.ScoredFact{}, PendingEmbeddings: ranked.PendingEmbeddings}
-		now := s.now()
+		at := s.asOf(q.AsOf) // each fact's status as of the time asked
 		for _, h := range hits {
-			fact, err := factOf(h.Record, now)
+			fact, err := factOf(h.Record, at)
 			if err != nil {
 				s.malformed(h.Record, err)
 				continue
@@ -277,9 +277,9 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*lo
 		if err := s.touchFacts(ctx, tx, recs); err != nil {
 			return err
 		}
-		now := s.now()
+		at := s.asOf(q.AsOf) // each fact's status as of the time asked
 		for _, r := range recs {
-			fact, err := factOf(r, now)
+			fact, err := factOf(r, at)
 			if err != nil {
 				s.malformed(r, err)
 				continue
@@ -375,7 +375,8 @@ func factOf(r *loci.Record, now time.Time) (*loci.Fact, error) {
 	}, nil
 }
 
-// factStatus says what a fact is at now.
+// factStatus says what a fact is at now (the time a listing asks about:
+// as_of, or now).
 func factStatus(r *loci.Record, d *factData, now time.Time) string {
 	switch {
 	case ended(r, now) && d.SupersededBy != "":

@@ -133,10 +133,18 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 }
 
 // ForgetUserMemories deletes the user's records that hold every word of
-// req.Query or whose ids req.IDs names, and returns them; a dry run only
+// req.Query (in any text they hold and answer: recordTexts) or whose ids
+// req.IDs names, and returns them; a dry run only
 // returns them. Every version of a keyed fact is searched (history
-// included), and forgetting one forgets every version of its key: what
-// the user asked to forget must not survive as history.
+// included), so what the user asked to forget does not survive as
+// history; a version that does not match stays, and the versions left
+// stop naming the forgotten ones. When the current version goes, the key
+// has no current fact: the version before it stays ended (its status
+// becomes invalidated), as DeleteFact leaves it.
+//
+// With req.IncludeAgents (editor; a query), the query also matches the
+// notes, blocks and passages of agents, which carry no user
+// (agentScopedMatches); they are answered first.
 //
 // It is audited with the ids of the records it forgot (or, dry, would
 // forget) and of the sessions whose message count it changed.
@@ -158,6 +166,14 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	}
 	if len(terms) == 0 && len(req.IDs) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "forget needs a query or ids")
+	}
+	if req.IncludeAgents {
+		if len(terms) == 0 {
+			return nil, loci.Errorf(loci.EINVALID, "include_agents extends a query to agents' notes, blocks and passages: it needs a query")
+		}
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return nil, err
+		}
 	}
 	out := []*loci.UserMemory{}
 	// A dry run changes nothing: it reads, and its entry is queued.
@@ -191,19 +207,17 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				return err
 			}
 		}
-		slots := map[string]bool{}
-		for _, r := range found {
-			if r.Kind != loci.KindFact || r.Key == "" || slots[r.Key] {
-				continue
-			}
-			slots[r.Key] = true
-			versions, err := tx.FindRecords(ctx, loci.RecordFilter{
-				Workspace: r.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &userID, Key: &r.Key, Order: loci.OrderValidDesc,
-			})
+		// Agents' own memory (no user) only when asked, by query only.
+		var agentIDs []string
+		if req.IncludeAgents {
+			recs, err := agentScopedMatches(ctx, tx, terms)
 			if err != nil {
 				return err
 			}
-			found = append(found, versions...)
+			for _, r := range recs {
+				agentIDs = append(agentIDs, r.ID)
+				out = append(out, userMemoryOf(r))
+			}
 		}
 		seen := map[string]bool{}
 		var ids []string
@@ -215,12 +229,34 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			}
 		}
 		a.touch(ids...)
-		if req.DryRun || len(ids) == 0 {
+		a.touch(agentIDs...)
+		if req.DryRun || len(ids)+len(agentIDs) == 0 {
 			return nil
+		}
+		if len(agentIDs) > 0 {
+			noUser := ""
+			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+				Workspace: f.Workspace, Kinds: loci.AgentScopedKinds, UserID: &noUser, IDs: agentIDs,
+			}); err != nil {
+				return err
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		// The versions of a keyed fact are held still while the matched
+		// ones go: what is deleted is exactly what matched, and the
+		// versions left stop naming it (unlinkForgottenFacts).
+		keyed, err := lockFactSlots(ctx, tx, found)
+		if err != nil {
+			return err
 		}
 		del := f
 		del.IDs = ids
 		if _, err := tx.DeleteRecords(ctx, del); err != nil {
+			return err
+		}
+		if err := unlinkForgottenFacts(ctx, tx, a, keyed, seen, s.now()); err != nil {
 			return err
 		}
 		// A forgotten message leaves its session with one message less.
@@ -238,26 +274,6 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		return nil, fmt.Errorf("forget: %w", err)
 	}
 	return out, nil
-}
-
-// holdsEvery reports whether a record holds every term: among its indexed
-// terms (SearchText is already analyzed: its words are compared as they
-// are, never stemmed a second time, which would turn "expens" into
-// "expen") or the terms of its content.
-func holdsEvery(r *loci.Record, terms []string) bool {
-	have := map[string]bool{}
-	for _, t := range strings.Fields(r.SearchText) {
-		have[t] = true
-	}
-	for _, t := range contentTerms(r.Content) {
-		have[t] = true
-	}
-	for _, t := range terms {
-		if !have[t] {
-			return false
-		}
-	}
-	return true
 }
 
 // DeleteUser deletes every record about the user, of every kind (with

@@ -46,7 +46,7 @@ func factsWalk(t *testing.T, extra ...string) {
 		absent   []string // substrings stdout must not hold
 	}{
 		{"ListNow", []string{"facts", "list", "--user", "u"}, 0, []string{berlin.ID + "\tcurrent\t1.00\thome_city\tlives in Berlin"}, []string{paris}},
-		{"ListAsOf", []string{"facts", "list", "--user", "u", "--as-of", "2021-01-01T00:00:00Z"}, 0, []string{paris + "\tsuperseded"}, []string{berlin.ID}},
+		{"ListAsOf", []string{"facts", "list", "--user", "u", "--as-of", "2021-01-01T00:00:00Z"}, 0, []string{paris + "\tcurrent"}, []string{berlin.ID}}, // current as of then
 		{"ListHistory", []string{"facts", "list", "--user", "u", "--history", "--json"}, 0, []string{`"count": 2`}, nil},
 		{"Search", []string{"facts", "search", "lives", "--user", "u"}, 0, []string{berlin.ID}, []string{paris}},
 		{"SearchHistory", []string{"facts", "search", "lives Paris", "--user", "u", "--history"}, 0, []string{berlin.ID, paris}, nil},

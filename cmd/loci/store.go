@@ -87,18 +87,13 @@ type service struct {
 	metrics *metrics.Metrics
 	// db names the database for logs: its path, or its URL without the
 	// password.
-	db    string
-	store loci.Store
+	db string
 }
 
-// Close writes what waits to be written to the audit log, then closes the
-// database.
+// Close stops the embedding worker, writes what waits to be written to the
+// audit log, then closes the database (memory.Service.Close).
 func (s *service) Close() error {
-	ferr := s.FlushAudit(context.Background())
-	if err := s.store.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return s.Service.Close()
 }
 
 // openService builds the service the way serve, mcp and every verb on the
@@ -119,7 +114,7 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 	if err != nil {
 		return nil, err
 	}
-	s := &service{db: name, store: raw}
+	s := &service{db: name}
 	var store loci.Store = retry.New(raw, cfg.RetryBackoff, retry.WithLogger(logger))
 	if cfg.Metrics {
 		s.metrics = metrics.New()

@@ -46,7 +46,7 @@ func schemas() Obj {
 		"Outcome": enum("An episode's outcome.", loci.Outcomes...),
 		"FactCategory": WithDesc(Obj{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "examples": loci.FactCategories},
 			"A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; "+loci.CategoryGeneralFact+" is the default of POST /v1/memories."),
-		"FactStatus": enum("What a fact is now: current (true), disputed (true, but contradicted and not resolved), "+
+		"FactStatus": enum("What a fact is now, or at the `as_of` a listing or search asked about: current (true), disputed (true, but contradicted and not resolved), "+
 			"future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).",
 			loci.FactCurrent, loci.FactDisputed, loci.FactFuture, loci.FactSuperseded, loci.FactInvalidated),
 		"PreferenceSource": enum("How a preference was learned.", loci.SourceExplicit, loci.SourceImplicit, loci.SourceDecision),
