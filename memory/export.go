@@ -31,11 +31,13 @@ type userLine struct {
 }
 
 // recordLine is a record with every field, the analyzed search text (so
-// the lexical index is rebuilt exactly) and its kept versions.
+// the lexical index is rebuilt exactly, an empty one included) and its
+// kept versions. Export always writes the search text; an import line
+// without one (a file written by hand) has its text analyzed.
 type recordLine struct {
 	Type string `json:"type"`
 	*loci.Record
-	SearchText string               `json:"search_text"`
+	SearchText *string              `json:"search_text"`
 	Versions   []loci.RecordVersion `json:"versions,omitempty"`
 }
 
@@ -116,7 +118,7 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 			if err != nil {
 				return err
 			}
-			if err := enc.Encode(recordLine{Type: lineRecord, Record: r, SearchText: r.SearchText, Versions: versions}); err != nil {
+			if err := enc.Encode(recordLine{Type: lineRecord, Record: r, SearchText: &r.SearchText, Versions: versions}); err != nil {
 				return err
 			}
 			a.touch(r.ID)

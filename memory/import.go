@@ -351,7 +351,7 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		if err := strict(raw, &l); err != nil {
 			return e, err
 		}
-		if err := checkImportRecord(l.Record, l.SearchText, l.Versions); err != nil {
+		if err := checkImportRecord(l.Record, deref(l.SearchText), l.Versions); err != nil {
 			if l.ID != "" && utf8.ValidString(l.ID) && len(l.ID) <= maxImportIDBytes {
 				return e, relabel(err, "record %s: %s", l.ID, loci.ErrorMessage(err))
 			}
@@ -359,7 +359,7 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		}
 		// A record without search text (a file written by hand) has its
 		// text analyzed when it is written (readFrame), beside the writes.
-		l.Record.SearchText = l.SearchText
+		l.Record.SearchText = deref(l.SearchText)
 		e.rec, e.versions = l.Record, l.Versions
 	case lineBlockLink:
 		var l linkLine
@@ -377,6 +377,13 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		return e, loci.Errorf(loci.EINVALID, "unknown line type %q", head.Type)
 	}
 	return e, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // lineType reads the type of a line that starts as export writes it,
@@ -879,11 +886,13 @@ func readFrame(rd *bufio.Reader) (importEntry, error) {
 	case lineRecord:
 		l := recordLine{Record: &loci.Record{}}
 		err = json.Unmarshal(e.frame, &l)
-		if l.SearchText == "" {
-			// Analyze the text as a write would.
-			l.SearchText = searchText(strings.Join(append([]string{l.Key, l.Content}, l.Tags...), " "))
+		if l.SearchText == nil {
+			// No search text (not an export's line, which always has
+			// one, empty or not): analyze the text as a write would.
+			l.Record.SearchText = searchText(strings.Join(append([]string{l.Key, l.Content}, l.Tags...), " "))
+		} else {
+			l.Record.SearchText = *l.SearchText
 		}
-		l.Record.SearchText = l.SearchText
 		e.rec, e.versions = l.Record, l.Versions
 	}
 	if err != nil {
