@@ -41,7 +41,7 @@ func seedEverything(t *testing.T, s loci.Store) {
 		r.Tags = []string{"t1", "t2"}
 		r.Category, r.ActionType, r.Outcome = "general_fact", "post", "success"
 		if k == loci.KindSession {
-			r.Category = "session"
+			r.Category, r.Key = "session", "s1" // a session's key is its id
 		}
 		r.Confidence, r.AccessCount = 0.1*float64(i+1), i
 		r.LastAccessedAt, r.ExpiresAt = at.Add(time.Duration(i)*time.Hour), at.Add(48*time.Hour)

@@ -109,6 +109,7 @@ type importPlan struct {
 	blocks       map[string]bool
 	links        []importLink
 	seed         maphash.Seed
+	rules        *importRules
 }
 
 // lineError is the error of a line: its domain code, "line N: message".
@@ -141,6 +142,7 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 		return nil, err
 	}
 	plan := &importPlan{checkPresent: len(some) > 0, blocks: map[string]bool{}, seed: maphash.MakeSeed()}
+	plan.rules = s.newImportRules(plan.seed)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -211,6 +213,9 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 	if err := s.checkImportDuplicates(plan, sp); err != nil {
 		return nil, err
 	}
+	if err := plan.rules.check(sp); err != nil {
+		return nil, err
+	}
 	if err := s.checkImportLinks(ctx, ws, plan); err != nil {
 		return nil, err
 	}
@@ -234,6 +239,9 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 		if err := s.findPresent(ctx, ws, c.entries); err != nil {
 			return err
 		}
+		if err := s.holdImportRules(ctx, ws, plan.rules, c.entries); err != nil {
+			return err
+		}
 	}
 	for i := range c.entries {
 		e := &c.entries[i]
@@ -245,6 +253,9 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 			}
 			if e.rec.Kind == loci.KindBlock {
 				plan.blocks[e.rec.ID] = true
+			}
+			if err := plan.rules.add(e); err != nil {
+				return err
 			}
 		case e.link != nil:
 			// Links are attached after every record, from memory.
