@@ -84,6 +84,10 @@ type importEntry struct {
 	frame []byte
 	// present: the record is already stored, the same (phase 1 saw it).
 	present bool
+	// What the rules that span records need (import_rules.go), decoded
+	// by the check: a session's message_count and next index, a
+	// message's index.
+	messageCount, nextIndex, messageIndex int
 }
 
 // importChunk is a run of consecutive lines, checked by one worker.

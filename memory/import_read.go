@@ -144,6 +144,15 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		// text analyzed when it is written (readFrame), beside the writes.
 		l.Record.SearchText = deref(l.SearchText)
 		e.rec, e.versions = l.Record, l.Versions
+		if l.Kind == loci.KindSession {
+			// Checked already (checkImportData); absent data counts 0.
+			var d struct {
+				sessionData
+				messageData
+			}
+			_ = json.Unmarshal(l.Data, &d)
+			e.messageCount, e.nextIndex, e.messageIndex = d.MessageCount, d.nextIndex(), d.Index
+		}
 	case lineBlockLink:
 		var l linkLine
 		if err := strict(raw, &l); err != nil {

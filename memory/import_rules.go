@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,28 +158,20 @@ func (ir *importRules) add(e *importEntry) error {
 				r.UserID, r.AgentID, ir.episodeCap))
 		}
 	case r.Kind == loci.KindSession && r.Category == sessionCategory:
-		var d sessionData
-		if err := json.Unmarshal(r.Data, &d); err != nil {
-			return lineError(e.line, loci.Errorf(loci.EINVALID, "data is not what a session stores: %s", jsonProblem(err)))
-		}
 		t := ir.session(r)
 		if t.line == 0 {
-			t.line, t.count, t.next = e.line, d.MessageCount, d.nextIndex()
+			t.line, t.count, t.next = e.line, e.messageCount, e.nextIndex
 		}
 	case r.Kind == loci.KindSession && r.Category == messageCategory:
-		var d messageData
-		if err := json.Unmarshal(r.Data, &d); err != nil {
-			return lineError(e.line, loci.Errorf(loci.EINVALID, "data is not what a message stores: %s", jsonProblem(err)))
-		}
 		t := ir.session(r)
 		t.messages++
 		if t.firstLine == 0 {
 			t.firstLine = e.line
 		}
-		if t.maxLine == 0 || d.Index > t.maxIndex {
-			t.maxIndex, t.maxLine = d.Index, e.line
+		if t.maxLine == 0 || e.messageIndex > t.maxIndex {
+			t.maxIndex, t.maxLine = e.messageIndex, e.line
 		}
-		ir.indexes = append(ir.indexes, ir.indexHash(r, d.Index))
+		ir.indexes = append(ir.indexes, ir.indexHash(r, e.messageIndex))
 	}
 	return nil
 }
@@ -192,8 +185,17 @@ func (ir *importRules) session(r *loci.Record) *sessionTally {
 	return t
 }
 
+// indexHash hashes a message's user, session id and index.
 func (ir *importRules) indexHash(r *loci.Record, index int) uint64 {
-	return maphash.String(ir.seed, fmt.Sprintf("%s\x00%d", sessionRef(r), index))
+	var h maphash.Hash
+	h.SetSeed(ir.seed)
+	h.WriteString(r.UserID)
+	h.WriteByte(0)
+	h.WriteString(r.SessionID)
+	h.WriteByte(0)
+	var n [20]byte
+	h.Write(strconv.AppendInt(n[:0], int64(index), 10))
+	return h.Sum64()
 }
 
 // check applies the session rules once every line is tallied, and refuses
