@@ -65,6 +65,10 @@ func sessionRef(r *loci.Record) string { return r.UserID + "\x00" + r.SessionID 
 
 func episodeRef(r *loci.Record) string { return r.UserID + "\x00" + r.AgentID }
 
+// workingBytes is what a stored working value counts toward its task's
+// limit, as SetWorking counts the values beside the one it writes.
+func workingBytes(r *loci.Record) int { return len(r.Content) }
+
 // counted reports whether r counts toward its task's working total or its
 // user and agent's episodes: a new record (one already stored is counted
 // among those held), and a live one for working memory.
@@ -116,7 +120,7 @@ func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRule
 				return err
 			}
 			for _, w := range live {
-				held[r.TaskID] += len(w.Content)
+				held[r.TaskID] += workingBytes(w)
 			}
 		}
 		for _, r := range pairs {
@@ -146,7 +150,7 @@ func (ir *importRules) add(e *importEntry) error {
 	r := e.rec
 	switch {
 	case r.Kind == loci.KindWorking && ir.counted(e):
-		ir.tasks[r.TaskID] += len(r.Content)
+		ir.tasks[r.TaskID] += workingBytes(r)
 		if total := ir.tasks[r.TaskID]; total > ir.workingLimit {
 			return lineError(e.line, loci.Errorf(loci.EINVALID, "the working memory of task %q would total %d bytes, more than %d",
 				r.TaskID, total, ir.workingLimit))
