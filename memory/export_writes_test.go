@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/memory"
 )
@@ -34,7 +35,8 @@ const exportsPerRound = 4
 // to sessions, agents created with blocks and passages and deleted again,
 // passages added and deleted, keyed facts superseded, a shared block
 // attached and detached and its content rewritten, episodes recorded,
-// working values set) imports into an empty database, and that database
+// working values set; embeddings stored in the background) imports into an
+// empty database, and that database
 // exports again byte for byte the same: nothing is normalised between the
 // two exports. An export that mixed two states (a record whose kept
 // versions are not below its version, a passage of an agent the export
@@ -50,32 +52,42 @@ func TestExportUnderWrites(t *testing.T) {
 		rounds = n
 	}
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		var exports, records, writes int
+		var total roundCounts
 		for round := range rounds {
 			// A subtest each, so that each round's databases are closed
 			// when it ends.
 			ok := t.Run(fmt.Sprintf("Round%d", round+1), func(t *testing.T) {
-				e, r, w := exportUnderWrites(t, open, round)
-				exports, records, writes = exports+e, records+r, writes+w
+				c := exportUnderWrites(t, open, round)
+				total.exports += c.exports
+				total.records += c.records
+				total.embedded += c.embedded
+				total.writes += c.writes
 			})
 			if !ok {
 				t.Fatalf("round %d of %d failed", round+1, rounds)
 			}
 		}
-		t.Logf("%s, %d rounds: %d exports (%d records in all) taken under %d writes, each imported into an empty database and exported again identically",
-			t.Name(), rounds, exports, records, writes)
+		t.Logf("%s, %d rounds: %d exports (%d records in all, %d with an embedding) taken under %d writes, each imported into an empty database and exported again identically",
+			t.Name(), rounds, total.exports, total.records, total.embedded, total.writes)
 	})
 }
 
+// roundCounts is what rounds did: the exports taken, the records they held
+// (and of those, the records with an embedding), the writes acknowledged.
+type roundCounts struct{ exports, records, embedded, writes int }
+
 // exportUnderWrites runs one round: it seeds a workspace, starts the
 // writers, takes exportsPerRound exports while they write (each after some
-// more writes), checks each round trip, and returns the exports, the
-// records they held and the writes acknowledged.
-func exportUnderWrites(t *testing.T, open func(testing.TB) loci.Store, round int) (exports, records, writes int) {
+// more writes), checks each round trip, and returns what it counted.
+func exportUnderWrites(t *testing.T, open func(testing.TB) loci.Store, round int) (c roundCounts) {
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := memory.New(open(t), memory.WithLogger(quiet))
+	// The source embeds in the background, as a server does: embeddings
+	// are stored beside the writes, without a new version.
+	src := memory.New(open(t), memory.WithLogger(quiet), memory.WithEmbedder(embed.NewHash(8)),
+		memory.WithEmbedQueue(memory.QueueParams{Batch: 16, Poll: 5 * time.Millisecond}))
 	defer src.FlushAudit(ctx)
+	defer src.StartEmbedding(ctx)()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -241,8 +253,9 @@ func exportUnderWrites(t *testing.T, open func(testing.TB) loci.Store, round int
 		if !bytes.Equal(first.Bytes(), second.Bytes()) {
 			t.Fatalf("round %d, export %d: the export of its import differs:\n%s", round+1, e+1, firstDifference(first.String(), second.String()))
 		}
-		exports++
-		records += n
+		c.exports++
+		c.records += n
+		c.embedded += bytes.Count(first.Bytes(), []byte(`"embedding":[`))
 	}
 	halt()
 	select {
@@ -250,7 +263,8 @@ func exportUnderWrites(t *testing.T, open func(testing.TB) loci.Store, round int
 		t.Fatal(err)
 	default:
 	}
-	return exports, records, int(acked.Load())
+	c.writes = int(acked.Load())
+	return c
 }
 
 // firstDifference shows the first line where two exports differ.
