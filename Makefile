@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen browser-test export-rounds
+.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen browser-test
 
 ## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both), then
@@ -50,6 +50,7 @@ browser-test: build
 ## writers, each imported into an empty database and exported again identically, on
 ## SQLite and (with LOCI_TEST_POSTGRES_DSN) PostgreSQL; it reports the exports and writes
 EXPORT_ROUNDS ?= 20
+.PHONY: export-rounds
 export-rounds:
 	LOCI_EXPORT_ROUNDS=$(EXPORT_ROUNDS) $(GO) test -count=1 -v -run '^TestExportUnderWrites$$' ./memory
 
