@@ -65,6 +65,14 @@ browser-test: build
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix web/e2e --no-audit --no-fund --loglevel=error
 	cd web/e2e && LOCI_BIN=$(CURDIR)/bin/loci node --test --test-concurrency=1 inspector.test.mjs
 
+## export-rounds: EXPORT_ROUNDS rounds (default 20) of exports taken under concurrent
+## writers, each imported into an empty database and exported again identically, on
+## SQLite and (with LOCI_TEST_POSTGRES_DSN) PostgreSQL; it reports the exports and writes
+EXPORT_ROUNDS ?= 20
+.PHONY: export-rounds
+export-rounds:
+	LOCI_EXPORT_ROUNDS=$(EXPORT_ROUNDS) $(GO) test -count=1 -v -run '^TestExportUnderWrites$$' ./memory
+
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora under testdata/fuzz)
 FUZZTIME ?= 20s
 FUZZ_TARGETS = ./httpapi:FuzzRoutes ./httpapi:FuzzCheckJSON ./sqlite:FuzzSearchLexical ./analysis:FuzzQuery

@@ -13,8 +13,16 @@ type Store interface {
 	// Update runs fn in a read-write transaction, committed when fn returns
 	// nil and rolled back otherwise. fn's error is returned as is.
 	Update(ctx context.Context, fn func(Tx) error) error
-	// View runs fn in a read-only transaction.
+	// View runs fn in a read-only transaction. Each statement sees what
+	// was committed when it began (PostgreSQL's READ COMMITTED), or the
+	// whole transaction one snapshot (SQLite).
 	View(ctx context.Context, fn func(Tx) error) error
+	// Snapshot runs fn in a read-only transaction that sees one snapshot
+	// of the store, from its first read to its end, whatever commits
+	// meanwhile: reads that span statements never mix two states (an
+	// export). Its Changes answers Dirty on a backend whose change feed
+	// needs the latest commits.
+	Snapshot(ctx context.Context, fn func(Tx) error) error
 	// Ping reports whether storage is reachable (readiness).
 	Ping(ctx context.Context) error
 	// Close releases the store's connections.

@@ -50,7 +50,7 @@ func adminRoutes() []endpoint {
 			policy: Policy{Role: admin, Agent: AgentDeny, Op: "export"},
 			doc: &apidoc.Op{ID: "export", Tag: "admin",
 				Summary: "Export the workspace as JSON Lines",
-				Desc:    "One JSON object per line, each with a `type`: `agent`, `user`, `record` (with its versions) or `block_link`. Lossless: POST /v1/import restores it.",
+				Desc:    "One JSON object per line, each with a `type`: `agent`, `user`, `record` (with its versions) or `block_link`. One snapshot of the workspace, whatever is written meanwhile. Lossless: POST /v1/import restores it.",
 				Query:   []apidoc.Obj{apidoc.QueryString("user_id", "Only this user's records and user row.")},
 				OK:      map[int]apidoc.Resp{http.StatusOK: {Desc: "The export.", Schema: apidoc.Obj{"type": "string"}, Media: "application/x-ndjson"}}}},
 		{pattern: "POST /v1/import", handler: (*Server).handleImport,
@@ -59,9 +59,12 @@ func adminRoutes() []endpoint {
 				Summary: "Import JSON Lines written by export",
 				Desc: "The body is at most 1 GiB by default (loci serve --max-import-bytes; a larger declared Content-Length is 413 " +
 					"at once) and must keep arriving (nothing for 30 s fails it). Every line is read and checked, as strictly as the " +
-					"API checks a write, before anything is written: a refused line is 400 (or 409: a record already stored with " +
+					"API checks a write (the rules that span records included: a task's working values in all, the episodes of a user " +
+					"and agent, counting what the workspace holds; and what reads rely on: a session's message_count is its messages', " +
+					"each message index once and below the session's next, each message's session in the file, no tag twice), " +
+					"before anything is written: a refused line is 400 (or 409: a record already stored with " +
 					"other content, an id or key twice) naming its line, and nothing is imported. The lines are then written in " +
-					"batches of 2000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches " +
+					"batches of 5000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches " +
 					"before it, and the same import run again completes it, skipping the records already stored with the same " +
 					"id, kind, version and updated_at (`skipped`) and keeping agents and users already there.",
 				Body: apidoc.Obj{"type": "string"}, BodyMedia: "application/x-ndjson",

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -130,6 +131,59 @@ func TestExportImportHTTP(t *testing.T) {
 		small := newSecEnv(t, open, WithMaxImportBytes(10))
 		if status, _, _ := small.call(t, "POST", "/v1/import", "", []byte(first)); status != http.StatusRequestEntityTooLarge {
 			t.Errorf("oversize import: status %d, want 413", status)
+		}
+	})
+}
+
+// TestImportRulesHTTP: POST /v1/import refuses with 400, naming the line
+// and importing nothing, what the API refuses across records or in a
+// value (issue 26.5: a task's working values over 50 KB in all, more than
+// 1,000 episodes for a user and agent, a note with an empty value) and
+// what later reads would disagree with (issue 27.3: a session whose
+// message_count is not its messages', a message index twice, a message
+// without its session, a tag twice).
+func TestImportRulesHTTP(t *testing.T) {
+	const at = `"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1`
+	working := func(id, key string, n int) string {
+		v := `"` + strings.Repeat("w", n-2) + `"`
+		return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"working","agent_id":"a","task_id":"t","key":%q,"content":%q,"data":{"value":%s},%s}`, id, key, v, v, at)
+	}
+	var episodes strings.Builder
+	for i := range 1005 {
+		fmt.Fprintf(&episodes, `{"type":"record","id":"e%d","workspace":"default","kind":"episode","user_id":"u","agent_id":"a","content":"did it","data":{},"outcome":"success",%s}`+"\n", i, at)
+	}
+	session := func(count int) string {
+		return fmt.Sprintf(`{"type":"record","id":"s","workspace":"default","kind":"session","user_id":"u","session_id":"s1","key":"s1","content":"","data":{"message_count":%d},"category":"session",%s}`, count, at)
+	}
+	message := func(id, sid string, index int) string {
+		return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"session","user_id":"u","session_id":%q,"content":"hi","data":{"role":"user","index":%d},"category":"message",%s}`, id, sid, index, at)
+	}
+	note := func(value, tags string) string {
+		return fmt.Sprintf(`{"type":"record","id":"n","workspace":"default","kind":"note","agent_id":"a","key":"k","content":"x","tags":%s,"data":{"value":%s},%s}`, tags, value, at)
+	}
+	tests := []struct {
+		name, body, want string
+	}{
+		{"ErrWorkingOver50KB", working("w1", "k1", 30000) + "\n" + working("w2", "k2", 30000), "line 2: "},
+		{"ErrOver1000Episodes", episodes.String(), "line 1001: "},
+		{"ErrNoteEmptyValue", note(`""`, `[]`), "line 1: "},
+		{"ErrMessageCount", session(0) + "\n" + message("m0", "s1", 0), "line 1: "},
+		{"ErrDuplicateIndex", session(2) + "\n" + message("m0", "s1", 0) + "\n" + message("m1", "s1", 0), "line 3: "},
+		{"ErrMessageWithoutSession", message("m0", "nope", 0), "line 1: "},
+		{"ErrDuplicateTags", note(`"v"`, `["x","x"]`), "line 1: "},
+	}
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				e := newSecEnv(t, open)
+				status, out, _ := e.call(t, "POST", "/v1/import", "", []byte(tt.body))
+				if msg, _ := out["error"].(string); status != http.StatusBadRequest || out["code"] != loci.EINVALID || !strings.HasPrefix(msg, tt.want) {
+					t.Errorf("import: %d %v, want 400 invalid starting %q", status, out, tt.want)
+				}
+				if _, _, rec := e.call(t, "GET", "/v1/export", "", nil); rec.Body.Len() != 0 {
+					t.Errorf("a refused import stored:\n%s", rec.Body.String())
+				}
+			})
 		}
 	})
 }

@@ -148,6 +148,15 @@ func (a *audited) view(fn func(tx loci.Tx) error) error {
 	})
 }
 
+// snapshot is view in one snapshot of the store, from its first read to
+// its end (an export).
+func (a *audited) snapshot(fn func(tx loci.Tx) error) error {
+	return a.s.store.Snapshot(a.ctx, func(tx loci.Tx) error {
+		a.reset()
+		return fn(tx)
+	})
+}
+
 // end queues the entry unless its transaction wrote it: always for a
 // read, and for a failure (with the error's status and no ids: nothing
 // was changed). errp points at the operation's error result.

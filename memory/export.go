@@ -31,11 +31,13 @@ type userLine struct {
 }
 
 // recordLine is a record with every field, the analyzed search text (so
-// the lexical index is rebuilt exactly) and its kept versions.
+// the lexical index is rebuilt exactly, an empty one included) and its
+// kept versions. Export always writes the search text; an import line
+// without one (a file written by hand) has its text analyzed.
 type recordLine struct {
 	Type string `json:"type"`
 	*loci.Record
-	SearchText string               `json:"search_text"`
+	SearchText *string              `json:"search_text"`
 	Versions   []loci.RecordVersion `json:"versions,omitempty"`
 }
 
@@ -45,7 +47,7 @@ type linkLine struct {
 }
 
 // Export writes the context's workspace, or one user's records and user
-// row, as JSON Lines, in one read transaction, in a stable order. It
+// row, as JSON Lines, from one snapshot of the store, in a stable order. It
 // returns how many records it wrote; its audit entry notes their ids.
 func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) (n int, err error) {
 	a, err := s.begin(ctx, "export", "", loci.Scope{UserID: f.UserID}, agentDeny)
@@ -66,7 +68,9 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 	cw := &countingWriter{w: w}
 	enc := json.NewEncoder(cw)
 	enc.SetEscapeHTML(false)
-	err = a.view(func(tx loci.Tx) error {
+	// One snapshot: agents, users, records, their kept versions and block
+	// links are read in separate statements, and must agree.
+	err = a.snapshot(func(tx loci.Tx) error {
 		// The retry policy may run this twice; what a failed attempt
 		// wrote cannot be taken back, so only an attempt that wrote
 		// nothing is retried.
@@ -114,7 +118,7 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 			if err != nil {
 				return err
 			}
-			if err := enc.Encode(recordLine{Type: lineRecord, Record: r, SearchText: r.SearchText, Versions: versions}); err != nil {
+			if err := enc.Encode(recordLine{Type: lineRecord, Record: r, SearchText: &r.SearchText, Versions: versions}); err != nil {
 				return err
 			}
 			a.touch(r.ID)

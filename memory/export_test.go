@@ -41,7 +41,7 @@ func seedEverything(t *testing.T, s loci.Store) {
 		r.Tags = []string{"t1", "t2"}
 		r.Category, r.ActionType, r.Outcome = "general_fact", "post", "success"
 		if k == loci.KindSession {
-			r.Category = "session"
+			r.Category, r.Key = "session", "s1" // a session's key is its id
 		}
 		r.Confidence, r.AccessCount = 0.1*float64(i+1), i
 		r.LastAccessedAt, r.ExpiresAt = at.Add(time.Duration(i)*time.Hour), at.Add(48*time.Hour)
@@ -215,4 +215,46 @@ func TestImportBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestImportKeepsSearchText: the search text an export holds is what the
+// import stores, an empty one included (a session without a summary is
+// not searchable by its id after a round trip); a line without one (a
+// file written by hand) is analyzed as a write would be.
+func TestImportKeepsSearchText(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		src := memory.New(open(t))
+		sess := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: "u1", SessionID: "s-findme"}, "s-findme", "")
+		sess.Category, sess.Data = "session", json.RawMessage(`{"message_count":0}`)
+		storetest.MustInsert(t, src.Store(), sess)
+		first, _ := export(t, src, loci.ExportFilter{})
+		if !strings.Contains(first, `"search_text":""`) {
+			t.Fatalf("export lacks the empty search text:\n%s", first)
+		}
+		dst := memory.New(open(t))
+		if _, err := dst.Import(ctx, strings.NewReader(first)); err != nil {
+			t.Fatal(err)
+		}
+		if second, _ := export(t, dst, loci.ExportFilter{}); second != first {
+			t.Errorf("export after import differs:\nfirst:  %s\nsecond: %s", first, second)
+		}
+		if hits := storetest.SearchLexical(t, dst.Store(), loci.RecordFilter{Workspace: loci.DefaultWorkspace}, []string{"findme"}, 10); len(hits) != 0 {
+			t.Errorf("the imported session is found by its id: %v", hits)
+		}
+
+		t.Run("AbsentIsAnalyzed", func(t *testing.T) {
+			line := strings.Replace(strings.TrimSpace(first), `,"search_text":""`, "", 1)
+			if line == strings.TrimSpace(first) {
+				t.Fatalf("no search_text to remove in %s", first)
+			}
+			dst := memory.New(open(t))
+			if _, err := dst.Import(ctx, strings.NewReader(line)); err != nil {
+				t.Fatal(err)
+			}
+			if hits := storetest.SearchLexical(t, dst.Store(), loci.RecordFilter{Workspace: loci.DefaultWorkspace}, []string{"findm"}, 10); len(hits) != 1 {
+				t.Errorf("a line without search text: %d hits for its analyzed key, want 1", len(hits))
+			}
+		})
+	})
 }

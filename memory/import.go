@@ -1,21 +1,15 @@
 package memory
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -90,6 +84,10 @@ type importEntry struct {
 	frame []byte
 	// present: the record is already stored, the same (phase 1 saw it).
 	present bool
+	// What the rules that span records need (import_rules.go), decoded
+	// by the check: a session's message_count and next index, a
+	// message's index.
+	messageCount, nextIndex, messageIndex int
 }
 
 // importChunk is a run of consecutive lines, checked by one worker.
@@ -115,6 +113,7 @@ type importPlan struct {
 	blocks       map[string]bool
 	links        []importLink
 	seed         maphash.Seed
+	rules        *importRules
 }
 
 // lineError is the error of a line: its domain code, "line N: message".
@@ -147,6 +146,7 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 		return nil, err
 	}
 	plan := &importPlan{checkPresent: len(some) > 0, blocks: map[string]bool{}, seed: maphash.MakeSeed()}
+	plan.rules = s.newImportRules(plan.seed)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -217,6 +217,9 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 	if err := s.checkImportDuplicates(plan, sp); err != nil {
 		return nil, err
 	}
+	if err := plan.rules.check(sp); err != nil {
+		return nil, err
+	}
 	if err := s.checkImportLinks(ctx, ws, plan); err != nil {
 		return nil, err
 	}
@@ -229,170 +232,6 @@ type errImportRead struct{ err error }
 func (e *errImportRead) Error() string { return "read the import: " + e.err.Error() }
 func (e *errImportRead) Unwrap() error { return e.err }
 
-// readImportChunks splits r into chunks of lines, numbered from 1.
-func readImportChunks(ctx context.Context, r io.Reader, out chan<- *importChunk, inflight chan struct{}) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	c := &importChunk{first: 1}
-	size, line := 0, 0
-	send := func() bool {
-		select {
-		case inflight <- struct{}{}:
-		case <-ctx.Done():
-			return false
-		}
-		select {
-		case out <- c:
-		case <-ctx.Done():
-			return false
-		}
-		c = &importChunk{seq: c.seq + 1, first: line + 1}
-		size = 0
-		return true
-	}
-	for {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long := append([]byte(nil), b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
-		} else {
-			b = append([]byte(nil), b...)
-		}
-		if len(b) > 0 {
-			line++
-			c.lines = append(c.lines, b)
-			size += len(b)
-		}
-		if err == io.EOF {
-			if len(c.lines) > 0 && !send() {
-				return ctx.Err()
-			}
-			return nil
-		} else if err != nil {
-			return &errImportRead{err}
-		}
-		if (len(c.lines) >= importChunkLines || size >= importChunkBytes) && !send() {
-			return ctx.Err()
-		}
-	}
-}
-
-// check parses and checks each line of the chunk; it stops at the first
-// refused one.
-func (c *importChunk) check() {
-	for i, raw := range c.lines {
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
-			continue
-		}
-		e, err := checkImportLine(raw)
-		if err != nil {
-			c.err = lineError(c.first+i, err)
-			return
-		}
-		e.line = c.first + i
-		c.entries = append(c.entries, e)
-	}
-	c.lines = nil
-}
-
-// checkImportLine parses one line and checks it as the API checks the
-// write it stands for.
-func checkImportLine(raw []byte) (importEntry, error) {
-	e := importEntry{frame: raw}
-	if !utf8.Valid(raw) {
-		return e, loci.Errorf(loci.EINVALID, "not valid UTF-8")
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if typ, ok := lineType(raw); ok {
-		head.Type = typ // what export writes: the strict decoding below checks the rest
-	} else if err := json.Unmarshal(raw, &head); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return e, loci.Errorf(loci.EINVALID, "malformed JSON")
-		}
-		return e, loci.Errorf(loci.EINVALID, "each line must be a JSON object with a type")
-	}
-	e.typ = head.Type
-	switch head.Type {
-	case lineAgent:
-		l := agentLine{Agent: &loci.Agent{}}
-		if err := strict(raw, &l); err != nil {
-			return e, err
-		} else if err := checkAgentID(l.ID); err != nil {
-			return e, err
-		} else if err := loci.CheckText("name", l.Name, maxImportContentBytes); err != nil {
-			return e, err
-		} else if err := checkImportTime("created_at", l.CreatedAt, true); err != nil {
-			return e, err
-		}
-		e.agent = l.Agent
-	case lineUser:
-		l := userLine{User: &loci.User{}}
-		if err := strict(raw, &l); err != nil {
-			return e, err
-		} else if err := loci.RequireText("user id", l.ID, loci.MaxUserIDBytes); err != nil {
-			return e, err
-		} else if d := bytes.TrimSpace(l.Defaults); len(d) > 0 && (d[0] != '{' || !json.Valid(d)) {
-			return e, loci.Errorf(loci.EINVALID, "a user's defaults must be a JSON object")
-		} else if err := checkImportTime("created_at", l.CreatedAt, true); err != nil {
-			return e, err
-		} else if err := checkImportTime("updated_at", l.UpdatedAt, true); err != nil {
-			return e, err
-		}
-		e.user = l.User
-	case lineRecord:
-		l := recordLine{Record: &loci.Record{}}
-		if err := strict(raw, &l); err != nil {
-			return e, err
-		}
-		if err := checkImportRecord(l.Record, l.SearchText, l.Versions); err != nil {
-			if l.ID != "" && utf8.ValidString(l.ID) && len(l.ID) <= maxImportIDBytes {
-				return e, relabel(err, "record %s: %s", l.ID, loci.ErrorMessage(err))
-			}
-			return e, err
-		}
-		// A record without search text (a file written by hand) has its
-		// text analyzed when it is written (readFrame), beside the writes.
-		l.Record.SearchText = l.SearchText
-		e.rec, e.versions = l.Record, l.Versions
-	case lineBlockLink:
-		var l linkLine
-		if err := strict(raw, &l); err != nil {
-			return e, err
-		} else if err := loci.RequireText("block_id", l.BlockID, maxImportIDBytes); err != nil {
-			return e, err
-		} else if err := checkAgentID(l.AgentID); err != nil {
-			return e, err
-		} else if err := checkImportTime("created_at", l.CreatedAt, true); err != nil {
-			return e, err
-		}
-		e.link = &l.BlockLink
-	default:
-		return e, loci.Errorf(loci.EINVALID, "unknown line type %q", head.Type)
-	}
-	return e, nil
-}
-
-// lineType reads the type of a line that starts as export writes it,
-// {"type":"…", without decoding it.
-func lineType(raw []byte) (string, bool) {
-	rest, ok := bytes.CutPrefix(raw, []byte(`{"type":"`))
-	if !ok {
-		return "", false
-	}
-	i := bytes.IndexByte(rest, '"')
-	if i <= 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
-		return "", false
-	}
-	return string(rest[:i]), true
-}
-
 // collectImport takes a checked chunk, in input order: it refuses its
 // first bad line, looks for its records among those stored, notes what the
 // final checks need, and spools its lines.
@@ -402,6 +241,9 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 	}
 	if plan.checkPresent {
 		if err := s.findPresent(ctx, ws, c.entries); err != nil {
+			return err
+		}
+		if err := s.holdImportRules(ctx, ws, plan.rules, c.entries); err != nil {
 			return err
 		}
 	}
@@ -415,6 +257,9 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 			}
 			if e.rec.Kind == loci.KindBlock {
 				plan.blocks[e.rec.ID] = true
+			}
+			if err := plan.rules.add(e); err != nil {
+				return err
 			}
 		case e.link != nil:
 			// Links are attached after every record, from memory.
@@ -570,324 +415,4 @@ func (s *Service) checkImportLinks(ctx context.Context, ws string, plan *importP
 		plan.blocks[l.link.BlockID] = true
 	}
 	return nil
-}
-
-// importBatch is the lines one write transaction stores.
-type importBatch struct {
-	entries []importEntry
-	links   []importLink
-}
-
-// writeImport is the second phase: it writes the spooled lines in
-// batches, each its own transaction, then the block links. A line that
-// fails stops it; what the batches before stored stays, and the error
-// says so.
-// The ids of the records each batch stored or skipped are noted in a once
-// the batch is committed.
-func (s *Service) writeImport(ctx context.Context, ws string, sp *spool, plan *importPlan, a *audited) (*loci.ImportResult, error) {
-	rd, err := sp.reader()
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// Decode the next batches while one is written.
-	batches := make(chan importBatch, 2)
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(batches)
-		readErr <- readImportBatches(ctx, rd, plan, batches)
-	}()
-	res := &loci.ImportResult{}
-	for b := range batches {
-		if err := s.writeImportBatch(ctx, ws, b, res, a); err != nil {
-			first := 0
-			if len(b.entries) > 0 {
-				first = b.entries[0].line
-			} else if len(b.links) > 0 {
-				first = b.links[0].line
-			}
-			return res, relabel(err, "%s (the lines before line %d were imported: %d records, "+
-				"%d skipped as already there; run the same import again to import the rest)", loci.ErrorMessage(err), first, res.Records, res.Skipped)
-		}
-	}
-	if err := <-readErr; err != nil {
-		return res, err
-	}
-	return res, nil
-}
-
-// readImportBatches decodes the spooled lines into batches, then the
-// links.
-func readImportBatches(ctx context.Context, rd *bufio.Reader, plan *importPlan, out chan<- importBatch) error {
-	send := func(b importBatch) bool {
-		select {
-		case out <- b:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	var b importBatch
-	size := 0
-	for {
-		e, err := readFrame(rd)
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			return err
-		}
-		b.entries = append(b.entries, e)
-		size += len(e.frame)
-		if len(b.entries) >= importBatchLines || size >= importBatchBytes {
-			if !send(b) {
-				return ctx.Err()
-			}
-			b, size = importBatch{}, 0
-		}
-	}
-	if len(b.entries) > 0 && !send(b) {
-		return ctx.Err()
-	}
-	for i := 0; i < len(plan.links); i += importBatchLines {
-		if !send(importBatch{links: plan.links[i:min(i+importBatchLines, len(plan.links))]}) {
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-// writeImportBatch stores one batch in one transaction, adds what it
-// stored to res and notes in a the ids of the records it stored or
-// skipped.
-func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch, res *loci.ImportResult, a *audited) error {
-	var done loci.ImportResult
-	var touched []string
-	err := s.store.Update(ctx, func(tx loci.Tx) error {
-		done, touched = loci.ImportResult{}, touched[:0] // the retry policy may run this twice
-		var ids []string
-		lineOf := map[string]int{}
-		for _, e := range b.entries {
-			if e.rec != nil {
-				ids = append(ids, e.rec.ID)
-				lineOf[e.rec.ID] = e.line
-			}
-		}
-		stored := map[string]*loci.Record{}
-		if len(ids) > 0 {
-			recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids})
-			if err != nil {
-				return err
-			}
-			for _, r := range recs {
-				stored[r.ID] = r
-			}
-		}
-		var recs []*loci.Record
-		var versions []loci.RecordVersion
-		for _, e := range b.entries {
-			switch {
-			case e.agent != nil:
-				a := *e.agent
-				a.Workspace = ws
-				if err := tx.InsertAgent(ctx, &a); loci.ErrorCode(err) == loci.ECONFLICT {
-					continue // already there: kept
-				} else if err != nil {
-					return lineError(e.line, err)
-				}
-				done.Agents++
-			case e.user != nil:
-				u := *e.user
-				u.Workspace = ws
-				if _, created, err := tx.EnsureUser(ctx, ws, u.ID, u.CreatedAt); err != nil {
-					return lineError(e.line, err)
-				} else if !created {
-					continue // already there: kept
-				}
-				if err := tx.UpdateUser(ctx, &u); err != nil {
-					return lineError(e.line, err)
-				}
-				done.Users++
-			case e.rec != nil:
-				if old := stored[e.rec.ID]; old != nil {
-					if !sameRecord(old, e.rec) {
-						return lineError(e.line, errPresent(old))
-					}
-					done.Skipped++
-					touched = append(touched, e.rec.ID)
-					continue
-				}
-				r := *e.rec
-				r.Workspace = ws
-				recs = append(recs, &r)
-				for _, v := range e.versions {
-					v.RecordID = r.ID
-					versions = append(versions, v)
-				}
-			}
-		}
-		if err := tx.InsertRecords(ctx, recs); err != nil {
-			if loci.ErrorCode(err) == loci.ECONFLICT {
-				// Name the line: the record's id, or its key, is taken.
-				for _, r := range recs {
-					if strings.Contains(loci.ErrorMessage(err), r.ID) {
-						return lineError(lineOf[r.ID], loci.Errorf(loci.ECONFLICT, "record %s (or its key) already exists", r.ID))
-					}
-				}
-				return loci.Errorf(loci.ECONFLICT, "a record of lines %d to %d (or its key) already exists", b.entries[0].line, b.entries[len(b.entries)-1].line)
-			}
-			return err
-		}
-		for _, v := range versions {
-			if err := tx.InsertVersion(ctx, v); err != nil {
-				return lineError(lineOf[v.RecordID], err)
-			}
-		}
-		done.Records += len(recs)
-		for _, r := range recs {
-			touched = append(touched, r.ID)
-		}
-		done.Versions += len(versions)
-		for _, l := range b.links {
-			link := l.link
-			if err := tx.AttachBlock(ctx, ws, link.BlockID, link.AgentID, link.CreatedAt); err != nil {
-				return lineError(l.line, err)
-			}
-			done.BlockLinks++
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	res.Agents += done.Agents
-	res.Users += done.Users
-	res.Records += done.Records
-	res.Versions += done.Versions
-	res.BlockLinks += done.BlockLinks
-	res.Skipped += done.Skipped
-	a.touch(touched...)
-	return nil
-}
-
-// spool keeps the checked lines between the phases: in memory up to
-// limit bytes, then in a temporary file (removed when closed).
-type spool struct {
-	limit int
-	mem   bytes.Buffer
-	f     *os.File
-	w     *bufio.Writer
-}
-
-// writeFrame appends an entry: "LINE TAB TYPE TAB PRESENT TAB JSON\n".
-func (s *spool) writeFrame(e *importEntry) error {
-	var hdr [40]byte
-	h := strconv.AppendInt(hdr[:0], int64(e.line), 10)
-	h = append(h, '\t')
-	h = append(h, e.typ...)
-	h = append(h, '\t')
-	if e.present {
-		h = append(h, '1')
-	} else {
-		h = append(h, '0')
-	}
-	h = append(h, '\t')
-	if _, err := s.Write(h); err != nil {
-		return err
-	}
-	if _, err := s.Write(e.frame); err != nil {
-		return err
-	}
-	_, err := s.Write([]byte{'\n'})
-	return err
-}
-
-func (s *spool) Write(p []byte) (int, error) {
-	if s.f == nil && s.mem.Len()+len(p) <= s.limit {
-		return s.mem.Write(p)
-	}
-	if s.f == nil {
-		f, err := os.CreateTemp("", "loci-import-*.jsonl")
-		if err != nil {
-			return 0, fmt.Errorf("spool the import: %w", err)
-		}
-		// Unlinked at once where the system allows, so nothing is left
-		// behind even if the process dies.
-		os.Remove(f.Name())
-		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
-		if _, err := s.w.Write(s.mem.Bytes()); err != nil {
-			return 0, fmt.Errorf("spool the import: %w", err)
-		}
-		s.mem = bytes.Buffer{}
-	}
-	n, err := s.w.Write(p)
-	if err != nil {
-		return n, fmt.Errorf("spool the import: %w", err)
-	}
-	return n, nil
-}
-
-// reader returns a reader of everything written, from the start.
-func (s *spool) reader() (*bufio.Reader, error) {
-	if s.f == nil {
-		return bufio.NewReader(bytes.NewReader(s.mem.Bytes())), nil
-	}
-	if err := s.w.Flush(); err != nil {
-		return nil, fmt.Errorf("spool the import: %w", err)
-	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("spool the import: %w", err)
-	}
-	return bufio.NewReaderSize(s.f, 1<<20), nil
-}
-
-func (s *spool) close() {
-	if s.f != nil {
-		s.f.Close()
-		os.Remove(s.f.Name())
-	}
-}
-
-// readFrame reads one spooled entry and decodes its line (checked
-// already).
-func readFrame(rd *bufio.Reader) (importEntry, error) {
-	var e importEntry
-	b, err := rd.ReadBytes('\n')
-	if err == io.EOF && len(b) == 0 {
-		return e, io.EOF
-	} else if err != nil && err != io.EOF {
-		return e, fmt.Errorf("read the spooled import: %w", err)
-	}
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	parts := bytes.SplitN(b, []byte{'\t'}, 4)
-	if len(parts) != 4 {
-		return e, errors.New("read the spooled import: malformed entry")
-	}
-	if e.line, err = strconv.Atoi(string(parts[0])); err != nil {
-		return e, fmt.Errorf("read the spooled import: %w", err)
-	}
-	e.typ, e.present, e.frame = string(parts[1]), parts[2][0] == '1', parts[3]
-	switch e.typ {
-	case lineAgent:
-		l := agentLine{Agent: &loci.Agent{}}
-		err = json.Unmarshal(e.frame, &l)
-		e.agent = l.Agent
-	case lineUser:
-		l := userLine{User: &loci.User{}}
-		err = json.Unmarshal(e.frame, &l)
-		e.user = l.User
-	case lineRecord:
-		l := recordLine{Record: &loci.Record{}}
-		err = json.Unmarshal(e.frame, &l)
-		if l.SearchText == "" {
-			// Analyze the text as a write would.
-			l.SearchText = searchText(strings.Join(append([]string{l.Key, l.Content}, l.Tags...), " "))
-		}
-		l.Record.SearchText = l.SearchText
-		e.rec, e.versions = l.Record, l.Versions
-	}
-	if err != nil {
-		return e, fmt.Errorf("read the spooled import, line %d: %w", e.line, err)
-	}
-	return e, nil
 }

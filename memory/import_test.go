@@ -71,3 +71,124 @@ func TestImportBatches(t *testing.T) {
 		}
 	})
 }
+
+// Lines of an import written by hand, as export writes them.
+const importTimes = `"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1`
+
+func sessionLine(id, user, sid, key string, count int) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"session","user_id":%q,"session_id":%q,"key":%q,"content":"","data":{"message_count":%d},"category":"session",%s}`,
+		id, user, sid, key, count, importTimes)
+}
+
+func messageLine(id, user, sid string, index int) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"session","user_id":%q,"session_id":%q,"content":"hello","data":{"role":"user","index":%d},"category":"message",%s}`,
+		id, user, sid, index, importTimes)
+}
+
+func workingLine(id, task, key string, bytes int) string {
+	value := `"` + strings.Repeat("x", bytes-2) + `"`
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"working","agent_id":"a","task_id":%q,"key":%q,"content":%q,"data":{"value":%s},%s}`,
+		id, task, key, value, value, importTimes)
+}
+
+func episodeLines(first, n int, user, agent string) string {
+	var b strings.Builder
+	for i := first; i < first+n; i++ {
+		fmt.Fprintf(&b, `{"type":"record","id":"e%06d","workspace":"default","kind":"episode","user_id":%q,"agent_id":%q,"content":"did %d","data":{},"outcome":"success",%s}`+"\n",
+			i, user, agent, i, importTimes)
+	}
+	return b.String()
+}
+
+func noteLine(id, key, value string) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"note","agent_id":"a","key":%q,"content":"v","data":{"value":%s},%s}`,
+		id, key, value, importTimes)
+}
+
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// TestImportRules: an import refuses, naming the line and storing nothing,
+// what later reads would disagree with (a session whose message_count is
+// not its messages', a message index given twice or beyond the session's
+// next, a message without its session, a session whose key is not its
+// id, a tag given twice) and what the API refuses across records or in a
+// value (a task's working values over the limit in all, more than the
+// episode cap for one user and agent, a note with an empty value, a
+// working entry without one), counting what the workspace holds already.
+// What keeps the rules is imported.
+func TestImportRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		held  string // imported first, into the same workspace
+		body  string
+		code  string
+		line  int
+		words string
+	}{
+		{name: "OK", body: lines(sessionLine("s1", "u", "sess", "sess", 2), messageLine("m1", "u", "sess", 1), messageLine("m0", "u", "sess", 0),
+			workingLine("w1", "t", "k1", 25000), workingLine("w2", "t", "k2", 25000), workingLine("w3", "t2", "k1", 50000),
+			noteLine("n1", "k", `"value"`), noteLine("n2", "k2", `{}`)) + episodeLines(0, 1000, "u", "a") + episodeLines(1000, 5, "u", "b")},
+		{name: "OKMessageBeforeSession", body: lines(messageLine("m0", "u", "sess", 0), sessionLine("s1", "u", "sess", "sess", 1))},
+		{name: "ErrMessageCountHigh", body: lines(sessionLine("s1", "u", "sess", "sess", 1), messageLine("m0", "u", "sess", 0), messageLine("m1", "u", "sess", 1)),
+			code: loci.EINVALID, line: 1, words: "message_count 1"},
+		{name: "ErrMessageCountZero", body: lines(messageLine("m0", "u", "sess", 0), sessionLine("s1", "u", "sess", "sess", 0)),
+			code: loci.EINVALID, line: 2, words: "message_count 0"},
+		{name: "ErrDuplicateIndex", body: lines(sessionLine("s1", "u", "sess", "sess", 2), messageLine("m0", "u", "sess", 0), messageLine("m1", "u", "sess", 0)),
+			code: loci.EINVALID, line: 3, words: "index 0"},
+		{name: "ErrIndexBeyondNext", body: lines(sessionLine("s1", "u", "sess", "sess", 2), messageLine("m0", "u", "sess", 0), messageLine("m1", "u", "sess", 5)),
+			code: loci.EINVALID, line: 3, words: "index 5"},
+		{name: "ErrMessageWithoutSession", body: lines(sessionLine("s1", "u", "sess", "sess", 0), messageLine("m0", "u", "other", 0)),
+			code: loci.EINVALID, line: 2, words: "other"},
+		{name: "ErrMessageOfAnotherUser", body: lines(sessionLine("s1", "u", "sess", "sess", 0), messageLine("m0", "v", "sess", 0)),
+			code: loci.EINVALID, line: 2, words: "sess"},
+		{name: "ErrSessionKey", body: lines(sessionLine("s1", "u", "sess", "other", 0)),
+			code: loci.EINVALID, line: 1, words: "key"},
+		{name: "ErrDuplicateTags", body: strings.Replace(noteLine("n1", "k", `"v"`), `"data"`, `"tags":["a","b","a"],"data"`, 1),
+			code: loci.EINVALID, line: 1, words: "tag"},
+		{name: "ErrWorkingTotal", body: lines(workingLine("w1", "t", "k1", 30000), workingLine("w0", "t2", "k1", 30000), workingLine("w2", "t", "k2", 30000)),
+			code: loci.EINVALID, line: 3, words: "51200"},
+		{name: "ErrWorkingTotalHeld", held: lines(workingLine("w1", "t", "k1", 30000)), body: lines(workingLine("w2", "t", "k2", 30000)),
+			code: loci.EINVALID, line: 1, words: "51200"},
+		{name: "ErrEpisodeCap", body: episodeLines(0, 1001, "u", "a"),
+			code: loci.EINVALID, line: 1001, words: "1000"},
+		{name: "ErrEpisodeCapHeld", held: episodeLines(0, 1000, "u", "a"), body: episodeLines(0, 1000, "u", "a") + episodeLines(1000, 1, "u", "a"),
+			code: loci.EINVALID, line: 1001, words: "1000"},
+		{name: "ErrNoteEmptyValue", body: lines(noteLine("n1", "k", `"value"`), noteLine("n2", "k2", `""`)),
+			code: loci.EINVALID, line: 2, words: "empty"},
+		{name: "ErrNoteBlankValue", body: lines(noteLine("n1", "k", `" \t"`)),
+			code: loci.EINVALID, line: 1, words: "empty"},
+		{name: "ErrWorkingNullValue", body: lines(strings.Replace(workingLine("w1", "t", "k1", 10), `"data":{"value":"xxxxxxxx"}`, `"data":{"value":null}`, 1)),
+			code: loci.EINVALID, line: 1, words: "value"},
+	}
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				ctx := context.Background()
+				svc := memory.New(open(t))
+				if tt.held != "" {
+					if _, err := svc.Import(ctx, strings.NewReader(tt.held)); err != nil {
+						t.Fatalf("import what is held: %v", err)
+					}
+				}
+				before, _ := export(t, svc, loci.ExportFilter{})
+				res, err := svc.Import(ctx, strings.NewReader(tt.body))
+				if tt.code == "" {
+					if err != nil {
+						t.Fatalf("import: %v", err)
+					}
+					if want := strings.Count(tt.body, "\n"); res.Records != want {
+						t.Errorf("imported %d records, want %d", res.Records, want)
+					}
+					return
+				}
+				msg := loci.ErrorMessage(err)
+				if loci.ErrorCode(err) != tt.code || !strings.HasPrefix(msg, fmt.Sprintf("line %d: ", tt.line)) || !strings.Contains(msg, tt.words) {
+					t.Errorf("err = %v, want %s on line %d naming %q", err, tt.code, tt.line, tt.words)
+				}
+				if after, _ := export(t, svc, loci.ExportFilter{}); after != before {
+					t.Errorf("a refused import changed the workspace")
+				}
+			})
+		}
+	})
+}

@@ -99,6 +99,10 @@ func checkImportData(field string, rec *loci.Record, data json.RawMessage) error
 		if isNull(d.Value) {
 			return loci.Errorf(loci.EINVALID, "%s of a note must hold its value", field)
 		}
+		// The value a note write accepts: not an empty or blank string.
+		if _, _, err := checkNoteValue(d.Value); err != nil {
+			return loci.Errorf(loci.EINVALID, "%s of a note: %s", field, loci.ErrorMessage(err))
+		}
 	case *workingData:
 		if isNull(d.Value) {
 			return loci.Errorf(loci.EINVALID, "%s of a working memory entry must hold its value", field)
@@ -179,9 +183,11 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	if len(rec.Tags) > maxImportTags {
 		return loci.Errorf(loci.EINVALID, "at most %d tags", maxImportTags)
 	}
-	for _, tag := range rec.Tags {
+	for i, tag := range rec.Tags {
 		if err := loci.RequireText("tag", tag, maxImportTagBytes); err != nil {
 			return err
+		} else if slices.Contains(rec.Tags[:i], tag) {
+			return loci.Errorf(loci.EINVALID, "tag %q is given twice", tag)
 		}
 	}
 	if err := checkImportData("data", rec, rec.Data); err != nil {
@@ -281,6 +287,9 @@ func checkImportScope(rec *loci.Record) error {
 		errs = append(errs, need("user_id", rec.UserID), need("session_id", rec.SessionID))
 		if !slices.Contains([]string{sessionCategory, messageCategory}, rec.Category) {
 			errs = append(errs, loci.Errorf(loci.EINVALID, "a session record's category must be %s or %s", sessionCategory, messageCategory))
+		} else if rec.Category == sessionCategory && rec.Key != rec.SessionID {
+			// A session is found by its key, its messages by session_id.
+			errs = append(errs, loci.Errorf(loci.EINVALID, "a session's key must be its session_id"))
 		}
 	}
 	for _, err := range errs {

@@ -74,6 +74,13 @@ func (s *replayStore) View(ctx context.Context, fn func(loci.Tx) error) error {
 	return s.run(fn, func(f func(loci.Tx) error) error { return s.Store.View(ctx, f) })
 }
 
+func (s *replayStore) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
+	if ctx.Value(replayKey{}) == nil {
+		return s.Store.Snapshot(ctx, fn)
+	}
+	return s.run(fn, func(f func(loci.Tx) error) error { return s.Store.Snapshot(ctx, f) })
+}
+
 // TestRetrySafe runs the service's operations with every transaction
 // function run twice (the retry policy after a transient failure) and
 // checks the results match a single run: nothing appended twice, no

@@ -41,7 +41,7 @@ func New() *Metrics {
 		}, []string{"method", "route", "status"}),
 		storeSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "loci_store_transaction_duration_seconds",
-			Help:    "Storage transaction latency by operation (update, view, ping) and result (ok, error).",
+			Help:    "Storage transaction latency by operation (update, view, snapshot, ping) and result (ok, error).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"op", "result"}),
 		embedQueue: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -96,6 +96,11 @@ func (s *store) Update(ctx context.Context, fn func(loci.Tx) error) error {
 func (s *store) View(ctx context.Context, fn func(loci.Tx) error) error {
 	start := time.Now()
 	return s.observe("view", start, s.Store.View(ctx, fn))
+}
+
+func (s *store) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
+	start := time.Now()
+	return s.observe("snapshot", start, s.Store.Snapshot(ctx, fn))
 }
 
 func (s *store) Ping(ctx context.Context) error {

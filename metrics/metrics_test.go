@@ -31,6 +31,9 @@ func TestMetrics(t *testing.T) {
 	if err := s.View(context.Background(), func(loci.Tx) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Snapshot(context.Background(), func(loci.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 	s.Update(context.Background(), func(loci.Tx) error { return errors.New("boom") })
 	out := scrape(t, m)
 	for _, want := range []string{
@@ -38,6 +41,7 @@ func TestMetrics(t *testing.T) {
 		`loci_http_request_duration_seconds_count{method="GET",route="/v1/agents/{agent_id}/notes",status="200"} 2`,
 		`loci_embedding_queue_depth 7`,
 		`loci_store_transaction_duration_seconds_count{op="view",result="ok"} 1`,
+		`loci_store_transaction_duration_seconds_count{op="snapshot",result="ok"} 1`,
 		`loci_store_transaction_duration_seconds_count{op="update",result="error"} 1`,
 		`go_goroutines`,
 	} {

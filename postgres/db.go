@@ -172,6 +172,14 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
 }
 
+// Snapshot runs fn in a read-only transaction at REPEATABLE READ: one
+// snapshot, taken at its first statement. A read-only transaction at this
+// level never fails to serialize. (The change feed needs READ COMMITTED:
+// Changes answers Dirty here.)
+func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
+	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
 func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
 	conn, err := db.acquire(ctx)
 	if err != nil {

@@ -71,6 +71,12 @@ func (s *Store) View(ctx context.Context, fn func(loci.Tx) error) error {
 	return s.do(ctx, "view", func() error { return s.Store.View(ctx, fn) })
 }
 
+// Snapshot runs fn in a one-snapshot read-only transaction, retried once
+// if it fails transiently.
+func (s *Store) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
+	return s.do(ctx, "snapshot", func() error { return s.Store.Snapshot(ctx, fn) })
+}
+
 func (s *Store) do(ctx context.Context, op string, attempt func() error) error {
 	err := attempt()
 	if err == nil || !loci.IsTransient(err) {

@@ -45,6 +45,13 @@ func (f *failingStore) View(ctx context.Context, fn func(loci.Tx) error) error {
 	return f.Store.View(ctx, fn)
 }
 
+func (f *failingStore) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
+	if err := f.fail(); err != nil {
+		return err
+	}
+	return f.Store.Snapshot(ctx, fn)
+}
+
 func TestRetry(t *testing.T) {
 	busy := loci.Transient(errors.New("database is locked"))
 	hard := errors.New("disk I/O error")
@@ -64,7 +71,7 @@ func TestRetry(t *testing.T) {
 	for _, tt := range tests {
 		testdb.Each(t, func(t *testing.T, open func(t testing.TB) loci.Store) {
 			t.Run(tt.name, func(t *testing.T) {
-				for _, op := range []string{"Update", "View"} {
+				for _, op := range []string{"Update", "View", "Snapshot"} {
 					fs := &failingStore{Store: open(t), n: tt.failures, err: tt.err}
 					var slept []time.Duration
 					s := retry.New(fs, 100*time.Millisecond, retry.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
@@ -76,10 +83,13 @@ func TestRetry(t *testing.T) {
 						return err
 					}
 					var err error
-					if op == "Update" {
+					switch op {
+					case "Update":
 						err = s.Update(context.Background(), fn)
-					} else {
+					case "View":
 						err = s.View(context.Background(), fn)
+					default:
+						err = s.Snapshot(context.Background(), fn)
 					}
 					if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 						t.Errorf("%s: err = %v, want %v", op, err, tt.wantErr)

@@ -196,6 +196,13 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 	return db.run(ctx, db.reader, fn)
 }
 
+// Snapshot runs fn in a read transaction, as View does: a deferred
+// transaction in WAL mode reads one snapshot, taken at its first read,
+// until it ends (in memory, the one connection keeps writes out).
+func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
+	return db.run(ctx, db.reader, fn)
+}
+
 func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) error {
 	conn, err := db.conn(ctx, pool)
 	if err != nil {

@@ -1,0 +1,270 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// importRules applies to an import the rules that span records, as the API
+// applies them to a write, and refuses what later reads would disagree
+// with:
+//
+//   - a session's message_count is the number of its messages in the file,
+//     each message's index is given once and is below the session's next
+//     index (or a later append gives it again), and every message has its
+//     session in the file;
+//   - a task's live working values total at most the working limit, what
+//     the workspace holds already included;
+//   - a user and agent have at most the episode cap of episodes, what the
+//     workspace holds already included.
+//
+// It takes the checked lines in input order (collectImport); a working or
+// episode line over its limit is refused when it is met, the session rules
+// when every line has been seen (check). It keeps one tally per session,
+// task and user+agent, and 8 bytes per message.
+type importRules struct {
+	now          time.Time
+	workingLimit int
+	episodeCap   int
+	seed         maphash.Seed
+
+	sessions map[string]*sessionTally // by sessionRef
+	indexes  []uint64                 // per message: its session and index, hashed
+	tasks    map[string]int           // live working bytes, held ones included
+	episodes map[string]int           // per user and agent, held ones included
+}
+
+// sessionTally is what the file holds of one session (a user's session id).
+type sessionTally struct {
+	line     int // the session record's line; 0: none (yet)
+	count    int // its message_count
+	next     int // the index its next message gets
+	messages int
+	// The first message's line, and the line of the message of the
+	// highest index.
+	firstLine, maxIndex, maxLine int
+}
+
+func (s *Service) newImportRules(seed maphash.Seed) *importRules {
+	return &importRules{
+		now: s.now(), workingLimit: s.life.workingLimitOr(), episodeCap: s.life.episodeCapOr(), seed: seed,
+		sessions: map[string]*sessionTally{}, tasks: map[string]int{}, episodes: map[string]int{},
+	}
+}
+
+// sessionRef names a session as its messages name it: user and session id.
+func sessionRef(r *loci.Record) string { return r.UserID + "\x00" + r.SessionID }
+
+func episodeRef(r *loci.Record) string { return r.UserID + "\x00" + r.AgentID }
+
+// workingBytes is what a stored working value counts toward its task's
+// limit, as SetWorking counts the values beside the one it writes.
+func workingBytes(r *loci.Record) int { return len(r.Content) }
+
+// counted reports whether r counts toward its task's working total or its
+// user and agent's episodes: a new record (one already stored is counted
+// among those held), and a live one for working memory.
+func (ir *importRules) counted(e *importEntry) bool {
+	switch e.rec.Kind {
+	case loci.KindWorking:
+		return !e.present && !e.rec.Expired(ir.now)
+	case loci.KindEpisode:
+		return !e.present
+	}
+	return false
+}
+
+// holdImportRules adds to ir what the workspace holds of the tasks and users+agents that
+// entries name for the first time: the live working bytes of each task,
+// the episodes of each user and agent.
+func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRules, entries []importEntry) error {
+	var tasks, pairs []*loci.Record
+	seenTask, seenPair := map[string]bool{}, map[string]bool{}
+	for i := range entries {
+		r := entries[i].rec
+		if r == nil {
+			continue
+		}
+		switch r.Kind {
+		case loci.KindWorking:
+			if _, ok := ir.tasks[r.TaskID]; !ok && !seenTask[r.TaskID] {
+				seenTask[r.TaskID] = true
+				tasks = append(tasks, r)
+			}
+		case loci.KindEpisode:
+			if _, ok := ir.episodes[episodeRef(r)]; !ok && !seenPair[episodeRef(r)] {
+				seenPair[episodeRef(r)] = true
+				pairs = append(pairs, r)
+			}
+		}
+	}
+	if len(tasks) == 0 && len(pairs) == 0 {
+		return nil
+	}
+	held := map[string]int{}
+	heldEpisodes := map[string]int{}
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		clear(held)
+		clear(heldEpisodes)
+		for _, r := range tasks {
+			live, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &r.TaskID, LiveAt: ir.now})
+			if err != nil {
+				return err
+			}
+			for _, w := range live {
+				held[r.TaskID] += workingBytes(w)
+			}
+		}
+		for _, r := range pairs {
+			n, err := tx.CountRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, UserID: &r.UserID, AgentID: &r.AgentID})
+			if err != nil {
+				return err
+			}
+			heldEpisodes[episodeRef(r)] = n
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range tasks {
+		ir.tasks[r.TaskID] = held[r.TaskID]
+	}
+	for _, r := range pairs {
+		ir.episodes[episodeRef(r)] = heldEpisodes[episodeRef(r)]
+	}
+	return nil
+}
+
+// add tallies one checked line, and refuses a working value or an episode
+// over its limit.
+func (ir *importRules) add(e *importEntry) error {
+	r := e.rec
+	switch {
+	case r.Kind == loci.KindWorking && ir.counted(e):
+		ir.tasks[r.TaskID] += workingBytes(r)
+		if total := ir.tasks[r.TaskID]; total > ir.workingLimit {
+			return lineError(e.line, loci.Errorf(loci.EINVALID, "the working memory of task %q would total %d bytes, more than %d",
+				r.TaskID, total, ir.workingLimit))
+		}
+	case r.Kind == loci.KindEpisode && ir.counted(e):
+		ir.episodes[episodeRef(r)]++
+		if ir.episodes[episodeRef(r)] > ir.episodeCap {
+			return lineError(e.line, loci.Errorf(loci.EINVALID, "user %q and agent %q would have more than %d episodes",
+				r.UserID, r.AgentID, ir.episodeCap))
+		}
+	case r.Kind == loci.KindSession && r.Category == sessionCategory:
+		t := ir.session(r)
+		if t.line == 0 {
+			t.line, t.count, t.next = e.line, e.messageCount, e.nextIndex
+		}
+	case r.Kind == loci.KindSession && r.Category == messageCategory:
+		t := ir.session(r)
+		t.messages++
+		if t.firstLine == 0 {
+			t.firstLine = e.line
+		}
+		if t.maxLine == 0 || e.messageIndex > t.maxIndex {
+			t.maxIndex, t.maxLine = e.messageIndex, e.line
+		}
+		ir.indexes = append(ir.indexes, ir.indexHash(r, e.messageIndex))
+	}
+	return nil
+}
+
+func (ir *importRules) session(r *loci.Record) *sessionTally {
+	t := ir.sessions[sessionRef(r)]
+	if t == nil {
+		t = &sessionTally{}
+		ir.sessions[sessionRef(r)] = t
+	}
+	return t
+}
+
+// indexHash hashes a message's user, session id and index.
+func (ir *importRules) indexHash(r *loci.Record, index int) uint64 {
+	var h maphash.Hash
+	h.SetSeed(ir.seed)
+	h.WriteString(r.UserID)
+	h.WriteByte(0)
+	h.WriteString(r.SessionID)
+	h.WriteByte(0)
+	var n [20]byte
+	h.Write(strconv.AppendInt(n[:0], int64(index), 10))
+	return h.Sum64()
+}
+
+// check applies the session rules once every line is tallied, and refuses
+// the earliest line that breaks one.
+func (ir *importRules) check(sp *spool) error {
+	line, refused := 0, error(nil)
+	refuse := func(l int, err error) {
+		if line == 0 || l < line {
+			line, refused = l, err
+		}
+	}
+	for ref, t := range ir.sessions {
+		user, id, _ := strings.Cut(ref, "\x00")
+		switch {
+		case t.line == 0:
+			refuse(t.firstLine, loci.Errorf(loci.EINVALID, "a message of session %q of user %q, which is not in the file", id, user))
+		case t.messages != t.count:
+			refuse(t.line, loci.Errorf(loci.EINVALID, "session %q has message_count %d, but the file holds %d of its messages", id, t.count, t.messages))
+		case t.messages > 0 && t.maxIndex >= t.next:
+			refuse(t.maxLine, loci.Errorf(loci.EINVALID, "message index %d of session %q is not below the session's next index %d", t.maxIndex, id, t.next))
+		}
+	}
+	if err := ir.checkIndexes(sp, refuse); err != nil {
+		return err
+	}
+	if refused != nil {
+		return lineError(line, refused)
+	}
+	return nil
+}
+
+// checkIndexes refuses a message index given twice in one session: it
+// compares hashes, and reads the spool again to name the lines only when
+// two are equal.
+func (ir *importRules) checkIndexes(sp *spool, refuse func(int, error)) error {
+	dups := duplicates(ir.indexes)
+	ir.indexes = nil
+	if len(dups) == 0 {
+		return nil
+	}
+	rd, err := sp.reader()
+	if err != nil {
+		return err
+	}
+	seen := map[string]int{}
+	for {
+		e, err := readFrame(rd)
+		if err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		r := e.rec
+		if r == nil || r.Kind != loci.KindSession || r.Category != messageCategory {
+			continue
+		}
+		var d messageData
+		if json.Unmarshal(r.Data, &d) != nil || !dups[ir.indexHash(r, d.Index)] {
+			continue
+		}
+		k := fmt.Sprintf("%s\x00%d", sessionRef(r), d.Index)
+		if first, ok := seen[k]; ok {
+			refuse(e.line, loci.Errorf(loci.EINVALID, "message index %d of session %q is also on line %d", d.Index, r.SessionID, first))
+			continue
+		}
+		seen[k] = e.line
+	}
+}
