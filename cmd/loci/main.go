@@ -60,7 +60,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve [--addr 127.0.0.1:8420] [--db PATH]: run the server", runServe},
-		{"mcp", "mcp --agent ID [--user ID]: an MCP server on stdio", runMCP},
+		{"mcp", "mcp --agent ID [--user ID] [--tools default|all]: an MCP server on stdio", runMCP},
 		{"remember", "remember KEY VALUE --agent ID: store a note", runRemember},
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
 		{"forget", "forget KEY --agent ID: delete a note", runForget},
