@@ -69,7 +69,7 @@ func (s *server) searchTools() {
 		Description: "Search everything you remember, by meaning and by words at once (hybrid search): notes, core memory blocks, archival passages, " +
 			"working memory, and, when this connection serves a user, your episodes and facts about that user and the user's preferences and sessions. " +
 			"Use it before answering when past knowledge may help, or to find a memory whose key or id you do not know. " +
-			"Results are ranked best first, recent and trusted memories a little higher; narrow with kinds (e.g. [\"passage\", \"fact\"]) or tags. " +
+			"Results are ranked best first, recent and trusted memories a little higher; narrow with kinds (e.g. [\"passage\", \"fact\"]), tags or filters (on metadata and fields). " +
 			"It never returns another agent's or another user's memories. A memory is found by its words as soon as it is stored " +
 			"(pending_embeddings counts those not yet searchable by meaning). An empty query, an unknown kind or a limit out of range is an error.",
 		InputSchema:  searchMemoryInputSchema,
