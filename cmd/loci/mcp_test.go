@@ -231,6 +231,21 @@ func TestServeMCP(t *testing.T) {
 	if out, isErr := callTool(t, cs, "remember", map[string]any{"key": "tone", "value": "friendly"}); isErr {
 		t.Fatalf("remember: %v", out)
 	}
+	// ?tools=all passes the REST guard and gives every kind's tools (no
+	// user: those that need one are not listed).
+	for url, want := range map[string]int{base + "/mcp": 6, base + "/mcp?tools=all": 11} {
+		tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: agentTransport("writer"), Timeout: 30 * time.Second}, MaxRetries: -1}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
+		if err != nil {
+			t.Fatalf("connect to %s: %v", url, err)
+		}
+		if tools, err := cs.ListTools(context.Background(), nil); err != nil {
+			t.Errorf("%s: tools/list: %v", url, err)
+		} else if len(tools.Tools) != want {
+			t.Errorf("%s: tools/list = %d tools, want %d", url, len(tools.Tools), want)
+		}
+		cs.Close()
+	}
 	// The note is the same one REST serves.
 	resp, err := http.Get(base + "/v1/agents/writer/notes/tone")
 	if err != nil {
