@@ -87,7 +87,7 @@ func TestLifecycleToolsList(t *testing.T) {
 				if len(tool.Description) < 100 {
 					t.Errorf("description %q is too thin for a model to act on", tool.Description)
 				}
-				for _, word := range []string{"career", "interview", "job_market", "salar", "Retail", "campaign"} {
+				for _, word := range []string{"career", "interview", "job_market", "salar", "Retail", "campaign", "vertical", "budget", "kpi"} {
 					if strings.Contains(tool.Description+string(mustJSON(t, tool.InputSchema)), word) {
 						t.Errorf("description or schema holds the domain word %q", word)
 					}

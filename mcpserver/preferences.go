@@ -17,7 +17,7 @@ import (
 
 // ObservePreferenceInput is the input of observe_preference.
 type ObservePreferenceInput struct {
-	Type      string          `json:"type" jsonschema:"Name of the preference, stable across observations, e.g. default_vertical, channel_preference, budget_range, communication_style, kpi_priorities. Required."`
+	Type      string          `json:"type" jsonschema:"Name of the preference, stable across observations, e.g. language, response_length, communication_style, review_style. Required."`
 	Value     json.RawMessage `json:"value" jsonschema:"The preferred value: any JSON (string, number, list, object), e.g. [\"Paid Search\", \"CTV\"]. Required."`
 	Source    string          `json:"source" jsonschema:"How you learned it: explicit (the user said so), implicit (their behaviour shows it), decision (a choice made in this session only). Required."`
 	SessionID string          `json:"session_id,omitempty" jsonschema:"The current session's id: required for a decision, ignored otherwise."`
@@ -54,7 +54,7 @@ type UserContextInput struct{}
 type ContextSessionResult struct {
 	SessionID    string    `json:"session_id" jsonschema:"the session's id"`
 	Summary      string    `json:"summary,omitempty" jsonschema:"what the session was about"`
-	Context      any       `json:"context,omitempty" jsonschema:"the session's context values (vertical, budget, objectives, constraints...)"`
+	Context      any       `json:"context,omitempty" jsonschema:"the session's context values (objectives, constraints...)"`
 	IsPersistent bool      `json:"is_persistent" jsonschema:"true when the session is kept for good"`
 	Confidence   float64   `json:"confidence" jsonschema:"0 to 100: how much to rely on it"`
 	MessageCount int       `json:"message_count" jsonschema:"how many messages it has"`
