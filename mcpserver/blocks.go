@@ -111,6 +111,12 @@ func (s *server) blockTools() {
 		OutputSchema: updateMemoryOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 	}, s.updateMemory)
+	s.coreMemoryResource()
+}
+
+// coreMemoryResource adds the core memory resource (both tool sets: a
+// resource costs a model's context nothing until it is read).
+func (s *server) coreMemoryResource() {
 	s.mcp.AddResource(&mcp.Resource{
 		URI:   CoreMemoryURI,
 		Name:  "core-memory",

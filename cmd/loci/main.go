@@ -60,7 +60,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve [--addr 127.0.0.1:8420] [--db PATH]: run the server", runServe},
-		{"mcp", "mcp --agent ID [--user ID]: an MCP server on stdio", runMCP},
+		{"mcp", "mcp --agent ID [--user ID] [--tools default|all]: an MCP server on stdio", runMCP},
 		{"remember", "remember KEY VALUE --agent ID: store a note", runRemember},
 		{"recall", "recall [KEY] --agent ID: read one note or all", runRecall},
 		{"forget", "forget KEY --agent ID: delete a note", runForget},
@@ -68,6 +68,7 @@ func commands() []command {
 		{"block", "block list|get LABEL|set LABEL TEXT --agent ID: core memory blocks", runBlock},
 		{"passage", "passage add TEXT|list|search QUERY|delete ID --agent ID: archival memory", runPassage},
 		{"facts", "facts add|list|search|get|history|validate|contradict|invalidate|resolve|delete|review …: long-term facts, their history and disputes", runFacts},
+		{"memories", "memories add|get|update|delete|history|list …: memories of every kind by id, with metadata, filters and a time to live", runMemories},
 		{"maintain", "maintain [--tasks consolidate,decay,prune,expire] [--dry-run]: run lifecycle maintenance", runMaintain},
 		{"keys", "keys create --role R [--agent ID] | list | revoke ID: API keys", runKeys},
 		{"export", "export [--user ID] > file.jsonl: the workspace as JSON Lines", runExport},
@@ -121,6 +122,16 @@ var subcommands = map[string][]subcommand{
 		{"resolve", "resolve ID keep|drop", "settle a dispute: keep the fact, or invalidate it"},
 		{"delete", "delete ID", "delete a fact"},
 		{"review", "review --user ID", "what awaits review: disputed facts, preferences flagged for removal"},
+	},
+	"memories": {
+		{"add", "add TEXT [--kind fact|passage|note] [--key K] [--category C] [--user ID] [--agent ID] [--session ID] [--tags T,…] [--metadata JSON] [--ttl DURATION] [--json]",
+			"add a memory (a fact by default); prints its id, and on stderr ADD, UPDATE (a key's new content) or NOOP (the same content again)"},
+		{"get", "get ID [--json]", "one memory of any kind: id, kind, key, content, metadata"},
+		{"update", "update ID [TEXT] [--tags T,…] [--metadata JSON] [--ttl DURATION] [--json]", "change a memory in place, keeping history"},
+		{"delete", "delete ID", "delete a memory of any kind"},
+		{"history", "history ID [--json]", "every value a memory has had, newest first"},
+		{"list", "list [--user ID] [--agent ID] [--session ID] [--kind K,…] [--filter JSON] [--limit N] [--offset N] [--json]",
+			"memories of every kind, newest first, narrowed by a filter"},
 	},
 	"eval": {
 		{"locomo", "locomo --data FILE [--k 1,3,5,10,20,50] [--json] [--dump FILE]", "retrieval recall@k on a LoCoMo-format file, per category"},
