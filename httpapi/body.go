@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,6 +46,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, loci.Errorf(loci.EINVALID, "the request body stopped arriving before the server's read timeout")
 		}
 		return nil, loci.Errorf(loci.EINVALID, "cannot read request body")
 	}

@@ -6,6 +6,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -179,6 +180,13 @@ func codeOf(status int) string {
 // their chain and shown as "internal error".
 func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	code, msg := loci.ErrorCode(err), loci.ErrorMessage(err)
+	if code == loci.EINTERNAL && r.Context().Err() != nil &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The client went away (or its connection broke) while the
+		// request ran: its fault, not the server's, and no error to log.
+		s.logger.Info("request cancelled by its client", "method", r.Method, "path", r.URL.Path)
+		code, msg = loci.EINVALID, "the request was cancelled before it was answered"
+	}
 	if code == loci.EINTERNAL {
 		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
