@@ -172,23 +172,41 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
 }
 
+// run runs fn in a transaction. The wait for a connection and the BEGIN
+// share one timeout: a database that does not answer fails the
+// transaction within it, not once for the pool and again for the BEGIN
+// (a connection given back healthy just before a partition is handed out
+// without a ping). What fn runs is bounded by the connection's progress
+// bound instead, so a long transaction that makes progress is not cut.
 func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
-	conn, err := db.acquire(ctx)
+	wctx, cancel := context.WithTimeout(ctx, db.timeout)
+	defer cancel()
+	conn, err := db.acquire(wctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	if err := db.runOn(ctx, conn, opts, fn); err != nil {
+	pgTx, err := conn.BeginTx(wctx, opts)
+	if err != nil {
+		if ctx.Err() == nil && wctx.Err() != nil {
+			return db.noAnswer(err)
+		}
+		return db.classify(ctx, fmt.Errorf("begin: %w", err))
+	}
+	if err := db.runOn(ctx, pgTx, fn); err != nil {
 		return db.classify(ctx, err)
 	}
 	return nil
 }
 
-func (db *DB) runOn(ctx context.Context, conn *pgxpool.Conn, opts pgx.TxOptions, fn func(loci.Tx) error) error {
-	pgTx, err := conn.BeginTx(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
+// noAnswer is EUNAVAILABLE for a transaction whose BEGIN found no answer
+// within the timeout: transient, as nothing of it ran.
+func (db *DB) noAnswer(err error) error {
+	return loci.Transient(loci.WrapError(err, loci.EUNAVAILABLE,
+		"the database does not answer (within %s): retry later", db.timeout))
+}
+
+func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) error {
 	// Rolled back on every way out but a commit, a panic in fn included:
 	// a transaction left open would keep its connection and its locks.
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
