@@ -24,6 +24,7 @@ type Service interface {
 	AgentSearchService
 	OverviewService
 
-	// Ping reports whether storage is reachable (readiness).
+	// Ping reports whether storage answers reads (readiness); ESTORAGEFULL
+	// when it does but writes fail for a full disk (loci.Store's Ping).
 	Ping(ctx context.Context) error
 }

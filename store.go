@@ -15,7 +15,9 @@ type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(Tx) error) error
-	// Ping reports whether storage is reachable (readiness).
+	// Ping reports whether storage answers reads (readiness): nil, or
+	// EUNAVAILABLE when it does not; ESTORAGEFULL when it does but the
+	// last write failed for a full disk and none has succeeded since.
 	Ping(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error

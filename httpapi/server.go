@@ -85,10 +85,17 @@ func operationRoutes() []endpoint {
 		{pattern: "GET /readyz", handler: (*Server).handleReady,
 			policy: Policy{Role: public, Agent: AgentFree},
 			doc: &apidoc.Op{ID: "ready", Tag: "operations",
-				Summary: "Readiness: storage reachable",
-				Desc: "503 `unavailable` when the storage does not answer within 2 s; 507 `storage_full` while writes fail " +
-					"for a full disk (reported for a minute after such a failure).",
-				OK: apidoc.Okay("Ready.", status("ready"))}},
+				Summary: "Readiness: reads are served; the state of writes",
+				Desc: "200 `ready` while the storage answers reads, with the state of writes in `writes`: `ok`, or " +
+					"`storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure " +
+					"(a small write may fit where the next will not), at most a minute. " +
+					"503 `unavailable` when the storage does not answer within 2 s.",
+				OK: apidoc.Okay("Ready: reads are served.", apidoc.Success(apidoc.Object([]string{"status", "writes"}, apidoc.Obj{
+					"status": apidoc.Obj{"const": "ready"},
+					"writes": apidoc.WithDesc(apidoc.Obj{"type": "string", "enum": []string{writesOK, writesFull}},
+						"`ok`: writes are accepted; `storage_full`: the last write failed for a full disk (reads still work; "+
+							"writes answer 507 until space is freed)"),
+				})))}},
 	}
 }
 
@@ -128,21 +135,30 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 // that does not answer makes it answer 503 at once rather than hang.
 const readyTimeout = 2 * time.Second
 
-// handleReady answers 200 when the storage answers; 503 unavailable when
-// it does not within readyTimeout; 507 storage_full while writes fail for
-// a full disk.
+// The states of writes /readyz reports.
+const (
+	writesOK   = "ok"
+	writesFull = "storage_full"
+)
+
+// handleReady answers 200 while the storage answers reads, with the state
+// of writes ("writes": "ok" or "storage_full"); 503 unavailable when it
+// does not answer within readyTimeout. A full disk does not make the
+// server unready: reads are served.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
+	writes := writesOK
 	if err := s.svc.Ping(ctx); err != nil {
-		s.logger.Error("readiness", "err", err)
-		if loci.ErrorCode(err) != loci.ESTORAGEFULL {
-			err = loci.WrapError(err, loci.EUNAVAILABLE, "storage unreachable: the database does not answer")
+		if loci.ErrorCode(err) == loci.ESTORAGEFULL {
+			writes = writesFull
+		} else {
+			s.logger.Error("readiness", "err", err)
+			s.Error(w, r, loci.WrapError(err, loci.EUNAVAILABLE, "storage unreachable: the database does not answer"))
+			return
 		}
-		s.Error(w, r, err)
-		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready"})
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready", "writes": writes})
 }
 
 // statusOf maps a domain error code to its HTTP status: the one place.

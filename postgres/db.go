@@ -20,13 +20,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/diskfull"
 )
 
 //go:embed migrations/*.sql
@@ -52,9 +52,8 @@ type DB struct {
 	vectorIndexes sync.Map
 	// timeout bounds every wait for the database (WithTimeout).
 	timeout time.Duration
-	// fullAt is when a write last failed for a full disk (Unix
-	// nanoseconds).
-	fullAt atomic.Int64
+	// full is what writes met of a full disk (Ping reports it).
+	full diskfull.State
 }
 
 // Open connects to the database that dsn names (a postgres:// URL or a
@@ -128,8 +127,8 @@ func (db *DB) Close() error {
 }
 
 // Ping reports whether the database answers (EUNAVAILABLE when it does not
-// in time), and ESTORAGEFULL for a minute after a write failed for a full
-// disk (a small write may fit where the next will not).
+// in time), and ESTORAGEFULL after a write failed for a full disk, until a
+// write succeeds again (at most a minute).
 func (db *DB) Ping(ctx context.Context) error {
 	conn, err := db.acquire(ctx)
 	if err != nil {
@@ -195,6 +194,10 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) erro
 	}
 	if err := db.runOn(ctx, pgTx, fn); err != nil {
 		return db.classify(ctx, err)
+	}
+	if opts.AccessMode == pgx.ReadWrite {
+		// A write found room: the disk is no longer reported full.
+		db.full.Succeeded()
 	}
 	return nil
 }
