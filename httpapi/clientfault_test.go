@@ -106,3 +106,27 @@ func TestCancelledRequestIsNot5xx(t *testing.T) {
 		}
 	})
 }
+
+// TestDrain: once the server drains (a shutdown began), every request is
+// answered 503 unavailable with Retry-After and Connection: close, and
+// nothing is done.
+func TestDrain(t *testing.T) {
+	store := testdb.OpenSQLite(t)
+	h := httpapi.NewServer(memory.New(store), quiet)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	h.Drain()
+	c := rawRequest(t, srv, "PUT /v1/agents/a/notes/k HTTP/1.1\r\nContent-Length: 13", `{"value":"v"}`)
+	resp, out := readResponse(t, c, &http.Request{Method: "PUT"})
+	if resp.StatusCode != http.StatusServiceUnavailable || out["code"] != loci.EUNAVAILABLE || resp.Header.Get("Retry-After") == "" || !resp.Close {
+		t.Errorf("a write while draining: %d %v %v close %v; want 503 unavailable with Retry-After and Connection: close", resp.StatusCode, out, resp.Header, resp.Close)
+	}
+	var n int
+	err := store.View(context.Background(), func(tx loci.Tx) (err error) {
+		n, err = tx.CountRecords(context.Background(), loci.RecordFilter{Workspace: loci.DefaultWorkspace})
+		return err
+	})
+	if err != nil || n != 0 {
+		t.Errorf("a write refused while draining stored %d records (%v)", n, err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -34,6 +35,9 @@ type Server struct {
 	streamIdle     time.Duration
 	mcpHandler     http.Handler // served at /mcp (mcp.go)
 	inspector      http.Handler // served at / and /ui/ (inspector.go)
+
+	// draining: the server is shutting down (Drain).
+	draining atomic.Bool
 }
 
 // Route is one registered endpoint: its method, path pattern and the
@@ -124,8 +128,23 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		// A request that arrives while the server drains is refused with
+		// an answer, and its connection closed, so that its client goes
+		// elsewhere instead of sending more on a connection about to close.
+		w.Header().Set("Connection", "close")
+		s.Error(w, r, loci.Errorf(loci.EUNAVAILABLE, "the server is shutting down: nothing was done; retry (on another server)"))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
+
+// Drain makes the server refuse every request from now on, with 503
+// unavailable, Retry-After and "Connection: close", while requests already
+// being handled finish: the first step of a graceful shutdown. A client
+// that sends on a keep-alive connection during the drain gets an answer
+// and closes it, so that none is cut when the connections close.
+func (s *Server) Drain() { s.draining.Store(true) }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ok"})

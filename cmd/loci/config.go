@@ -95,6 +95,7 @@ type ServeConfig struct {
 	ReadTimeout       time.Duration // --read-timeout
 	WriteTimeout      time.Duration // --write-timeout
 	IdleTimeout       time.Duration // --idle-timeout
+	ShutdownTimeout   time.Duration // --shutdown-timeout: the longest drain on SIGTERM
 	MaintainEvery     time.Duration // --maintain-every: run every maintenance task at this interval; 0: never
 	Pprof             string        // --pprof: serve net/http/pprof on this address; "": off
 }
@@ -294,6 +295,8 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.ReadTimeout, "read-timeout", 30*time.Second, "time to read a whole request")
 	fs.DurationVar(&s.WriteTimeout, "write-timeout", 60*time.Second, "time to write a response (export is exempt)")
 	fs.DurationVar(&s.IdleTimeout, "idle-timeout", 120*time.Second, "how long an idle keep-alive connection is kept")
+	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", 15*time.Second,
+		"on SIGTERM, the longest wait for the requests being handled to finish (new ones are refused meanwhile)")
 	c.indexMemoryFlag(fs)
 	fs.StringVar(&s.Pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -71,13 +72,23 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", sc.Addr, err)
 	}
+	handler := newHandler(svc.Service, logger, cfg.Audit, opts...)
+	var open atomic.Int64 // connections open, for the drain
 	srv := &http.Server{
-		Handler:           newHandler(svc.Service, logger, cfg.Audit, opts...),
+		Handler:           handler,
 		ReadHeaderTimeout: sc.ReadHeaderTimeout,
 		ReadTimeout:       sc.ReadTimeout,
 		WriteTimeout:      sc.WriteTimeout,
 		IdleTimeout:       sc.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				open.Add(1)
+			case http.StateClosed, http.StateHijacked:
+				open.Add(-1)
+			}
+		},
 	}
 	if sc.AuditRetention > 0 {
 		background.Go(func() { pruneAudit(bgCtx, svc.Service, sc.AuditRetention, logger) })
@@ -97,10 +108,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	logger.Info("shutting down: draining", "timeout", sc.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), sc.ShutdownTimeout)
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
+	err = drain(shutdownCtx, srv, ln, handler, &open)
 	// What waits to be written to the audit log is written before the
 	// store closes.
 	if ferr := svc.FlushAudit(shutdownCtx); ferr != nil {
@@ -112,12 +123,45 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// drainGrace bounds how long a drain waits for the clients of open
+// connections to send a request (refused, with "Connection: close") and
+// so learn that the server is going, before idle connections are closed.
+const drainGrace = time.Second
+
+// drain shuts srv down without cutting a request it accepted: it stops
+// accepting connections (a new one is refused), makes the handler answer
+// every request from now on 503 with "Connection: close" (requests being
+// handled finish as usual), waits until every open connection has closed
+// or drainGrace has passed, then closes what is idle and waits, until ctx
+// ends, for the requests still being handled. Closing an idle keep-alive
+// connection at once would cut a request its client sent at that moment
+// (the client cannot tell it was not read, and does not retry a PUT).
+func drain(ctx context.Context, srv *http.Server, ln net.Listener, h *httpapi.Server, open *atomic.Int64) error {
+	h.Drain()
+	ln.Close()
+	grace := time.NewTimer(drainGrace)
+	defer grace.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for open.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			break wait
+		case <-grace.C:
+			break wait
+		case <-tick.C:
+		}
+	}
+	return srv.Shutdown(ctx)
+}
+
 // newHandler is what loci serve serves: the REST API, with MCP's
 // streamable HTTP at /mcp behind the same guard, so an MCP session
 // authenticates with an API key like any request, acts for the key's
 // agent and role, and has each tool call audited; and the web inspector
 // at /, which calls the REST API from the browser.
-func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) http.Handler {
+func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) *httpapi.Server {
 	mcpHandler := mcpserver.NewHandler(svc, mcpserver.KeyIdentity, mcpserver.WithLogger(logger), mcpserver.WithAudit(audit), mcpserver.WithVersion(lociVersion()))
 	return httpapi.NewServer(svc, logger, append(opts, httpapi.WithMCP(mcpHandler), httpapi.WithInspector(web.Handler()))...)
 }
