@@ -151,6 +151,10 @@ type Tx interface {
 	// DeleteAuditBefore deletes the entries of every workspace older than
 	// before and returns how many it deleted.
 	DeleteAuditBefore(ctx context.Context, before time.Time) (int, error)
+	// DeleteAuditBeyond deletes the oldest entries of every workspace
+	// beyond the newest keep (in the order they were written; a backend
+	// may keep a few fewer) and returns how many it deleted.
+	DeleteAuditBeyond(ctx context.Context, keep int) (int, error)
 
 	// ListUserSummaries returns the users f selects: those of the users
 	// table and every user_id the workspace's records name, newest first

@@ -90,6 +90,7 @@ type ServeConfig struct {
 	RateLimit         float64       // --rate-limit: requests per second per key (or IP); 0: none
 	RateBurst         int           // --rate-burst: the burst above RateLimit
 	AuditRetention    time.Duration // --audit-retention: prune older audit entries; 0: keep them
+	AuditMaxEntries   int           // --audit-max-entries: prune the oldest beyond this many; 0: no bound
 	MaxImportBytes    int64         // --max-import-bytes
 	ReadHeaderTimeout time.Duration // --read-header-timeout
 	ReadTimeout       time.Duration // --read-timeout
@@ -215,11 +216,14 @@ func (c *Config) validateServe() error {
 	}{
 		{"maintain-every", s.MaintainEvery}, {"audit-retention", s.AuditRetention},
 		{"read-header-timeout", s.ReadHeaderTimeout}, {"read-timeout", s.ReadTimeout},
-		{"write-timeout", s.WriteTimeout}, {"idle-timeout", s.IdleTimeout},
+		{"write-timeout", s.WriteTimeout}, {"idle-timeout", s.IdleTimeout}, {"shutdown-timeout", s.ShutdownTimeout},
 	} {
 		if d.v < 0 {
 			return usagef("--%s must not be negative", d.name)
 		}
+	}
+	if s.AuditMaxEntries < 0 {
+		return usagef("--audit-max-entries must not be negative")
 	}
 	switch {
 	case s.RateLimit < 0 || math.IsInf(s.RateLimit, 0) || math.IsNaN(s.RateLimit):
@@ -288,7 +292,10 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&s.RateLimit, "rate-limit", 0, "requests per second allowed per key (per client IP without auth); 0: no limit")
 	fs.IntVar(&s.RateBurst, "rate-burst", 50, "burst allowed above --rate-limit")
 	c.auditFlag(fs, "memory access")
-	fs.DurationVar(&s.AuditRetention, "audit-retention", 0, "delete audit entries older than this (e.g. 720h); 0: keep them")
+	fs.DurationVar(&s.AuditRetention, "audit-retention", loci.DefaultAuditRetention.MaxAge,
+		"delete audit entries older than this (checked every minute); 0: keep them whatever their age")
+	fs.IntVar(&s.AuditMaxEntries, "audit-max-entries", loci.DefaultAuditRetention.MaxEntries,
+		"keep at most this many audit entries, deleting the oldest (checked every minute); 0: no bound")
 	fs.DurationVar(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "wait before retrying a transient storage error once (only when the retry fits in --db-timeout)")
 	fs.Int64Var(&s.MaxImportBytes, "max-import-bytes", httpapi.DefaultMaxImportBytes, "largest POST /v1/import body")
 	fs.DurationVar(&s.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "time to read a request's headers")

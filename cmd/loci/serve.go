@@ -90,8 +90,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			}
 		},
 	}
-	if sc.AuditRetention > 0 {
-		background.Go(func() { pruneAudit(bgCtx, svc.Service, sc.AuditRetention, logger) })
+	if retention := (loci.AuditRetention{MaxAge: sc.AuditRetention, MaxEntries: sc.AuditMaxEntries}); retention != (loci.AuditRetention{}) {
+		background.Go(func() { pruneAudit(bgCtx, svc.Service, retention, logger) })
 	}
 	// The address line is printed on stdout so scripts and tests can find
 	// the port when --addr ends in :0.
@@ -180,10 +180,13 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// pruneAudit applies the audit retention now and then hourly until ctx
-// ends.
-func pruneAudit(ctx context.Context, svc *memory.Service, retention time.Duration, logger *slog.Logger) {
-	t := time.NewTicker(time.Hour)
+// pruneAuditEvery is how often loci serve applies the audit retention.
+const pruneAuditEvery = time.Minute
+
+// pruneAudit applies the audit retention now and then every
+// pruneAuditEvery until ctx ends.
+func pruneAudit(ctx context.Context, svc *memory.Service, retention loci.AuditRetention, logger *slog.Logger) {
+	t := time.NewTicker(pruneAuditEvery)
 	defer t.Stop()
 	for {
 		if n, err := svc.PruneAudit(ctx, retention); err != nil {
