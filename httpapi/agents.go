@@ -106,7 +106,7 @@ func agentRoutes() []endpoint {
 			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "agent.prompt"},
 			doc: &apidoc.Op{ID: "agentPrompt", Tag: "blocks",
 				Summary: "The agent's blocks as prompt text",
-				Desc:    "Every block as `### {label}\\n{content}`, a blank line between, owned blocks first by label.",
+				Desc:    "Every block with content as `### {label}\\n{content}`, a blank line between, owned blocks first by label; empty blocks are left out (an agent whose blocks are all empty has an empty prompt).",
 				OK:      map[int]apidoc.Resp{http.StatusOK: {Desc: "The prompt.", Schema: apidoc.Obj{"type": "string"}, Media: "text/plain"}},
 				Errs:    []int{notFound}}},
 	}

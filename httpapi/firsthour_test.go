@@ -1,0 +1,46 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/testdb"
+)
+
+// getText GETs path and returns the status and the body as text.
+func getText(t *testing.T, base, path string) (int, string) {
+	t.Helper()
+	resp, err := patient.Get(base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestPromptLeavesOutEmptyBlocks: the rendered prompt has no heading of an
+// empty block: a new agent's (three empty blocks) is empty, and once one
+// block has content the prompt is that block alone.
+func TestPromptLeavesOutEmptyBlocks(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		srv, _ := newServer(t, open)
+		if st, _, out := call(t, srv.URL, "POST", "/v1/agents", `{"id":"m"}`); st != http.StatusCreated {
+			t.Fatalf("create agent: %d %v", st, out)
+		}
+		if st, text := getText(t, srv.URL, "/v1/agents/m/prompt"); st != http.StatusOK || text != "" {
+			t.Errorf("prompt of an agent with only empty blocks: %d %q, want 200 and empty", st, text)
+		}
+		if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/m/blocks/personality", `{"content":"World's best boss"}`); st >= 300 {
+			t.Fatalf("set block: %d %v", st, out)
+		}
+		if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/m/blocks/current_state", `{"content":"  \n "}`); st >= 300 {
+			t.Fatalf("set block: %d %v", st, out)
+		}
+		if st, text := getText(t, srv.URL, "/v1/agents/m/prompt"); st != http.StatusOK || text != "### personality\nWorld's best boss" {
+			t.Errorf("prompt: %d %q, want the personality block alone", st, text)
+		}
+	})
+}
