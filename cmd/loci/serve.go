@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -70,7 +71,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	ln, err := net.Listen("tcp", sc.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", sc.Addr, err)
+		return listenError(sc.Addr, err)
 	}
 	handler := newHandler(svc.Service, logger, cfg.Audit, opts...)
 	var open atomic.Int64 // connections open, for the drain
@@ -164,6 +165,20 @@ wait:
 func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) *httpapi.Server {
 	mcpHandler := mcpserver.NewHandler(svc, mcpserver.KeyIdentity, mcpserver.WithLogger(logger), mcpserver.WithAudit(audit), mcpserver.WithVersion(lociVersion()))
 	return httpapi.NewServer(svc, logger, append(opts, httpapi.WithMCP(mcpHandler), httpapi.WithInspector(web.Handler()))...)
+}
+
+// listenError says why loci serve cannot listen on addr, and what to do.
+func listenError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return loci.Errorf(loci.EINVALID, "cannot listen on %s: the address is already in use (another loci serve, "+
+			"or another program, listens there); stop it, or pick another address with --addr, e.g. --addr 127.0.0.1:0 "+
+			"for any free port", addr)
+	case errors.Is(err, syscall.EACCES):
+		return loci.Errorf(loci.EINVALID, "cannot listen on %s: permission denied (ports below 1024 need privileges); "+
+			"pick another address with --addr, e.g. --addr 127.0.0.1:8420", addr)
+	}
+	return loci.Errorf(loci.EINVALID, "cannot listen on %s: %v; pick another address with --addr", addr, err)
 }
 
 // isLoopback reports whether addr listens only on a loopback interface; an
