@@ -34,6 +34,8 @@ func agentRoutes() []endpoint {
 			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "agent.list"},
 			doc: &apidoc.Op{ID: "listAgents", Tag: "agents",
 				Summary: "List agents", Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				Desc: "By id: the agents created (explicitly, or by a block or passage write) and those known only by their " +
+					"memories (an agent with only notes, working entries or episodes; no name, and 404 for its blocks until it has one).",
 				OK: apidoc.Okay("The agents.", apidoc.List("agents", apidoc.Ref("Agent"), "How many agents there are."))}},
 		{pattern: "GET /v1/agents/{agent_id}", handler: (*Server).handleGetAgent,
 			policy: Policy{Role: viewer, Op: "agent.get"},

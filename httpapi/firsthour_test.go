@@ -44,3 +44,29 @@ func TestPromptLeavesOutEmptyBlocks(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentWithOnlyNotesIsListed: an agent that has only notes is listed
+// by GET /v1/agents (as it is counted by /v1/stats), beside the agents
+// created with blocks, by id.
+func TestAgentWithOnlyNotesIsListed(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		srv, _ := newServer(t, open)
+		if st, _, out := call(t, srv.URL, "POST", "/v1/agents", `{"id":"b-blocks"}`); st != http.StatusCreated {
+			t.Fatalf("create agent: %d %v", st, out)
+		}
+		for _, k := range []string{"k1", "k2"} {
+			if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/a-notes/notes/"+k, `{"value":"v"}`); st != http.StatusCreated {
+				t.Fatalf("remember: %d %v", st, out)
+			}
+		}
+		st, _, out := call(t, srv.URL, "GET", "/v1/agents", "")
+		agents, _ := out["agents"].([]any)
+		var ids []any
+		for _, a := range agents {
+			ids = append(ids, a.(map[string]any)["id"])
+		}
+		if st != http.StatusOK || out["count"] != 2.0 || len(ids) != 2 || ids[0] != "a-notes" || ids[1] != "b-blocks" {
+			t.Errorf("GET /v1/agents: %d count %v, ids %v; want a-notes and b-blocks", st, out["count"], ids)
+		}
+	})
+}

@@ -39,11 +39,17 @@ func (tx *Tx) GetAgent(ctx context.Context, workspace, id string) (*loci.Agent, 
 
 // ListAgents returns the workspace's agents by id.
 func (tx *Tx) ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*loci.Agent, int, error) {
+	// The agents table, and every agent its records name that has no row
+	// there (an agent with only notes, working entries or episodes).
+	known := `SELECT id, name, created_at FROM agents WHERE workspace = $1
+		UNION ALL
+		SELECT agent_id, '', min(created_at) FROM records WHERE workspace = $1 AND agent_id <> ''
+			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = $1) GROUP BY agent_id`
 	var total int
-	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM agents WHERE workspace = $1`, workspace).Scan(&total); err != nil {
+	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM (`+known+`) k`, workspace).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count agents: %w", err)
 	}
-	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = $1 ORDER BY id`+
+	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM (`+known+`) k ORDER BY id`+
 		limitClause(limit, offset), workspace)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list agents: %w", err)
