@@ -102,10 +102,12 @@ type Tx interface {
 	InsertAgent(ctx context.Context, a *Agent) error
 	// GetAgent returns an agent. ENOTFOUND when absent.
 	GetAgent(ctx context.Context, workspace, id string) (*Agent, error)
-	// ListAgents returns the workspace's agents by id, and their total:
-	// those of the agents table and every agent id the workspace's
-	// records name (an agent with only notes has no row there).
+	// ListAgents returns the workspace's agents by id, and their total.
 	ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*Agent, int, error)
+	// ListKnownAgents is ListAgents with, besides, every agent id the
+	// workspace's records name that has no agent (an agent with only
+	// notes), with no name and its first record's time.
+	ListKnownAgents(ctx context.Context, workspace string, limit, offset int) ([]*Agent, int, error)
 	// DeleteAgent deletes an agent row and its block links (not its
 	// records: the rules above do that). ENOTFOUND when absent.
 	DeleteAgent(ctx context.Context, workspace, id string) error

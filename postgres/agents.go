@@ -39,6 +39,30 @@ func (tx *Tx) GetAgent(ctx context.Context, workspace, id string) (*loci.Agent, 
 
 // ListAgents returns the workspace's agents by id.
 func (tx *Tx) ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*loci.Agent, int, error) {
+	var total int
+	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM agents WHERE workspace = $1`, workspace).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count agents: %w", err)
+	}
+	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = $1 ORDER BY id`+
+		limitClause(limit, offset), workspace)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list agents: %w", err)
+	}
+	defer rows.Close()
+	var out []*loci.Agent
+	for rows.Next() {
+		a := loci.Agent{Workspace: workspace}
+		if err := rows.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
+			return nil, 0, fmt.Errorf("scan agent: %w", err)
+		}
+		a.CreatedAt = a.CreatedAt.UTC()
+		out = append(out, &a)
+	}
+	return out, total, rows.Err()
+}
+
+// ListKnownAgents lists the agents table and the agents only records name.
+func (tx *Tx) ListKnownAgents(ctx context.Context, workspace string, limit, offset int) ([]*loci.Agent, int, error) {
 	// The agents table, and every agent its records name that has no row
 	// there (an agent with only notes, working entries or episodes).
 	known := `SELECT id, name, created_at FROM agents WHERE workspace = $1

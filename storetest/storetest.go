@@ -562,7 +562,10 @@ func testAgents(t *testing.T, open Opener) {
 		return nil
 	})
 	MustView(t, s, func(tx loci.Tx) error {
-		list, total, err := tx.ListAgents(ctx, loci.DefaultWorkspace, 10, 1)
+		if list, total, err := tx.ListAgents(ctx, loci.DefaultWorkspace, 10, 0); err != nil || total != 2 || len(list) != 2 {
+			t.Errorf("list agents (the table's): %+v %d %v; want a, b", list, total, err)
+		}
+		list, total, err := tx.ListKnownAgents(ctx, loci.DefaultWorkspace, 10, 1)
 		if err != nil || total != 3 || len(list) != 2 || list[0].ID != "b" || list[0].Name != "Agent b" || list[1].ID != "c" {
 			t.Errorf("list agents with a notes-only agent: %+v %d %v; want b, c of 3", list, total, err)
 		}
