@@ -70,3 +70,18 @@ func TestAgentWithOnlyNotesIsListed(t *testing.T) {
 		}
 	})
 }
+
+// TestUnknownFieldNamesTheFields: a body with a field its route does not
+// take is refused naming that field, plainly, and the fields it takes.
+func TestUnknownFieldNamesTheFields(t *testing.T) {
+	srv, _ := newServer(t, testdb.Backends()[0].Open)
+	for _, tc := range []struct{ method, path, body, want string }{
+		{"PUT", "/v1/agents/a/notes/k", `{"val":"x"}`, "unknown field val; this body takes value"},
+		{"PUT", "/v1/agents/a/blocks/persona", `{"content":"x","expected":1}`, "unknown field expected; this body takes content, expected_version, limit"},
+	} {
+		st, _, out := call(t, srv.URL, tc.method, tc.path, tc.body)
+		if st != http.StatusBadRequest || out["error"] != tc.want {
+			t.Errorf("%s %s %s: %d %q, want 400 %q", tc.method, tc.path, tc.body, st, out["error"], tc.want)
+		}
+	}
+}
