@@ -25,6 +25,7 @@ type Service interface {
 	OverviewService
 	MemoryService
 
-	// Ping reports whether storage is reachable (readiness).
+	// Ping reports whether storage answers reads (readiness); ESTORAGEFULL
+	// when it does but writes fail for a full disk (loci.Store's Ping).
 	Ping(ctx context.Context) error
 }

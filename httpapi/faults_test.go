@@ -298,7 +298,9 @@ func TestUnavailableWhileLocked(t *testing.T) {
 }
 
 // TestStorageFull: a write that finds no room answers 507 storage_full
-// with Retry-After, reads still work, and /readyz reports the full disk.
+// with Retry-After, reads still work, and /readyz stays ready (reads are
+// served) with "writes": "storage_full"; once space is freed and a write
+// succeeds, it says "writes": "ok" again at once.
 func TestStorageFull(t *testing.T) {
 	store, _ := openSQLiteFile(t, filepath.Join(t.TempDir(), "loci.db"), sqlite.WithMaxSize(1<<20))
 	srv := httptest.NewServer(httpapi.NewServer(memory.New(store), quiet))
@@ -318,8 +320,38 @@ func TestStorageFull(t *testing.T) {
 	if st, _, out := call(t, srv.URL, "GET", "/v1/agents/a/passages?limit=1", ""); st != http.StatusOK {
 		t.Errorf("read with a full disk: %d %v", st, out)
 	}
-	if st, _, out := call(t, srv.URL, "GET", "/readyz", ""); st != http.StatusInsufficientStorage || out["code"] != loci.ESTORAGEFULL {
-		t.Errorf("readyz with a full disk: %d %v; want 507 storage_full", st, out)
+	if st, _, out := call(t, srv.URL, "GET", "/readyz", ""); st != http.StatusOK || out["status"] != "ready" || out["writes"] != "storage_full" {
+		t.Errorf("readyz with a full disk: %d %v; want 200 ready with writes storage_full", st, out)
+	}
+	// Free space: delete the passages (a write that needs no new page).
+	_, _, list := call(t, srv.URL, "GET", "/v1/agents/a/passages?limit=1000", "")
+	passages, _ := list["passages"].([]any)
+	if len(passages) == 0 {
+		t.Fatalf("no passages to delete: %v", list)
+	}
+	for _, p := range passages {
+		id := p.(map[string]any)["id"].(string)
+		if st, _, out := call(t, srv.URL, "DELETE", "/v1/agents/a/passages/"+id, ""); st != http.StatusOK {
+			t.Fatalf("delete passage: %d %v", st, out)
+		}
+	}
+	if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/a/notes/after", `{"value":"room again"}`); st != http.StatusCreated {
+		t.Fatalf("a write after space was freed: %d %v", st, out)
+	}
+	// Within seconds (diskfull.Settle after the failure), not a minute.
+	var writes any
+	for range 50 {
+		_, _, out := call(t, srv.URL, "GET", "/readyz", "")
+		if writes = out["writes"]; writes == "ok" {
+			break
+		}
+		if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/a/notes/after", `{"value":"room again"}`); st != http.StatusOK {
+			t.Fatalf("a write after space was freed: %d %v", st, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if writes != "ok" {
+		t.Errorf("readyz 10 s after space was freed and writes succeeded: writes %v; want ok", writes)
 	}
 }
 

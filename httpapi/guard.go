@@ -162,13 +162,21 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 		}
 		// Read the body before anything waits on the database: the read
 		// deadline runs from the request's start, and a request that waited
-		// on storage must not be told its body could not be read. Its
-		// errors are answered in their turn, after authentication.
+		// on storage must not be told its body could not be read. A body
+		// that is too large is answered in its turn, after authentication;
+		// one that stopped arriving is answered at once: the connection
+		// is broken and the request cancelled, so nothing (authentication
+		// included) can ask the database for it, and it is the client's
+		// fault, never a 5xx.
 		hasBody := r.Body != nil && r.Body != http.NoBody
 		var body []byte
 		var bodyErr error
 		if hasBody && !pol.Stream {
 			body, bodyErr = readBody(rec, r)
+			if bodyErr != nil && loci.ErrorCode(bodyErr) != loci.ETOOLARGE {
+				s.Error(rec, r, bodyErr)
+				return
+			}
 		}
 		ctx := loci.WithVia(r.Context(), loci.ViaREST)
 		var principal *loci.Principal

@@ -517,11 +517,14 @@ func (s *Service) Prompt(ctx context.Context, agentID string) (_ string, err err
 }
 
 // renderPrompt renders blocks as "### {label}\n{content}", a blank line
-// between them (seed 002).
+// between them (seed 002), leaving out the blocks with no content (an empty
+// heading tells the model nothing).
 func renderPrompt(blocks []*loci.Block) string {
-	parts := make([]string, len(blocks))
-	for i, b := range blocks {
-		parts[i] = "### " + b.Label + "\n" + b.Content
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		if strings.TrimSpace(b.Content) != "" {
+			parts = append(parts, "### "+b.Label+"\n"+b.Content)
+		}
 	}
 	return strings.Join(parts, "\n\n")
 }

@@ -246,6 +246,46 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) (_ []*loci.Note
 	return notes, err
 }
 
+// ListNotes returns one page of the agent's notes, by key, and how many
+// notes the agent has: it reads, and audits, only the page.
+func (s *Service) ListNotes(ctx context.Context, agentID string, limit, offset int) (_ []*loci.Note, total int, err error) {
+	a, err := s.begin(ctx, "note.recall_all", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := loci.RequireText("agent_id", agentID, loci.MaxAgentIDBytes); err != nil {
+		return nil, 0, err
+	}
+	notes := []*loci.Note{}
+	err = a.view(func(tx loci.Tx) error {
+		notes = notes[:0] // the retry policy may run this twice
+		f := s.noteFilter(ctx, agentID)
+		n, err := tx.CountRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		total = n
+		f.Order = loci.OrderKeyAsc
+		f.Limit, f.Offset = pageOf(limit, offset)
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			n, err := noteOf(rec)
+			if err != nil {
+				s.malformed(rec, err)
+				continue
+			}
+			a.touch(rec.ID)
+			notes = append(notes, n)
+		}
+		return nil
+	})
+	return notes, total, err
+}
+
 // Forget deletes a note and all its versions.
 func (s *Service) Forget(ctx context.Context, agentID, key string) (err error) {
 	a, err := s.begin(ctx, "note.forget", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/diskfull"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -42,9 +43,8 @@ type DB struct {
 	reader *sql.DB
 	// timeout bounds every wait for the database (options.timeout).
 	timeout time.Duration
-	// fullAt is when a write last failed for a full disk (Unix
-	// nanoseconds).
-	fullAt atomic.Int64
+	// full is what writes met of a full disk (Ping reports it).
+	full diskfull.State
 	// bulk is set once the writer's page cache was grown for a bulk load.
 	bulk atomic.Bool
 	// writeStmts and readStmts are the statements prepared on each pool
@@ -177,7 +177,9 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers (EUNAVAILABLE when it does
+// not), and ESTORAGEFULL after a write failed for a full disk, until a
+// write succeeds again (at most a minute).
 func (db *DB) Ping(ctx context.Context) error {
 	var n int
 	if err := db.reader.QueryRowContext(ctx, `SELECT 1`).Scan(&n); err != nil {
@@ -215,6 +217,10 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 	}()
 	if err != nil {
 		return db.classify(err)
+	}
+	if write {
+		// A write found room: the disk is no longer reported full.
+		db.full.Succeeded()
 	}
 	if write && len(tx.unprepared) > 0 {
 		// The writer is free again: prepare what the transaction ran

@@ -100,7 +100,8 @@ func (s *service) Close() error {
 // local database do: it validates cfg, opens the database cfg names
 // (waiting at most cfg.DBTimeout for it), puts the store behind the
 // storage failure policy (a transient error is retried once after
-// cfg.RetryBackoff) and, with cfg.Metrics, counts its transactions, then
+// cfg.RetryBackoff, when the retry fits in cfg.DBTimeout from the first
+// attempt: a database that does not answer is reported within it) and, with cfg.Metrics, counts its transactions, then
 // builds the service with cfg's embedder, ranking and index budget.
 func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service, error) {
 	if err := cfg.Validate(); err != nil {
@@ -115,7 +116,7 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 		return nil, err
 	}
 	s := &service{db: name}
-	var store loci.Store = retry.New(raw, cfg.RetryBackoff, retry.WithLogger(logger))
+	var store loci.Store = retry.New(raw, cfg.RetryBackoff, retry.WithLogger(logger), retry.WithBudget(cfg.DBTimeout))
 	if cfg.Metrics {
 		s.metrics = metrics.New()
 		store = s.metrics.Store(store)
