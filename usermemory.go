@@ -84,6 +84,10 @@ type ForgetRequest struct {
 	IDs           []string `json:"ids,omitempty"`
 	DryRun        bool     `json:"dry_run,omitempty"`
 	IncludeAgents bool     `json:"include_agents,omitempty"`
+	// Filters narrows what the query and ids match, in the filter
+	// language of API.md v1.2; alone, it selects what it matches among
+	// the user's records.
+	Filters json.RawMessage `json:"filters,omitempty"`
 }
 
 // AgentScopedKinds are the kinds of an agent's own memory, which carry no

@@ -110,13 +110,14 @@ func preferenceRoutes() []endpoint {
 				Summary: "Forget what matches",
 				Desc: "Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, " +
 					"a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly " +
-					"the matching versions go) or whose id is in `ids`, and answers them. " +
+					"the matching versions go) or whose id is in `ids`, and answers them; `filters` narrows either, or alone selects the user's records it matches. " +
 					"Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: " +
 					"then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; " +
 					"needs the editor role and a `query`; `dry_run` previews it).",
 				Body: apidoc.Closed(nil, apidoc.Obj{
 					"query": apidoc.Str("Text to match."), "ids": apidoc.StrList("Record ids."), "dry_run": apidoc.Boolean("Answer without deleting."),
 					"include_agents": apidoc.Boolean("Also match agents' notes, blocks and passages (which carry no user) against `query`. Default false."),
+					"filters":        apidoc.WithDesc(apidoc.Ref("MemoryFilter"), "Only what the filter selects; alone, every record of the user it selects."),
 				}),
 				OK: apidoc.Okay("What was (or would be) deleted.", apidoc.Success(apidoc.Object([]string{"dry_run", "count", "deleted", "agents_searched"}, apidoc.Obj{
 					"dry_run": apidoc.Boolean(""), "count": apidoc.Integer(""), "deleted": apidoc.Nullable(apidoc.Array(apidoc.Ref("UserMemory"), "")),

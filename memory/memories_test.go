@@ -393,3 +393,36 @@ func TestRepeatsThroughKindRoutes(t *testing.T) {
 		}
 	})
 }
+
+func TestForgetWithFilters(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc, _ := newService(t, open)
+		a := mustAdd(t, svc, loci.MemoryInput{Content: "Trip to Paris", UserID: "u", Metadata: json.RawMessage(`{"topic":"travel"}`)}, loci.EventAdd)
+		b := mustAdd(t, svc, loci.MemoryInput{Content: "Trip to the dentist", UserID: "u", Metadata: json.RawMessage(`{"topic":"health"}`)}, loci.EventAdd)
+		c := mustAdd(t, svc, loci.MemoryInput{Content: "Likes jazz", UserID: "u", Metadata: json.RawMessage(`{"topic":"travel"}`)}, loci.EventAdd)
+		other := mustAdd(t, svc, loci.MemoryInput{Content: "Trip to Rome", UserID: "v", Metadata: json.RawMessage(`{"topic":"travel"}`)}, loci.EventAdd)
+
+		// A query narrowed by a filter.
+		got, err := svc.ForgetUserMemories(ctx, "u", loci.ForgetRequest{Query: "trip", Filters: json.RawMessage(`{"metadata.topic": "travel"}`), DryRun: true})
+		if err != nil || len(got) != 1 || got[0].ID != a.ID {
+			t.Fatalf("query + filter = %v, %v; want only %s", got, err, a.ID)
+		}
+		// A filter alone, within the user only.
+		got, err = svc.ForgetUserMemories(ctx, "u", loci.ForgetRequest{Filters: json.RawMessage(`{"metadata.topic": "travel"}`)})
+		if err != nil || len(got) != 2 {
+			t.Fatalf("filter alone = %v, %v; want %s and %s", got, err, a.ID, c.ID)
+		}
+		for _, id := range []string{a.ID, c.ID} {
+			_, err := svc.GetMemory(ctx, id)
+			wantCode(t, err, loci.ENOTFOUND)
+		}
+		for _, id := range []string{b.ID, other.ID} {
+			if _, err := svc.GetMemory(ctx, id); err != nil {
+				t.Fatalf("%s was not to be forgotten: %v", id, err)
+			}
+		}
+		_, err = svc.ForgetUserMemories(ctx, "u", loci.ForgetRequest{Filters: json.RawMessage(`{"colour": "red"}`)})
+		wantCode(t, err, loci.EINVALID)
+	})
+}

@@ -164,8 +164,12 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	if strings.TrimSpace(req.Query) != "" && len(terms) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "query must contain at least one word")
 	}
-	if len(terms) == 0 && len(req.IDs) == 0 {
-		return nil, loci.Errorf(loci.EINVALID, "forget needs a query or ids")
+	where, err := loci.ParseMemoryFilter(req.Filters)
+	if err != nil {
+		return nil, err
+	}
+	if len(terms) == 0 && len(req.IDs) == 0 && where == nil {
+		return nil, loci.Errorf(loci.EINVALID, "forget needs a query, ids or filters")
 	}
 	if req.IncludeAgents {
 		if len(terms) == 0 {
@@ -194,11 +198,11 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			}
 			found = append(found, recs...)
 		}
-		if len(terms) > 0 {
+		if len(terms) > 0 || (len(req.IDs) == 0 && where != nil) {
 			// Every record of the user's scope is read once (streamed,
 			// not held): a forget needs every match, not the best few.
 			err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-				if holdsEvery(r, terms) {
+				if (len(terms) == 0 || holdsEvery(r, terms)) && where.Match(r) {
 					found = append(found, r)
 				}
 				return nil
@@ -206,6 +210,9 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			if err != nil {
 				return err
 			}
+		}
+		if where != nil {
+			found = slices.DeleteFunc(found, func(r *loci.Record) bool { return !where.Match(r) })
 		}
 		// Agents' own memory (no user) only when asked, by query only.
 		var agentIDs []string
@@ -215,6 +222,9 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				return err
 			}
 			for _, r := range recs {
+				if !where.Match(r) {
+					continue
+				}
 				agentIDs = append(agentIDs, r.ID)
 				out = append(out, userMemoryOf(r))
 			}
