@@ -305,11 +305,12 @@ func TestStorageFull(t *testing.T) {
 	store, _ := openSQLiteFile(t, filepath.Join(t.TempDir(), "loci.db"), sqlite.WithMaxSize(1<<20))
 	srv := httptest.NewServer(httpapi.NewServer(memory.New(store), quiet))
 	defer srv.Close()
-	body, _ := json.Marshal(map[string]string{"content": strings.Repeat("lorem ipsum ", 5000)})
 	var st int
 	var h http.Header
 	var out map[string]any
-	for range 100 {
+	for i := range 100 {
+		// Each passage its own content: a repeat would write nothing.
+		body, _ := json.Marshal(map[string]string{"content": fmt.Sprint(i, " ", strings.Repeat("lorem ipsum ", 5000))})
 		if st, h, out = call(t, srv.URL, "POST", "/v1/agents/a/passages", string(body)); st != http.StatusCreated {
 			break
 		}
