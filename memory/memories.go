@@ -249,10 +249,14 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 	if slices.Equal(next.Metadata, rec.Metadata) && next.ExpiresAt.Equal(rec.ExpiresAt) {
 		return ev, nil
 	}
-	if err := w.keepVersion(ctx, rec); err != nil {
-		return nil, err
+	// One patch is one version: when the edit above wrote one, metadata
+	// and expiry join it.
+	if ev.Event == loci.EventNoop {
+		if err := w.keepVersion(ctx, rec); err != nil {
+			return nil, err
+		}
+		next.UpdatedAt, next.Version = w.now, rec.Version+1
 	}
-	next.UpdatedAt, next.Version = w.now, rec.Version+1
 	if err := w.tx.UpdateRecord(ctx, &next, rec.Version); err != nil {
 		return nil, err
 	}
