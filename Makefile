@@ -22,9 +22,10 @@ sdk-test: build
 	npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
 	cd sdk/typescript && LOCI_BIN=$(CURDIR)/bin/loci npm test --silent
 
-## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes
+## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes, and the
+## Python asyncio client (loci/aio.py) from the blocking one (loci/client.py)
 sdk-gen:
-	cd sdk/python && $(PYTHON) tools/gen_types.py
+	cd sdk/python && $(PYTHON) tools/gen_types.py && $(PYTHON) tools/gen_aio.py
 	cd sdk/typescript && npm run gen --silent
 
 vet:
