@@ -754,14 +754,14 @@ class Client(_ClientBase):
         kind: Union[t.Kind, Sequence[t.Kind], None] = None,
         before: Optional[Time] = None,
         after: Optional[Time] = None,
-        filters: Optional[t.MemoryFilter] = None,
+        filters: Union[t.MemoryFilter, str, None] = None,
         limit: Optional[int] = None,
         offset: Optional[int] = None,
     ) -> t.ListMemoriesResponse:
         """A timeline: the records in scope of every kind (or of ``kind``, one or several),
         newest first, created between ``after`` and ``before``; ``filters`` (a dict of the
-        filter language, e.g. ``{"metadata.topic": {"in": ["travel", "food"]}}``) narrows
-        them before paging (Invalid for an unknown field or operator)."""
+        filter language, e.g. ``{"metadata.topic": {"in": ["travel", "food"]}}``, or its JSON
+        text) narrows them before paging (Invalid for an unknown field or operator)."""
         query = _fields(
             agent_id=agent_id,
             user_id=user_id,
@@ -770,7 +770,7 @@ class Client(_ClientBase):
             kind=[kind] if isinstance(kind, str) else kind,
             before=_time(before),
             after=_time(after),
-            filters=json.dumps(filters) if filters is not None else None,
+            filters=filters if filters is None or isinstance(filters, str) else json.dumps(filters),
             limit=limit,
             offset=offset,
         )

@@ -200,6 +200,9 @@ class MemoryScenarios:
                 page = c.list_memories(user_id=u, filters=f, limit=1)
                 self.assertEqual((page["count"], len(page["memories"])), (want, 1))
                 self.assertLessEqual(c.search("trip jazz sea likes", user_id=u, filters=f)["count"], want)
+        self.assertEqual(c.list_memories(user_id=u, filters='{"metadata.topic": "music"}')["count"], 1)  # JSON text as it is
+        with self.assertRaises(loci.Invalid):
+            c.list_memories(user_id=u, filters="{not json")
         travel = c.search("trip", user_id=u, filters={"metadata.topic": "travel"}, limit=2)
         self.assertEqual(sorted(r["content"] for r in travel["results"]), ["Paris trip in May", "Rome trip in June"])
         self.assertEqual(c.list_memories(user_id=u, kind="fact", filters={"metadata.stars": 4})["memories"][0]["content"], "Likes jazz")
