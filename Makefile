@@ -41,9 +41,10 @@ doors-test: build
 		echo "== door $$d: $$(( $$(date +%s) - start )) s"; \
 	done
 
-## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes
+## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes, and the
+## Python asyncio client (loci/aio.py) from the blocking one (loci/client.py)
 sdk-gen:
-	cd sdk/python && $(PYTHON) tools/gen_types.py
+	cd sdk/python && $(PYTHON) tools/gen_types.py && $(PYTHON) tools/gen_aio.py
 	cd sdk/typescript && npm run gen --silent
 
 vet:

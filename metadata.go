@@ -93,14 +93,16 @@ func NormalizeMetadata(raw json.RawMessage) (json.RawMessage, error) {
 func checkMetadataValue(k string, v any) error {
 	switch x := v.(type) {
 	case string:
-		return CheckText("metadata."+k, x, MaxMetadataBytes)
+		// No length of its own: a long string is over the limit of the
+		// whole (ETOOLARGE), not a malformed value.
+		return CheckText("metadata."+k, x, 0)
 	case json.Number, bool:
 		return nil
 	case []any:
 		for _, e := range x {
 			switch y := e.(type) {
 			case string:
-				if err := CheckText("metadata."+k, y, MaxMetadataBytes); err != nil {
+				if err := CheckText("metadata."+k, y, 0); err != nil {
 					return err
 				}
 			case json.Number, bool:

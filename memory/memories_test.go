@@ -100,6 +100,11 @@ func TestMemoriesAddGetNoop(t *testing.T) {
 		big := `{"a":"` + strings.Repeat("x", loci.MaxMetadataBytes) + `"}`
 		_, err = svc.AddMemory(ctx, loci.MemoryInput{Content: "x", UserID: "u", Metadata: json.RawMessage(big)})
 		wantCode(t, err, loci.ETOOLARGE)
+		// One value longer than the whole's limit is too large too, not invalid.
+		for _, big := range []string{`{"a":"` + strings.Repeat("x", loci.MaxMetadataBytes+1) + `"}`, `{"a":["` + strings.Repeat("x", loci.MaxMetadataBytes+1) + `"]}`} {
+			_, err = svc.AddMemory(ctx, loci.MemoryInput{Content: "x", UserID: "u", Metadata: json.RawMessage(big)})
+			wantCode(t, err, loci.ETOOLARGE)
+		}
 
 		// Delete by id, any kind.
 		if err := svc.DeleteMemory(ctx, p.ID); err != nil {
@@ -136,6 +141,17 @@ func TestMemoriesPatchAndTTL(t *testing.T) {
 		hist, err := svc.MemoryHistory(ctx, f.ID)
 		if err != nil || len(hist) != 3 || hist[0].Version != 3 || string(hist[0].Metadata) != `{"v":1}` || hist[2].Content != "Prefers email" {
 			t.Fatalf("history = %+v, %v", hist, err)
+		}
+		// One patch of content, tags and metadata together is one version.
+		ev, err = svc.UpdateMemory(ctx, f.ID, loci.MemoryPatch{Content: loci.Ptr("Prefers texts"), Tags: &[]string{"contact"},
+			Metadata: json.RawMessage(`{"v":2}`)})
+		if err != nil || ev.Event != loci.EventUpdate || ev.Version != 4 {
+			t.Fatalf("patch of three fields = %+v, %v", ev, err)
+		}
+		hist, err = svc.MemoryHistory(ctx, f.ID)
+		if err != nil || len(hist) != 4 || hist[0].Content != "Prefers texts" || string(hist[0].Metadata) != `{"v":2}` ||
+			hist[1].Content != "Prefers phone calls" || string(hist[1].Metadata) != `{"v":1}` {
+			t.Fatalf("history after one patch of three fields = %+v, %v", hist, err)
 		}
 
 		// Content and metadata in one patch are one version.
