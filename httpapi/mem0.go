@@ -676,7 +676,7 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	mq := loci.MemoryQuery{Scope: q.scope, Filters: q.parsed, Limit: size, Offset: (page - 1) * size}
+	mq := loci.MemoryQuery{Scope: boundScope(r, q.scope), Filters: q.parsed, Limit: size, Offset: (page - 1) * size}
 	for _, d := range []struct {
 		name string
 		v    *string
@@ -711,6 +711,15 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 		return fmt.Sprintf("/mem0/v3/memories/?page=%d&page_size=%d", p, size)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"count": total, "next": link(page + 1), "previous": link(page - 1), "results": out})
+}
+
+// boundScope is sc read with the request's key: a key bound to an agent
+// lists (and deletes) its own agent's memories, as if it named it.
+func boundScope(r *http.Request, sc loci.Scope) loci.Scope {
+	if p := loci.PrincipalFrom(r.Context()); p != nil && p.AgentID != "" && sc.AgentID == "" {
+		sc.AgentID = p.AgentID
+	}
+	return sc
 }
 
 func (s *Server) handleMem0Get(w http.ResponseWriter, r *http.Request) {
@@ -793,6 +802,7 @@ func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "name the memories to delete: user_id, agent_id and/or run_id"))
 		return
 	}
+	sc = boundScope(r, sc)
 	deleted := 0
 	for {
 		mems, _, err := s.svc.ListMemories(r.Context(), loci.MemoryQuery{Scope: sc, Limit: loci.MaxBatchOps})

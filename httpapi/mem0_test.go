@@ -221,7 +221,7 @@ func TestMem0DoorErrors(t *testing.T) {
 			says                          string
 		}{
 			{"ErrNoKey", "POST", "/mem0/v3/memories/add/", "", `{"messages": "x"}`, 401, "API key"},
-			{"ErrBearerElsewhereOnly", "GET", "/mem0/v1/ping/", "nope", "", 401, ""},
+			{"ErrWrongKey", "GET", "/mem0/v1/ping/", "nope", "", 401, ""},
 			{"ErrViewerAdds", "POST", "/mem0/v3/memories/add/", viewerKey, `{"messages": "x"}`, 403, "creator"},
 			{"ErrEmptyMessages", "POST", "/mem0/v3/memories/add/", key, `{"messages": []}`, 400, "empty"},
 			{"ErrNoMessages", "POST", "/mem0/v3/memories/add/", key, `{"user_id": "u"}`, 400, "messages is required"},
@@ -289,4 +289,50 @@ func TestMem0TokenOnlyOnMem0(t *testing.T) {
 	if rec.Code != http.StatusUnauthorized {
 		t.Errorf("Token on /v1: %d, want 401", rec.Code)
 	}
+}
+
+// TestMem0DoorAgentKey: a key bound to an agent reaches, through the mem0
+// door as everywhere, its own agent's memories and those of no agent,
+// never another agent's, and cannot write as another agent.
+func TestMem0DoorAgentKey(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := newSecEnv(t, open)
+		admin, _ := e.key(t, loci.RoleAdmin, "")
+		chef, _ := e.key(t, loci.RoleEditor, "chef")
+		_, out := e.mem0Call(t, "POST", "/mem0/v3/memories/add/", admin, `{"messages": "the waiter's secret", "agent_id": "waiter", "user_id": "u"}`)
+		secret := asList(t, out)[0]["id"].(string)
+		if st, out := e.mem0Call(t, "POST", "/mem0/v3/memories/add/", chef, `{"messages": "the chef's recipe", "agent_id": "chef", "user_id": "u"}`); st != 200 {
+			t.Fatalf("add as its own agent: %d %v", st, out)
+		}
+		if st, out := e.mem0Call(t, "POST", "/mem0/v3/memories/add/", chef, `{"messages": "x", "agent_id": "waiter"}`); st != 403 {
+			t.Errorf("add as another agent: %d %v, want 403", st, out)
+		}
+		if st, _ := e.mem0Call(t, "GET", "/mem0/v1/memories/"+secret+"/", chef, ""); st != 404 {
+			t.Errorf("get another agent's memory: %d, want 404", st)
+		}
+		if st, _ := e.mem0Call(t, "PUT", "/mem0/v1/batch/", chef, `{"memories": [{"memory_id": "`+secret+`", "text": "mine now"}]}`); st != 404 {
+			t.Errorf("batch update of another agent's memory: %d, want 404", st)
+		}
+		st, out := e.mem0Call(t, "POST", "/mem0/v3/memories/search/", chef, `{"query": "secret recipe", "filters": {"agent_id": "chef"}}`)
+		for _, m := range asList(t, asObj(t, out)["results"]) {
+			if m["agent_id"] == "waiter" {
+				t.Errorf("search answered another agent's memory: %v", m)
+			}
+		}
+		if st != 200 {
+			t.Errorf("search: %d %v", st, out)
+		}
+		// Get all without an agent: the key's own.
+		st, out = e.mem0Call(t, "POST", "/mem0/v3/memories/", chef, `{}`)
+		if page := asObj(t, out); st != 200 || page["count"] != float64(1) || asList(t, page["results"])[0]["agent_id"] != "chef" {
+			t.Errorf("get all, unscoped, with the chef's key: %d %v", st, out)
+		}
+		// Delete all of a user deletes what the key reaches: the waiter's memory stays.
+		if st, out := e.mem0Call(t, "DELETE", "/mem0/v1/memories/?user_id=u", chef, ""); st != 200 || asObj(t, out)["count"] != float64(1) {
+			t.Errorf("delete all of u with the chef's key: %d %v, want its one memory deleted", st, out)
+		}
+		if _, out := e.mem0Call(t, "GET", "/mem0/v1/memories/"+secret+"/", admin, ""); asObj(t, out)["memory"] != "the waiter's secret" {
+			t.Errorf("the waiter's memory changed: %v", out)
+		}
+	})
 }
