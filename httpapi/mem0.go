@@ -604,7 +604,8 @@ func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	sq := loci.SearchQuery{Query: req.Query, UserID: q.scope.UserID, AgentID: q.scope.AgentID, SessionID: q.scope.SessionID, Filters: q.raw}
+	sc := boundScope(r, q.scope)
+	sq := loci.SearchQuery{Query: req.Query, UserID: sc.UserID, AgentID: sc.AgentID, SessionID: sc.SessionID, Filters: q.raw}
 	if req.TopK != nil {
 		if *req.TopK < 1 || *req.TopK > loci.MaxSearchLimit {
 			s.Error(w, r, loci.Errorf(loci.EINVALID, "top_k must be from 1 to %d", loci.MaxSearchLimit))
@@ -714,7 +715,7 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 }
 
 // boundScope is sc read with the request's key: a key bound to an agent
-// lists (and deletes) its own agent's memories, as if it named it.
+// searches, lists and deletes its own agent's memories, as if it named it.
 func boundScope(r *http.Request, sc loci.Scope) loci.Scope {
 	if p := loci.PrincipalFrom(r.Context()); p != nil && p.AgentID != "" && sc.AgentID == "" {
 		sc.AgentID = p.AgentID

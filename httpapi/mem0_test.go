@@ -322,7 +322,11 @@ func TestMem0DoorAgentKey(t *testing.T) {
 		if st != 200 {
 			t.Errorf("search: %d %v", st, out)
 		}
-		// Get all without an agent: the key's own.
+		// Search and get all without an agent: the key's own.
+		st, out = e.mem0Call(t, "POST", "/mem0/v3/memories/search/", chef, `{"query": "secret recipe"}`)
+		if res := asList(t, asObj(t, out)["results"]); st != 200 || len(res) != 1 || res[0]["agent_id"] != "chef" {
+			t.Errorf("search, unscoped, with the chef's key: %d %v", st, out)
+		}
 		st, out = e.mem0Call(t, "POST", "/mem0/v3/memories/", chef, `{}`)
 		if page := asObj(t, out); st != 200 || page["count"] != float64(1) || asList(t, page["results"])[0]["agent_id"] != "chef" {
 			t.Errorf("get all, unscoped, with the chef's key: %d %v", st, out)
