@@ -8,7 +8,9 @@
  *   put of the same namespace and key updates the note (loci keeps its
  *   history) and a get is one keyed read;
  * - its `content` is the item's value as JSON (what loci's hybrid search
- *   ranks: BM25 and vectors over that text);
+ *   ranks: BM25 and vectors over that text), then a line `#` and a digest of
+ *   that JSON, so that values differing only in case or spacing, which loci
+ *   would take as a repeat, are told apart (contentOf);
  * - its `metadata` holds `lg: true`, the namespace's labels as `ns.0`…`ns.7`
  *   and `ns.n` (its depth), and the value's top-level strings, numbers and
  *   booleans as `v.<hex of the field name>`, for the server to filter on;
@@ -27,7 +29,8 @@
  * every answer is checked with LangGraph's own semantics before paging. A
  * search with a `filter` or a `query` reads at most 1000 candidates.
  * `batch` sends every put of the batch (deletes included) as one loci batch:
- * one transaction, all or nothing.
+ * one transaction, all or nothing; a put of the value an item already holds
+ * writes nothing, but sets its TTL anew (a second request).
  */
 
 import { Client, LociError } from "@loci-memory/client";
@@ -81,6 +84,31 @@ const KEY_PREFIX = "lg:";
 
 function lociKey(namespace: string[], key: string): string {
   return KEY_PREFIX + JSON.stringify([...namespace, key]);
+}
+
+/**
+ * The note's content: the value as JSON, then a digest of that JSON. loci
+ * takes a note added again with the same text, case and spacing aside, as
+ * a repeat that changes nothing; the digest (FNV-1a, 64 bits) tells apart
+ * values that differ only so ({"name": "Bob"} and {"name": "BOB"}), while
+ * the same value again is still a repeat (no new version).
+ */
+function contentOf(value: Record<string, unknown>): string {
+  const json = JSON.stringify(value);
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(json)) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
+  return `${json}\n#${h.toString(16).padStart(16, "0")}`;
+}
+
+/** The value of a note's content (contentOf's inverse); undefined when it is not one. */
+function valueOf(content: string): unknown {
+  const at = content.lastIndexOf("\n#");
+  if (at < 0) return undefined;
+  try {
+    return JSON.parse(content.slice(0, at));
+  } catch {
+    return undefined;
+  }
 }
 
 function hex(s: string): string {
@@ -277,13 +305,13 @@ export class LociStore extends BaseStore {
   /** A loci memory as an item; undefined for a note this store did not write. */
   private item(m: LociMemory, withScore = false): SearchItem | undefined {
     if (!m.key?.startsWith(KEY_PREFIX)) return undefined;
-    let path: unknown, value: unknown;
+    let path: unknown;
     try {
       path = JSON.parse(m.key.slice(KEY_PREFIX.length));
-      value = JSON.parse(m.content);
     } catch {
       return undefined;
     }
+    const value = valueOf(m.content);
     if (!Array.isArray(path) || path.length < 2 || value === null || typeof value !== "object") return undefined;
     const item: SearchItem = {
       namespace: path.slice(0, -1) as string[],
@@ -363,18 +391,29 @@ export class LociStore extends BaseStore {
           kind: "note",
           agent_id: this.agentId,
           key: lociKey(p.namespace, p.key),
-          content: JSON.stringify(p.value),
+          content: contentOf(p.value as Record<string, unknown>),
           metadata: metadataOf(p.namespace, p.value as Record<string, unknown>),
           ttl_seconds: ttl === undefined ? undefined : Math.max(1, Math.round(ttl * 60)),
         };
       });
     const del = deletes.map((p) => ids.get(lociKey(p.namespace, p.key))).filter((id): id is string => !!id); // deleting what is not there is nothing
     if (add.length === 0 && del.length === 0) return;
+    const refresh: { id: string; ttl_seconds: number }[] = [];
     for (let i = 0; i < add.length + del.length; i += PAGE) {
       // A batch over 1000 puts goes as several loci batches, each all or nothing.
       const a = add.slice(i, i + PAGE);
       const d = del.slice(Math.max(0, i - add.length), Math.max(0, i + PAGE - add.length));
-      await this.client.request("POST", "/v1/memories/batch", { body: { add: a.length ? a : undefined, delete: d.length ? d : undefined } });
+      const res = await this.client.request<{ results: { id: string; event: string }[] }>("POST", "/v1/memories/batch", {
+        body: { add: a.length ? a : undefined, delete: d.length ? d : undefined },
+      });
+      // The same value again is a repeat that writes nothing: its time to live is set anew here.
+      a.forEach((op, j) => {
+        const ev = res.results[j];
+        if (ev?.event === "NOOP" && op.ttl_seconds !== undefined) refresh.push({ id: ev.id, ttl_seconds: op.ttl_seconds });
+      });
+    }
+    if (refresh.length > 0) {
+      await this.client.request("POST", "/v1/memories/batch", { body: { update: refresh } });
     }
   }
 }

@@ -75,6 +75,10 @@ async function scenario(store) {
   const after = await store.get(["users", "alex"], "prefs");
   log("update", [plain(after), after.createdAt.getTime() === before.createdAt.getTime(), after.updatedAt >= before.updatedAt]);
 
+  await store.put(["users", "case"], "k", { name: "Bob", note: "a  b" });
+  await store.put(["users", "case"], "k", { name: "BOB", note: "a  b" });
+  await store.put(["users", "case"], "k", { name: "BOB", note: "a b" });
+  log("values that differ only in case or spacing", plain(await store.get(["users", "case"], "k")));
   log("search prefix", byKey(await store.search(["users"])));
   log("search all", byKey(await store.search([], { limit: 100 })));
   log("search exact namespace", byKey(await store.search(["users", "alex"])));
@@ -202,8 +206,13 @@ describe("LociStore's own", () => {
     const left = new Date(mem.expires_at).getTime() - Date.now();
     expect(left).toBeGreaterThan(58 * 60_000);
     expect(left).toBeLessThanOrEqual(60 * 60_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await store.put(["t"], "again", { v: 3 });
+    await new Promise((r) => setTimeout(r, 700));
+    await store.put(["t"], "again", { v: 3 }, undefined, { ttl: 60 }); // the same value: its TTL is set anew
+    await new Promise((r) => setTimeout(r, 800));
     expect(await store.get(["t"], "short")).toBeNull();
+    expect((await store.get(["t"], "again")).value).toEqual({ v: 3 });
+    await store.delete(["t"], "again");
     expect(await store.search(["t"])).toHaveLength(1);
     expect(await store.listNamespaces()).toEqual([["t"]]);
   });
@@ -216,7 +225,11 @@ describe("LociStore's own", () => {
     const { memories } = await client.request("GET", "/v1/memories", { query: { kind: "note", agent_id: store.agentId } });
     expect(memories).toHaveLength(1);
     expect(memories[0].key).toBe('lg:["exact","v"]');
-    expect(JSON.parse(memories[0].content)).toEqual(value);
+    expect(JSON.parse(memories[0].content.slice(0, memories[0].content.lastIndexOf("\n#")))).toEqual(value);
+    // The same value again writes nothing (no new version).
+    await store.put(["exact"], "v", value);
+    const [again] = (await client.request("GET", "/v1/memories", { query: { kind: "note", agent_id: store.agentId } })).memories;
+    expect(again.version).toBe(memories[0].version);
     expect(memories[0].metadata).toMatchObject({ lg: true, "ns.0": "exact", "ns.n": 1 });
   });
 
