@@ -146,6 +146,18 @@ func TestMem0Door(t *testing.T) {
 		if page := asObj(t, out); st != 200 || len(asList(t, page["results"])) != 1 || page["next"] != nil || page["previous"] == nil {
 			t.Errorf("get all, page 2: %d %v", st, out)
 		}
+		for body, want := range map[string]float64{
+			`{"filters": {"user_id": "alex"}, "start_date": "2000-01-01", "end_date": "2999-01-01"}`:    3,
+			`{"filters": {"user_id": "alex"}, "start_date": "2999-01-01"}`:                              0,
+			`{"filters": {"user_id": "alex"}, "end_date": "2000-01-01T00:00:00Z"}`:                      0,
+			`{"filters": {"user_id": "alex"}, "categories": ["general_fact"]}`:                          3,
+			`{"filters": {"user_id": "alex"}, "categories": ["other"]}`:                                 0,
+			`{"filters": {"AND": [{"user_id": "alex"}, {"categories": {"contains": "general_fact"}}]}}`: 3,
+		} {
+			if st, out := e.mem0Call(t, "POST", "/mem0/v3/memories/", key, body); st != 200 || asObj(t, out)["count"] != want {
+				t.Errorf("get all %s: %d %v, want %v", body, st, out, want)
+			}
+		}
 		st, out = e.mem0Call(t, "POST", "/mem0/v3/memories/", key, `{"filters": {"metadata": {"topic": {"in": ["home"]}}}}`)
 		if page := asObj(t, out); st != 200 || page["count"] != float64(1) {
 			t.Errorf("get all by metadata: %d %v", st, out)
