@@ -27,9 +27,9 @@ sdk-test: build
 ## npm installs them from sdk/doors's lockfile (after building sdk/typescript, which the
 ## doors use); every client's telemetry is off, and nothing outside this machine is
 ## reached; it prints the time each package's suite takes
-DOORS = openai-agents ai-sdk langgraph
+DOORS = openai-agents ai-sdk langgraph mem0
 DOORS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
-	OPENAI_AGENTS_DISABLE_TRACING=1 LANGCHAIN_TRACING_V2=false LANGSMITH_TRACING=false \
+	OPENAI_AGENTS_DISABLE_TRACING=1 LANGCHAIN_TRACING_V2=false LANGSMITH_TRACING=false MEM0_TELEMETRY=false \
 	LOCI_BIN=$(CURDIR)/bin/loci
 doors-test: build
 	[ -d sdk/typescript/node_modules ] || npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error

@@ -255,7 +255,8 @@ func routeLabel(rt Route) string { return rt.Pattern }
 func bearer(r *http.Request) string {
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		scheme, key, ok := strings.Cut(auth, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
+		// mem0's clients send "Token KEY" (the mem0 door, mem0.go).
+		if ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Token") && strings.HasPrefix(r.URL.Path, "/mem0/")) {
 			return strings.TrimSpace(key)
 		}
 		return ""

@@ -41,6 +41,7 @@ func routeTable() []endpoint {
 	return slices.Concat(
 		operationRoutes(),
 		memoryRoutes(),
+		mem0Routes(),
 		noteRoutes(),
 		agentRoutes(),
 		passageRoutes(),

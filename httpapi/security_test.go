@@ -413,8 +413,9 @@ func TestPolicySemantics(t *testing.T) {
 		case http.MethodDelete:
 			ok = pol.Role == editor || pol.Role == admin || strings.HasSuffix(pattern, "/mcp")
 		case http.MethodPost, http.MethodPut, http.MethodPatch:
-			// A search is a read, even when posted.
-			ok = pol.Role.Allows(creator) || strings.HasSuffix(pattern, "/mcp") || strings.HasSuffix(pattern, "/search")
+			// A search is a read, even when posted (mem0's get all too).
+			ok = pol.Role.Allows(creator) || strings.HasSuffix(pattern, "/mcp") || strings.HasSuffix(pattern, "/search") ||
+				pol.Op == "mem0.search" || pol.Op == "mem0.list"
 		default:
 			ok = pol.Role == viewer // routes of every method (MCP)
 		}
