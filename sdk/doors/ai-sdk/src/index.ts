@@ -25,6 +25,12 @@ export interface LociMCPOptions {
   userId?: string;
   /** loci's API key (default: $LOCI_API_KEY); leave unset while authentication is off. */
   apiKey?: string;
+  /**
+   * Which tools loci lists: "default", the compact set (remember, recall and
+   * add, search, update and delete over memories), or "all", every kind's own
+   * tools (loci's X-Loci-Tools header). Unset: the server's default.
+   */
+  tools?: "default" | "all";
 }
 
 /** The transport of the AI SDK's MCP client for loci: `{ type: "http", url, headers }`. */
@@ -37,6 +43,7 @@ export function lociMCPTransport(options: LociMCPOptions = {}): { type: "http"; 
   if (options.userId !== undefined) headers["X-Loci-User"] = options.userId;
   const apiKey = options.apiKey ?? (env.LOCI_API_KEY || undefined);
   if (apiKey) headers["Authorization"] = `Bearer ${apiKey}`;
+  if (options.tools !== undefined) headers["X-Loci-Tools"] = options.tools;
   return { type: "http", url: base + "/mcp", headers };
 }
 

@@ -45,8 +45,18 @@ describe("loci's MCP tools in the AI SDK", () => {
   });
   after(() => server?.stop());
 
-  it("lists loci's tools and calls them in generateText's tool loop", async () => {
+  it("lists loci's compact default tools", async () => {
     const mcp = await createLociMCPClient({ baseUrl: server.url, agentId: "writer", userId: "u1" });
+    try {
+      const names = (await mcp.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(names, ["add_memory", "delete_memory", "recall", "remember", "search_memory", "update_memory"]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("lists every kind's tools and calls them in generateText's tool loop", async () => {
+    const mcp = await createLociMCPClient({ baseUrl: server.url, agentId: "writer", userId: "u1", tools: "all" });
     try {
       const listed = await mcp.listTools();
       const names = listed.tools.map((t) => t.name);
@@ -115,13 +125,13 @@ describe("loci's MCP tools in the AI SDK", () => {
 
   describe("bad input gets the AI SDK's errors and changes nothing", () => {
     it("a tool call loci refuses is the tool's error result, and nothing is stored", async () => {
-      const mcp = await createLociMCPClient({ baseUrl: server.url, agentId: "writer", userId: "u1" });
+      const mcp = await createLociMCPClient({ baseUrl: server.url, agentId: "writer", userId: "u1", tools: "all" });
       try {
         const tools = await mcp.tools();
         const result = await generateText({
           model: scripted([
             ["forget", { key: "no_such_key" }],
-            ["store_fact", { category: "not_a_category", fact: "Likes tea" }],
+            ["store_fact", { category: "Not a category!", fact: "Likes tea" }],
             ["update_memory", { label: "persona", mode: "replace", content: "x".repeat(10_000) }],
           ]),
           tools,
