@@ -76,9 +76,10 @@ type UserMemoryQuery struct {
 //
 // Agent-scoped memory that names the user (an agent's notes, blocks and
 // passages, which carry no user) is not searched unless IncludeAgents:
-// then Query also matches the notes, blocks and passages of every agent
-// (of the key's agent only, for a key bound to one), and what matches is
-// deleted with the rest. It needs the editor role and a Query.
+// then Query also matches the notes, blocks and passages of every agent,
+// and what matches is deleted with the rest. It needs the editor role and
+// a Query. A key bound to one agent cannot forget at all: a forget spans
+// the records every agent wrote about the user.
 type ForgetRequest struct {
 	Query         string   `json:"query,omitempty"`
 	IDs           []string `json:"ids,omitempty"`

@@ -17,7 +17,8 @@ import (
 
 // Limits the guard applies to every request.
 const (
-	// MaxPathValueBytes bounds each path segment value. A query parameter
+	// MaxPathValueBytes bounds each path segment value that no domain
+	// limit bounds more tightly (maxPathValue). A query parameter
 	// value is bounded by loci.MaxQueryBytes, the longest text a query
 	// string carries (a search's q).
 	MaxPathValueBytes = 1024
@@ -297,7 +298,7 @@ func patternWildcards(pattern string) []string {
 // limit and offset are integers in range.
 func checkPathAndQuery(r *http.Request, wildcards []string) error {
 	for _, name := range wildcards {
-		if err := loci.CheckText(name, r.PathValue(name), MaxPathValueBytes); err != nil {
+		if err := loci.CheckText(name, r.PathValue(name), maxPathValue(r.Pattern, name)); err != nil {
 			return err
 		}
 	}

@@ -168,5 +168,5 @@ func OpenAPI() ([]byte, error) {
 		routes = append(routes, apidoc.Route{Method: method, Path: path, Role: string(ep.policy.Role),
 			AgentBinding: ep.policy.Agent.String(), Op: *ep.doc})
 	}
-	return apidoc.JSON(routes, apidoc.Limits{PathValueBytes: MaxPathValueBytes, BodyBytes: MaxBodyBytes, JSONDepth: MaxJSONDepth})
+	return apidoc.JSON(routes, apidoc.Limits{PathValueBytes: maxPathValue, BodyBytes: MaxBodyBytes, JSONDepth: MaxJSONDepth})
 }

@@ -106,16 +106,13 @@ func holdsEvery(r *loci.Record, terms []string) bool {
 }
 
 // agentScopedMatches returns the agents' own records (notes, blocks and
-// passages, which carry no user) that hold every term: of every agent of
-// the context's workspace, or of the key's agent for a key bound to one.
+// passages, which carry no user) that hold every term, of every agent of
+// the context's workspace (a forget refuses keys bound to one agent).
 // Each record is read once, streamed. A note's or block's kept versions
 // are not searched: the record's current text is.
 func agentScopedMatches(ctx context.Context, tx loci.Tx, terms []string) ([]*loci.Record, error) {
 	noUser := ""
 	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: loci.AgentScopedKinds, UserID: &noUser, Order: loci.OrderCreatedAsc}
-	if p := loci.PrincipalFrom(ctx); p != nil && p.AgentID != "" {
-		f.AgentID = &p.AgentID
-	}
 	var out []*loci.Record
 	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
 		if holdsEvery(r, terms) {
