@@ -6,7 +6,7 @@ GO ?= go
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both), then
 ## which of those suites were skipped
 test: vet
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	$(if $(LOCI_TEST_POSTGRES_DSN),,@echo "note: the PostgreSQL suites were skipped (LOCI_TEST_POSTGRES_DSN is not set); to run them: LOCI_TEST_POSTGRES_DSN='postgres://postgres@127.0.0.1:5432/test?sslmode=disable' make test")
 	$(if $(LOCI_TEST_PGLITE_DSN),,@echo "note: the pgvector suites were skipped (LOCI_TEST_PGLITE_DSN is not set; .ci/run starts PGlite and sets it)")
 
