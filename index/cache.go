@@ -30,6 +30,9 @@ type config struct {
 	conversational func(*loci.Record) bool
 	// question says whether a record asks a question.
 	question func(*loci.Record) bool
+	// fold maps a stored term to the term the analyzer makes of the same
+	// word now (nil: terms as stored).
+	fold func(string) string
 }
 
 // WithBudget bounds the memory the cache's indexes use, in bytes (about:
@@ -56,6 +59,14 @@ func WithConversational(fn func(*loci.Record) bool) Option {
 // can lend more to the turn that answers one.
 func WithQuestion(fn func(*loci.Record) bool) Option {
 	return func(c *config) { c.question = fn }
+}
+
+// WithTermFold sets how a term of a record's stored analyzed text is
+// mapped to the term the analyzer makes of the same word now (such as
+// analysis.FoldStem), so that text analyzed by an earlier analyzer still
+// matches queries analyzed by this one without being re-analyzed.
+func WithTermFold(fn func(term string) string) Option {
+	return func(c *config) { c.fold = fn }
 }
 
 // Cache holds the indexes of the scopes searched. It is safe for

@@ -249,7 +249,7 @@ func (e *entry) put(r *loci.Record) {
 	e.slotOf[d.id] = slot
 	e.live++
 
-	counts := countTerms(text)
+	counts := countTerms(text, e.cfg.fold)
 	d.tOff, d.tLen = int32(len(e.dterms)), int32(len(counts))
 	for _, tc := range counts {
 		id, added := e.vocab.add(tc.term)
@@ -506,12 +506,15 @@ type termCount struct {
 }
 
 // countTerms splits analyzed text into its distinct terms with their
-// frequencies.
-func countTerms(text string) []termCount {
+// frequencies, each mapped by fold when set (see WithTermFold).
+func countTerms(text string, fold func(string) string) []termCount {
 	fields := strings.Fields(text)
 	out := make([]termCount, 0, len(fields))
 	at := make(map[string]int, len(fields))
 	for _, t := range fields {
+		if fold != nil {
+			t = fold(t)
+		}
 		i, ok := at[t]
 		if !ok {
 			i = len(out)

@@ -46,6 +46,9 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		var length int32
 		for _, t := range strings.Fields(text) {
 			length++
+			if c.cfg.fold != nil {
+				t = c.cfg.fold(t)
+			}
 			if i, ok := at[t]; ok {
 				if tfs == nil {
 					tfs = make([]uint16, len(terms))
