@@ -30,6 +30,8 @@ type config struct {
 	conversational func(*loci.Record) bool
 	// question says whether a record asks a question.
 	question func(*loci.Record) bool
+	// speaker names who said a record (a conversation message's role).
+	speaker func(*loci.Record) string
 	// fold maps a stored term to the term the analyzer makes of the same
 	// word now (nil: terms as stored).
 	fold func(string) string
@@ -59,6 +61,13 @@ func WithConversational(fn func(*loci.Record) bool) Option {
 // can lend more to the turn that answers one.
 func WithQuestion(fn func(*loci.Record) bool) Option {
 	return func(c *config) { c.question = fn }
+}
+
+// WithSpeaker sets who said a record (Doc.Speaker): a conversation
+// message's role or speaker's name, "" for none. It is read once, when the
+// record is indexed.
+func WithSpeaker(fn func(*loci.Record) string) Option {
+	return func(c *config) { c.speaker = fn }
 }
 
 // WithTermFold sets how a term of a record's stored analyzed text is

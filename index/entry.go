@@ -35,13 +35,15 @@ const (
 
 // Doc is a ranked record as the index returns it: its filterable fields
 // (Meta: the record without content, data, analyzed text, embedding and
-// access counts), its confidence on 0..1, if its kind has one, and
-// whether it asks a question (see WithQuestion).
+// access counts), its confidence on 0..1, if its kind has one,
+// whether it asks a question (see WithQuestion) and who said it (see
+// WithSpeaker).
 type Doc struct {
 	Meta     *loci.Record
 	Conf     float64
 	HasConf  bool
 	Question bool
+	Speaker  string
 }
 
 // The strings of a doc that are few per scope (interned per entry).
@@ -82,6 +84,7 @@ type doc struct {
 	id, key                   string
 	tags                      []string
 	strs                      [nStrs]uint32 // interned in the entry
+	speaker                   uint32        // interned in the entry
 	created, updated, expires int64         // Unix µs, noTime for zero
 	validAt, invalidAt        int64
 	confidence                float64 // the record's confidence column
@@ -214,7 +217,7 @@ func (e *entry) docOf(d *doc) *Doc {
 // fillDoc makes out, with its record in r, the Doc of d.
 func (e *entry) fillDoc(out *Doc, r *loci.Record, d *doc) {
 	*r = e.record(d)
-	*out = Doc{Meta: r, Conf: d.conf, HasConf: d.hasConf, Question: d.question}
+	*out = Doc{Meta: r, Conf: d.conf, HasConf: d.hasConf, Question: d.question, Speaker: e.strtab[d.speaker]}
 }
 
 // put indexes r, replacing the record with its id if any. r's SearchText
@@ -239,6 +242,9 @@ func (e *entry) put(r *loci.Record) {
 		d.conf, d.hasConf = e.cfg.confidence(r)
 	}
 	d.question = e.cfg.question != nil && e.cfg.question(r)
+	if e.cfg.speaker != nil {
+		d.speaker = e.intern(e.cfg.speaker(r))
+	}
 	if e.update(d, r) {
 		return
 	}
@@ -834,6 +840,30 @@ func (e *entry) dot(scores []float32, q []float32) {
 }
 
 // vectorOf returns a copy of the vector of the record id, or nil.
+// holds returns the terms of terms that the doc of id holds: bit i for
+// terms[i] (at most 64).
+func (e *entry) holds(id string, terms []string) uint64 {
+	slot, ok := e.slotOf[id]
+	if !ok || e.docs[slot] == nil {
+		return 0
+	}
+	var mask uint64
+	dts := e.terms(e.docs[slot])
+	for i, t := range terms[:min(len(terms), 64)] {
+		tid, ok := e.vocab.lookup(t)
+		if !ok {
+			continue
+		}
+		for _, dt := range dts {
+			if dt.term == tid {
+				mask |= 1 << i
+				break
+			}
+		}
+	}
+	return mask
+}
+
 func (e *entry) vectorOf(id string) []float32 {
 	slot, ok := e.slotOf[id]
 	if !ok || !e.docs[slot].hasVec {

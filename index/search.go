@@ -34,6 +34,9 @@ type Query struct {
 	Window  time.Duration
 	// Vectors asks for the candidates' vectors (diversity re-ranking).
 	Vectors bool
+	// Holds asks for Result.Holds: which query terms each lexical hit
+	// and each neighbour holds.
+	Holds bool
 	// During, when set, asks for Result.During: the best N lexical hits
 	// written (created) at a time it accepts, such as the periods a query
 	// names. It is called only on records that hold a query term.
@@ -63,6 +66,10 @@ type Result struct {
 	Pending int
 	// Vectors holds the candidates' vectors when the query asked.
 	Vectors map[string][]float32
+	// Holds maps each lexical hit and neighbour to the query terms it
+	// holds, when the query asked: bit i for Terms[i] (Terms without
+	// repeats, at most 64 of them; a doc holding none is absent).
+	Holds map[string]uint64
 }
 
 // Search answers q in tx: each filter's scope is searched on its index
@@ -161,6 +168,10 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		}
 	}
 
+	if q.Holds && len(terms) > 0 {
+		res.Holds = holds(res, owner, terms)
+	}
+
 	if q.Vectors {
 		res.Vectors = map[string][]float32{}
 		for id, p := range owner {
@@ -238,4 +249,59 @@ func strip(r *loci.Record) *loci.Record {
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
 		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
 	}
+}
+
+// holds says which of terms each lexical hit and neighbour of res holds
+// (see Result.Holds).
+func holds(res *Result, owner map[string]*part, terms []string) map[string]uint64 {
+	out := map[string]uint64{}
+	streamed := map[*streamed]map[string]uint64{}
+	add := func(id string) {
+		if _, done := out[id]; done {
+			return
+		}
+		p := owner[id]
+		if p == nil {
+			return
+		}
+		var mask uint64
+		if p.e != nil {
+			p.e.mu.RLock()
+			mask = p.e.holds(id, terms)
+			p.e.mu.RUnlock()
+		} else {
+			// A streamed scope's candidates are the docs that hold a
+			// query term, with their frequencies.
+			m := streamed[p.s]
+			if m == nil {
+				m = make(map[string]uint64, len(p.s.cands))
+				for _, c := range p.s.cands {
+					var b uint64
+					for i, tf := range c.tfs {
+						if tf > 0 && i < 64 {
+							b |= 1 << i
+						}
+					}
+					m[c.d.Meta.ID] = b
+				}
+				streamed[p.s] = m
+			}
+			mask = m[id]
+		}
+		out[id] = mask
+	}
+	for _, h := range res.Lexical {
+		add(h.Doc.Meta.ID)
+	}
+	for _, nbs := range res.Context {
+		for _, d := range nbs {
+			add(d.Meta.ID)
+		}
+	}
+	for id, mask := range out {
+		if mask == 0 {
+			delete(out, id)
+		}
+	}
+	return out
 }

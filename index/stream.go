@@ -139,5 +139,8 @@ func (c *Cache) newDoc(r, meta *loci.Record) *Doc {
 		d.Conf, d.HasConf = c.cfg.confidence(r)
 	}
 	d.Question = c.cfg.question != nil && c.cfg.question(r)
+	if c.cfg.speaker != nil {
+		d.Speaker = c.cfg.speaker(r)
+	}
 	return d
 }

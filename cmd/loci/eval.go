@@ -102,12 +102,14 @@ func runEval(ctx context.Context, e *env, args []string) error {
 }
 
 // evalSignals are the ranking signals --without turns off.
-var evalSignals = []string{"context", "answer", "session", "date", "recency", "vector"}
+var evalSignals = []string{"context", "answer", "session", "date", "recency", "vector", "participant", "mention"}
 
 // rankingWithout returns p with the named signals off: context (a hit
 // lends to its neighbours), answer (a question lends more to the message
 // after it than context does), session (session strength), date (periods
-// named in the query), recency, vector (the embedder's similarity).
+// named in the query), recency, vector (the embedder's similarity),
+// participant (what the participant a query names said, or what names
+// them), mention (only what names them).
 func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams, error) {
 	for _, name := range strings.Split(names, ",") {
 		switch strings.TrimSpace(name) {
@@ -123,6 +125,10 @@ func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams,
 			p.RecencyWeight = 0
 		case "vector":
 			p.VectorWeight, p.LexicalVectorWeight = 0, 0
+		case "participant":
+			p.ParticipantBoost, p.MentionBoost = 0, 0
+		case "mention":
+			p.MentionBoost = 0
 		default:
 			return p, usagef("--without takes %s; not %q", strings.Join(evalSignals, ", "), name)
 		}

@@ -266,6 +266,12 @@ func TestRankingWithout(t *testing.T) {
 	if p, _ := rankingWithout(d, "answer"); p.AnswerWeight != d.ContextWeight || p.ContextWeight != d.ContextWeight {
 		t.Errorf("without answer: the message after a question gets %v, want the context weight %v", p.AnswerWeight, d.ContextWeight)
 	}
+	if p, _ := rankingWithout(d, "participant"); p.ParticipantBoost != 0 || p.MentionBoost != 0 || d.ParticipantBoost == 0 {
+		t.Errorf("without participant: boosts %v and %v, want 0 (default %v)", p.ParticipantBoost, p.MentionBoost, d.ParticipantBoost)
+	}
+	if p, _ := rankingWithout(d, "mention"); p.MentionBoost != 0 || p.ParticipantBoost != d.ParticipantBoost {
+		t.Errorf("without mention: %+v", p)
+	}
 	if _, err := rankingWithout(d, "session,colour"); err == nil || !strings.Contains(err.Error(), `not "colour"`) {
 		t.Errorf("an unknown signal: %v", err)
 	}
