@@ -840,24 +840,31 @@ func (e *entry) dot(scores []float32, q []float32) {
 }
 
 // vectorOf returns a copy of the vector of the record id, or nil.
-// holds returns the terms of terms that the doc of id holds: bit i for
-// terms[i] (at most 64).
-func (e *entry) holds(id string, terms []string) uint64 {
+// termIDs returns the vocabulary id of each of terms (at most 64), -1
+// for a term the entry does not hold.
+func (e *entry) termIDs(terms []string) []int64 {
+	ids := make([]int64, min(len(terms), 64))
+	for i := range ids {
+		ids[i] = -1
+		if id, ok := e.vocab.lookup(terms[i]); ok {
+			ids[i] = int64(id)
+		}
+	}
+	return ids
+}
+
+// holds returns which of the terms whose ids are ids (termIDs) the doc of
+// id holds: bit i for ids[i].
+func (e *entry) holds(id string, ids []int64) uint64 {
 	slot, ok := e.slotOf[id]
 	if !ok || e.docs[slot] == nil {
 		return 0
 	}
 	var mask uint64
-	dts := e.terms(e.docs[slot])
-	for i, t := range terms[:min(len(terms), 64)] {
-		tid, ok := e.vocab.lookup(t)
-		if !ok {
-			continue
-		}
-		for _, dt := range dts {
-			if dt.term == tid {
+	for _, dt := range e.terms(e.docs[slot]) {
+		for i, tid := range ids {
+			if tid == int64(dt.term) {
 				mask |= 1 << i
-				break
 			}
 		}
 	}

@@ -34,9 +34,6 @@ type Query struct {
 	Window  time.Duration
 	// Vectors asks for the candidates' vectors (diversity re-ranking).
 	Vectors bool
-	// Holds asks for Result.Holds: which query terms each lexical hit
-	// and each neighbour holds.
-	Holds bool
 	// During, when set, asks for Result.During: the best N lexical hits
 	// written (created) at a time it accepts, such as the periods a query
 	// names. It is called only on records that hold a query term.
@@ -66,10 +63,21 @@ type Result struct {
 	Pending int
 	// Vectors holds the candidates' vectors when the query asked.
 	Vectors map[string][]float32
-	// Holds maps each lexical hit and neighbour to the query terms it
-	// holds, when the query asked: bit i for Terms[i] (Terms without
-	// repeats, at most 64 of them; a doc holding none is absent).
-	Holds map[string]uint64
+
+	// What Holds reads: the part each candidate came from, and the terms.
+	owner map[string]*part
+	terms []string
+}
+
+// Holds maps each lexical hit and neighbour to the query terms it holds:
+// bit i for Query.Terms[i] (Terms without repeats, at most 64 of them; a
+// doc holding none is absent). It reads the indexes the search read, as
+// they are now, so that a search pays for it only when it asks.
+func (r *Result) Holds() map[string]uint64 {
+	if len(r.terms) == 0 {
+		return nil
+	}
+	return holds(r, r.owner, r.terms)
 }
 
 // Search answers q in tx: each filter's scope is searched on its index
@@ -168,9 +176,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		}
 	}
 
-	if q.Holds && len(terms) > 0 {
-		res.Holds = holds(res, owner, terms)
-	}
+	res.owner, res.terms = owner, terms
 
 	if q.Vectors {
 		res.Vectors = map[string][]float32{}
@@ -254,41 +260,13 @@ func strip(r *loci.Record) *loci.Record {
 // holds says which of terms each lexical hit and neighbour of res holds
 // (see Result.Holds).
 func holds(res *Result, owner map[string]*part, terms []string) map[string]uint64 {
-	out := map[string]uint64{}
-	streamed := map[*streamed]map[string]uint64{}
+	var docs []string
+	seen := map[string]bool{}
 	add := func(id string) {
-		if _, done := out[id]; done {
-			return
+		if !seen[id] {
+			seen[id] = true
+			docs = append(docs, id)
 		}
-		p := owner[id]
-		if p == nil {
-			return
-		}
-		var mask uint64
-		if p.e != nil {
-			p.e.mu.RLock()
-			mask = p.e.holds(id, terms)
-			p.e.mu.RUnlock()
-		} else {
-			// A streamed scope's candidates are the docs that hold a
-			// query term, with their frequencies.
-			m := streamed[p.s]
-			if m == nil {
-				m = make(map[string]uint64, len(p.s.cands))
-				for _, c := range p.s.cands {
-					var b uint64
-					for i, tf := range c.tfs {
-						if tf > 0 && i < 64 {
-							b |= 1 << i
-						}
-					}
-					m[c.d.Meta.ID] = b
-				}
-				streamed[p.s] = m
-			}
-			mask = m[id]
-		}
-		out[id] = mask
 	}
 	for _, h := range res.Lexical {
 		add(h.Doc.Meta.ID)
@@ -298,9 +276,48 @@ func holds(res *Result, owner map[string]*part, terms []string) map[string]uint6
 			add(d.Meta.ID)
 		}
 	}
-	for id, mask := range out {
-		if mask == 0 {
-			delete(out, id)
+	byEntry := map[*entry][]string{}
+	byStream := map[*streamed][]string{}
+	for _, id := range docs {
+		if p := owner[id]; p == nil {
+			continue
+		} else if p.e != nil {
+			byEntry[p.e] = append(byEntry[p.e], id)
+		} else {
+			byStream[p.s] = append(byStream[p.s], id)
+		}
+	}
+	out := map[string]uint64{}
+	for e, ids := range byEntry {
+		e.mu.RLock()
+		tids := e.termIDs(terms)
+		for _, id := range ids {
+			if m := e.holds(id, tids); m != 0 {
+				out[id] = m
+			}
+		}
+		e.mu.RUnlock()
+	}
+	for s, ids := range byStream {
+		// A streamed scope's candidates are the docs that hold a query
+		// term, with their frequencies.
+		want := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			want[id] = true
+		}
+		for _, c := range s.cands {
+			if !want[c.d.Meta.ID] {
+				continue
+			}
+			var m uint64
+			for i, tf := range c.tfs[:min(len(c.tfs), 64)] {
+				if tf > 0 {
+					m |= 1 << i
+				}
+			}
+			if m != 0 {
+				out[c.d.Meta.ID] = m
+			}
 		}
 	}
 	return out

@@ -59,13 +59,13 @@ func participantOf(d *index.Doc, names map[string][]string) []string {
 // preferParticipants re-scores the lexical list for a query that names
 // participants (see RankingParams.ParticipantBoost): the score of each
 // candidate that belongs to a named participant is multiplied by 1 +
-// boost, and that of each other candidate that holds a name of one (holds:
-// the query terms each candidate holds, index.Result.Holds) by 1 +
-// mention. The query terms (at most 64) name a participant when one of
+// boost, and that of each other candidate that holds a name of one (holds
+// says which query terms each candidate holds: index.Result.Holds, asked
+// only then) by 1 + mention. The query terms (at most 64) name a participant when one of
 // the candidates belongs to it. Nothing changes when the query names
 // none, or when every candidate belongs to one it names (preferring
 // them all says nothing). Best first, ties on id.
-func preferParticipants(terms []string, lex []retrieval.Hit, docs map[string]*index.Doc, holds map[string]uint64, boost, mention float64) []retrieval.Hit {
+func preferParticipants(terms []string, lex []retrieval.Hit, docs map[string]*index.Doc, holds func() map[string]uint64, boost, mention float64) []retrieval.Hit {
 	if len(terms) < 2 || len(lex) == 0 {
 		return lex
 	}
@@ -94,12 +94,16 @@ func preferParticipants(terms []string, lex []retrieval.Hit, docs map[string]*in
 	if named == 0 || !others {
 		return lex
 	}
+	var held map[string]uint64
+	if mention > 0 && holds != nil {
+		held = holds()
+	}
 	out := make([]retrieval.Hit, len(lex))
 	for j, h := range lex {
 		switch {
 		case own[j] != 0:
 			h.Score *= 1 + boost
-		case holds[h.ID]&named != 0:
+		case held[h.ID]&named != 0:
 			h.Score *= 1 + mention
 		}
 		out[j] = h

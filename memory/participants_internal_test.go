@@ -60,7 +60,7 @@ func TestPreferParticipants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := preferParticipants(tt.terms, tt.lex, docs, tt.holds, 0.4, 0.1)
+			got := preferParticipants(tt.terms, tt.lex, docs, func() map[string]uint64 { return tt.holds }, 0.4, 0.1)
 			if !slices.Equal(ids(got), tt.want) {
 				t.Errorf("got %v, want %v", ids(got), tt.want)
 			}

@@ -186,7 +186,6 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 	if p.ContextWeight > 0 || p.AnswerWeight > 0 {
 		iq.Lenders = p.ContextHits
 	}
-	iq.Holds = (p.ParticipantBoost > 0 || p.MentionBoost > 0) && len(iq.Terms) > 1
 	if s.embedder != nil && qvec != nil && !zero(qvec) {
 		iq.Vector = qvec
 	}
