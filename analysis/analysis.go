@@ -141,8 +141,11 @@ func SearchText(content string) string {
 }
 
 // Stem returns the English stem of a lower-cased word, its British
-// spelling folded to the American one first (see Fold). Words with letters
-// outside ASCII, and words of digits, are returned as they are.
+// spelling folded to the American one first (see Fold), and a stem that
+// a British spelling has mapped to the American one's (see FoldStem: a
+// word Fold leaves, such as the noun "emphasis", may stem like a British
+// verb, "emphasise"). Words with letters outside ASCII, and words of
+// digits, are returned as they are.
 func Stem(w string) string {
 	for i := 0; i < len(w); i++ {
 		c := w[i]
@@ -159,7 +162,7 @@ func Stem(w string) string {
 	if ok {
 		return st
 	}
-	st = english.Stem(Fold(w), false)
+	st = FoldStem(english.Stem(Fold(w), false))
 	// One string holds the word and its stem (or only the word, when
 	// stemming leaves it as it is): w may be a slice of a long text.
 	var key string

@@ -36,7 +36,10 @@ func Fold(w string) string {
 // word's own stem, as SearchText wrote it before) to the term of the same
 // word now, so that text analysed then still matches queries analysed now
 // without re-analysing it: "favourit" is "favorit", "colour" "color",
-// "organis" "organ". Any other term is returned as it is.
+// "organis" "organ". Any other term is returned as it is, and so is what
+// it returns. Stem applies it too, so that a word whose stem is one of
+// these (the noun "emphasis", stemmed as "emphasise" was) is analysed
+// alike in stored text and in queries.
 func FoldStem(term string) string {
 	if a, ok := stemFolds[term]; ok {
 		return a
@@ -73,7 +76,7 @@ var llRoots = []string{"barrel", "bevel", "cancel", "channel", "chisel", "counse
 	"swivel", "total", "towel", "travel", "tunnel", "unravel"}
 
 // reRoots end in "-re" in British spelling, "-er" in American.
-var reRoots = []string{"calib", "cent", "centimet", "fib", "kilomet", "lit", "lust", "meag", "met",
+var reRoots = []string{"cent", "centimet", "fib", "kilomet", "lit", "lust", "meag", "met",
 	"millimet", "sab", "scept", "somb", "spect", "theat"}
 
 // ogueWords end in "-ogue" in British spelling, "-og" in American.
