@@ -839,7 +839,6 @@ func (e *entry) dot(scores []float32, q []float32) {
 	}
 }
 
-// vectorOf returns a copy of the vector of the record id, or nil.
 // termIDs returns the vocabulary id of each of terms (at most 64), -1
 // for a term the entry does not hold.
 func (e *entry) termIDs(terms []string) []int64 {
@@ -871,6 +870,7 @@ func (e *entry) holds(id string, ids []int64) uint64 {
 	return mask
 }
 
+// vectorOf returns a copy of the vector of the record id, or nil.
 func (e *entry) vectorOf(id string) []float32 {
 	slot, ok := e.slotOf[id]
 	if !ok || !e.docs[slot].hasVec {

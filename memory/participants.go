@@ -66,7 +66,7 @@ func participantOf(d *index.Doc, names map[string][]string) []string {
 // none, or when every candidate belongs to one it names (preferring
 // them all says nothing). Best first, ties on id.
 func preferParticipants(terms []string, lex []retrieval.Hit, docs map[string]*index.Doc, holds func() map[string]uint64, boost, mention float64) []retrieval.Hit {
-	if len(terms) < 2 || len(lex) == 0 {
+	if len(terms) < 2 || !anyParticipant(lex, docs) {
 		return lex
 	}
 	at := make(map[string]int, len(terms))
@@ -115,4 +115,15 @@ func preferParticipants(terms []string, lex []retrieval.Hit, docs map[string]*in
 		return out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// anyParticipant reports whether a candidate belongs to a participant:
+// what preferParticipants needs before it looks further.
+func anyParticipant(lex []retrieval.Hit, docs map[string]*index.Doc) bool {
+	for _, h := range lex {
+		if d := docs[h.ID]; d != nil && (d.Speaker != "" || d.Meta.UserID != "") {
+			return true
+		}
+	}
+	return false
 }
