@@ -30,6 +30,11 @@ type config struct {
 	conversational func(*loci.Record) bool
 	// question says whether a record asks a question.
 	question func(*loci.Record) bool
+	// speaker names who said a record (a conversation message's role).
+	speaker func(*loci.Record) string
+	// fold maps a stored term to the term the analyzer makes of the same
+	// word now (nil: terms as stored).
+	fold func(string) string
 }
 
 // WithBudget bounds the memory the cache's indexes use, in bytes (about:
@@ -56,6 +61,21 @@ func WithConversational(fn func(*loci.Record) bool) Option {
 // can lend more to the turn that answers one.
 func WithQuestion(fn func(*loci.Record) bool) Option {
 	return func(c *config) { c.question = fn }
+}
+
+// WithSpeaker sets who said a record (Doc.Speaker): a conversation
+// message's role or speaker's name, "" for none. It is read once, when the
+// record is indexed.
+func WithSpeaker(fn func(*loci.Record) string) Option {
+	return func(c *config) { c.speaker = fn }
+}
+
+// WithTermFold sets how a term of a record's stored analyzed text is
+// mapped to the term the analyzer makes of the same word now (such as
+// analysis.FoldStem), so that text analyzed by an earlier analyzer still
+// matches queries analyzed by this one without being re-analyzed.
+func WithTermFold(fn func(term string) string) Option {
+	return func(c *config) { c.fold = fn }
 }
 
 // Cache holds the indexes of the scopes searched. It is safe for

@@ -35,13 +35,15 @@ const (
 
 // Doc is a ranked record as the index returns it: its filterable fields
 // (Meta: the record without content, data, analyzed text, embedding and
-// access counts), its confidence on 0..1, if its kind has one, and
-// whether it asks a question (see WithQuestion).
+// access counts), its confidence on 0..1, if its kind has one,
+// whether it asks a question (see WithQuestion) and who said it (see
+// WithSpeaker).
 type Doc struct {
 	Meta     *loci.Record
 	Conf     float64
 	HasConf  bool
 	Question bool
+	Speaker  string
 }
 
 // The strings of a doc that are few per scope (interned per entry).
@@ -83,6 +85,7 @@ type doc struct {
 	tags                      []string
 	metadata                  []byte        // the record's metadata, for filters
 	strs                      [nStrs]uint32 // interned in the entry
+	speaker                   uint32        // interned in the entry
 	created, updated, expires int64         // Unix µs, noTime for zero
 	validAt, invalidAt        int64
 	confidence                float64 // the record's confidence column
@@ -216,7 +219,7 @@ func (e *entry) docOf(d *doc) *Doc {
 // fillDoc makes out, with its record in r, the Doc of d.
 func (e *entry) fillDoc(out *Doc, r *loci.Record, d *doc) {
 	*r = e.record(d)
-	*out = Doc{Meta: r, Conf: d.conf, HasConf: d.hasConf, Question: d.question}
+	*out = Doc{Meta: r, Conf: d.conf, HasConf: d.hasConf, Question: d.question, Speaker: e.strtab[d.speaker]}
 }
 
 // put indexes r, replacing the record with its id if any. r's SearchText
@@ -244,6 +247,9 @@ func (e *entry) put(r *loci.Record) {
 		d.conf, d.hasConf = e.cfg.confidence(r)
 	}
 	d.question = e.cfg.question != nil && e.cfg.question(r)
+	if e.cfg.speaker != nil {
+		d.speaker = e.intern(e.cfg.speaker(r))
+	}
 	if e.update(d, r) {
 		return
 	}
@@ -254,7 +260,7 @@ func (e *entry) put(r *loci.Record) {
 	e.slotOf[d.id] = slot
 	e.live++
 
-	counts := countTerms(text)
+	counts := countTerms(text, e.cfg.fold)
 	d.tOff, d.tLen = int32(len(e.dterms)), int32(len(counts))
 	for _, tc := range counts {
 		id, added := e.vocab.add(tc.term)
@@ -511,12 +517,15 @@ type termCount struct {
 }
 
 // countTerms splits analyzed text into its distinct terms with their
-// frequencies.
-func countTerms(text string) []termCount {
+// frequencies, each mapped by fold when set (see WithTermFold).
+func countTerms(text string, fold func(string) string) []termCount {
 	fields := strings.Fields(text)
 	out := make([]termCount, 0, len(fields))
 	at := make(map[string]int, len(fields))
 	for _, t := range fields {
+		if fold != nil {
+			t = fold(t)
+		}
 		i, ok := at[t]
 		if !ok {
 			i = len(out)
@@ -833,6 +842,37 @@ func (e *entry) dot(scores []float32, q []float32) {
 			scores[s] += x * y
 		}
 	}
+}
+
+// termIDs returns the vocabulary id of each of terms (at most 64), -1
+// for a term the entry does not hold.
+func (e *entry) termIDs(terms []string) []int64 {
+	ids := make([]int64, min(len(terms), 64))
+	for i := range ids {
+		ids[i] = -1
+		if id, ok := e.vocab.lookup(terms[i]); ok {
+			ids[i] = int64(id)
+		}
+	}
+	return ids
+}
+
+// holds returns which of the terms whose ids are ids (termIDs) the doc of
+// id holds: bit i for ids[i].
+func (e *entry) holds(id string, ids []int64) uint64 {
+	slot, ok := e.slotOf[id]
+	if !ok || e.docs[slot] == nil {
+		return 0
+	}
+	var mask uint64
+	for _, dt := range e.terms(e.docs[slot]) {
+		for i, tid := range ids {
+			if tid == int64(dt.term) {
+				mask |= 1 << i
+			}
+		}
+	}
+	return mask
 }
 
 // vectorOf returns a copy of the vector of the record id, or nil.

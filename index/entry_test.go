@@ -132,12 +132,12 @@ func TestTopKTies(t *testing.T) {
 }
 
 func TestCountTerms(t *testing.T) {
-	got := countTerms("b a b  c b")
+	got := countTerms("b a b  c b", nil)
 	want := []termCount{{"b", 3, 3}, {"a", 1, 1}, {"c", 1, 1}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if len(countTerms("   ")) != 0 {
+	if len(countTerms("   ", nil)) != 0 {
 		t.Error("blank text has terms")
 	}
 }

@@ -63,6 +63,21 @@ type Result struct {
 	Pending int
 	// Vectors holds the candidates' vectors when the query asked.
 	Vectors map[string][]float32
+
+	// What Holds reads: the part each candidate came from, and the terms.
+	owner map[string]*part
+	terms []string
+}
+
+// Holds maps each lexical hit and neighbour to the query terms it holds:
+// bit i for Query.Terms[i] (Terms without repeats, at most 64 of them; a
+// doc holding none is absent). It reads the indexes the search read, as
+// they are now, so that a search pays for it only when it asks.
+func (r *Result) Holds() map[string]uint64 {
+	if len(r.terms) == 0 {
+		return nil
+	}
+	return holds(r, r.owner, r.terms)
 }
 
 // Search answers q in tx: each filter's scope is searched on its index
@@ -161,6 +176,8 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		}
 	}
 
+	res.owner, res.terms = owner, terms
+
 	if q.Vectors {
 		res.Vectors = map[string][]float32{}
 		for id, p := range owner {
@@ -238,4 +255,70 @@ func strip(r *loci.Record) *loci.Record {
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
 		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review, Metadata: r.Metadata,
 	}
+}
+
+// holds says which of terms each lexical hit and neighbour of res holds
+// (see Result.Holds).
+func holds(res *Result, owner map[string]*part, terms []string) map[string]uint64 {
+	var docs []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			docs = append(docs, id)
+		}
+	}
+	for _, h := range res.Lexical {
+		add(h.Doc.Meta.ID)
+	}
+	for _, nbs := range res.Context {
+		for _, d := range nbs {
+			add(d.Meta.ID)
+		}
+	}
+	byEntry := map[*entry][]string{}
+	byStream := map[*streamed][]string{}
+	for _, id := range docs {
+		if p := owner[id]; p == nil {
+			continue
+		} else if p.e != nil {
+			byEntry[p.e] = append(byEntry[p.e], id)
+		} else {
+			byStream[p.s] = append(byStream[p.s], id)
+		}
+	}
+	out := map[string]uint64{}
+	for e, ids := range byEntry {
+		e.mu.RLock()
+		tids := e.termIDs(terms)
+		for _, id := range ids {
+			if m := e.holds(id, tids); m != 0 {
+				out[id] = m
+			}
+		}
+		e.mu.RUnlock()
+	}
+	for s, ids := range byStream {
+		// A streamed scope's candidates are the docs that hold a query
+		// term, with their frequencies.
+		want := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			want[id] = true
+		}
+		for _, c := range s.cands {
+			if !want[c.d.Meta.ID] {
+				continue
+			}
+			var m uint64
+			for i, tf := range c.tfs[:min(len(c.tfs), 64)] {
+				if tf > 0 {
+					m |= 1 << i
+				}
+			}
+			if m != 0 {
+				out[c.d.Meta.ID] = m
+			}
+		}
+	}
+	return out
 }

@@ -46,6 +46,9 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		var length int32
 		for _, t := range strings.Fields(text) {
 			length++
+			if c.cfg.fold != nil {
+				t = c.cfg.fold(t)
+			}
 			if i, ok := at[t]; ok {
 				if tfs == nil {
 					tfs = make([]uint16, len(terms))
@@ -136,5 +139,8 @@ func (c *Cache) newDoc(r, meta *loci.Record) *Doc {
 		d.Conf, d.HasConf = c.cfg.confidence(r)
 	}
 	d.Question = c.cfg.question != nil && c.cfg.question(r)
+	if c.cfg.speaker != nil {
+		d.Speaker = c.cfg.speaker(r)
+	}
 	return d
 }

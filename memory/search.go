@@ -66,6 +66,18 @@ type RankingParams struct {
 	DateWeight float64
 	DateBoost  float64
 	DateGrace  time.Duration
+	// ParticipantBoost and MentionBoost: who a query is about. When the
+	// query names a participant of the conversations it searches (a
+	// message's speaker: its role or name, and the user's id for the
+	// user's messages) or the user a record is about, the lexical score of
+	// what that participant said, or what is about that user, is
+	// multiplied by 1 + ParticipantBoost, and that of what others said
+	// that names the participant (a turn addressed to them) by 1 +
+	// MentionBoost. Nothing is taken from the others' scores, so a strong
+	// match another participant said (the answer to a question whose
+	// premise names the wrong person) still ranks. Both 0: off.
+	ParticipantBoost float64
+	MentionBoost     float64
 	// QueryEmbedTimeout bounds embedding the query; past it the search
 	// is lexical only.
 	QueryEmbedTimeout time.Duration
@@ -79,6 +91,7 @@ func DefaultRanking() RankingParams {
 		ContextHits: 10, ContextWeight: 0.3, AnswerWeight: 0.9, ContextWindow: time.Hour,
 		SessionWeight: 0.6, SessionHits: 3,
 		DateWeight: 0.5, DateBoost: 1, DateGrace: 7 * 24 * time.Hour,
+		ParticipantBoost: 0.4, MentionBoost: 0.1,
 		QueryEmbedTimeout: 5 * time.Second,
 	}
 }
@@ -202,6 +215,9 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 	}
 	var parts map[string]retrieval.Parts
 	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], res.Context, docs)
+	if p.ParticipantBoost > 0 || p.MentionBoost > 0 {
+		lists[retrieval.Lexical] = preferParticipants(iq.Terms, lists[retrieval.Lexical], docs, res.Holds, p.ParticipantBoost, p.MentionBoost)
+	}
 	for _, h := range res.Vector {
 		if h.Score < p.MinSimilarity {
 			break

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/index"
 )
 
@@ -72,7 +73,7 @@ func New(store loci.Store, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
-	iopts := []index.Option{index.WithBudget(s.indexBudget), index.WithConfidence(confidence01), index.WithConversational(isMessage), index.WithQuestion(asksQuestion)}
+	iopts := []index.Option{index.WithBudget(s.indexBudget), index.WithConfidence(confidence01), index.WithConversational(isMessage), index.WithQuestion(asksQuestion), index.WithTermFold(analysis.FoldStem), index.WithSpeaker(speakerOf)}
 	if s.embedder != nil {
 		iopts = append(iopts, index.WithModel(s.embedder.Model()))
 	}

@@ -102,12 +102,14 @@ func runEval(ctx context.Context, e *env, args []string) error {
 }
 
 // evalSignals are the ranking signals --without turns off.
-var evalSignals = []string{"context", "answer", "session", "date", "recency", "vector"}
+var evalSignals = []string{"context", "answer", "session", "date", "recency", "vector", "participant", "mention"}
 
 // rankingWithout returns p with the named signals off: context (a hit
 // lends to its neighbours), answer (a question lends more to the message
 // after it than context does), session (session strength), date (periods
-// named in the query), recency, vector (the embedder's similarity).
+// named in the query), recency, vector (the embedder's similarity),
+// participant (what the participant a query names said, or what names
+// them), mention (only what names them).
 func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams, error) {
 	for _, name := range strings.Split(names, ",") {
 		switch strings.TrimSpace(name) {
@@ -123,6 +125,10 @@ func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams,
 			p.RecencyWeight = 0
 		case "vector":
 			p.VectorWeight, p.LexicalVectorWeight = 0, 0
+		case "participant":
+			p.ParticipantBoost, p.MentionBoost = 0, 0
+		case "mention":
+			p.MentionBoost = 0
 		default:
 			return p, usagef("--without takes %s; not %q", strings.Join(evalSignals, ", "), name)
 		}
@@ -174,7 +180,12 @@ type evalDump struct {
 	Returned     []string         `json:"returned"`
 }
 
-// evalReport is the --json output: per category, n and recall@k / hit@k.
+// evalReport is the --json output: per category, n, recall@k / hit@k and
+// mrr (the mean over questions of 1/rank of the first evidence turn in the
+// search with the largest limit; 0 when none is returned). Categories 1-4
+// are also scored together ("1-4", the headline); category 5 (adversarial:
+// the question's premise is false, and its evidence is the turn that says
+// so) is reported beside them, never in the aggregate.
 type evalReport struct {
 	Categories map[string]map[string]float64 `json:"categories"`
 	Skipped    int                           `json:"skipped"`
@@ -292,6 +303,7 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 	type acc struct {
 		n           int
 		recall, hit []float64
+		rr          float64 // the sum of reciprocal ranks
 	}
 	accs := map[string]*acc{}
 	get := func(cat string) *acc {
@@ -345,9 +357,13 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 					}
 				}
 				line.Ranks[strconv.Itoa(k)] = ranks
+				first := 0 // the rank of the first evidence turn
 				if i == len(cuts)-1 {
-					for _, r := range res.Results {
+					for j, r := range res.Results {
 						line.Returned = append(line.Returned, diaOf[r.ID])
+						if first == 0 && evidence[diaOf[r.ID]] {
+							first = j + 1
+						}
 					}
 				}
 				for _, cat := range cats {
@@ -358,6 +374,9 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 					a.recall[i] += float64(found) / float64(len(evidence))
 					if found > 0 {
 						a.hit[i]++
+					}
+					if first > 0 {
+						a.rr += 1 / float64(first)
 					}
 				}
 			}
@@ -372,7 +391,10 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 		get(cat)
 	}
 	for cat, a := range accs {
-		m := map[string]float64{"n": float64(a.n)}
+		m := map[string]float64{"n": float64(a.n), "mrr": 0}
+		if a.n > 0 {
+			m["mrr"] = round4(a.rr / float64(a.n))
+		}
 		for i, k := range cuts {
 			m[fmt.Sprintf("recall@%d", k)], m[fmt.Sprintf("hit@%d", k)] = 0, 0
 			if a.n > 0 {
@@ -435,7 +457,7 @@ func (r *evalReport) printTable(w io.Writer, cuts []int) {
 	for _, k := range cuts {
 		fmt.Fprintf(w, " %7s", fmt.Sprintf("hit@%d", k))
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, " %6s\n", "MRR")
 	for _, c := range cats {
 		m := r.Categories[c]
 		fmt.Fprintf(w, "%-8s %5d", c, int(m["n"]))
@@ -445,7 +467,16 @@ func (r *evalReport) printTable(w io.Writer, cuts []int) {
 		for _, k := range cuts {
 			fmt.Fprintf(w, " %7.4f", m[fmt.Sprintf("hit@%d", k)])
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, " %6.4f\n", m["mrr"])
 	}
+	// The headline: categories 1-4 together; the adversarial category
+	// beside them, on its own.
+	k := cuts[len(cuts)-1]
+	if i := slices.Index(cuts, 10); i >= 0 {
+		k = 10
+	}
+	at := fmt.Sprintf("recall@%d", k)
+	fmt.Fprintf(w, "headline: categories 1-4 %s %.4f, MRR %.4f; adversarial (5) %s %.4f, MRR %.4f\n",
+		at, r.Categories["1-4"][at], r.Categories["1-4"]["mrr"], at, r.Categories["5"][at], r.Categories["5"]["mrr"])
 	fmt.Fprintf(w, "skipped (no usable evidence): %d\n", r.Skipped)
 }

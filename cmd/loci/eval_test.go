@@ -102,12 +102,12 @@ func TestEvalLocomo(t *testing.T) {
 		if !ok {
 			t.Fatalf("category %s missing", k)
 		}
-		for _, f := range []string{"n", "recall@1", "recall@3", "hit@1", "hit@3"} {
+		for _, f := range []string{"n", "recall@1", "recall@3", "hit@1", "hit@3", "mrr"} {
 			if _, ok := m[f]; !ok {
 				t.Errorf("category %s lacks %s", k, f)
 			}
 		}
-		if len(m) != 5 {
+		if len(m) != 6 {
 			t.Errorf("category %s has fields %v", k, m)
 		}
 	}
@@ -139,6 +139,17 @@ func TestEvalLocomo(t *testing.T) {
 	if got := rep.Categories["1"]["recall@1"]; got >= 1 {
 		t.Errorf("category 1 recall@1 = %v, want < 1 (two evidence turns, one slot)", got)
 	}
+	// MRR: both puppy questions find their turn first; the adversarial
+	// question's turn is found (its score is a reciprocal rank).
+	if got := rep.Categories["4"]["mrr"]; got != 1 {
+		t.Errorf("category 4 MRR = %v, want 1", got)
+	}
+	if got := rep.Categories["5"]["mrr"]; got <= 0 || got > 1 {
+		t.Errorf("category 5 MRR = %v, want in (0, 1]", got)
+	}
+	if got := rep.Categories["3"]["mrr"]; got != 0 {
+		t.Errorf("category 3 (no question scored) MRR = %v, want 0", got)
+	}
 	// The image caption is searchable.
 	if got := rep.Categories["1"]["hit@3"]; got != 1 {
 		t.Errorf("category 1 hit@3 = %v, want 1", got)
@@ -149,7 +160,7 @@ func TestEvalLocomo(t *testing.T) {
 		if code := run(context.Background(), []string{"eval", "locomo", "--data", path}, nil, &out, &errb); code != exitOK {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}
-		for _, want := range []string{"recall@10", "hit@50", "1-4", "skipped (no usable evidence): 2"} {
+		for _, want := range []string{"recall@10", "hit@50", "MRR", "1-4", "headline: categories 1-4 recall@10", "adversarial (5) recall@10", "skipped (no usable evidence): 2"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("table lacks %q:\n%s", want, out.String())
 			}
@@ -254,6 +265,12 @@ func TestRankingWithout(t *testing.T) {
 	}
 	if p, _ := rankingWithout(d, "answer"); p.AnswerWeight != d.ContextWeight || p.ContextWeight != d.ContextWeight {
 		t.Errorf("without answer: the message after a question gets %v, want the context weight %v", p.AnswerWeight, d.ContextWeight)
+	}
+	if p, _ := rankingWithout(d, "participant"); p.ParticipantBoost != 0 || p.MentionBoost != 0 || d.ParticipantBoost == 0 {
+		t.Errorf("without participant: boosts %v and %v, want 0 (default %v)", p.ParticipantBoost, p.MentionBoost, d.ParticipantBoost)
+	}
+	if p, _ := rankingWithout(d, "mention"); p.MentionBoost != 0 || p.ParticipantBoost != d.ParticipantBoost {
+		t.Errorf("without mention: %+v", p)
 	}
 	if _, err := rankingWithout(d, "session,colour"); err == nil || !strings.Contains(err.Error(), `not "colour"`) {
 		t.Errorf("an unknown signal: %v", err)
