@@ -416,14 +416,15 @@ test("users: export downloads the user's JSON Lines", async () => {
   assert.ok(lines.some((l) => l.user_id === "ann"), "the export holds ann's records");
 });
 
-test("users: delete one fact, episode and session, then the user", async () => {
+test("users: delete one fact, episode, session and working entry, then the user", async () => {
   await env.must("POST", "/v1/facts", { user_id: "dee", category: "general_fact", fact: "dee keeps bees" });
   await env.must("POST", "/v1/episodes", { user_id: "dee", agent_id: "writer", action_type: "note", action_description: "asked about bees", outcome: "success" });
   await env.must("PUT", "/v1/sessions/dee-s1", { user_id: "dee", summary: "Bee talk" });
   await env.must("POST", "/v1/users/dee/preferences", { type: "tone", value: "warm", source: "explicit" });
+  await env.must("PUT", "/v1/tasks/hive/working/step", { value: "check the frames", agent_id: "writer", user_id: "dee" });
   const page = await newPage();
   await open(env, page, "#users/dee", env.keys.admin, "admin");
-  for (const kind of ["fact", "episode", "session"]) {
+  for (const kind of ["fact", "episode", "session", "working"]) {
     const row = page.locator('#user-memories tr[data-kind="' + kind + '"]').first();
     await row.waitFor();
     const id = await row.getAttribute("data-id");

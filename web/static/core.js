@@ -35,6 +35,7 @@ export const ROUTES = {
   deletePreference: "DELETE /v1/users/{user_id}/preferences/{type}",
   listSessions: "GET /v1/users/{user_id}/sessions",
   deleteSession: "DELETE /v1/sessions/{session_id}",
+  deleteWorking: "DELETE /v1/tasks/{task_id}/working/{key}",
   deleteFact: "DELETE /v1/facts/{id}",
   deleteEpisode: "DELETE /v1/episodes/{id}",
   deleteUser: "DELETE /v1/users/{user_id}",

@@ -46,6 +46,10 @@ function deleteOf(m) {
       return () => call(ROUTES.deleteEpisode, { id: m.id });
     case "session":
       return m.session_id ? () => call(ROUTES.deleteSession, { session_id: m.session_id }) : null;
+    case "working":
+      return m.task_id && m.key
+        ? () => call(ROUTES.deleteWorking, { task_id: m.task_id, key: m.key }, { query: { agent_id: m.agent_id, user_id: m.user_id } })
+        : null;
   }
   return null;
 }
