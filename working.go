@@ -87,4 +87,8 @@ type WorkingService interface {
 	// ClearWorking deletes the task's values, narrowed by f, and returns
 	// how many it deleted.
 	ClearWorking(ctx context.Context, taskID string, f WorkingFilter) (int, error)
+	// DeleteWorking deletes the task's value of key (each agent's and
+	// user's, narrowed by f), expired or not, and returns how many entries
+	// it deleted. ENOTFOUND when there is none.
+	DeleteWorking(ctx context.Context, taskID, key string, f WorkingFilter) (int, error)
 }

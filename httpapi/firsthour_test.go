@@ -85,3 +85,35 @@ func TestUnknownFieldNamesTheFields(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteWorkingKey: DELETE /v1/tasks/{task_id}/working/{key} deletes
+// that key's entries (narrowed by agent_id and user_id), not the task's
+// other keys; a key with none is 404.
+func TestDeleteWorkingKey(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		srv, _ := newServer(t, open)
+		for _, w := range [][2]string{{"plan", "a"}, {"plan", "b"}, {"notes", "a"}} {
+			if st, _, out := call(t, srv.URL, "PUT", "/v1/tasks/t1/working/"+w[0], `{"value":1,"agent_id":"`+w[1]+`"}`); st >= 300 {
+				t.Fatalf("set working: %d %v", st, out)
+			}
+		}
+		if st, _, out := call(t, srv.URL, "DELETE", "/v1/tasks/t1/working/plan?agent_id=a", ""); st != http.StatusOK || out["deleted"] != 1.0 {
+			t.Errorf("delete a's plan: %d %v, want 200 deleted 1", st, out)
+		}
+		if st, _, _ := call(t, srv.URL, "GET", "/v1/tasks/t1/working/plan?agent_id=a", ""); st != http.StatusNotFound {
+			t.Errorf("a's plan after its delete: %d, want 404", st)
+		}
+		if st, _, out := call(t, srv.URL, "DELETE", "/v1/tasks/t1/working/plan?agent_id=a", ""); st != http.StatusNotFound || out["code"] != loci.ENOTFOUND {
+			t.Errorf("delete it again: %d %v, want 404", st, out)
+		}
+		if st, _, out := call(t, srv.URL, "DELETE", "/v1/tasks/t1/working/plan", ""); st != http.StatusOK || out["deleted"] != 1.0 {
+			t.Errorf("delete every plan: %d %v, want 200 deleted 1 (b's)", st, out)
+		}
+		if st, _, out := call(t, srv.URL, "GET", "/v1/tasks/t1/working/notes?agent_id=a", ""); st != http.StatusOK {
+			t.Errorf("the task's other key: %d %v, want it kept", st, out)
+		}
+		if st, _, out := call(t, srv.URL, "DELETE", "/v1/tasks/t1/working/%20", ""); st != http.StatusBadRequest {
+			t.Errorf("delete an empty key: %d %v, want 400", st, out)
+		}
+	})
+}

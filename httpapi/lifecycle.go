@@ -46,6 +46,11 @@ func lifecycleRoutes() []endpoint {
 					"values":  apidoc.MapOf(apidoc.AnyJSON(""), "Key to value."),
 					"working": apidoc.Nullable(apidoc.Array(apidoc.Ref("WorkingEntry"), "")),
 				})))}},
+		{pattern: "DELETE /v1/tasks/{task_id}/working/{key}", handler: (*Server).handleDeleteWorking,
+			policy: Policy{Role: editor, Kind: loci.KindWorking, Op: "working.delete"},
+			doc: &apidoc.Op{ID: "deleteWorking", Tag: "working",
+				Summary: "Delete one working memory value", Desc: "Every agent's and user's entry of the key (narrowed by the query), expired or not; 404 when there is none.",
+				Query: scope, OK: apidoc.Okay("Deleted.", apidoc.DeletedCount), Errs: []int{notFound}}},
 		{pattern: "DELETE /v1/tasks/{task_id}/working", handler: (*Server).handleClearWorking,
 			policy: Policy{Role: editor, Kind: loci.KindWorking, Op: "working.clear"},
 			doc: &apidoc.Op{ID: "clearWorking", Tag: "working",
@@ -212,6 +217,15 @@ func (s *Server) handleListWorking(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleClearWorking(w http.ResponseWriter, r *http.Request) {
 	n, err := s.svc.ClearWorking(r.Context(), r.PathValue("task_id"), workingFilterOf(r))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"deleted": n})
+}
+
+func (s *Server) handleDeleteWorking(w http.ResponseWriter, r *http.Request) {
+	n, err := s.svc.DeleteWorking(r.Context(), r.PathValue("task_id"), r.PathValue("key"), workingFilterOf(r))
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -333,6 +333,8 @@ func docSteps() []docStep {
 		{method: "GET", path: "/v1/tasks/t1/working", wantStatus: 200},
 		{method: "GET", path: "/v1/tasks/t9/working", wantStatus: 200},
 		{method: "DELETE", path: "/v1/tasks/t9/working", wantStatus: 200},
+		{method: "DELETE", path: "/v1/tasks/t1/working/who?user_id=u1", wantStatus: 200},
+		{method: "DELETE", path: "/v1/tasks/t1/working/who", wantStatus: 404},
 
 		// Episodes.
 		{method: "POST", path: "/v1/episodes", body: `{"user_id": "u1", "agent_id": "ag", "action_type": "post",

@@ -231,6 +231,39 @@ func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.Workin
 	return n, err
 }
 
+// DeleteWorking deletes the task's entries of one key, narrowed by f.
+func (s *Service) DeleteWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (n int, err error) {
+	a, err := s.begin(ctx, "working.delete", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return 0, err
+	}
+	rf, err := s.workingFilter(ctx, taskID, f)
+	if err != nil {
+		return 0, err
+	}
+	if err := loci.RequireText("key", key, loci.MaxWorkingKeyBytes); err != nil {
+		return 0, err
+	}
+	rf.Key = &key
+	err = a.update(func(tx loci.Tx) error {
+		if err := tx.Lock(ctx, lockName(rf.Workspace, "working", taskID)); err != nil {
+			return err
+		}
+		recs, err := tx.FindRecords(ctx, rf)
+		if err != nil {
+			return err
+		} else if len(recs) == 0 {
+			return errWorkingNotFound()
+		}
+		a.touchRecords(recs)
+		n, err = tx.DeleteRecords(ctx, rf)
+		a.count(n)
+		return err
+	})
+	return n, err
+}
+
 func workingOf(r *loci.Record) (*loci.WorkingEntry, error) {
 	var d workingData
 	if err := decodeData(r, &d); err != nil {

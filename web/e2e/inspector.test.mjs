@@ -329,3 +329,113 @@ test("switching keys clears what the previous key loaded", async () => {
   await page.locator('.card.block[data-label="personality"]').waitFor();
   assert.ok(!(await page.locator("#view-users").textContent()).includes("casual"));
 });
+
+// ---- a new user's first hour (issue 26, items 11, 13 and 18) ----
+
+test("prompt: empty blocks are left out of the rendered prompt", async () => {
+  await env.must("POST", "/v1/agents", { id: "prompty" }); // three empty blocks
+  await env.must("PUT", "/v1/agents/prompty/blocks/personality", { content: "Calm." });
+  const page = await newPage();
+  await open(env, page, "#agents/prompty", env.keys.admin, "admin");
+  await text(page, "#agent-prompt pre.prompt", "### personality");
+  assert.equal(await page.locator("#agent-prompt pre.prompt").textContent(), "### personality\nCalm.");
+});
+
+test("agents: an agent with only notes is listed and opens, with no blocks", async () => {
+  await env.must("PUT", "/v1/agents/noter/notes/remind", { value: "water the plants" });
+  const page = await newPage();
+  expectHTTP(page, 404, "/v1/agents/noter/"); // its blocks and prompt: it has none
+  await open(env, page, "#agents", env.keys.admin, "admin");
+  await page.locator('#agents-list .pick[data-id="noter"]').waitFor();
+  await page.locator('#agents-list .pick[data-id="noter"]').click();
+  await text(page, "#agent-notes table.notes", "water the plants");
+  await text(page, "#agent-blocks", "No blocks.");
+  assert.equal(await page.locator("#agent-detail .error").count(), 0, "no error for an agent without blocks");
+});
+
+test("audit log: the via column says which interface an operation came through", async () => {
+  const page = await newPage();
+  await open(env, page, "#audit", env.keys.admin, "admin");
+  await page.locator("table.audit tbody tr").first().waitFor();
+  assert.ok((await page.locator("table.audit thead").textContent()).includes("via"));
+  await text(page, "table.audit td.via", "rest");
+});
+
+test("a key bound to an agent opening another agent: one refusal, not one per section", async () => {
+  const page = await newPage();
+  await open(env, page, "#agents/writer", env.keys.bound, "editor");
+  await page.locator('.card.block[data-label="personality"]').waitFor();
+  await page.goto(env.base + "/#agents/seller");
+  await text(page, "#agent-refused", "bound to agent writer");
+  assert.equal(await page.locator("#agent-detail .error").count(), 1);
+});
+
+test("working and session rows show no meaningless confidence", async () => {
+  const page = await newPage();
+  await open(env, page, "#agents/writer", env.keys.admin, "admin");
+  await text(page, "#agent-working table.memories", "plan");
+  const cells = await page.locator("#agent-working table.memories tbody tr td.num").allTextContents();
+  assert.deepEqual(cells, ["—"]);
+});
+
+test("newest memories mark a superseded fact as history", async () => {
+  await env.must("POST", "/v1/facts", { user_id: "zed", category: "general_fact", key: "home", fact: "zed lives in Paris", valid_at: "2020-01-01T00:00:00Z" });
+  await env.must("POST", "/v1/facts", { user_id: "zed", category: "general_fact", key: "home", fact: "zed lives in Berlin" });
+  const page = await newPage();
+  await open(env, page, "#overview", env.keys.admin, "admin");
+  await text(page, "table.newest", "zed lives in Berlin");
+  const paris = page.locator("table.newest tr", { hasText: "zed lives in Paris" });
+  await paris.waitFor();
+  assert.equal(await paris.locator(".badge.history").count(), 1, "the superseded fact is marked");
+  const berlin = page.locator("table.newest tr", { hasText: "zed lives in Berlin" });
+  assert.equal(await berlin.locator(".badge.history").count(), 0, "the current fact is not");
+});
+
+test("timeline: a date range narrows it", async () => {
+  const page = await newPage();
+  await open(env, page, "#timeline?user=ann&after=2000-01-01&before=2000-01-31", env.keys.admin, "admin");
+  await text(page, "#timeline-results", "Nothing here.");
+  assert.equal(await page.inputValue("#timeline-after"), "2000-01-01");
+  const today = new Date().toISOString().slice(0, 10);
+  await page.fill("#timeline-after", today);
+  await page.fill("#timeline-before", "");
+  await page.locator("#timeline-form button[type=submit]").click();
+  await page.locator("#timeline-results tr.entry").first().waitFor();
+  assert.ok(new URL(page.url()).hash.includes("after=" + today));
+});
+
+test("users: export downloads the user's JSON Lines", async () => {
+  const page = await newPage();
+  await open(env, page, "#users/ann", env.keys.admin, "admin");
+  await page.locator("#user-export").waitFor();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#user-export").click()]);
+  assert.equal(download.suggestedFilename(), "loci-user-ann.jsonl");
+  const path = await download.path();
+  const { readFileSync } = await import("node:fs");
+  const lines = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  assert.ok(lines.some((l) => l.user_id === "ann"), "the export holds ann's records");
+});
+
+test("users: delete one fact, episode, session and working entry, then the user", async () => {
+  await env.must("POST", "/v1/facts", { user_id: "dee", category: "general_fact", fact: "dee keeps bees" });
+  await env.must("POST", "/v1/episodes", { user_id: "dee", agent_id: "writer", action_type: "note", action_description: "asked about bees", outcome: "success" });
+  await env.must("PUT", "/v1/sessions/dee-s1", { user_id: "dee", summary: "Bee talk" });
+  await env.must("POST", "/v1/users/dee/preferences", { type: "tone", value: "warm", source: "explicit" });
+  await env.must("PUT", "/v1/tasks/hive/working/step", { value: "check the frames", agent_id: "writer", user_id: "dee" });
+  const page = await newPage();
+  await open(env, page, "#users/dee", env.keys.admin, "admin");
+  for (const kind of ["fact", "episode", "session", "working"]) {
+    const row = page.locator('#user-memories tr[data-kind="' + kind + '"]').first();
+    await row.waitFor();
+    const id = await row.getAttribute("data-id");
+    await row.locator("button.delete").click();
+    await page.locator('#user-memories tr[data-id="' + id + '"]').waitFor({ state: "detached" });
+    const left = await env.must("GET", "/v1/users/dee/memories");
+    assert.ok(!JSON.stringify(left).includes(id), kind + " " + id + " is deleted");
+  }
+  await page.locator("#user-delete").click();
+  await text(page, "#user-deleted", "Deleted user");
+  const left = await env.must("GET", "/v1/users/dee/memories");
+  assert.equal(left.count, 0);
+  await shot(page, "user-deleted");
+});

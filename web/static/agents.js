@@ -82,6 +82,19 @@ function loadAgents() {
 function showAgent(id) {
   current = id;
   for (const a of document.querySelectorAll("#agents-list .pick")) a.classList.toggle("current", a.dataset.id === id);
+  const bound = boundAgent();
+  if (bound && id !== bound) {
+    // Every section would be refused (403): say so once, and offer the
+    // key's own agent.
+    fill(
+      $("agent-detail"),
+      el("h2", null, "Agent ", el("code", null, id)),
+      el("div", { class: "error auth", role: "alert", id: "agent-refused" },
+        "403 Forbidden: this API key is bound to agent ", el("code", null, bound), " and cannot open agent ", el("code", null, id), ". ",
+        agentLink(bound), " is the one it can.")
+    );
+    return;
+  }
   const sections = {};
   const section = (key, title, help) => {
     sections[key] = el("div", { id: "agent-" + key });

@@ -60,6 +60,7 @@ function loadAudit() {
         timeCell(e.time),
         el("td", null, el("code", null, e.operation)),
         el("td", { class: "num" }, String(e.status)),
+        el("td", { class: "via" }, e.via || ""),
         el("td", null, e.key_id ? e.key_id + (e.role ? " (" + e.role + ")" : "") : el("span", { class: "muted" }, "no key")),
         el("td", null, scope.join(", ")),
         el("td", null, e.kind || ""),
@@ -77,7 +78,7 @@ function loadAudit() {
           loadAudit();
         })
       ),
-      entries.length === 0 ? muted("No entries.") : table(["time", "operation", "status", "key", "scope", "kind", "count", "records"], rows, "audit")
+      entries.length === 0 ? muted("No entries.") : table(["time", "operation", "status", "via", "key", "scope", "kind", "count", "records"], rows, "audit")
     );
   });
 }

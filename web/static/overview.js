@@ -2,7 +2,7 @@
 // grows, the newest memories, the embedding queue, and the lists of
 // agents and users with search.
 import {
-  $, KINDS, PAGE, ROUTES, agentLink, boundAgent, call, el, fill, hashFor, kindBadge, link, load, muted, pager,
+  $, KINDS, PAGE, ROUTES, agentLink, badge, boundAgent, call, el, fill, fmtTime, hashFor, kindBadge, link, load, muted, pager,
   register, scopeOf, svg, table, timeCell, userLink,
 } from "./core.js";
 
@@ -175,7 +175,14 @@ export function newestTable(mems) {
         null,
         timeCell(m.created_at),
         el("td", null, kindBadge(m.kind)),
-        el("td", null, m.key ? el("code", { class: "key" }, m.key + " ") : null, el("span", { class: "content clip" }, m.content)),
+        el(
+          "td",
+          null,
+          m.key ? el("code", { class: "key" }, m.key + " ") : null,
+          el("span", { class: "content clip" }, m.content),
+          // A superseded (or invalidated) fact is history, not what is true.
+          m.invalid_at ? [" ", badge("history: until " + fmtTime(m.invalid_at), "history")] : null
+        ),
         el("td", null, scopeOf(m))
       )
     ),

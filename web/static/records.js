@@ -1,6 +1,8 @@
 // Records of any kind as tables: the agent view's episodes, facts,
 // working memory and sessions, the user view's memories by kind.
-import { PAGE, ROUTES, badge, call, conf, el, fill, fmtTime, kindBadge, load, muted, pager, scopeOf, table, timeCell } from "./core.js";
+import {
+  PAGE, ROUTES, action, badge, call, conf, el, fill, fmtTime, kindBadge, load, muted, needs, pager, scopeOf, table, timeCell,
+} from "./core.js";
 
 // details are a record's kind-specific markers: category, action type,
 // outcome, tags, expiry, review.
@@ -10,7 +12,7 @@ export function details(m) {
   if (m.action_type) out.push(badge(m.action_type));
   if (m.outcome) out.push(badge(m.outcome, "outcome-" + m.outcome));
   if (m.review) out.push(badge(m.review.replace(/_/g, " "), "warn"));
-  if (m.invalid_at) out.push(badge("history: until " + fmtTime(m.invalid_at)));
+  if (m.invalid_at) out.push(badge("history: until " + fmtTime(m.invalid_at), "history"));
   for (const t of m.tags || []) out.push(badge(t, "tag"));
   if (m.expires_at) out.push(el("span", { class: "muted small" }, "expires " + fmtTime(m.expires_at)));
   return out;
@@ -27,24 +29,69 @@ export function accessed(m) {
   );
 }
 
-// memoryRow is one record: when, what, its markers, scope, confidence and
-// access. withKind adds a kind column.
+// confidenceCell shows a record's confidence where its kind has one: a
+// working entry has none, and a session only the one its client gave.
+function confidenceCell(m) {
+  const none = m.kind === "working" || (m.kind === "session" && !m.confidence);
+  return el("td", { class: "num" }, none ? el("span", { class: "muted", title: "this kind has no confidence" }, "—") : conf(m.confidence));
+}
+
+// deleteOf is how one record of m's kind is deleted, where the API has a
+// route for it: the call to make.
+function deleteOf(m) {
+  switch (m.kind) {
+    case "fact":
+      return () => call(ROUTES.deleteFact, { id: m.id });
+    case "episode":
+      return () => call(ROUTES.deleteEpisode, { id: m.id });
+    case "session":
+      return m.session_id ? () => call(ROUTES.deleteSession, { session_id: m.session_id }) : null;
+    case "working":
+      return m.task_id && m.key
+        ? () => call(ROUTES.deleteWorking, { task_id: m.task_id, key: m.key }, { query: { agent_id: m.agent_id, user_id: m.user_id } })
+        : null;
+  }
+  return null;
+}
+
+// deleteCell is a row's delete button (editor), which removes the row once
+// the record is deleted.
+function deleteCell(m) {
+  const del = deleteOf(m);
+  if (!del) return el("td");
+  const msg = el("div", { class: "msg" });
+  const button = needs(el("button", { type: "button", class: "delete danger", title: "delete this " + m.kind }, "Delete"), "editor");
+  button.addEventListener("click", function () {
+    if (!confirm("Delete this " + m.kind + "? Deletion is real: it cannot be undone.")) return;
+    action(button, msg, async function () {
+      await del();
+      const row = button.closest("tr");
+      if (row) row.remove();
+    });
+  });
+  return el("td", null, button, msg);
+}
+
+// memoryRow is one record: when, what, its markers, scope, confidence,
+// access and, where the kind has a route for it, a delete button. withKind
+// adds a kind column.
 export function memoryRow(m, withKind) {
   return el(
     "tr",
-    { "data-id": m.id },
+    { "data-id": m.id, "data-kind": m.kind },
     timeCell(m.created_at),
     withKind ? el("td", null, kindBadge(m.kind)) : null,
     el("td", null, m.key ? el("code", { class: "key" }, m.key) : null, el("div", { class: "content" }, m.content)),
     el("td", null, details(m)),
     el("td", null, scopeOf(m)),
-    el("td", { class: "num" }, conf(m.confidence)),
-    accessed(m)
+    confidenceCell(m),
+    accessed(m),
+    deleteCell(m)
   );
 }
 
 export function memoryTable(mems, withKind) {
-  const head = ["created"].concat(withKind ? ["kind"] : [], ["memory", "details", "scope", "confidence", "accessed"]);
+  const head = ["created"].concat(withKind ? ["kind"] : [], ["memory", "details", "scope", "confidence", "accessed", ""]);
   return table(head, mems.map((m) => memoryRow(m, withKind)), "memories");
 }
 

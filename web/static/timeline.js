@@ -20,6 +20,8 @@ function build() {
     agent.title = "this key is bound to agent " + bound;
   }
   const user = el("input", { id: "timeline-user", spellcheck: "false", placeholder: "any" });
+  const after = el("input", { id: "timeline-after", type: "date", title: "created on or after this day (UTC)" });
+  const before = el("input", { id: "timeline-before", type: "date", title: "created before the end of this day (UTC)" });
   const kinds = el(
     "div",
     { id: "timeline-kinds", class: "checks" },
@@ -32,6 +34,8 @@ function build() {
     agent,
     el("label", { for: "timeline-user" }, "User id"),
     user,
+    el("span", { class: "label" }, "Created"),
+    el("div", null, "from ", after, " to ", before, " ", el("span", { class: "muted" }, "(UTC days, both included)")),
     el("span", { class: "label" }, "Kinds"),
     kinds,
     el("span"),
@@ -40,13 +44,24 @@ function build() {
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
     shownHash = null; // the same filters again: reload
-    navigate(hashFor("timeline", "", { agent: bound ? "" : agent.value.trim(), user: user.value.trim(), kinds: checkedKinds() }));
+    navigate(hashFor("timeline", "", { agent: bound ? "" : agent.value.trim(), user: user.value.trim(), kinds: checkedKinds(), after: after.value, before: before.value }));
   });
   fill($("view-timeline"), el("h2", null, "Timeline"), form, el("div", { id: "timeline-results" }));
 }
 
 function checkedKinds() {
   return Array.from(document.querySelectorAll("#timeline-kinds input:checked")).map((i) => i.value);
+}
+
+// dayStart and dayEnd turn a YYYY-MM-DD day (UTC) into the RFC 3339 bounds
+// GET /v1/memories takes: after the start of the first day, before the end
+// of the last.
+function dayStart(d) {
+  return /^\d{4}-\d\d-\d\d$/.test(d) ? new Date(Date.parse(d + "T00:00:00Z") - 1).toISOString() : "";
+}
+
+function dayEnd(d) {
+  return /^\d{4}-\d\d-\d\d$/.test(d) ? new Date(Date.parse(d + "T00:00:00Z") + 86400000).toISOString() : "";
 }
 
 function day(iso) {
@@ -63,8 +78,12 @@ function show(params) {
   const agent = bound || params.get("agent") || "";
   const user = params.get("user") || "";
   const kinds = listParam(params, "kinds").filter((k) => KINDS.includes(k));
+  const after = params.get("after") || "";
+  const before = params.get("before") || "";
   $("timeline-agent").value = agent;
   $("timeline-user").value = user;
+  $("timeline-after").value = after;
+  $("timeline-before").value = before;
   for (const box of document.querySelectorAll("#timeline-kinds input")) box.checked = kinds.includes(box.value);
   const out = $("timeline-results");
   const tbody = el("tbody");
@@ -74,7 +93,8 @@ function show(params) {
   const scope = [agent ? "agent " + agent : "", user ? "user " + user : ""].filter(Boolean).join(", ") || "the whole workspace";
   fill(
     out,
-    el("p", null, "Memories of ", el("strong", null, scope), kinds.length ? ", of kind " + kinds.join(", ") : ", of every kind", ", newest first."),
+    el("p", null, "Memories of ", el("strong", null, scope), kinds.length ? ", of kind " + kinds.join(", ") : ", of every kind",
+      after || before ? ", created " + (after ? "from " + after + " " : "") + (before ? "to " + before : "") : "", ", newest first."),
     status,
     el("table", { class: "timeline" }, tbody),
     more,
@@ -85,7 +105,9 @@ function show(params) {
   const page = async function () {
     more.disabled = true;
     try {
-      const data = await call(ROUTES.listMemories, null, { query: { agent_id: agent, user_id: user, kind: kinds, limit: PAGE, offset: offset } });
+      const data = await call(ROUTES.listMemories, null, {
+        query: { agent_id: agent, user_id: user, kind: kinds, after: dayStart(after), before: dayEnd(before), limit: PAGE, offset: offset },
+      });
       const mems = data.memories || [];
       for (const m of mems) {
         if (day(m.created_at) !== lastDay) {

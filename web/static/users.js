@@ -57,6 +57,7 @@ function showUser(user) {
       link(hashFor("review", user), "review queue"),
       link(hashFor("search", "", { user: user }), "search their memory")
     ),
+    bound ? null : el("div", { class: "row", id: "user-actions" }, exportButton(user), deleteUserButton(user)),
     bound ? null : [el("h3", null, "Forget by query"), forget],
     el("h3", null, "Preferences"),
     prefs,
@@ -71,6 +72,40 @@ function showUser(user) {
   };
   if (!bound) forgetForm(forget, user, reloadAll);
   reloadAll();
+}
+
+// exportButton downloads everything about the user as JSON Lines (GET
+// /v1/export?user_id=, admin), with the page's key.
+function exportButton(user) {
+  const msg = el("div", { class: "msg" });
+  const button = needs(el("button", { type: "button", id: "user-export" }, "Export (JSON Lines)"), "admin", true);
+  button.addEventListener("click", function () {
+    action(button, msg, async function () {
+      const text = await call(ROUTES.exportUser, null, { query: { user_id: user } });
+      const url = URL.createObjectURL(new Blob([typeof text === "string" ? text : JSON.stringify(text)], { type: "application/x-ndjson" }));
+      const a = el("a", { href: url, download: "loci-user-" + user + ".jsonl" });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    });
+  });
+  return el("span", null, button, msg);
+}
+
+// deleteUserButton deletes everything about the user, once confirmed.
+function deleteUserButton(user) {
+  const msg = el("div", { class: "msg" });
+  const button = needs(el("button", { type: "button", id: "user-delete", class: "danger" }, "Delete this user"), "editor", true);
+  button.addEventListener("click", function () {
+    if (!confirm("Delete everything loci holds about " + user + "? Deletion is real: it cannot be undone.")) return;
+    action(button, msg, async function () {
+      const res = await call(ROUTES.deleteUser, { user_id: user });
+      fill($("user-detail"), el("p", { id: "user-deleted", class: "note" }, "Deleted user ", el("code", null, user), ": " + (res.deleted || 0) + " records."));
+      shown = "";
+    });
+  });
+  return el("span", null, button, msg);
 }
 
 // forgetForm previews what a query would forget (a dry run), then forgets
