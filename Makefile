@@ -1,12 +1,12 @@
 GO ?= go
 
-.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen browser-test
+.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen doors-test browser-test
 
 ## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both), then
 ## which of those suites were skipped
 test: vet
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	$(if $(LOCI_TEST_POSTGRES_DSN),,@echo "note: the PostgreSQL suites were skipped (LOCI_TEST_POSTGRES_DSN is not set); to run them: LOCI_TEST_POSTGRES_DSN='postgres://postgres@127.0.0.1:5432/test?sslmode=disable' make test")
 	$(if $(LOCI_TEST_PGLITE_DSN),,@echo "note: the pgvector suites were skipped (LOCI_TEST_PGLITE_DSN is not set; .ci/run starts PGlite and sets it)")
 
@@ -22,9 +22,29 @@ sdk-test: build
 	npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
 	cd sdk/typescript && LOCI_BIN=$(CURDIR)/bin/loci npm test --silent
 
-## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes
+## doors-test: the framework doors (sdk/doors, one npm package per framework), each
+## driven by the framework's own packages against a real `loci serve` (bin/loci):
+## npm installs them from sdk/doors's lockfile (after building sdk/typescript, which the
+## doors use); every client's telemetry is off, and nothing outside this machine is
+## reached; it prints the time each package's suite takes
+DOORS = openai-agents ai-sdk langgraph mem0
+DOORS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
+	OPENAI_AGENTS_DISABLE_TRACING=1 LANGCHAIN_TRACING_V2=false LANGSMITH_TRACING=false MEM0_TELEMETRY=false \
+	LOCI_BIN=$(CURDIR)/bin/loci
+doors-test: build
+	[ -d sdk/typescript/node_modules ] || npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
+	npm run build --prefix sdk/typescript --silent
+	npm ci --prefix sdk/doors --no-audit --no-fund --loglevel=error
+	@set -e; for d in $(DOORS); do \
+		start=$$(date +%s); \
+		(cd sdk/doors/$$d && $(DOORS_ENV) npm test --silent); \
+		echo "== door $$d: $$(( $$(date +%s) - start )) s"; \
+	done
+
+## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes, and the
+## Python asyncio client (loci/aio.py) from the blocking one (loci/client.py)
 sdk-gen:
-	cd sdk/python && $(PYTHON) tools/gen_types.py
+	cd sdk/python && $(PYTHON) tools/gen_types.py && $(PYTHON) tools/gen_aio.py
 	cd sdk/typescript && npm run gen --silent
 
 vet:

@@ -1,6 +1,9 @@
 package loci
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // AgentSearchQuery is a hybrid search over the memory one agent sees while
 // it serves one user, or none (the MCP tool search_memory). Its scope is
@@ -23,6 +26,9 @@ type AgentSearchQuery struct {
 	Tags    []string
 	Limit   int  // default DefaultSearchLimit, at most MaxSearchLimit
 	Explain bool // explain each result's score
+	// Filters narrows the scope before ranking, in the filter language of
+	// API.md v1.2 (ParseMemoryFilter); it never widens it.
+	Filters json.RawMessage
 }
 
 // Validate checks the query as SearchQuery.Validate does, and its scope:

@@ -78,7 +78,21 @@ type AuditService interface {
 	// FindAudit returns the entries that match f, newest first, and how
 	// many match in all.
 	FindAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, int, error)
-	// PruneAudit deletes entries older than retention and returns how many
-	// it deleted (the retention setting).
-	PruneAudit(ctx context.Context, retention time.Duration) (int, error)
+	// PruneAudit applies the retention setting: it deletes the entries
+	// older than r.MaxAge and, beyond the newest r.MaxEntries, the oldest
+	// ones, in every workspace, and returns how many it deleted. A zero
+	// bound does not prune; EINVALID when neither is set or one is
+	// negative; admin only.
+	PruneAudit(ctx context.Context, r AuditRetention) (int, error)
 }
+
+// AuditRetention bounds the audit log by age and by size; a zero field
+// leaves that bound off.
+type AuditRetention struct {
+	MaxAge     time.Duration // entries older than this are deleted
+	MaxEntries int           // the oldest entries beyond this many are deleted
+}
+
+// DefaultAuditRetention is the retention loci serve enforces unless told
+// otherwise: 90 days and a million entries (a few hundred MB at most).
+var DefaultAuditRetention = AuditRetention{MaxAge: 90 * 24 * time.Hour, MaxEntries: 1_000_000}

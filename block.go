@@ -153,7 +153,8 @@ type BlockService interface {
 	// when the agent or the block is absent.
 	BlockHistory(ctx context.Context, agentID, label string) ([]BlockVersion, error)
 	// Prompt renders the agent's blocks, in ListBlocks order, each as
-	// "### {label}\n{content}", with a blank line between them. ENOTFOUND
+	// "### {label}\n{content}", with a blank line between them; blocks
+	// with no content (empty or only whitespace) are left out. ENOTFOUND
 	// when the agent is absent.
 	Prompt(ctx context.Context, agentID string) (string, error)
 }

@@ -112,14 +112,14 @@ type FactInput struct {
 	ValidAt  time.Time       `json:"valid_at,omitzero"`
 }
 
-// Validate checks the fact to store: a category of FactCategories, the
+// Validate checks the fact to store: a category (ValidCategory), the
 // fact's text, its user and agent when set, a key of at most
 // MaxFactKeyBytes when set, at most MaxFactKeywords keywords of at most
 // MaxFactKeywordBytes each (blank and repeated ones are dropped, not
 // counted) and evidence that is a JSON object when set. EINVALID.
 func (in FactInput) Validate() error {
-	if !slices.Contains(FactCategories, in.Category) {
-		return Errorf(EINVALID, "category must be one of %s", strings.Join(FactCategories, ", "))
+	if !ValidCategory(in.Category) {
+		return Errorf(EINVALID, "category must be a name of a-z, 0-9 and _ starting with a letter, at most 64 bytes (for example %s)", strings.Join(FactCategories, ", "))
 	} else if err := RequireText("fact", in.Fact, 0); err != nil {
 		return err
 	}

@@ -35,7 +35,10 @@ func (f *RecordFilter) Match(r *Record) bool {
 	if !f.CreatedBefore.IsZero() && !r.CreatedAt.Before(f.CreatedBefore) {
 		return false
 	}
-	if !f.LiveAt.IsZero() && r.Expired(f.LiveAt) {
+	if f.ContentHash != nil && ContentHash(r.Content) != *f.ContentHash {
+		return false
+	}
+	if !f.LiveAt.IsZero() && r.Expired(f.LiveAt) && !slices.Contains(f.Lasting, r.Kind) {
 		return false
 	}
 	if !f.ExpiredAt.IsZero() && (r.ExpiresAt.IsZero() || r.ExpiresAt.After(f.ExpiredAt)) {
@@ -53,7 +56,7 @@ func (f *RecordFilter) Match(r *Record) bool {
 	if f.MaxConfidence != nil && r.Confidence >= *f.MaxConfidence {
 		return false
 	}
-	return true
+	return f.Where.Match(r)
 }
 
 func eqPtr(want *string, got string) bool { return want == nil || *want == got }

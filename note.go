@@ -52,6 +52,10 @@ type NoteService interface {
 	Recall(ctx context.Context, agentID, key string) (*Note, error)
 	// RecallAll returns every note of the agent, by key.
 	RecallAll(ctx context.Context, agentID string) ([]*Note, error)
+	// ListNotes returns one page of the agent's notes, by key: at most
+	// limit (DefaultListLimit when 0, at most MaxListLimit) from offset,
+	// and how many notes the agent has. It reads only the page.
+	ListNotes(ctx context.Context, agentID string, limit, offset int) ([]*Note, int, error)
 	// Forget deletes a note and its versions. ENOTFOUND when absent.
 	Forget(ctx context.Context, agentID, key string) error
 	// History returns every value the note has had, the current one first.

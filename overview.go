@@ -148,8 +148,10 @@ type MemoryQuery struct {
 	Kinds  []Kind
 	Before time.Time
 	After  time.Time
-	Limit  int // 0: 100; at most 1000
-	Offset int
+	// Filters narrows the selection in the filter language of API.md v1.2.
+	Filters *MemoryFilter
+	Limit   int // 0: 100; at most 1000
+	Offset  int
 }
 
 // OverviewService is the overview of a workspace's memory, for people

@@ -1,6 +1,7 @@
 package loci
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -94,7 +95,8 @@ type PreferenceInput struct {
 }
 
 // Validate checks the observation: its user, a type of at most
-// MaxPreferenceTypeBytes, a known source, a JSON value, a context of at
+// MaxPreferenceTypeBytes, a known source, a JSON value (a string one not
+// empty or only whitespace), a context of at
 // most MaxPreferenceContextBytes when set, and a decision's session.
 // EINVALID.
 func (in PreferenceInput) Validate() error {
@@ -110,6 +112,13 @@ func (in PreferenceInput) Validate() error {
 	}
 	if err := requireJSON("value", in.Value); err != nil {
 		return err
+	}
+	// A value that is a string must say something, as a note's must.
+	var text string
+	if v := bytes.TrimSpace(in.Value); v[0] == '"' && json.Unmarshal(v, &text) == nil {
+		if err := RequireText("value", text, 0); err != nil {
+			return err
+		}
 	}
 	if in.Context != "" {
 		if err := RequireText("context", in.Context, MaxPreferenceContextBytes); err != nil {

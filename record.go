@@ -39,6 +39,10 @@ type Record struct {
 	// Data holds the kind-specific fields as a JSON object.
 	Data json.RawMessage `json:"data,omitempty"`
 	Tags []string        `json:"tags,omitempty"`
+	// Metadata is a small JSON object the client owns (API.md v1.2), in
+	// canonical form (NormalizeMetadata); nil for none. It is returned
+	// wherever the record is and never searched as text.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 
 	// Kind-specific columns that filters need.
 	Category   string `json:"category,omitempty"`    // fact category
@@ -99,6 +103,7 @@ type RecordVersion struct {
 	Version   int             `json:"version"`
 	Content   string          `json:"content"`
 	Data      json.RawMessage `json:"data,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
 	UpdatedAt time.Time       `json:"updated_at"`
 }
 
@@ -143,8 +148,11 @@ type RecordFilter struct {
 
 	CreatedAfter  time.Time // exclusive
 	CreatedBefore time.Time // exclusive
-	// LiveAt, when set, hides records whose expires_at is at or before it.
-	LiveAt time.Time
+	// LiveAt, when set, hides records whose expires_at is at or before it,
+	// except those of the Lasting kinds (sessions, whose expires_at a
+	// persistent session ignores).
+	LiveAt  time.Time
+	Lasting []Kind
 	// ExpiredAt, when set, selects only records whose expires_at is at or
 	// before it.
 	ExpiredAt time.Time
@@ -158,6 +166,15 @@ type RecordFilter struct {
 
 	MinConfidence *float64
 	MaxConfidence *float64 // exclusive
+
+	// ContentHash, when set, selects the records whose content hashes to
+	// it (ContentHash: case and spacing aside): a repeat's candidates.
+	ContentHash *string
+
+	// Where is a condition in the filter language of API.md v1.2. The
+	// backends do not read it: the rules apply it above them (memory's
+	// findRecords), and Match and the search indexes check it.
+	Where *MemoryFilter
 
 	Order  Order
 	Limit  int // 0: no limit

@@ -2,6 +2,7 @@ package loci
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -18,6 +19,9 @@ type SearchQuery struct {
 	Tags      []string `json:"tags,omitempty"`
 	Limit     int      `json:"limit,omitempty"`   // default DefaultSearchLimit, at most MaxSearchLimit
 	Explain   bool     `json:"explain,omitempty"` // explain each result's score
+	// Filters narrows the search before ranking, in the filter language
+	// of API.md v1.2 (ParseMemoryFilter).
+	Filters json.RawMessage `json:"filters,omitempty"`
 }
 
 // Search limits.

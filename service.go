@@ -23,7 +23,9 @@ type Service interface {
 	SearchService
 	AgentSearchService
 	OverviewService
+	MemoryService
 
-	// Ping reports whether storage is reachable (readiness).
+	// Ping reports whether storage answers reads (readiness); ESTORAGEFULL
+	// when it does but writes fail for a full disk (loci.Store's Ping).
 	Ping(ctx context.Context) error
 }

@@ -23,7 +23,9 @@ type Store interface {
 	// export). Its Changes answers Dirty on a backend whose change feed
 	// needs the latest commits.
 	Snapshot(ctx context.Context, fn func(Tx) error) error
-	// Ping reports whether storage is reachable (readiness).
+	// Ping reports whether storage answers reads (readiness): nil, or
+	// EUNAVAILABLE when it does not; ESTORAGEFULL when it does but the
+	// last write failed for a full disk and none has succeeded since.
 	Ping(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error
@@ -110,6 +112,10 @@ type Tx interface {
 	GetAgent(ctx context.Context, workspace, id string) (*Agent, error)
 	// ListAgents returns the workspace's agents by id, and their total.
 	ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*Agent, int, error)
+	// ListKnownAgents is ListAgents with, besides, every agent id the
+	// workspace's records name that has no agent (an agent with only
+	// notes), with no name and its first record's time.
+	ListKnownAgents(ctx context.Context, workspace string, limit, offset int) ([]*Agent, int, error)
 	// DeleteAgent deletes an agent row and its block links (not its
 	// records: the rules above do that). ENOTFOUND when absent.
 	DeleteAgent(ctx context.Context, workspace, id string) error
@@ -157,6 +163,10 @@ type Tx interface {
 	// DeleteAuditBefore deletes the entries of every workspace older than
 	// before and returns how many it deleted.
 	DeleteAuditBefore(ctx context.Context, before time.Time) (int, error)
+	// DeleteAuditBeyond deletes the oldest entries of every workspace
+	// beyond the newest keep (in the order they were written; a backend
+	// may keep a few fewer) and returns how many it deleted.
+	DeleteAuditBeyond(ctx context.Context, keep int) (int, error)
 
 	// ListUserSummaries returns the users f selects: those of the users
 	// table and every user_id the workspace's records name, newest first

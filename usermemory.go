@@ -44,6 +44,7 @@ type UserMemory struct {
 	Content     string          `json:"content"`
 	Data        json.RawMessage `json:"data,omitempty"`
 	Tags        []string        `json:"tags,omitempty"`
+	Metadata    json.RawMessage `json:"metadata,omitempty"`
 	Category    string          `json:"category,omitempty"`
 	ActionType  string          `json:"action_type,omitempty"`
 	Outcome     string          `json:"outcome,omitempty"`
@@ -52,6 +53,7 @@ type UserMemory struct {
 	CreatedAt   time.Time       `json:"created_at"`
 	UpdatedAt   time.Time       `json:"updated_at"`
 	ExpiresAt   time.Time       `json:"expires_at,omitzero"`
+	Version     int             `json:"version"`
 	ValidAt     time.Time       `json:"valid_at,omitzero"`
 	InvalidAt   time.Time       `json:"invalid_at,omitzero"`
 	Review      string          `json:"review,omitempty"`
@@ -71,11 +73,27 @@ type UserMemoryQuery struct {
 // ForgetRequest says what of a user's memory to forget: the records that
 // hold every word of Query, and the records named by IDs (only the user's
 // own). DryRun reports without deleting.
+//
+// Agent-scoped memory that names the user (an agent's notes, blocks and
+// passages, which carry no user) is not searched unless IncludeAgents:
+// then Query also matches the notes, blocks and passages of every agent,
+// and what matches is deleted with the rest. It needs the editor role and
+// a Query. A key bound to one agent cannot forget at all: a forget spans
+// the records every agent wrote about the user.
 type ForgetRequest struct {
-	Query  string   `json:"query,omitempty"`
-	IDs    []string `json:"ids,omitempty"`
-	DryRun bool     `json:"dry_run,omitempty"`
+	Query         string   `json:"query,omitempty"`
+	IDs           []string `json:"ids,omitempty"`
+	DryRun        bool     `json:"dry_run,omitempty"`
+	IncludeAgents bool     `json:"include_agents,omitempty"`
+	// Filters narrows what the query and ids match, in the filter
+	// language of API.md v1.2; alone, it selects what it matches among
+	// the user's records.
+	Filters json.RawMessage `json:"filters,omitempty"`
 }
+
+// AgentScopedKinds are the kinds of an agent's own memory, which carry no
+// user: a forget reaches them only with ForgetRequest.IncludeAgents.
+var AgentScopedKinds = []Kind{KindNote, KindBlock, KindPassage}
 
 // UserMemoryService is seed 001's session start and privacy queries.
 type UserMemoryService interface {
@@ -89,7 +107,8 @@ type UserMemoryService interface {
 	// that q selects.
 	UserMemories(ctx context.Context, userID string, q UserMemoryQuery) ([]*UserMemory, error)
 	// ForgetUserMemories deletes what req matches among the user's records
-	// (a keyed fact with every version of its key) and returns it.
+	// (exactly the versions of a keyed fact that match; the versions left
+	// stop naming them) and returns it.
 	// EINVALID when req has neither query nor ids.
 	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
 	// DeleteUser deletes every record about the user (all kinds, their

@@ -199,7 +199,9 @@ func TestFactInputValidate(t *testing.T) {
 		{"OKRepeatedKeywords", ok(func(in *loci.FactInput) {
 			in.Keywords = append(strings.Split(strings.Repeat("k,", loci.MaxFactKeywords+5), ","), " ")
 		}), "", ""},
-		{"ErrCategory", ok(func(in *loci.FactInput) { in.Category = "" }), loci.EINVALID, "category must be one of " + strings.Join(loci.FactCategories, ", ")},
+		{"ErrCategory", ok(func(in *loci.FactInput) { in.Category = "" }), loci.EINVALID, "category must be a name of a-z, 0-9 and _ starting with a letter, at most 64 bytes (for example " + strings.Join(loci.FactCategories, ", ") + ")"},
+		{"OpenCategory", ok(func(in *loci.FactInput) { in.Category = "food_2" }), "", ""},
+		{"ErrCategoryUpper", ok(func(in *loci.FactInput) { in.Category = "Food" }), loci.EINVALID, "category must be a name of a-z, 0-9 and _ starting with a letter, at most 64 bytes (for example " + strings.Join(loci.FactCategories, ", ") + ")"},
 		{"ErrNoFact", ok(func(in *loci.FactInput) { in.Fact = "" }), loci.EINVALID, "fact must not be empty"},
 		{"ErrUserTooLong", ok(func(in *loci.FactInput) { in.UserID = long256 }), loci.EINVALID, "user_id must be at most 256 bytes"},
 		{"ErrAgentNUL", ok(func(in *loci.FactInput) { in.AgentID = "\x00" }), loci.EINVALID, "agent_id must not contain NUL bytes"},
@@ -224,6 +226,10 @@ func TestPreferenceInputValidate(t *testing.T) {
 		{"ErrSource", ok(func(in *loci.PreferenceInput) { in.Source = "guess" }), loci.EINVALID, "source must be explicit, implicit or decision"},
 		{"ErrNoValue", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage("null") }), loci.EINVALID, "value is required"},
 		{"ErrValueMalformed", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage("{") }), loci.EINVALID, "value must be valid JSON"},
+		{"ErrValueEmpty", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(`""`) }), loci.EINVALID, "value must not be empty"},
+		{"ErrValueWhitespace", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(` " \t\n " `) }), loci.EINVALID, "value must not be empty"},
+		{"OKValueList", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(`["Paid Search", "CTV"]`) }), "", ""},
+		{"OKValueNumber", ok(func(in *loci.PreferenceInput) { in.Value = json.RawMessage(`500000`) }), "", ""},
 		{"ErrContextTooLong", ok(func(in *loci.PreferenceInput) {
 			in.Context = strings.Repeat("c", loci.MaxPreferenceContextBytes+1)
 		}), loci.EINVALID, "context must be at most 4096 bytes"},

@@ -34,6 +34,8 @@ func agentRoutes() []endpoint {
 			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "agent.list"},
 			doc: &apidoc.Op{ID: "listAgents", Tag: "agents",
 				Summary: "List agents", Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				Desc: "By id: the agents created (explicitly, or by a block or passage write) and those known only by their " +
+					"memories (an agent with only notes, working entries or episodes; no name, and 404 for its blocks until it has one).",
 				OK: apidoc.Okay("The agents.", apidoc.List("agents", apidoc.Ref("Agent"), "How many agents there are."))}},
 		{pattern: "GET /v1/agents/{agent_id}", handler: (*Server).handleGetAgent,
 			policy: Policy{Role: viewer, Op: "agent.get"},
@@ -106,7 +108,7 @@ func agentRoutes() []endpoint {
 			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "agent.prompt"},
 			doc: &apidoc.Op{ID: "agentPrompt", Tag: "blocks",
 				Summary: "The agent's blocks as prompt text",
-				Desc:    "Every block as `### {label}\\n{content}`, a blank line between, owned blocks first by label.",
+				Desc:    "Every block with content as `### {label}\\n{content}`, a blank line between, owned blocks first by label; empty blocks are left out (an agent whose blocks are all empty has an empty prompt).",
 				OK:      map[int]apidoc.Resp{http.StatusOK: {Desc: "The prompt.", Schema: apidoc.Obj{"type": "string"}, Media: "text/plain"}},
 				Errs:    []int{notFound}}},
 	}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -46,6 +48,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		if errors.As(err, &mbe) {
 			return nil, loci.Errorf(loci.ETOOLARGE, "request body must be at most %d bytes", MaxBodyBytes)
 		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, loci.Errorf(loci.EINVALID, "the request body stopped arriving before the server's read timeout")
+		}
 		return nil, loci.Errorf(loci.EINVALID, "cannot read request body")
 	}
 	return body, nil
@@ -63,6 +69,15 @@ func decode(r *http.Request, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		// encoding/json words an unknown field `json: unknown field "x"`
+		// and has no error type for it.
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			name, _ = strconv.Unquote(name)
+			if fields := jsonFields(reflect.TypeOf(v)); len(fields) > 0 {
+				return loci.Errorf(loci.EINVALID, "unknown field %s; this body takes %s", loggableName(name), strings.Join(fields, ", "))
+			}
+			return loci.Errorf(loci.EINVALID, "unknown field %s", loggableName(name))
+		}
 		return loci.Errorf(loci.EINVALID, "malformed JSON: %s", jsonProblem(err))
 	}
 	if dec.More() {
@@ -136,6 +151,47 @@ func checkJSON(body []byte) error {
 			}
 		}
 	}
+}
+
+// loggableName is a field name as an error message may quote it: at most
+// 64 bytes (the body is not echoed at length).
+func loggableName(name string) string {
+	if len(name) > 64 {
+		return strings.ToValidUTF8(name[:64], "") + "…"
+	}
+	return name
+}
+
+// jsonFields returns the JSON names of the fields a value of type t
+// decodes, in declaration order (those of embedded structs in place).
+func jsonFields(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			out = append(out, jsonFields(f.Type)...)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 // jsonProblem describes a decoding error without echoing the body.

@@ -150,6 +150,26 @@ func (c *Client) Recall(ctx context.Context, agentID, key string) (*loci.Note, e
 	return &n, err
 }
 
+// ListNotes returns one page of the agent's notes from the server, and
+// how many notes the agent has.
+func (c *Client) ListNotes(ctx context.Context, agentID string, limit, offset int) ([]*loci.Note, int, error) {
+	if strings.TrimSpace(agentID) == "" {
+		return nil, 0, loci.Errorf(loci.EINVALID, "agent_id must not be empty")
+	}
+	if limit <= 0 {
+		limit = loci.DefaultListLimit
+	}
+	var res struct {
+		Count    int          `json:"count"`
+		Memories []*loci.Note `json:"memories"`
+	}
+	path := fmt.Sprintf("%s?limit=%d&offset=%d", notePath(agentID, ""), min(limit, loci.MaxListLimit), max(offset, 0))
+	if err := c.do(ctx, http.MethodGet, path, nil, &res); err != nil {
+		return nil, 0, err
+	}
+	return res.Memories, res.Count, nil
+}
+
 // RecallAll returns every note of the agent from the server.
 func (c *Client) RecallAll(ctx context.Context, agentID string) ([]*loci.Note, error) {
 	if strings.TrimSpace(agentID) == "" {

@@ -21,7 +21,9 @@ func TestFactTimeScenarios(t *testing.T) {
 		{name: "SearchOnlyCurrent", method: "GET", path: "/v1/facts/search?user_id=u&q=lives+Paris", status: 200,
 			want: map[string]any{"count": 1, "results.0.id": "{berlin}"}},
 		{name: "SearchAsOf", method: "GET", path: "/v1/facts/search?user_id=u&q=lives&as_of=" + lcTime(-24*time.Hour), status: 200,
-			want: map[string]any{"count": 1, "results.0.id": "{paris}", "results.0.status": "superseded"}},
+			// Its status as of then (issue 26); superseded_by says what
+			// replaced it since.
+			want: map[string]any{"count": 1, "results.0.id": "{paris}", "results.0.status": "current", "results.0.superseded_by": "{berlin}"}},
 		{name: "SearchAsOfBeforeAny", method: "GET", path: "/v1/facts/search?user_id=u&q=lives&as_of=" + lcTime(-72*time.Hour), status: 200,
 			want: map[string]any{"count": 0}},
 		{name: "SearchHistoryCurrentFirst", method: "GET", path: "/v1/facts/search?user_id=u&q=lives+Paris&include_history=true", status: 200,
@@ -146,9 +148,12 @@ func TestFactAndEpisodeByIDScenarios(t *testing.T) {
 		{name: "OldStaysEnded", method: "GET", path: "/v1/facts/{v1}", status: 200,
 			want: map[string]any{"status": "invalidated", "invalid_at": lcTime(time.Minute)}, absent: []string{"superseded_by"}},
 		{name: "V3", method: "POST", path: "/v1/facts", body: `{"user_id":"u","category":"general_fact","fact":"lives in Rome","key":"home"}`, status: 201},
-		{name: "ForgetTakesEveryVersion", method: "POST", path: "/v1/users/u/forget", body: `{"query":"Paris"}`, status: 200,
-			want: map[string]any{"count": 2}},
-		{name: "NothingLeft", method: "GET", path: "/v1/facts?user_id=u&include_history=true", status: 200, want: map[string]any{"count": 0}},
+		// Forget takes exactly the version that matches (issue 26); Rome
+		// stays current.
+		{name: "ForgetTakesTheMatchingVersion", method: "POST", path: "/v1/users/u/forget", body: `{"query":"Paris"}`, status: 200,
+			want: map[string]any{"count": 1, "deleted.0.content": "lives in Paris"}},
+		{name: "RomeLeft", method: "GET", path: "/v1/facts?user_id=u&include_history=true", status: 200,
+			want: map[string]any{"count": 1, "facts.0.fact": "lives in Rome", "facts.0.status": "current"}},
 		{name: "W1", method: "POST", path: "/v1/facts", body: `{"user_id":"w","category":"general_fact","fact":"one","key":"k"}`, status: 201,
 			save: map[string]string{"w1": "id"}},
 		{name: "W2", advance: time.Minute, method: "POST", path: "/v1/facts", body: `{"user_id":"w","category":"general_fact","fact":"two","key":"k"}`, status: 201},

@@ -164,7 +164,7 @@ func TestImportChecksEveryLine(t *testing.T) {
 		{"ErrContentTooLarge", bad(`"content":"v"`, `"content":"`+strings.Repeat("x", loci.MaxNoteValueBytes+1)+`"`), loci.EINVALID, "content must be at most"},
 		{"ErrEmbeddingWithoutModel", bad(`"version":1`, `"version":1,"embedding":[0.5]`), loci.EINVALID, "embedding"},
 		{"ErrVersionAhead", bad(`"version":1`, `"version":1,"versions":[{"record_id":"r1","version":1,"content":"old","data":{"value":"o"},"updated_at":"2026-01-01T00:00:00Z"}]`), loci.EINVALID, "version"},
-		{"ErrFactCategory", `{"type":"record","id":"f1","workspace":"default","kind":"fact","category":"gossip","content":"x","data":{},"confidence":1,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1}`, loci.EINVALID, "category"},
+		{"ErrFactCategory", `{"type":"record","id":"f1","workspace":"default","kind":"fact","category":"Gossip!","content":"x","data":{},"confidence":1,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1}`, loci.EINVALID, "category"},
 		{"ErrEpisodeScore", `{"type":"record","id":"e1","workspace":"default","kind":"episode","user_id":"u","agent_id":"a","outcome":"success","content":"x","data":{"confidence_score":5},"confidence":0.5,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1}`, loci.EINVALID, "confidence_score"},
 		{"ErrSessionCategory", `{"type":"record","id":"s1","workspace":"default","kind":"session","user_id":"u","session_id":"s","category":"x","content":"x","data":{},"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1}`, loci.EINVALID, "category"},
 		{"ErrDuplicateID", noteLine("r0", "other"), loci.ECONFLICT, "also on line 1"},
@@ -298,16 +298,19 @@ func TestUnavailableWhileLocked(t *testing.T) {
 }
 
 // TestStorageFull: a write that finds no room answers 507 storage_full
-// with Retry-After, reads still work, and /readyz reports the full disk.
+// with Retry-After, reads still work, and /readyz stays ready (reads are
+// served) with "writes": "storage_full"; once space is freed and a write
+// succeeds, it says "writes": "ok" again at once.
 func TestStorageFull(t *testing.T) {
 	store, _ := openSQLiteFile(t, filepath.Join(t.TempDir(), "loci.db"), sqlite.WithMaxSize(1<<20))
 	srv := httptest.NewServer(httpapi.NewServer(memory.New(store), quiet))
 	defer srv.Close()
-	body, _ := json.Marshal(map[string]string{"content": strings.Repeat("lorem ipsum ", 5000)})
 	var st int
 	var h http.Header
 	var out map[string]any
-	for range 100 {
+	for i := range 100 {
+		// Each passage its own content: a repeat would write nothing.
+		body, _ := json.Marshal(map[string]string{"content": fmt.Sprint(i, " ", strings.Repeat("lorem ipsum ", 5000))})
 		if st, h, out = call(t, srv.URL, "POST", "/v1/agents/a/passages", string(body)); st != http.StatusCreated {
 			break
 		}
@@ -318,8 +321,38 @@ func TestStorageFull(t *testing.T) {
 	if st, _, out := call(t, srv.URL, "GET", "/v1/agents/a/passages?limit=1", ""); st != http.StatusOK {
 		t.Errorf("read with a full disk: %d %v", st, out)
 	}
-	if st, _, out := call(t, srv.URL, "GET", "/readyz", ""); st != http.StatusInsufficientStorage || out["code"] != loci.ESTORAGEFULL {
-		t.Errorf("readyz with a full disk: %d %v; want 507 storage_full", st, out)
+	if st, _, out := call(t, srv.URL, "GET", "/readyz", ""); st != http.StatusOK || out["status"] != "ready" || out["writes"] != "storage_full" {
+		t.Errorf("readyz with a full disk: %d %v; want 200 ready with writes storage_full", st, out)
+	}
+	// Free space: delete the passages (a write that needs no new page).
+	_, _, list := call(t, srv.URL, "GET", "/v1/agents/a/passages?limit=1000", "")
+	passages, _ := list["passages"].([]any)
+	if len(passages) == 0 {
+		t.Fatalf("no passages to delete: %v", list)
+	}
+	for _, p := range passages {
+		id := p.(map[string]any)["id"].(string)
+		if st, _, out := call(t, srv.URL, "DELETE", "/v1/agents/a/passages/"+id, ""); st != http.StatusOK {
+			t.Fatalf("delete passage: %d %v", st, out)
+		}
+	}
+	if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/a/notes/after", `{"value":"room again"}`); st != http.StatusCreated {
+		t.Fatalf("a write after space was freed: %d %v", st, out)
+	}
+	// Within seconds (diskfull.Settle after the failure), not a minute.
+	var writes any
+	for range 50 {
+		_, _, out := call(t, srv.URL, "GET", "/readyz", "")
+		if writes = out["writes"]; writes == "ok" {
+			break
+		}
+		if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/a/notes/after", `{"value":"room again"}`); st != http.StatusOK {
+			t.Fatalf("a write after space was freed: %d %v", st, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if writes != "ok" {
+		t.Errorf("readyz 10 s after space was freed and writes succeeded: writes %v; want ok", writes)
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 
 // Limits the guard applies to every request.
 const (
-	// MaxPathValueBytes bounds each path segment value. A query parameter
+	// MaxPathValueBytes bounds each path segment value that no domain
+	// limit bounds more tightly (maxPathValue). A query parameter
 	// value is bounded by loci.MaxQueryBytes, the longest text a query
 	// string carries (a search's q).
 	MaxPathValueBytes = 1024
@@ -162,13 +163,21 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 		}
 		// Read the body before anything waits on the database: the read
 		// deadline runs from the request's start, and a request that waited
-		// on storage must not be told its body could not be read. Its
-		// errors are answered in their turn, after authentication.
+		// on storage must not be told its body could not be read. A body
+		// that is too large is answered in its turn, after authentication;
+		// one that stopped arriving is answered at once: the connection
+		// is broken and the request cancelled, so nothing (authentication
+		// included) can ask the database for it, and it is the client's
+		// fault, never a 5xx.
 		hasBody := r.Body != nil && r.Body != http.NoBody
 		var body []byte
 		var bodyErr error
 		if hasBody && !pol.Stream {
 			body, bodyErr = readBody(rec, r)
+			if bodyErr != nil && loci.ErrorCode(bodyErr) != loci.ETOOLARGE {
+				s.Error(rec, r, bodyErr)
+				return
+			}
 		}
 		ctx := loci.WithVia(r.Context(), loci.ViaREST)
 		var principal *loci.Principal
@@ -247,7 +256,8 @@ func routeLabel(rt Route) string { return rt.Pattern }
 func bearer(r *http.Request) string {
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		scheme, key, ok := strings.Cut(auth, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
+		// mem0's clients send "Token KEY" (the mem0 door, mem0.go).
+		if ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Token") && strings.HasPrefix(r.URL.Path, "/mem0/")) {
 			return strings.TrimSpace(key)
 		}
 		return ""
@@ -288,7 +298,7 @@ func patternWildcards(pattern string) []string {
 // limit and offset are integers in range.
 func checkPathAndQuery(r *http.Request, wildcards []string) error {
 	for _, name := range wildcards {
-		if err := loci.CheckText(name, r.PathValue(name), MaxPathValueBytes); err != nil {
+		if err := loci.CheckText(name, r.PathValue(name), maxPathValue(r.Pattern, name)); err != nil {
 			return err
 		}
 	}

@@ -157,7 +157,7 @@ func TestHealth(t *testing.T) {
 			{name: "Healthz", method: "GET", path: "/healthz", wantStatus: 200,
 				want: map[string]any{"success": true, "status": "ok"}, golden: true},
 			{name: "Readyz", method: "GET", path: "/readyz", wantStatus: 200,
-				want: map[string]any{"success": true, "status": "ready"}, golden: true},
+				want: map[string]any{"success": true, "status": "ready", "writes": "ok"}, golden: true},
 		})
 	})
 }

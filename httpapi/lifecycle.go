@@ -25,7 +25,7 @@ func lifecycleRoutes() []endpoint {
 		{pattern: "PUT /v1/tasks/{task_id}/working/{key}", handler: (*Server).handleSetWorking,
 			policy: Policy{Role: creator, Kind: loci.KindWorking, Op: "working.set"},
 			doc: &apidoc.Op{ID: "setWorking", Tag: "working",
-				Summary: "Set a working memory value", Desc: "Expires 24 hours after the last write. 413 when the task's values would pass 50 KB.",
+				Summary: "Set a working memory value", Desc: "Expires 24 hours after the last write. 413 when the task's values would pass 50 KB (51,200 bytes), each value counted as its compact JSON with strings as UTF-8, whatever escapes the request used.",
 				Body: apidoc.Closed([]string{"value", "agent_id"}, apidoc.Obj{
 					"value": apidoc.AnyJSON("Any JSON."), "agent_id": apidoc.Str(""), "user_id": apidoc.Str(""),
 				}),

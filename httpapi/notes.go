@@ -106,12 +106,12 @@ func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	notes, err := s.svc.RecallAll(r.Context(), r.PathValue("agent_id"))
+	notes, total, err := s.svc.ListNotes(r.Context(), r.PathValue("agent_id"), limit, offset)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"count": len(notes), "memories": page(notes, limit, offset)})
+	ok(w, http.StatusOK, map[string]any{"count": total, "memories": notes})
 }
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {

@@ -45,12 +45,13 @@ func overviewRoutes() []endpoint {
 			policy: Policy{Role: viewer, Agent: AgentNamed, Op: "memory.list"},
 			doc: &apidoc.Op{ID: "listMemories", Tag: "overview",
 				Summary: "Memories of every kind, newest first (a timeline)",
-				Desc: "The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id. " +
+				Desc: "The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id; `filters` narrows them before paging, so a page holds `limit` records whenever that many match. Expired records are left out. " +
 					"A key bound to an agent must name it (`agent_id`).",
 				Query: []apidoc.Obj{
 					apidoc.QueryString("agent_id", ""), apidoc.QueryString("user_id", ""), apidoc.QueryString("session_id", ""), apidoc.QueryString("task_id", ""), kinds,
 					apidoc.Query("before", "Only records created before this time (RFC 3339).", apidoc.Obj{"type": "string", "format": "date-time"}),
 					apidoc.Query("after", "Only records created after this time (RFC 3339).", apidoc.Obj{"type": "string", "format": "date-time"}),
+					apidoc.Query("filters", "A filter (URL-encoded JSON, see MemoryFilter), applied before paging.", apidoc.Obj{"type": "string"}),
 					apidoc.Limit, apidoc.Offset,
 				},
 				OK: apidoc.Okay("The memories.", apidoc.List("memories", apidoc.Ref("UserMemory"), "How many records match."))}},
@@ -146,6 +147,10 @@ func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request) {
 			}
 			mq.Kinds = append(mq.Kinds, k)
 		}
+	}
+	if mq.Filters, err = loci.ParseMemoryFilter([]byte(q.Get("filters"))); err != nil {
+		s.Error(w, r, err)
+		return
 	}
 	mems, total, err := s.svc.ListMemories(r.Context(), mq)
 	if err != nil {

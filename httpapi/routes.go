@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
@@ -39,6 +40,8 @@ type endpoint struct {
 func routeTable() []endpoint {
 	return slices.Concat(
 		operationRoutes(),
+		memoryRoutes(),
+		mem0Routes(),
 		noteRoutes(),
 		agentRoutes(),
 		passageRoutes(),
@@ -89,7 +92,47 @@ func (s *Server) handle(ep endpoint) {
 	}
 	s.routes = append(s.routes, rt)
 	h := ep.handler
+	if ep.doc != nil {
+		// A documented route takes the query parameters it documents and
+		// no other: a misspelt one (user= for user_id=) must never widen
+		// a read (API.md v1.2).
+		takes := ep.doc.QueryNames()
+		if ep.policy.Agent != AgentDeny && !strings.Contains(ep.pattern, "{agent_id}") && !slices.Contains(takes, "agent_id") {
+			// The key's agent, which the guard checks against a bound key.
+			takes = append(takes, "agent_id")
+		}
+		inner := h
+		h = func(s *Server, w http.ResponseWriter, r *http.Request) {
+			if err := checkQuery(r, takes); err != nil {
+				s.Error(w, r, err)
+				return
+			}
+			inner(s, w, r)
+		}
+	}
 	s.mux.HandleFunc(ep.pattern, s.guard(rt, func(w http.ResponseWriter, r *http.Request) { h(s, w, r) }))
+}
+
+// checkQuery refuses a query parameter that takes does not list, naming
+// the ones the route takes.
+func checkQuery(r *http.Request, takes []string) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	var unknown []string
+	for name := range r.URL.Query() {
+		if !slices.Contains(takes, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	if len(takes) == 0 {
+		return loci.Errorf(loci.EINVALID, "unknown query parameter %s: this route takes none", strings.Join(unknown, ", "))
+	}
+	return loci.Errorf(loci.EINVALID, "unknown query parameter %s: this route takes %s", strings.Join(unknown, ", "), strings.Join(takes, ", "))
 }
 
 // policyTable maps each pattern of the route table to its policy.
@@ -125,5 +168,5 @@ func OpenAPI() ([]byte, error) {
 		routes = append(routes, apidoc.Route{Method: method, Path: path, Role: string(ep.policy.Role),
 			AgentBinding: ep.policy.Agent.String(), Op: *ep.doc})
 	}
-	return apidoc.JSON(routes, apidoc.Limits{PathValueBytes: MaxPathValueBytes, BodyBytes: MaxBodyBytes, JSONDepth: MaxJSONDepth})
+	return apidoc.JSON(routes, apidoc.Limits{PathValueBytes: maxPathValue, BodyBytes: MaxBodyBytes, JSONDepth: MaxJSONDepth})
 }

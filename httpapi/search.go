@@ -33,6 +33,7 @@ func searchRoutes() []endpoint {
 					"tags":       apidoc.StrList("Only records carrying every one of these tags."),
 					"limit":      apidoc.WithDesc(apidoc.Obj{"type": "integer", "minimum": 0, "maximum": loci.MaxSearchLimit, "default": loci.DefaultSearchLimit}, "The most results; 0 means the default."),
 					"explain":    apidoc.Boolean("Explain each result's score."),
+					"filters":    apidoc.WithDesc(apidoc.Ref("MemoryFilter"), "Only records the filter selects, applied before ranking."),
 				}),
 				OK: apidoc.Ranked(apidoc.Ref("SearchResult"))}},
 	}

@@ -242,9 +242,9 @@ func TestAgentBoundKey(t *testing.T) {
 			{"ErrOtherHistory", "GET", "/v1/agents/a2/notes/secret/history", bound, "", http.StatusForbidden},
 			{"ErrOtherWrite", "PUT", "/v1/agents/a2/notes/secret", bound, `{"value":"overwrite"}`, http.StatusForbidden},
 			{"ErrOtherDelete", "DELETE", "/v1/agents/a2/notes/secret", bound, "", http.StatusForbidden},
-			// A parameter the route does not take names no agent: the
-			// answer is the path's agent's (a1's), never a2's.
-			{"OtherViaUnusedQuery", "GET", "/v1/agents/a1/notes?agent_id=a2", bound, "", http.StatusOK},
+			// A parameter the route does not take is refused (API.md
+			// v1.2): it never names another agent.
+			{"ErrOtherViaUnusedQuery", "GET", "/v1/agents/a1/notes?agent_id=a2", bound, "", http.StatusBadRequest},
 			{"ErrCrossAgentExport", "GET", "/v1/export", boundAdmin, "", http.StatusForbidden},
 			{"ErrCrossAgentAudit", "GET", "/v1/audit", boundAdmin, "", http.StatusForbidden},
 			{"ErrKeys", "POST", "/v1/keys", boundAdmin, `{"role":"admin"}`, http.StatusForbidden},
@@ -413,8 +413,9 @@ func TestPolicySemantics(t *testing.T) {
 		case http.MethodDelete:
 			ok = pol.Role == editor || pol.Role == admin || strings.HasSuffix(pattern, "/mcp")
 		case http.MethodPost, http.MethodPut, http.MethodPatch:
-			// A search is a read, even when posted.
-			ok = pol.Role.Allows(creator) || strings.HasSuffix(pattern, "/mcp") || strings.HasSuffix(pattern, "/search")
+			// A search is a read, even when posted (mem0's get all too).
+			ok = pol.Role.Allows(creator) || strings.HasSuffix(pattern, "/mcp") || strings.HasSuffix(pattern, "/search") ||
+				pol.Op == "mem0.search" || pol.Op == "mem0.list"
 		default:
 			ok = pol.Role == viewer // routes of every method (MCP)
 		}

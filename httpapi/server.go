@@ -6,10 +6,12 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -33,6 +35,9 @@ type Server struct {
 	streamIdle     time.Duration
 	mcpHandler     http.Handler // served at /mcp (mcp.go)
 	inspector      http.Handler // served at / and /ui/ (inspector.go)
+
+	// draining: the server is shutting down (Drain).
+	draining atomic.Bool
 }
 
 // Route is one registered endpoint: its method, path pattern and the
@@ -84,10 +89,17 @@ func operationRoutes() []endpoint {
 		{pattern: "GET /readyz", handler: (*Server).handleReady,
 			policy: Policy{Role: public, Agent: AgentFree},
 			doc: &apidoc.Op{ID: "ready", Tag: "operations",
-				Summary: "Readiness: storage reachable",
-				Desc: "503 `unavailable` when the storage does not answer within 2 s; 507 `storage_full` while writes fail " +
-					"for a full disk (reported for a minute after such a failure).",
-				OK: apidoc.Okay("Ready.", status("ready"))}},
+				Summary: "Readiness: reads are served; the state of writes",
+				Desc: "200 `ready` while the storage answers reads, with the state of writes in `writes`: `ok`, or " +
+					"`storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure " +
+					"(a small write may fit where the next will not), at most a minute. " +
+					"503 `unavailable` when the storage does not answer within 2 s.",
+				OK: apidoc.Okay("Ready: reads are served.", apidoc.Success(apidoc.Object([]string{"status", "writes"}, apidoc.Obj{
+					"status": apidoc.Obj{"const": "ready"},
+					"writes": apidoc.WithDesc(apidoc.Obj{"type": "string", "enum": []string{writesOK, writesFull}},
+						"`ok`: writes are accepted; `storage_full`: the last write failed for a full disk (reads still work; "+
+							"writes answer 507 until space is freed)"),
+				})))}},
 	}
 }
 
@@ -116,8 +128,23 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		// A request that arrives while the server drains is refused with
+		// an answer, and its connection closed, so that its client goes
+		// elsewhere instead of sending more on a connection about to close.
+		w.Header().Set("Connection", "close")
+		s.Error(w, r, loci.Errorf(loci.EUNAVAILABLE, "the server is shutting down: nothing was done; retry (on another server)"))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
+
+// Drain makes the server refuse every request from now on, with 503
+// unavailable, Retry-After and "Connection: close", while requests already
+// being handled finish: the first step of a graceful shutdown. A client
+// that sends on a keep-alive connection during the drain gets an answer
+// and closes it, so that none is cut when the connections close.
+func (s *Server) Drain() { s.draining.Store(true) }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ok"})
@@ -127,21 +154,30 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 // that does not answer makes it answer 503 at once rather than hang.
 const readyTimeout = 2 * time.Second
 
-// handleReady answers 200 when the storage answers; 503 unavailable when
-// it does not within readyTimeout; 507 storage_full while writes fail for
-// a full disk.
+// The states of writes /readyz reports.
+const (
+	writesOK   = "ok"
+	writesFull = "storage_full"
+)
+
+// handleReady answers 200 while the storage answers reads, with the state
+// of writes ("writes": "ok" or "storage_full"); 503 unavailable when it
+// does not answer within readyTimeout. A full disk does not make the
+// server unready: reads are served.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
+	writes := writesOK
 	if err := s.svc.Ping(ctx); err != nil {
-		s.logger.Error("readiness", "err", err)
-		if loci.ErrorCode(err) != loci.ESTORAGEFULL {
-			err = loci.WrapError(err, loci.EUNAVAILABLE, "storage unreachable: the database does not answer")
+		if loci.ErrorCode(err) == loci.ESTORAGEFULL {
+			writes = writesFull
+		} else {
+			s.logger.Error("readiness", "err", err)
+			s.Error(w, r, loci.WrapError(err, loci.EUNAVAILABLE, "storage unreachable: the database does not answer"))
+			return
 		}
-		s.Error(w, r, err)
-		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready"})
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready", "writes": writes})
 }
 
 // statusOf maps a domain error code to its HTTP status: the one place.
@@ -179,6 +215,13 @@ func codeOf(status int) string {
 // their chain and shown as "internal error".
 func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	code, msg := loci.ErrorCode(err), loci.ErrorMessage(err)
+	if code == loci.EINTERNAL && r.Context().Err() != nil &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The client went away (or its connection broke) while the
+		// request ran: its fault, not the server's, and no error to log.
+		s.logger.Info("request cancelled by its client", "method", r.Method, "path", r.URL.Path)
+		code, msg = loci.EINVALID, "the request was cancelled before it was answered"
+	}
 	if code == loci.EINTERNAL {
 		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}

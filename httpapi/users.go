@@ -23,7 +23,10 @@ func preferenceRoutes() []endpoint {
 			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.observe"},
 			doc: &apidoc.Op{ID: "observePreference", Tag: "preferences",
 				Summary: "Observe a preference",
-				Desc:    "explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent.",
+				Desc: "explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent. " +
+					"A creator may observe a new preference and observe a known one again with the same value (its confidence rises, as with a use); " +
+					"another value, an explicit observation of an implicit preference (it becomes persistent at 100, as a confirm makes it) " +
+					"or a preference flagged for removal needs editor (403).",
 				Body: apidoc.Closed([]string{"type", "value", "source"}, apidoc.Obj{
 					"type": apidoc.Str(""), "value": apidoc.AnyJSON(""), "source": apidoc.Ref("PreferenceSource"),
 					"session_id": apidoc.Str("Required for a decision."), "context": apidoc.Str(""),
@@ -104,17 +107,30 @@ func preferenceRoutes() []endpoint {
 		{pattern: "POST /v1/users/{user_id}/forget", handler: (*Server).handleForgetUserMemories,
 			policy: Policy{Role: editor, Agent: AgentDeny, Op: "user.forget"},
 			doc: &apidoc.Op{ID: "forgetUserMemories", Tag: "users",
-				Summary: "Forget what matches", Desc: "Deletes the user's records that match `query` or whose id is in `ids`, and answers them.",
+				Summary: "Forget what matches",
+				Desc: "Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, " +
+					"a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly " +
+					"the matching versions go) or whose id is in `ids`, and answers them; `filters` narrows either, or alone selects the user's records it matches. " +
+					"Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: " +
+					"then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; " +
+					"needs the editor role and a `query`; `dry_run` previews it).",
 				Body: apidoc.Closed(nil, apidoc.Obj{
 					"query": apidoc.Str("Text to match."), "ids": apidoc.StrList("Record ids."), "dry_run": apidoc.Boolean("Answer without deleting."),
+					"include_agents": apidoc.Boolean("Also match agents' notes, blocks and passages (which carry no user) against `query`. Default false."),
+					"filters":        apidoc.WithDesc(apidoc.Ref("MemoryFilter"), "Only what the filter selects; alone, every record of the user it selects."),
 				}),
-				OK: apidoc.Okay("What was (or would be) deleted.", apidoc.Success(apidoc.Object([]string{"dry_run", "count", "deleted"}, apidoc.Obj{
+				OK: apidoc.Okay("What was (or would be) deleted.", apidoc.Success(apidoc.Object([]string{"dry_run", "count", "deleted", "agents_searched"}, apidoc.Obj{
 					"dry_run": apidoc.Boolean(""), "count": apidoc.Integer(""), "deleted": apidoc.Nullable(apidoc.Array(apidoc.Ref("UserMemory"), "")),
+					"agents_searched": apidoc.Boolean("Whether agents' notes, blocks and passages were searched (`include_agents`)."),
+					"notice":          apidoc.Str("Present when they were not: agent-scoped memory is searched only with `include_agents`."),
 				})))}},
 		{pattern: "DELETE /v1/users/{user_id}", handler: (*Server).handleDeleteUser,
 			policy: Policy{Role: editor, Agent: AgentDeny, Op: "user.delete"},
 			doc: &apidoc.Op{ID: "deleteUser", Tag: "users",
-				Summary: "Delete everything about a user", OK: apidoc.Okay("Deleted.", apidoc.DeletedCount)}},
+				Summary: "Delete everything about a user",
+				Desc: "Every record of the user, of every kind, and the user. Agent-scoped memory that names the user (agents' notes, blocks and " +
+					"passages, which carry no user) is not deleted: `POST /v1/users/{user_id}/forget` with `include_agents` reaches it.",
+				OK: apidoc.Okay("Deleted.", apidoc.DeletedCount)}},
 	}
 }
 
@@ -266,8 +282,16 @@ func (s *Server) handleForgetUserMemories(w http.ResponseWriter, r *http.Request
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"dry_run": req.DryRun, "count": len(mems), "deleted": mems})
+	out := map[string]any{"dry_run": req.DryRun, "count": len(mems), "deleted": mems, "agents_searched": req.IncludeAgents}
+	if !req.IncludeAgents {
+		out["notice"] = forgetNotice
+	}
+	ok(w, http.StatusOK, out)
 }
+
+// forgetNotice says, in a forget's answer, what it did not search.
+const forgetNotice = "agent-scoped memory (agents' notes, blocks and passages, which carry no user) was not searched; " +
+	"set include_agents to true (editor) to forget what they hold too"
 
 func (s *Server) handleDeleteUser(w http.ResponseWriter, r *http.Request) {
 	n, err := s.svc.DeleteUser(r.Context(), r.PathValue("user_id"))

@@ -81,6 +81,7 @@ func fromMicros(us int64) time.Time {
 type doc struct {
 	id, key                   string
 	tags                      []string
+	metadata                  []byte        // the record's metadata, for filters
 	strs                      [nStrs]uint32 // interned in the entry
 	created, updated, expires int64         // Unix µs, noTime for zero
 	validAt, invalidAt        int64
@@ -194,6 +195,7 @@ func (e *entry) record(d *doc) loci.Record {
 		Key:   d.key, Tags: d.tags, Category: t[d.strs[sCategory]], ActionType: t[d.strs[sActionType]], Outcome: t[d.strs[sOutcome]],
 		Confidence: d.confidence, CreatedAt: fromMicros(d.created), UpdatedAt: fromMicros(d.updated), ExpiresAt: fromMicros(d.expires),
 		ValidAt: fromMicros(d.validAt), InvalidAt: fromMicros(d.invalidAt), Review: t[d.strs[sReview]],
+		Metadata: d.metadata,
 	}
 }
 
@@ -231,6 +233,9 @@ func (e *entry) put(r *loci.Record) {
 	}
 	if len(r.Tags) > 0 {
 		d.tags = slices.Clone(r.Tags)
+	}
+	if len(r.Metadata) > 0 {
+		d.metadata = slices.Clone(r.Metadata)
 	}
 	for i, v := range [nStrs]string{r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category, r.ActionType, r.Outcome, r.Review} {
 		d.strs[i] = e.intern(v)
@@ -274,7 +279,7 @@ func (e *entry) put(r *loci.Record) {
 	e.lens = append(e.lens, d.length)
 	// The doc, its id (and map entry), key and tags; its terms (with
 	// growth slack) and postings.
-	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + 64 + 10*len(counts))
+	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 10*len(counts))
 	if e.inverted {
 		d.bytes += int32(12 * len(counts))
 	}

@@ -236,6 +236,6 @@ func strip(r *loci.Record) *loci.Record {
 		ID: r.ID, Workspace: r.Workspace, Kind: r.Kind, Scope: r.Scope, Key: r.Key, Tags: r.Tags,
 		Category: r.Category, ActionType: r.ActionType, Outcome: r.Outcome, Confidence: r.Confidence,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
-		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
+		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review, Metadata: r.Metadata,
 	}
 }

@@ -111,13 +111,19 @@ func (s *server) blockTools() {
 		OutputSchema: updateMemoryOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 	}, s.updateMemory)
+	s.coreMemoryResource()
+}
+
+// coreMemoryResource adds the core memory resource (both tool sets: a
+// resource costs a model's context nothing until it is read).
+func (s *server) coreMemoryResource() {
 	s.mcp.AddResource(&mcp.Resource{
 		URI:   CoreMemoryURI,
 		Name:  "core-memory",
 		Title: "Core memory",
-		Description: "This agent's core memory rendered as it goes into the system prompt: every block as " +
-			"\"### {label}\" and its content, a blank line between them, own blocks first by label, then shared ones. " +
-			"Empty while the agent has no blocks.",
+		Description: "This agent's core memory rendered as it goes into the system prompt: every block with content as " +
+			"\"### {label}\" and its content, a blank line between them, own blocks first by label, then shared ones; " +
+			"empty blocks are left out. Empty while no block has content.",
 		MIMEType: "text/plain",
 	}, s.readCoreMemory)
 }

@@ -258,8 +258,15 @@ func TestUpdateMemory(t *testing.T) {
 			wantBlock(t, r, "updated", "Improv fan", 4)
 		})
 		t.Run("OKReplaceEmptyClears", func(t *testing.T) {
+			r := update(map[string]any{"label": "relationships", "mode": "replace", "content": "Jan: manager"})
+			wantBlock(t, r, "updated", "Jan: manager", 2)
+			r = update(map[string]any{"label": "relationships", "mode": "replace", "content": ""})
+			wantBlock(t, r, "updated", "", 3)
+		})
+		t.Run("OKReplaceSameIsNoop", func(t *testing.T) {
+			// The same content again writes no new version (API.md v1.2).
 			r := update(map[string]any{"label": "relationships", "mode": "replace", "content": ""})
-			wantBlock(t, r, "updated", "", 2)
+			wantBlock(t, r, "updated", "", 3)
 		})
 		t.Run("OKNewLabelExpectedZero", func(t *testing.T) {
 			r := update(map[string]any{"label": "goals", "mode": "replace", "content": "Sell paper", "expected_version": 0})

@@ -110,7 +110,8 @@ func headerOrParam(r *http.Request, header, param string) (string, error) {
 
 // Handler serves MCP over streamable HTTP (mount it at /mcp). Each session
 // gets its own server bound to the identity its opening request resolved
-// to, and every later request of the session must resolve to the same
+// to, with the tool set that request chose (?tools=all or the X-Loci-Tools
+// header; else the handler's, WithTools), and every later request of the session must resolve to the same
 // identity: a session cannot be borrowed by another agent.
 type Handler struct {
 	svc     loci.Service
@@ -132,6 +133,12 @@ type pin struct {
 
 type identityKey struct{}
 
+// opening is what a request would open a session with.
+type opening struct {
+	id    Identity
+	tools ToolSet
+}
+
 // NewHandler returns the streamable HTTP handler of MCP over svc; resolve
 // says who each request acts for (HeaderIdentity when auth is off).
 func NewHandler(svc loci.Service, resolve IdentityFunc, opts ...Option) *Handler {
@@ -151,6 +158,11 @@ func NewHandler(svc loci.Service, resolve IdentityFunc, opts ...Option) *Handler
 // session's, and hands the request to the SDK.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, err := h.resolve(r)
+	if err != nil {
+		h.refuse(w, err)
+		return
+	}
+	tools, err := h.toolSet(r)
 	if err != nil {
 		h.refuse(w, err)
 		return
@@ -178,7 +190,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))
+	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, opening{id: id, tools: tools})))
+}
+
+// toolSet reads the tool set a request chooses: the X-Loci-Tools header
+// or the tools query parameter (/mcp?tools=all), else the handler's
+// (WithTools). Only a session's opening request decides: its set is fixed
+// for the session.
+func (h *Handler) toolSet(r *http.Request) (ToolSet, error) {
+	v, err := headerOrParam(r, ToolsHeader, ToolsParam)
+	if err != nil {
+		return "", err
+	}
+	if v == "" {
+		return h.cfg.tools, nil
+	}
+	return ParseToolSet(v)
 }
 
 // serverMethods are the JSON-RPC requests and notifications the SDK's
@@ -227,12 +254,13 @@ func answerUnknownMethod(w http.ResponseWriter, body []byte) bool {
 // server returns a new server for a new session, bound to the identity
 // ServeHTTP resolved; the session id it hands out is pinned to it.
 func (h *Handler) server(r *http.Request) *mcp.Server {
-	id, ok := r.Context().Value(identityKey{}).(Identity)
+	o, ok := r.Context().Value(identityKey{}).(opening)
 	if !ok {
 		return nil // 400 from the SDK; cannot happen through ServeHTTP
 	}
+	id := o.id
 	var srv *mcp.Server
-	srv = newServer(h.svc, id, h.cfg, func() string {
+	srv = newServer(h.svc, id, h.cfg, o.tools, func() string {
 		sid := rand.Text()
 		h.pin(sid, &pin{id: id, srv: srv, created: time.Now()})
 		return sid

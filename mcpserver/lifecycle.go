@@ -41,10 +41,6 @@ func (s *server) needUser() error {
 	return nil
 }
 
-// userNote is the sentence tool descriptions end with for the tools that
-// need a user.
-const userNote = " Needs a user: the MCP server must be started with --user ID (HTTP: the X-Loci-User header); otherwise every call is an error."
-
 // inputOptions are how input schemas are inferred: a json.RawMessage
 // argument accepts any JSON value (the SDK decodes it untouched).
 var inputOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
@@ -117,7 +113,7 @@ func utc(t time.Time) time.Time { return t.UTC() }
 
 // SetWorkingInput is the input of set_working.
 type SetWorkingInput struct {
-	TaskID string          `json:"task_id" jsonschema:"Id of the task (one execution, one piece of work) this scratchpad belongs to, e.g. interview-42. Required; at most 100 bytes. Use the same id for every call of the task."`
+	TaskID string          `json:"task_id" jsonschema:"Id of the task (one execution, one piece of work) this scratchpad belongs to, e.g. fix-login-42. Required; at most 100 bytes. Use the same id for every call of the task."`
 	Key    string          `json:"key" jsonschema:"Name of the value within the task, e.g. plan, progress, intermediate_results. Required; at most 100 bytes. Setting an existing key replaces its value."`
 	Value  json.RawMessage `json:"value" jsonschema:"The value: any JSON (object, array, string, number, boolean), not null. Required."`
 }
@@ -155,7 +151,7 @@ type GetWorkingOutput struct {
 
 // RecordEpisodeInput is the input of record_episode.
 type RecordEpisodeInput struct {
-	ActionType        string          `json:"action_type" jsonschema:"Short, stable name of the kind of action, reused across episodes so they can be compared, e.g. interview_analysis, draft_post, send_email. Required."`
+	ActionType        string          `json:"action_type" jsonschema:"Short, stable name of the kind of action, reused across episodes so they can be compared, e.g. code_review, draft_reply, send_email. Required."`
 	ActionDescription string          `json:"action_description" jsonschema:"What you did this time, in one or two sentences: this text is what find_similar_episodes matches. Required."`
 	Outcome           string          `json:"outcome" jsonschema:"How it went: success (achieved the goal), partial (achieved part of it or with problems), failure (did not). Required."`
 	Context           json.RawMessage `json:"context,omitempty" jsonschema:"Optional JSON object: the situation, e.g. goal, inputs, tools_used, plan_id."`
@@ -173,7 +169,7 @@ type RecordEpisodeOutput struct {
 
 // FindEpisodesInput is the input of find_similar_episodes.
 type FindEpisodesInput struct {
-	Query      string `json:"query" jsonschema:"Describe the task you are about to do, e.g. analyzing interview transcript for behavioral questions. Required."`
+	Query      string `json:"query" jsonschema:"Describe the task you are about to do, e.g. reviewing a pull request that changes the login flow. Required."`
 	Outcome    string `json:"outcome,omitempty" jsonschema:"Only episodes with this outcome: success (what worked), partial, or failure (what to avoid). Omit for all."`
 	ActionType string `json:"action_type,omitempty" jsonschema:"Only episodes of this action type. Omit for all."`
 	Limit      int    `json:"limit,omitempty" jsonschema:"How many episodes at most, 1 to 100 (default 5)."`
@@ -213,7 +209,7 @@ type FindEpisodesOutput struct {
 type StoreFactInput struct {
 	Category string          `json:"category" jsonschema:"What kind of knowledge it is. Required."`
 	Fact     string          `json:"fact" jsonschema:"The knowledge itself, as one self-contained sentence, e.g. User performs better with structured STAR responses than free-form answers. Required."`
-	Keywords []string        `json:"keywords,omitempty" jsonschema:"Optional keywords to find it by, e.g. [\"interview\", \"STAR\"]."`
+	Keywords []string        `json:"keywords,omitempty" jsonschema:"Optional keywords to find it by, e.g. [\"deploy\", \"staging\"]."`
 	Evidence json.RawMessage `json:"evidence,omitempty" jsonschema:"Optional JSON object: why you believe it, e.g. source_episodes (episode ids from record_episode), external_sources (URLs, documents)."`
 	Key      string          `json:"key,omitempty" jsonschema:"Optional slot the fact fills, e.g. home_city, employer, current_role: a new fact with the key of a current fact replaces it (the old one is kept as history, no longer current). Use it for facts that change over time; omit it for facts that simply add up."`
 	ValidAt  string          `json:"valid_at,omitempty" jsonschema:"Optional: when the fact became (or becomes) true, RFC 3339, e.g. 2025-09-01T00:00:00Z. Default now. A future time is allowed: the fact is not current until then."`
@@ -235,7 +231,7 @@ type StoreFactOutput struct {
 
 // SearchFactsInput is the input of search_facts.
 type SearchFactsInput struct {
-	Query         string `json:"query" jsonschema:"What you want to know, in words, e.g. preferred interview style communication. Required."`
+	Query         string `json:"query" jsonschema:"What you want to know, in words, e.g. how the user likes code reviews written. Required."`
 	Category      string `json:"category,omitempty" jsonschema:"Only facts of this category. Omit for all."`
 	IncludeGlobal bool   `json:"include_global,omitempty" jsonschema:"With a user: also search global knowledge shared by every user (default true). Without a user only global facts are searched."`
 	AsOf          string `json:"as_of,omitempty" jsonschema:"Optional: search what was true at this time instead of now, RFC 3339, e.g. 2025-01-01T00:00:00Z."`
@@ -259,7 +255,7 @@ type FactResult struct {
 	Key                string         `json:"key,omitempty" jsonschema:"its key (the slot it fills), when it has one"`
 	ValidAt            time.Time      `json:"valid_at" jsonschema:"when it became true"`
 	InvalidAt          *time.Time     `json:"invalid_at,omitempty" jsonschema:"when it stopped (or stops) being true, if it does"`
-	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or superseded, invalidated or future relative to now when as_of asked for another time"`
+	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or, for a version not true at the time asked (as_of, default now), superseded, invalidated or future as of that time"`
 }
 
 // SearchFactsOutput is the output of search_facts.
@@ -342,8 +338,11 @@ var (
 	})
 	findEpisodesOutputSchema = outputSchema[FindEpisodesOutput](nil)
 
+	// categoryPattern is what a fact category may be (loci.ValidCategory).
+	categoryPattern = "^[a-z][a-z0-9_]{0,63}$"
+
 	storeFactInputSchema = inputSchemaOf[StoreFactInput](func(s *jsonschema.Schema) {
-		s.Properties["category"].Enum = enumOf(loci.FactCategories)
+		s.Properties["category"].Pattern = categoryPattern
 		objectProps(s.Properties["evidence"], map[string]*jsonschema.Schema{
 			"source_episodes":  {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "ids of the episodes that support it"},
 			"external_sources": {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "outside sources that support it"},
@@ -353,7 +352,7 @@ var (
 		s.Properties["scope"].Enum = []any{ScopeUser, ScopeGlobal}
 	})
 	searchFactsInputSchema = inputSchemaOf[SearchFactsInput](func(s *jsonschema.Schema) {
-		s.Properties["category"].Enum = enumOf(loci.FactCategories)
+		s.Properties["category"].Pattern = categoryPattern
 		s.Properties["include_global"].Default = json.RawMessage("true")
 		limitSchema(s.Properties["limit"], defaultFactResults)
 	})
@@ -373,12 +372,9 @@ var (
 	})
 )
 
-// categoryGuide explains the fact categories to a model.
-const categoryGuide = "Categories: user_preference (how the user likes things done), skill_assessment (what the user is good or weak at), " +
-	"interview_insight (what was learned from an interview), job_market_fact (facts about roles, salaries, demand), " +
-	"action_outcome (what an action led to), feedback_received (what the user or others said about your work), " +
-	"pattern_learned (a regularity seen over several episodes), career_goal (what the user is aiming for), " +
-	"company_info (facts about an organisation), general_fact (anything else)."
+// categoryGuide explains fact categories to a model, without the
+// vocabulary of any one domain.
+const categoryGuide = "A category is any short lowercase name (letters, digits, underscores) that groups facts of one sort; general_fact is for anything else."
 
 func (s *server) lifecycleTools() {
 	addTool(s, &mcp.Tool{
@@ -387,7 +383,7 @@ func (s *server) lifecycleTools() {
 		Description: "Write a value to the scratchpad of the current task: your goal and sub-goals, the active plan and progress, intermediate results, tool outputs still to evaluate. " +
 			"Values are per task (task_id) and per this connection's agent and user; setting a key again replaces its value. " +
 			"They expire 24 hours after their last write, so keep lasting insights in store_fact or remember instead. " +
-			"A task's values total at most 50 KB (51200 bytes of JSON, counting every agent on the task): a write past that is an error and changes nothing.",
+			"A task's values total at most 50 KB (51200 bytes of JSON, compact with strings as UTF-8, counting every agent on the task): a write past that is an error and changes nothing.",
 		InputSchema:  setWorkingInputSchema,
 		OutputSchema: setWorkingOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
@@ -403,13 +399,22 @@ func (s *server) lifecycleTools() {
 		OutputSchema: getWorkingOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.getWorking)
+	s.factTools()
+	if s.id.UserID != "" {
+		s.episodeTools()
+	}
+}
+
+// episodeTools adds the tools that need a user: episodes and the review
+// list. A connection without a user does not list them.
+func (s *server) episodeTools() {
 	addTool(s, &mcp.Tool{
 		Name:  "record_episode",
 		Title: "Record episode",
 		Description: "Record what you just did for the user and how it went, so later runs can learn from it: call it after each significant action " +
 			"(an analysis, a draft, a recommendation, a message sent), whether it worked or not. Outcome: success (achieved the goal), " +
 			"partial (part of it, or with problems), failure (did not; say why in outcome_details.error). " +
-			"Episodes are kept 30 days, at most 1000 per user and agent (the oldest leave first); find them again with find_similar_episodes." + userNote,
+			"Episodes are kept 30 days, at most 1000 per user and agent (the oldest leave first); find them again with find_similar_episodes.",
 		InputSchema:  recordEpisodeInputSchema,
 		OutputSchema: recordEpisodeOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
@@ -419,15 +424,28 @@ func (s *server) lifecycleTools() {
 		Title: "Find similar episodes",
 		Description: "Before a task, find your past episodes for this user that resemble it, best match first: " +
 			"filter on outcome success to reuse what worked and on failure to avoid what did not. " +
-			"Only this agent's live episodes for this connection's user are searched." + userNote,
+			"Only this agent's live episodes for this connection's user are searched.",
 		InputSchema:  findEpisodesInputSchema,
 		OutputSchema: findEpisodesOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.findEpisodes)
 	addTool(s, &mcp.Tool{
+		Name:  "list_review",
+		Title: "List what awaits review",
+		Description: "List what of this user's memory waits for the user's review: facts that were contradicted (disputed) and preferences the user " +
+			"explicitly contradicted (flagged_for_removal). Ask the user about them when it fits, and do not rely on them meanwhile.",
+		InputSchema:  listReviewInputSchema,
+		OutputSchema: listReviewOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.listReview)
+}
+
+// factTools adds store_fact and search_facts.
+func (s *server) factTools() {
+	addTool(s, &mcp.Tool{
 		Name:  "store_fact",
 		Title: "Store fact",
-		Description: "Store a piece of validated, lasting knowledge in long-term memory: a learned user preference, a skill, a pattern seen across several episodes, a domain fact. " +
+		Description: "Store a piece of validated, lasting knowledge in long-term memory: something learned about the user, a pattern seen across several episodes, a fact of the domain. " +
 			"Store conclusions, not raw data; cite supporting episode ids in evidence.source_episodes. " + categoryGuide + " " +
 			"On a connection with a user the fact is that user's (scope user). On a connection without a user it is global knowledge (scope global) that " +
 			"every user's connection in this workspace can find: store only general domain facts there, never anything personal. " +
@@ -440,23 +458,13 @@ func (s *server) lifecycleTools() {
 	addTool(s, &mcp.Tool{
 		Name:  "search_facts",
 		Title: "Search facts",
-		Description: "Search long-term memory for what you know that bears on the task, best match first, e.g. the user's preferences (category user_preference) " +
-			"or known patterns (category pattern_learned) before you start. On a connection with a user it searches that user's facts and, unless include_global is false, " +
+		Description: "Search long-term memory for what you know that bears on the task, best match first, before you start. On a connection with a user it searches that user's facts and, unless include_global is false, " +
 			"global knowledge; without a user only global facts. Only facts true now are searched (as_of: true at another time). " +
 			"Trust a fact by its relevance_score (0 to 1), is_validated and status (disputed: contradicted, awaiting review); the search counts as an access." + " " + categoryGuide,
 		InputSchema:  searchFactsInputSchema,
 		OutputSchema: searchFactsOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.searchFacts)
-	addTool(s, &mcp.Tool{
-		Name:  "list_review",
-		Title: "List what awaits review",
-		Description: "List what of this user's memory waits for the user's review: facts that were contradicted (disputed) and preferences the user " +
-			"explicitly contradicted (flagged_for_removal). Ask the user about them when it fits, and do not rely on them meanwhile." + userNote,
-		InputSchema:  listReviewInputSchema,
-		OutputSchema: listReviewOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-	}, s.listReview)
 }
 
 func (s *server) workingFilter() loci.WorkingFilter {

@@ -25,10 +25,16 @@ func eachService(t *testing.T, fn func(t *testing.T, svc loci.Service)) {
 }
 
 // MustConnect opens a client session to a server for id over in-memory
-// transports.
+// transports, with the full tool set (the per-kind tools' tests).
 func MustConnect(t *testing.T, svc loci.Service, id mcpserver.Identity) *mcp.ClientSession {
 	t.Helper()
-	srv, err := mcpserver.New(svc, id, mcpserver.WithLogger(quiet))
+	return MustConnectTools(t, svc, id, mcpserver.ToolsAll)
+}
+
+// MustConnectTools is MustConnect with the tool set named.
+func MustConnectTools(t *testing.T, svc loci.Service, id mcpserver.Identity, set mcpserver.ToolSet) *mcp.ClientSession {
+	t.Helper()
+	srv, err := mcpserver.New(svc, id, mcpserver.WithLogger(quiet), mcpserver.WithTools(set))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

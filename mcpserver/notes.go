@@ -77,7 +77,15 @@ var (
 	forgetOutputSchema = outputSchema[ForgetOutput](nil)
 )
 
+// noteTools adds the note tools of the full set: seed 000's remember and
+// recall, and forget.
 func (s *server) noteTools() {
+	s.seedNoteTools()
+	s.forgetTool()
+}
+
+// seedNoteTools adds seed 000's remember and recall (both sets).
+func (s *server) seedNoteTools() {
 	addTool(s, &mcp.Tool{
 		Name:  "remember",
 		Title: "Remember",
@@ -97,6 +105,9 @@ func (s *server) noteTools() {
 		OutputSchema: recallOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.recall)
+}
+
+func (s *server) forgetTool() {
 	addTool(s, &mcp.Tool{
 		Name:  "forget",
 		Title: "Forget",

@@ -17,7 +17,7 @@ import (
 
 // ObservePreferenceInput is the input of observe_preference.
 type ObservePreferenceInput struct {
-	Type      string          `json:"type" jsonschema:"Name of the preference, stable across observations, e.g. default_vertical, channel_preference, budget_range, communication_style, kpi_priorities. Required."`
+	Type      string          `json:"type" jsonschema:"Name of the preference, stable across observations, e.g. language, response_length, communication_style, review_style. Required."`
 	Value     json.RawMessage `json:"value" jsonschema:"The preferred value: any JSON (string, number, list, object), e.g. [\"Paid Search\", \"CTV\"]. Required."`
 	Source    string          `json:"source" jsonschema:"How you learned it: explicit (the user said so), implicit (their behaviour shows it), decision (a choice made in this session only). Required."`
 	SessionID string          `json:"session_id,omitempty" jsonschema:"The current session's id: required for a decision, ignored otherwise."`
@@ -54,7 +54,7 @@ type UserContextInput struct{}
 type ContextSessionResult struct {
 	SessionID    string    `json:"session_id" jsonschema:"the session's id"`
 	Summary      string    `json:"summary,omitempty" jsonschema:"what the session was about"`
-	Context      any       `json:"context,omitempty" jsonschema:"the session's context values (vertical, budget, objectives, constraints...)"`
+	Context      any       `json:"context,omitempty" jsonschema:"the session's context values (objectives, constraints...)"`
 	IsPersistent bool      `json:"is_persistent" jsonschema:"true when the session is kept for good"`
 	Confidence   float64   `json:"confidence" jsonschema:"0 to 100: how much to rely on it"`
 	MessageCount int       `json:"message_count" jsonschema:"how many messages it has"`
@@ -84,16 +84,21 @@ var (
 	userContextOutputSchema = outputSchema[UserContextOutput](nil)
 )
 
+// preferenceTools adds the tools of the user's preferences and context,
+// only on a connection with a user: without one they could not work.
 func (s *server) preferenceTools() {
+	if s.id.UserID == "" {
+		return
+	}
 	addTool(s, &mcp.Tool{
 		Name:  "observe_preference",
 		Title: "Observe preference",
 		Description: "Record a preference of the user as soon as you observe it, so later sessions start from it. " +
-			"Source explicit: the user stated it (\"I always work on Retail campaigns\"): confidence 100, kept for good. " +
-			"Source implicit: their behaviour shows it (they keep selecting the same KPIs): confidence 40 the first time, +15 per repeat of the same value, at most 85. " +
-			"Source decision: a choice for this session only (\"500K budget for this campaign\"), with its session_id: confidence 100, not kept beyond the session. " +
+			"Source explicit: the user stated it (\"always answer in French\"): confidence 100, kept for good. " +
+			"Source implicit: their behaviour shows it (they keep choosing the same option): confidence 40 the first time, +15 per repeat of the same value, at most 85. " +
+			"Source decision: a choice for this session only (\"use the staging server this time\"), with its session_id: confidence 100, not kept beyond the session. " +
 			"A different value replaces the old one and restarts its count. " +
-			"The result's tier says how to apply it: high (80 to 100) apply without asking, medium (50 to 79) suggest as a default the user may override, low (below 50) do not apply." + userNote,
+			"The result's tier says how to apply it: high (80 to 100) apply without asking, medium (50 to 79) suggest as a default the user may override, low (below 50) do not apply.",
 		InputSchema:  observePreferenceInputSchema,
 		OutputSchema: observePreferenceOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
@@ -102,9 +107,9 @@ func (s *server) preferenceTools() {
 		Name:  "get_user_context",
 		Title: "Get user context",
 		Description: "Call this once at the start of a session: it loads the user's defaults, the preferences to apply and up to 5 recent sessions (creating the user with empty defaults if new). " +
-			"Apply each preference by its tier: high (confidence 80 to 100) apply automatically and present as known (\"since you typically work in Retail\"); " +
-			"medium (50 to 79) suggest as a default and confirm (\"I assume Retail, is that correct?\"); low (below 50) do not apply, at most mention as an option. " +
-			"Pre-populate known values silently; do not announce that preferences are being applied. Confidence already accounts for disuse." + userNote,
+			"Apply each preference by its tier: high (confidence 80 to 100) apply automatically and present as known (\"since you usually prefer X\"); " +
+			"medium (50 to 79) suggest as a default and confirm (\"I assume X, is that right?\"); low (below 50) do not apply, at most mention as an option. " +
+			"Pre-populate known values silently; do not announce that preferences are being applied. Confidence already accounts for disuse.",
 		InputSchema:  userContextInputSchema,
 		OutputSchema: userContextOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

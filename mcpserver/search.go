@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -17,11 +18,12 @@ import (
 
 // SearchMemoryInput is the input of search_memory.
 type SearchMemoryInput struct {
-	Query   string   `json:"query" jsonschema:"What you are looking for, in words, e.g. the user's deadline for the report. Required; any text (never query syntax), at most 4096 bytes."`
-	Kinds   []string `json:"kinds,omitempty" jsonschema:"Only these kinds of memory: note, block, passage, working, episode, fact, preference, session. Omit to search them all."`
-	Tags    []string `json:"tags,omitempty" jsonschema:"Only memories carrying every one of these tags (passage tags, fact keywords)."`
-	Limit   int      `json:"limit,omitempty" jsonschema:"How many results at most, 1 to 100 (default 10)."`
-	Explain bool     `json:"explain,omitempty" jsonschema:"Also say how each score was made: the rank and score of each signal (lexical, vector, date), recency, confidence, and what conversational context, session strength and a date named in the query added."`
+	Query   string          `json:"query" jsonschema:"What you are looking for, in words, e.g. the user's deadline for the report. Required; any text (never query syntax), at most 4096 bytes."`
+	Kinds   []string        `json:"kinds,omitempty" jsonschema:"Only these kinds of memory: note, block, passage, working, episode, fact, preference, session. Omit to search them all."`
+	Tags    []string        `json:"tags,omitempty" jsonschema:"Only memories carrying every one of these tags (passage tags, fact keywords)."`
+	Filters json.RawMessage `json:"filters,omitempty" jsonschema:"Only memories matching this filter, applied before ranking. {\"FIELD\": VALUE} is equality; {\"FIELD\": {\"OP\": VALUE}} with OP eq, ne, in, nin, gt, gte, lt, lte or contains (an array holds the value); combine with {\"and\": [...]}, {\"or\": [...]}, {\"not\": F}. FIELD: metadata.NAME, kind, category, tags, key, created_at, updated_at. Example: {\"metadata.project\": \"billing\"}."`
+	Limit   int             `json:"limit,omitempty" jsonschema:"How many results at most, 1 to 100 (default 10)."`
+	Explain bool            `json:"explain,omitempty" jsonschema:"Also say how each score was made: the rank and score of each signal (lexical, vector, date), recency, confidence, and what conversational context, session strength and a date named in the query added."`
 }
 
 // MemoryResult is one memory as search_memory returns it.
@@ -55,6 +57,7 @@ var (
 		s.Properties["kinds"].Items.Enum = enumOf(kinds)
 		s.Properties["query"].MaxLength = ptr(loci.MaxQueryBytes)
 		limitSchema(s.Properties["limit"], defaultMemoryResults)
+		s.Properties["filters"].Type = "object"
 	})
 	searchMemoryOutputSchema = outputSchema[SearchMemoryOutput](nil)
 )
@@ -66,7 +69,7 @@ func (s *server) searchTools() {
 		Description: "Search everything you remember, by meaning and by words at once (hybrid search): notes, core memory blocks, archival passages, " +
 			"working memory, and, when this connection serves a user, your episodes and facts about that user and the user's preferences and sessions. " +
 			"Use it before answering when past knowledge may help, or to find a memory whose key or id you do not know. " +
-			"Results are ranked best first, recent and trusted memories a little higher; narrow with kinds (e.g. [\"passage\", \"fact\"]) or tags. " +
+			"Results are ranked best first, recent and trusted memories a little higher; narrow with kinds (e.g. [\"passage\", \"fact\"]), tags or filters (on metadata and fields). " +
 			"It never returns another agent's or another user's memories. A memory is found by its words as soon as it is stored " +
 			"(pending_embeddings counts those not yet searchable by meaning). An empty query, an unknown kind or a limit out of range is an error.",
 		InputSchema:  searchMemoryInputSchema,
@@ -75,9 +78,79 @@ func (s *server) searchTools() {
 	}, s.searchMemory)
 }
 
+// FindMemoryInput is the input of the default set's search_memory: the
+// full set's without explain.
+type FindMemoryInput struct {
+	Query   string          `json:"query" jsonschema:"What you are looking for, in words. Required."`
+	Kinds   []string        `json:"kinds,omitempty" jsonschema:"Only these kinds. Omit for all."`
+	Tags    []string        `json:"tags,omitempty" jsonschema:"Only memories carrying every one of these tags."`
+	Filters json.RawMessage `json:"filters,omitempty" jsonschema:"Only memories matching this filter: {\"FIELD\": VALUE}, or {\"FIELD\": {\"OP\": VALUE}} with OP eq ne in nin gt gte lt lte contains; combine with and, or, not. FIELD: metadata.NAME, kind, category, tags, key, created_at, updated_at. E.g. {\"metadata.project\": \"billing\"}."`
+	Limit   int             `json:"limit,omitempty" jsonschema:"At most this many results (default 10)."`
+}
+
+// FoundMemory is one memory as the default set's search_memory returns it.
+type FoundMemory struct {
+	ID        string    `json:"id" jsonschema:"its id, for update_memory and delete_memory"`
+	Kind      string    `json:"kind" jsonschema:"its kind"`
+	Key       string    `json:"key,omitempty" jsonschema:"its key"`
+	Content   string    `json:"content" jsonschema:"its text"`
+	Tags      []string  `json:"tags,omitempty" jsonschema:"its tags"`
+	Score     float64   `json:"score" jsonschema:"higher is better"`
+	CreatedAt time.Time `json:"created_at" jsonschema:"when it was stored"`
+}
+
+// FindMemoryOutput is the output of the default set's search_memory.
+type FindMemoryOutput struct {
+	Success bool          `json:"success" jsonschema:"true when the search ran"`
+	Count   int           `json:"count" jsonschema:"number of results"`
+	Results []FoundMemory `json:"results" jsonschema:"best first"`
+}
+
+var (
+	findMemoryInputSchema = inputSchemaOf[FindMemoryInput](func(s *jsonschema.Schema) {
+		kinds := make([]string, len(loci.Kinds))
+		for i, k := range loci.Kinds {
+			kinds[i] = string(k)
+		}
+		s.Properties["kinds"].Items.Enum = enumOf(kinds)
+		s.Properties["query"].MaxLength = ptr(loci.MaxQueryBytes)
+		limitSchema(s.Properties["limit"], defaultMemoryResults)
+		s.Properties["filters"].Type = "object"
+	})
+	findMemoryOutputSchema = outputSchema[FindMemoryOutput](nil)
+)
+
+// findTool adds the default set's search_memory: the same search, with a
+// shorter description and result.
+func (s *server) findTool() {
+	addTool(s, &mcp.Tool{
+		Name:  "search_memory",
+		Title: "Search memory",
+		Description: "Search what you remember, by meaning and by words, best first: use it before answering when past knowledge may help, " +
+			"and to find the id of a memory to update or delete. It never returns another agent's or another user's memories. " +
+			"Narrow it with kinds, tags or filters (on metadata and fields).",
+		InputSchema:  findMemoryInputSchema,
+		OutputSchema: findMemoryOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.findMemory)
+}
+
+func (s *server) findMemory(ctx context.Context, in FindMemoryInput) (*FindMemoryOutput, error) {
+	res, err := s.searchMemory(ctx, SearchMemoryInput{Query: in.Query, Kinds: in.Kinds, Tags: in.Tags, Filters: in.Filters, Limit: in.Limit})
+	if err != nil {
+		return nil, err
+	}
+	out := &FindMemoryOutput{Success: true, Count: res.Count, Results: make([]FoundMemory, 0, len(res.Results))}
+	for _, r := range res.Results {
+		out.Results = append(out.Results, FoundMemory{ID: r.ID, Kind: r.Kind, Key: r.Key, Content: r.Content, Tags: r.Tags, Score: r.Score, CreatedAt: r.CreatedAt})
+	}
+	return out, nil
+}
+
 func (s *server) searchMemory(ctx context.Context, in SearchMemoryInput) (*SearchMemoryOutput, error) {
 	q := loci.AgentSearchQuery{
 		Query: in.Query, AgentID: s.id.AgentID, UserID: s.id.UserID, Tags: in.Tags, Limit: in.Limit, Explain: in.Explain,
+		Filters: in.Filters,
 	}
 	for _, k := range in.Kinds {
 		q.Kinds = append(q.Kinds, loci.Kind(k))

@@ -27,35 +27,47 @@ type ToolPolicy struct {
 	Kind loci.Kind
 }
 
-// toolPolicies is the one table of tool policies. Every registered tool
-// must have an entry (TestToolPolicyCoversEveryTool); a tool without one
-// is admin-only.
-var toolPolicies = map[string]ToolPolicy{
-	"remember":              {Role: loci.RoleCreator, Kind: loci.KindNote},
-	"recall":                {Role: loci.RoleViewer, Kind: loci.KindNote},
-	"forget":                {Role: loci.RoleEditor, Kind: loci.KindNote},
-	"core_memory_read":      {Role: loci.RoleViewer, Kind: loci.KindBlock},
-	"update_memory":         {Role: loci.RoleCreator, Kind: loci.KindBlock},
-	"store_memory":          {Role: loci.RoleCreator, Kind: loci.KindPassage},
-	"set_working":           {Role: loci.RoleCreator, Kind: loci.KindWorking},
-	"get_working":           {Role: loci.RoleViewer, Kind: loci.KindWorking},
-	"record_episode":        {Role: loci.RoleCreator, Kind: loci.KindEpisode},
-	"find_similar_episodes": {Role: loci.RoleViewer, Kind: loci.KindEpisode},
-	"store_fact":            {Role: loci.RoleCreator, Kind: loci.KindFact},
-	"search_facts":          {Role: loci.RoleViewer, Kind: loci.KindFact},
-	"list_review":           {Role: loci.RoleViewer},
-	"observe_preference":    {Role: loci.RoleCreator, Kind: loci.KindPreference},
-	"get_user_context":      {Role: loci.RoleViewer},
-	"search_memory":         {Role: loci.RoleViewer},
+// toolPolicies is the one table of tool policies, per tool set (a name
+// may mean another tool in another set: the default set's update_memory
+// edits any memory by id, the full set's a core memory block). Every
+// registered tool must have an entry (TestToolPolicyCoversEveryTool); a
+// tool without one is admin-only.
+var toolPolicies = map[ToolSet]map[string]ToolPolicy{
+	ToolsDefault: {
+		"remember":      {Role: loci.RoleCreator, Kind: loci.KindNote},
+		"recall":        {Role: loci.RoleViewer, Kind: loci.KindNote},
+		"add_memory":    {Role: loci.RoleCreator},
+		"search_memory": {Role: loci.RoleViewer},
+		"update_memory": {Role: loci.RoleEditor},
+		"delete_memory": {Role: loci.RoleEditor},
+	},
+	ToolsAll: {
+		"remember":              {Role: loci.RoleCreator, Kind: loci.KindNote},
+		"recall":                {Role: loci.RoleViewer, Kind: loci.KindNote},
+		"forget":                {Role: loci.RoleEditor, Kind: loci.KindNote},
+		"core_memory_read":      {Role: loci.RoleViewer, Kind: loci.KindBlock},
+		"update_memory":         {Role: loci.RoleCreator, Kind: loci.KindBlock},
+		"store_memory":          {Role: loci.RoleCreator, Kind: loci.KindPassage},
+		"set_working":           {Role: loci.RoleCreator, Kind: loci.KindWorking},
+		"get_working":           {Role: loci.RoleViewer, Kind: loci.KindWorking},
+		"record_episode":        {Role: loci.RoleCreator, Kind: loci.KindEpisode},
+		"find_similar_episodes": {Role: loci.RoleViewer, Kind: loci.KindEpisode},
+		"store_fact":            {Role: loci.RoleCreator, Kind: loci.KindFact},
+		"search_facts":          {Role: loci.RoleViewer, Kind: loci.KindFact},
+		"list_review":           {Role: loci.RoleViewer},
+		"observe_preference":    {Role: loci.RoleCreator, Kind: loci.KindPreference},
+		"get_user_context":      {Role: loci.RoleViewer},
+		"search_memory":         {Role: loci.RoleViewer},
+	},
 }
 
 // resourcePolicy applies to reading the core memory resource.
 var resourcePolicy = ToolPolicy{Role: loci.RoleViewer, Kind: loci.KindBlock}
 
-// PolicyOfTool returns the policy of a tool and whether the table has an
-// entry for it; a tool without one is admin-only.
-func PolicyOfTool(name string) (ToolPolicy, bool) {
-	p, ok := toolPolicies[name]
+// PolicyOfTool returns the policy of a tool of a set and whether the
+// table has an entry for it; a tool without one is admin-only.
+func PolicyOfTool(set ToolSet, name string) (ToolPolicy, bool) {
+	p, ok := toolPolicies[set][name]
 	if !ok {
 		return ToolPolicy{Role: loci.RoleAdmin}, false
 	}
@@ -78,7 +90,7 @@ func (s *server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.CallToolRequest:
 			// A name missing from the table (an unknown tool, or one
 			// registered without an entry) is admin-only.
-			pol, known := PolicyOfTool(r.Params.Name)
+			pol, known := PolicyOfTool(s.tools, r.Params.Name)
 			op := auditOpPrefix + r.Params.Name
 			if !known {
 				op = auditUnlistedOp

@@ -50,6 +50,26 @@ var wantRole = map[string]loci.Role{
 	"forget": loci.RoleEditor,
 }
 
+// compactToolArgs and compactWantRole are toolArgs and wantRole for the
+// default set.
+var (
+	compactToolArgs = map[string]map[string]any{
+		"remember":      {"key": "k", "value": secret},
+		"recall":        {},
+		"add_memory":    {"content": secret, "metadata": map[string]any{"source": "test"}},
+		"search_memory": {"query": "content", "filters": map[string]any{"metadata.source": "test"}},
+		"update_memory": {"id": "absent", "content": secret},
+		"delete_memory": {"id": "absent"},
+	}
+	compactWantRole = map[string]loci.Role{
+		"remember": loci.RoleCreator, "recall": loci.RoleViewer, "add_memory": loci.RoleCreator,
+		"search_memory": loci.RoleViewer, "update_memory": loci.RoleEditor, "delete_memory": loci.RoleEditor,
+	}
+	setArgs  = map[mcpserver.ToolSet]map[string]map[string]any{mcpserver.ToolsAll: toolArgs, mcpserver.ToolsDefault: compactToolArgs}
+	setRoles = map[mcpserver.ToolSet]map[string]loci.Role{mcpserver.ToolsAll: wantRole, mcpserver.ToolsDefault: compactWantRole}
+	toolSets = []mcpserver.ToolSet{mcpserver.ToolsDefault, mcpserver.ToolsAll}
+)
+
 func listTools(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
@@ -65,17 +85,25 @@ func listTools(t *testing.T, cs *mcp.ClientSession) []string {
 
 func TestToolPolicyCoversEveryTool(t *testing.T) {
 	svc := memory.New(testdb.OpenSQLite(t))
-	cs := MustConnect(t, svc, mcpserver.Identity{AgentID: "a"})
-	for _, name := range listTools(t, cs) {
-		if _, ok := mcpserver.PolicyOfTool(name); !ok {
-			t.Errorf("tool %s has no entry in the tool policy table (mcpserver/security.go)", name)
-		}
-		if _, ok := toolArgs[name]; !ok {
-			t.Errorf("tool %s has no sample arguments in toolArgs", name)
-		}
-		if _, ok := wantRole[name]; !ok {
-			t.Errorf("tool %s has no expected role in wantRole", name)
-		}
+	for _, set := range toolSets {
+		t.Run(string(set), func(t *testing.T) {
+			cs := MustConnectTools(t, svc, mcpserver.Identity{AgentID: "a", UserID: "u"}, set)
+			names := listTools(t, cs)
+			if set == mcpserver.ToolsDefault && len(names) > 6 {
+				t.Errorf("the default set lists %d tools %v, want at most 6", len(names), names)
+			}
+			for _, name := range names {
+				if _, ok := mcpserver.PolicyOfTool(set, name); !ok {
+					t.Errorf("tool %s has no entry in the tool policy table (mcpserver/security.go)", name)
+				}
+				if _, ok := setArgs[set][name]; !ok {
+					t.Errorf("tool %s has no sample arguments in toolArgs", name)
+				}
+				if _, ok := setRoles[set][name]; !ok {
+					t.Errorf("tool %s has no expected role in wantRole", name)
+				}
+			}
+		})
 	}
 }
 
@@ -94,31 +122,39 @@ func keyIdentity(t *testing.T, svc loci.Service, role loci.Role) mcpserver.Ident
 // call it.
 func TestToolRoleMatrix(t *testing.T) {
 	eachService(t, func(t *testing.T, svc loci.Service) {
-		sessions := map[loci.Role]*mcp.ClientSession{}
-		for _, role := range loci.Roles {
-			sessions[role] = MustConnect(t, svc, keyIdentity(t, svc, role))
-		}
-		for _, name := range listTools(t, sessions[loci.RoleAdmin]) {
-			t.Run(name, func(t *testing.T) {
-				if pol, _ := mcpserver.PolicyOfTool(name); pol.Role != wantRole[name] {
-					t.Errorf("policy role %q, want %q", pol.Role, wantRole[name])
-				}
+		for _, set := range toolSets {
+			t.Run(string(set), func(t *testing.T) {
+				sessions := map[loci.Role]*mcp.ClientSession{}
 				for _, role := range loci.Roles {
-					r := MustCall(t, sessions[role], name, toolArgs[name])
-					forbidden := r.isError && r.out["code"] == loci.EFORBIDDEN
-					if allowed := role.Allows(wantRole[name]); allowed && forbidden {
-						t.Errorf("%s: forbidden (%s), want allowed", role, r.text)
-					} else if !allowed && !forbidden {
-						t.Errorf("%s: %s, want a forbidden tool error", role, r.text)
+					sessions[role] = MustConnectTools(t, svc, keyIdentity(t, svc, role), set)
+				}
+				for _, name := range listTools(t, sessions[loci.RoleAdmin]) {
+					t.Run(name, func(t *testing.T) {
+						want := setRoles[set][name]
+						if pol, _ := mcpserver.PolicyOfTool(set, name); pol.Role != want {
+							t.Errorf("policy role %q, want %q", pol.Role, want)
+						}
+						for _, role := range loci.Roles {
+							r := MustCall(t, sessions[role], name, setArgs[set][name])
+							forbidden := r.isError && r.out["code"] == loci.EFORBIDDEN
+							if allowed := role.Allows(want); allowed && forbidden {
+								t.Errorf("%s: forbidden (%s), want allowed", role, r.text)
+							} else if !allowed && !forbidden {
+								t.Errorf("%s: %s, want a forbidden tool error", role, r.text)
+							}
+						}
+					})
+				}
+				if set != mcpserver.ToolsAll {
+					return
+				}
+				// The resource needs viewer: every role reads it.
+				for _, role := range loci.Roles {
+					if _, err := sessions[role].ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.CoreMemoryURI}); err != nil {
+						t.Errorf("%s: read resource: %v", role, err)
 					}
 				}
 			})
-		}
-		// The resource needs viewer: every role reads it.
-		for _, role := range loci.Roles {
-			if _, err := sessions[role].ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.CoreMemoryURI}); err != nil {
-				t.Errorf("%s: read resource: %v", role, err)
-			}
 		}
 	})
 }

@@ -7,8 +7,12 @@
 // opened with: the stdio command's flags, or what an IdentityFunc resolved
 // from an HTTP request.
 //
-// Each kind's tools live in their own file (notes.go, …) and are registered
-// by one line in register.
+// A server lists one tool set (ToolSet): by default a compact one
+// (memories.go: remember, recall, add_memory, search_memory,
+// update_memory, delete_memory), or, with WithTools(ToolsAll), every
+// kind's own tools. Each kind's tools live in their own file (notes.go, …)
+// and are registered by one line in register; the tools that need a user
+// are listed only on a connection with one.
 package mcpserver
 
 import (
@@ -78,6 +82,7 @@ type config struct {
 	version string
 	schemas *mcp.SchemaCache
 	audit   bool
+	tools   ToolSet
 }
 
 // WithLogger sets the logger for internal errors (default slog.Default()).
@@ -95,7 +100,7 @@ func WithVersion(v string) Option { return func(c *config) { c.version = v } }
 func withSchemaCache(sc *mcp.SchemaCache) Option { return func(c *config) { c.schemas = sc } }
 
 func newConfig(opts []Option) *config {
-	c := &config{logger: slog.Default(), version: "dev", audit: true}
+	c := &config{logger: slog.Default(), version: "dev", audit: true, tools: ToolsDefault}
 	for _, o := range opts {
 		o(c)
 	}
@@ -109,6 +114,7 @@ type server struct {
 	logger   *slog.Logger
 	mcp      *mcp.Server
 	cfgAudit bool
+	tools    ToolSet
 }
 
 // New returns an MCP server whose tools act on svc for the identity id.
@@ -119,13 +125,17 @@ func New(svc loci.Service, id Identity, opts ...Option) (*mcp.Server, error) {
 		return nil, err
 	}
 	c := newConfig(opts)
-	return newServer(svc, id, c, nil), nil
+	return newServer(svc, id, c, c.tools, nil), nil
 }
 
-func newServer(svc loci.Service, id Identity, c *config, sessionID func() string) *mcp.Server {
-	s := &server{svc: svc, id: id, logger: c.logger, cfgAudit: c.audit}
+func newServer(svc loci.Service, id Identity, c *config, tools ToolSet, sessionID func() string) *mcp.Server {
+	s := &server{svc: svc, id: id, logger: c.logger, cfgAudit: c.audit, tools: tools}
+	instr := instructions(id)
+	if tools != ToolsAll {
+		instr = compactInstructions(id)
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "loci", Title: "loci memory", Version: c.version}, &mcp.ServerOptions{
-		Instructions: instructions(id),
+		Instructions: instr,
 		Logger:       c.logger,
 		SchemaCache:  c.schemas,
 		GetSessionID: sessionID,
@@ -135,8 +145,14 @@ func newServer(svc loci.Service, id Identity, c *config, sessionID func() string
 	return s.mcp
 }
 
-// register adds every tool: one line per kind's file.
+// register adds the tools of the server's set. The full set has one line
+// per kind's file; the tools that need a user are added only when the
+// connection has one.
 func (s *server) register() {
+	if s.tools != ToolsAll {
+		s.compactTools()
+		return
+	}
 	s.noteTools()
 	s.blockTools()
 	s.passageTools()
@@ -148,7 +164,7 @@ func (s *server) register() {
 // instructions tells the model what the server is for and when to use
 // each group of tools.
 func instructions(id Identity) string {
-	user := "This connection serves no user: the tools that need one (record_episode, find_similar_episodes, observe_preference, get_user_context, list_review) return an error, and facts are global knowledge."
+	user := "This connection serves no user: the tools that need one (episodes, preferences, user context, review) are not offered, and facts are global knowledge."
 	if strings.TrimSpace(id.UserID) != "" {
 		user = "This connection serves user " + strings.TrimSpace(id.UserID) + ": episodes, facts and preferences are that user's."
 	}

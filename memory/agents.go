@@ -141,7 +141,8 @@ func (s *Service) GetAgent(ctx context.Context, id string) (_ *loci.Agent, err e
 	return a, err
 }
 
-// ListAgents returns the workspace's agents by id.
+// ListAgents returns the workspace's agents by id: those created and those
+// known only by their memories (an agent with only notes).
 func (s *Service) ListAgents(ctx context.Context, limit, offset int) (_ []*loci.Agent, _ int, err error) {
 	au, err := s.begin(ctx, "agent.list", "", loci.Scope{}, agentDeny)
 	defer au.end(&err)
@@ -152,7 +153,7 @@ func (s *Service) ListAgents(ctx context.Context, limit, offset int) (_ []*loci.
 	agents := []*loci.Agent{}
 	var total int
 	err = au.view(func(tx loci.Tx) error {
-		list, n, err := tx.ListAgents(ctx, loci.WorkspaceFrom(ctx), limit, offset)
+		list, n, err := tx.ListKnownAgents(ctx, loci.WorkspaceFrom(ctx), limit, offset)
 		agents, total = append(agents[:0], list...), n
 		for _, a := range list {
 			au.touch(a.ID)

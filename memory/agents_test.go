@@ -149,7 +149,7 @@ func TestDeleteAgentCascade(t *testing.T) {
 	}
 
 	// b's prompt lost a's shared block; c's prompt keeps b's.
-	if p, err := svc.Prompt(ctx, "c"); err != nil || p != "### current_state\n\n\n### news_c\nnews onlyc\n\n### personality\ncalm onlyc\n\n### relationships\n\n\n### news_b\nnews onlyb" {
+	if p, err := svc.Prompt(ctx, "c"); err != nil || p != "### news_c\nnews onlyc\n\n### personality\ncalm onlyc\n\n### news_b\nnews onlyb" {
 		t.Errorf("prompt of c = %q, %v", p, err)
 	}
 	if _, err := svc.GetAgent(ctx, "a"); loci.ErrorCode(err) != loci.ENOTFOUND {

@@ -26,7 +26,11 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	base := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags, Kinds: append([]loci.Kind(nil), q.Kinds...)}
+	where, err := loci.ParseMemoryFilter(q.Filters)
+	if err != nil {
+		return nil, err
+	}
+	base := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags, Kinds: append([]loci.Kind(nil), q.Kinds...), Where: where}
 	limit := q.Limit
 	if limit == 0 {
 		limit = loci.DefaultSearchLimit

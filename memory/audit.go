@@ -106,6 +106,10 @@ func (a *audited) count(n int) { a.e.Count = n }
 // created marks the operation as one that created what it names (201).
 func (a *audited) created() { a.e.Status = 201 }
 
+// quiet marks an operation that read and changed no memory (a scheduled
+// prune that found nothing to delete): it writes no entry.
+func (a *audited) quiet() { a.written = true }
+
 // dryRun marks the operation as a dry run: it said what it would change.
 func (a *audited) dryRun() { a.e.DryRun = true }
 
@@ -268,15 +272,17 @@ func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.
 	return entries, total, err
 }
 
-// PruneAudit deletes entries older than retention, in every workspace.
-func (s *Service) PruneAudit(ctx context.Context, retention time.Duration) (n int, err error) {
+// PruneAudit applies the audit retention r (age and size), in every
+// workspace. The prune's own entry is written with it, and is not counted
+// against MaxEntries.
+func (s *Service) PruneAudit(ctx context.Context, r loci.AuditRetention) (n int, err error) {
 	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
 	}
-	if retention <= 0 {
-		return 0, loci.Errorf(loci.EINVALID, "audit retention must be positive")
+	if r.MaxAge < 0 || r.MaxEntries < 0 || (r.MaxAge == 0 && r.MaxEntries == 0) {
+		return 0, loci.Errorf(loci.EINVALID, "audit retention needs a positive age or number of entries")
 	}
 	if err := loci.Authorize(ctx, loci.RoleAdmin); err != nil {
 		return 0, err
@@ -285,10 +291,27 @@ func (s *Service) PruneAudit(ctx context.Context, retention time.Duration) (n in
 	if err := s.FlushAudit(ctx); err != nil {
 		return 0, err
 	}
-	err = a.update(func(tx loci.Tx) (err error) {
-		n, err = tx.DeleteAuditBefore(ctx, s.now().Add(-retention))
+	err = a.update(func(tx loci.Tx) error {
+		n = 0
+		if r.MaxAge > 0 {
+			d, err := tx.DeleteAuditBefore(ctx, s.now().Add(-r.MaxAge))
+			if err != nil {
+				return err
+			}
+			n += d
+		}
+		if r.MaxEntries > 0 {
+			d, err := tx.DeleteAuditBeyond(ctx, r.MaxEntries)
+			if err != nil {
+				return err
+			}
+			n += d
+		}
 		a.count(n)
-		return err
+		if n == 0 {
+			a.quiet()
+		}
+		return nil
 	})
 	return n, err
 }
@@ -308,7 +331,10 @@ type auditQueue struct {
 	mu      sync.Mutex
 	pending []loci.AuditEntry
 	running bool
-	kick    chan struct{}
+	// closed: the service is closing; an entry queued after the last
+	// write has no store to go to and is logged as lost.
+	closed bool
+	kick   chan struct{}
 	// flush serializes writes of batches (the writer and FlushAudit).
 	flush sync.Mutex
 }
@@ -320,6 +346,11 @@ func newAuditQueue(s *Service) *auditQueue {
 // add queues e, starting the writer if need be.
 func (q *auditQueue) add(e loci.AuditEntry) {
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		q.s.logger.Error("audit entry after the service closed, not written", "operation", e.Operation, "status", e.Status)
+		return
+	}
 	q.pending = append(q.pending, e)
 	full := len(q.pending) >= auditFlushAt
 	start := !q.running
@@ -382,6 +413,16 @@ func (q *auditQueue) write(ctx context.Context) (int, error) {
 		return len(batch), fmt.Errorf("audit: %w", err)
 	}
 	return len(batch), nil
+}
+
+// close takes no entry after it, and writes what waits (after the batch
+// being written, if any: write holds flush): the store closes next.
+func (q *auditQueue) close(ctx context.Context) error {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	_, err := q.write(ctx)
+	return err
 }
 
 // FlushAudit writes the entries waiting in the queue now (FindAudit does;

@@ -206,7 +206,7 @@ func TestAuditOpsB(t *testing.T) {
 					return auditWant{scope: ua, kind: loci.KindFact, status: 201, ids: []string{f2.ID, f1.ID}, count: 2}
 				},
 				fail: func() error {
-					_, err := svc.StoreFact(ctx, loci.FactInput{UserID: "u1", Category: "bogus", Fact: "x"})
+					_, err := svc.StoreFact(ctx, loci.FactInput{UserID: "u1", Category: "Bogus!", Fact: "x"})
 					return err
 				},
 				code: loci.EINVALID,

@@ -262,6 +262,10 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 	if err := json.Unmarshal(rec.Data, &d); err != nil {
 		return nil, fmt.Errorf("decode block %s: %w", rec.ID, err)
 	}
+	if (w.Limit == 0 || w.Limit == d.Limit) && normContent(w.Content) == normContent(rec.Content) {
+		// A repeat changes nothing: no new version (API.md v1.2).
+		return rec, nil
+	}
 	if w.Limit > 0 {
 		d.Limit = w.Limit
 	}
@@ -274,7 +278,7 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 	}
 	// Keep the content being replaced, as a note keeps its old values.
 	if err := tx.InsertVersion(ctx, loci.RecordVersion{
-		RecordID: rec.ID, Version: rec.Version, Content: rec.Content, Data: rec.Data, UpdatedAt: rec.UpdatedAt,
+		RecordID: rec.ID, Version: rec.Version, Content: rec.Content, Data: rec.Data, Metadata: rec.Metadata, UpdatedAt: rec.UpdatedAt,
 	}); err != nil {
 		return nil, err
 	}
@@ -513,11 +517,14 @@ func (s *Service) Prompt(ctx context.Context, agentID string) (_ string, err err
 }
 
 // renderPrompt renders blocks as "### {label}\n{content}", a blank line
-// between them (seed 002).
+// between them (seed 002), leaving out the blocks with no content (an empty
+// heading tells the model nothing).
 func renderPrompt(blocks []*loci.Block) string {
-	parts := make([]string, len(blocks))
-	for i, b := range blocks {
-		parts[i] = "### " + b.Label + "\n" + b.Content
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		if strings.TrimSpace(b.Content) != "" {
+			parts = append(parts, "### "+b.Label+"\n"+b.Content)
+		}
 	}
 	return strings.Join(parts, "\n\n")
 }

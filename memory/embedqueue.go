@@ -92,8 +92,8 @@ func (s *Service) kickEmbedding() {
 }
 
 // StartEmbedding starts the background worker that embeds pending
-// records, until ctx ends or stop is called; stop waits for it to finish.
-// Without an embedder it does nothing.
+// records, until ctx ends, stop is called or the service closes; stop
+// waits for it to finish. Without an embedder it does nothing.
 func (s *Service) StartEmbedding(ctx context.Context) (stop func()) {
 	if s.embedder == nil {
 		return func() {}
@@ -138,7 +138,11 @@ func (s *Service) StartEmbedding(ctx context.Context) (stop func()) {
 			}
 		}
 	}()
-	return func() { cancel(); wg.Wait() }
+	stop = func() { cancel(); wg.Wait() }
+	s.mu.Lock()
+	s.workers = append(s.workers, stop)
+	s.mu.Unlock()
+	return stop
 }
 
 // reportQueueDepth counts the pending records of every workspace and

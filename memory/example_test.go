@@ -20,8 +20,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer store.Close()
 	svc := memory.New(store)
+	defer svc.Close() // writes the audit entries that wait, then closes the store
 
 	if _, err := svc.Remember(ctx, "writer", "tone", json.RawMessage(`"friendly"`)); err != nil {
 		log.Fatal(err)

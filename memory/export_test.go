@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,7 @@ func seedEverything(t *testing.T, s loci.Store) {
 		r.Embedding, r.EmbeddingModel = []float32{0.1, -0.2, 1.0 / 3, float32(i)}, "hash-v1"
 		r.Version = 3
 		r.ValidAt, r.InvalidAt, r.Review = at.Add(-time.Hour), at.Add(time.Hour), loci.ReviewDisputed
+		r.Metadata = json.RawMessage(`{"n":1.5,"source":"chat","tags":["a",true]}`)
 		recs = append(recs, r)
 	}
 	global := storetest.NewRecord(loci.KindFact, loci.Scope{}, "", "global knowledge")
@@ -75,7 +77,8 @@ func seedEverything(t *testing.T, s loci.Store) {
 			}
 		}
 		for v := 1; v <= 2; v++ {
-			if err := tx.InsertVersion(ctx, loci.RecordVersion{RecordID: recs[0].ID, Version: v, Content: "old", Data: json.RawMessage(`{"value":"old"}`), UpdatedAt: at.Add(time.Duration(v) * time.Second)}); err != nil {
+			if err := tx.InsertVersion(ctx, loci.RecordVersion{RecordID: recs[0].ID, Version: v, Content: "old", Data: json.RawMessage(`{"value":"old"}`),
+				Metadata: json.RawMessage(fmt.Sprintf(`{"v":%d}`, v)), UpdatedAt: at.Add(time.Duration(v) * time.Second)}); err != nil {
 				return err
 			}
 		}
@@ -105,7 +108,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if want := 2 + 2 + len(loci.Kinds) + 3 + 1; len(lines) != want {
 			t.Errorf("export has %d lines, want %d:\n%s", len(lines), want, first)
 		}
-		for _, want := range []string{`"type":"agent"`, `"type":"user"`, `"type":"block_link"`, `"search_text":"analyzed note"`, `"embedding":[0.1,-0.2,0.33333334,0]`, `"versions":[`, `"access_count":2`,
+		for _, want := range []string{`"type":"agent"`, `"type":"user"`, `"type":"block_link"`, `"search_text":"analyzed note"`, `"embedding":[0.1,-0.2,0.33333334,0]`, `"versions":[`, `"access_count":2`, `"metadata":{"n":1.5,"source":"chat","tags":["a",true]}`, `"metadata":{"v":2}`,
 			`"valid_at":"2026-02-03T03:05:06.000789Z","invalid_at":"2026-02-03T05:05:06.000789Z","review":"disputed"`} {
 			if !strings.Contains(first, want) {
 				t.Errorf("export lacks %s", want)

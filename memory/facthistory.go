@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -366,15 +367,56 @@ func (s *Service) DeleteFact(ctx context.Context, id string) (err error) {
 		return err
 	}
 	return s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
+		return deleteFactTx(ctx, tx, a, rec, now)
+	})
+}
+
+// lockFactSlots takes the slot locks of the keyed facts among recs (in
+// one order, so two callers never wait for each other in a cycle) and
+// returns those facts read again under the locks, with the links they have
+// now; a fact deleted meanwhile is left out.
+func lockFactSlots(ctx context.Context, tx loci.Tx, recs []*loci.Record) ([]*loci.Record, error) {
+	var locks []string
+	var keyed []*loci.Record
+	for _, r := range recs {
+		if r.Kind == loci.KindFact && r.Key != "" {
+			keyed = append(keyed, r)
+			locks = append(locks, factSlotLock(r.Workspace, r.UserID, r.Key))
+		}
+	}
+	slices.Sort(locks)
+	for _, l := range slices.Compact(locks) {
+		if err := tx.Lock(ctx, l); err != nil {
+			return nil, err
+		}
+	}
+	out := keyed[:0:0]
+	for _, r := range keyed {
+		now, err := getFactRecord(ctx, tx, r.Workspace, r.ID)
+		if loci.ErrorCode(err) == loci.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, now)
+	}
+	return out, nil
+}
+
+// unlinkForgottenFacts makes the versions left of the deleted facts' keys
+// stop naming them: a version that a deleted one superseded, or that
+// superseded it, drops the link (and keeps its validity: the version
+// before a deleted current one stays ended, so the key has no current
+// fact). gone holds the ids deleted; versions among them are left alone.
+// The versions changed are noted as touched.
+func unlinkForgottenFacts(ctx context.Context, tx loci.Tx, a *audited, deleted []*loci.Record, gone map[string]bool, now time.Time) error {
+	for _, rec := range deleted {
 		var d factData
 		if err := decodeData(rec, &d); err != nil {
 			return err
 		}
-		if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindFact}, IDs: []string{id}}); err != nil {
-			return err
-		}
 		unlink := func(other string, names func(*factData) *string) error {
-			if other == "" {
+			if other == "" || gone[other] {
 				return nil
 			}
 			r, err := getFactRecord(ctx, tx, rec.Workspace, other)
@@ -386,15 +428,30 @@ func (s *Service) DeleteFact(ctx context.Context, id string) (err error) {
 			var od factData
 			if err := decodeData(r, &od); err != nil {
 				return err
-			} else if *names(&od) != id {
+			} else if *names(&od) != rec.ID {
 				return nil
 			}
-			a.touch(r.ID)
+			if a != nil {
+				a.touch(r.ID)
+			}
 			return updateFact(ctx, tx, r, now, func(_ *loci.Record, od *factData, _ time.Time) { *names(od) = "" })
 		}
 		if err := unlink(d.Supersedes, func(od *factData) *string { return &od.SupersededBy }); err != nil {
 			return err
 		}
-		return unlink(d.SupersededBy, func(od *factData) *string { return &od.Supersedes })
-	})
+		if err := unlink(d.SupersededBy, func(od *factData) *string { return &od.Supersedes }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteFactTx deletes the fact rec in tx and unlinks its neighbours in
+// its key's timeline, holding the locks updateFactTx takes; a, when set,
+// notes the neighbours it changed.
+func deleteFactTx(ctx context.Context, tx loci.Tx, a *audited, rec *loci.Record, now time.Time) error {
+	if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindFact}, IDs: []string{rec.ID}}); err != nil {
+		return err
+	}
+	return unlinkForgottenFacts(ctx, tx, a, []*loci.Record{rec}, map[string]bool{rec.ID: true}, now)
 }

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -109,8 +110,18 @@ func TestFactSupersession(t *testing.T) {
 						t.Fatalf("scores not best first: %v then %v", rs[i-1].Score, rs[i].Score)
 					}
 				}
-				if tc.q.IncludeHistory && rs[len(rs)-1].Status != loci.FactSuperseded && rs[0].Status != loci.FactSuperseded {
-					t.Fatalf("history result not marked superseded: %+v", rs)
+				// A version is superseded as of the time asked (now when
+				// AsOf is zero); before its successor began, it is current.
+				if tc.q.IncludeHistory {
+					want := map[string]string{paris.ID: loci.FactSuperseded, berlin.ID: loci.FactCurrent}
+					if !tc.q.AsOf.IsZero() {
+						want = map[string]string{paris.ID: loci.FactCurrent, berlin.ID: loci.FactFuture}
+					}
+					for _, r := range rs {
+						if r.Status != want[r.ID] {
+							t.Errorf("%s: status %s, want %s", r.Fact.Fact, r.Status, want[r.ID])
+						}
+					}
 				}
 			})
 		}
@@ -478,8 +489,9 @@ func TestFactRulesActOnCurrentFacts(t *testing.T) {
 	})
 }
 
-// TestFactForgetAndDeleteUserTakeHistory: forgetting a keyed fact forgets
-// every version of its key; deleting the user deletes every version.
+// TestFactForgetAndDeleteUserTakeHistory: forgetting a version of a keyed
+// fact forgets that version, not the current one (issue 26); deleting the
+// user deletes every version.
 func TestFactForgetAndDeleteUserTakeHistory(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		e := lcOpen(t, open)
@@ -498,7 +510,7 @@ func TestFactForgetAndDeleteUserTakeHistory(t *testing.T) {
 			t.Fatalf("memories as of the start: %+v, want paris", mems)
 		}
 		// "Paris" is only in the superseded version; forgetting it takes
-		// the whole key.
+		// that version only.
 		gone, err := e.svc.ForgetUserMemories(e.ctx, "u", loci.ForgetRequest{Query: "Paris"})
 		if err != nil {
 			t.Fatal(err)
@@ -508,13 +520,17 @@ func TestFactForgetAndDeleteUserTakeHistory(t *testing.T) {
 			ids = append(ids, m.ID)
 		}
 		slices.Sort(ids)
-		want := []string{paris.ID, berlin.ID}
-		slices.Sort(want)
-		if !slices.Equal(ids, want) {
+		if want := []string{paris.ID}; !slices.Equal(ids, want) {
 			t.Fatalf("forgot %v, want %v", ids, want)
 		}
-		if n := e.lcCount(t, loci.RecordFilter{UserID: loci.Ptr("u")}); n != 1 {
-			t.Fatalf("records left: %d, want the car", n)
+		if f, err := e.svc.GetFact(e.ctx, berlin.ID); err != nil || f.Status != loci.FactCurrent || f.Supersedes != "" {
+			t.Fatalf("berlin after forgetting paris: %+v (%v), want current, naming nothing", f, err)
+		}
+		if n := e.lcCount(t, loci.RecordFilter{UserID: loci.Ptr("u")}); n != 2 {
+			t.Fatalf("records left: %d, want berlin and the car", n)
+		}
+		if _, err := e.svc.ForgetUserMemories(e.ctx, "u", loci.ForgetRequest{IDs: []string{berlin.ID}}); err != nil {
+			t.Fatal(err)
 		}
 		e.clock.Add(time.Hour)
 		e.storeKeyed(t, "u", "car", "drives a Saab", time.Time{})
@@ -578,6 +594,67 @@ func TestFactKeyConcurrentWriters(t *testing.T) {
 			if next == nil || !f.InvalidAt.Equal(next.ValidAt) || next.Supersedes != f.ID {
 				t.Fatalf("version %+v is not linked to its successor %+v", f, next)
 			}
+		}
+	})
+}
+
+// TestFactStatusAsOf: a listing or search as of a time marks each fact's
+// status as of that time (issue 26): the version true then is current,
+// a later one future, an earlier one superseded; without as_of, as of now.
+func TestFactStatusAsOf(t *testing.T) {
+	year := func(y int) time.Time { return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC) }
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := lcOpen(t, open)
+		for _, v := range []struct {
+			text string
+			y    int
+		}{{"lives in Paris", 2018}, {"lives in Lyon", 2020}, {"lives in Berlin", 2023}} {
+			if _, err := e.svc.StoreFact(e.ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Key: "home", Fact: v.text, ValidAt: year(v.y)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		statuses := func(facts []*loci.Fact) map[string]string {
+			out := map[string]string{}
+			for _, f := range facts {
+				out[f.Fact] = f.Status
+			}
+			return out
+		}
+		for _, tc := range []struct {
+			name   string
+			q      loci.FactQuery
+			want   map[string]string
+			search bool
+		}{
+			{name: "ListHistoryAsOf", q: loci.FactQuery{UserID: "u", AsOf: year(2021), IncludeHistory: true},
+				want: map[string]string{"lives in Paris": loci.FactSuperseded, "lives in Lyon": loci.FactCurrent, "lives in Berlin": loci.FactFuture}},
+			{name: "ListAsOf", q: loci.FactQuery{UserID: "u", AsOf: year(2021)},
+				want: map[string]string{"lives in Lyon": loci.FactCurrent}},
+			{name: "ListHistoryNow", q: loci.FactQuery{UserID: "u", IncludeHistory: true},
+				want: map[string]string{"lives in Paris": loci.FactSuperseded, "lives in Lyon": loci.FactSuperseded, "lives in Berlin": loci.FactCurrent}},
+			{name: "SearchHistoryAsOf", search: true, q: loci.FactQuery{UserID: "u", Query: "lives", AsOf: year(2019), IncludeHistory: true},
+				want: map[string]string{"lives in Paris": loci.FactCurrent, "lives in Lyon": loci.FactFuture, "lives in Berlin": loci.FactFuture}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var facts []*loci.Fact
+				if tc.search {
+					res, err := e.svc.SearchFacts(e.ctx, tc.q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range res.Results {
+						facts = append(facts, r.Fact)
+					}
+				} else {
+					var err error
+					if facts, _, err = e.svc.FactsByKeyword(e.ctx, tc.q); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if got := statuses(facts); !maps.Equal(got, tc.want) {
+					t.Errorf("statuses: got %v, want %v", got, tc.want)
+				}
+			})
 		}
 	})
 }

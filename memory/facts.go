@@ -33,8 +33,8 @@ func checkCategory(category string, required bool) error {
 	if category == "" && !required {
 		return nil
 	}
-	if !slices.Contains(loci.FactCategories, category) {
-		return loci.Errorf(loci.EINVALID, "category must be one of %s", strings.Join(loci.FactCategories, ", "))
+	if !loci.ValidCategory(category) {
+		return loci.Errorf(loci.EINVALID, "category must be a name of a-z, 0-9 and _ starting with a letter, at most 64 bytes (for example %s)", strings.Join(loci.FactCategories, ", "))
 	}
 	return nil
 }
@@ -78,6 +78,18 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 	var fact *loci.Fact
 	err = a.update(func(tx loci.Tx) error {
 		now := s.now()
+		// The same content again (case and spacing aside), current in the
+		// same scope and key, is the fact already stored: nothing is
+		// written (API.md v1.2). A fact placed in the past (valid_at) is
+		// history being filled in, never a repeat.
+		if in.ValidAt.IsZero() {
+			if old, err := s.sameFact(ctx, tx, a, in, now); err != nil || old != nil {
+				if old != nil {
+					fact, err = factOf(old, now)
+				}
+				return err
+			}
+		}
 		rec := &loci.Record{
 			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, Key: in.Key,
 			Content: in.Fact, SearchText: factSearchText(in.Fact, keywords), Tags: keywords,
@@ -103,6 +115,29 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 	return fact, nil
 }
 
+// sameFact returns the fact current now in in's scope and key (a key's
+// slot is per user, whichever agent) whose content is in.Fact, case and
+// spacing aside, or nil.
+func (s *Service) sameFact(ctx context.Context, tx loci.Tx, a *audited, in loci.FactInput, now time.Time) (*loci.Record, error) {
+	ws := loci.WorkspaceFrom(ctx)
+	f := loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &in.UserID, AsOf: now}
+	if in.Key != "" {
+		f.Key = &in.Key
+		if err := tx.Lock(ctx, factSlotLock(ws, in.UserID, in.Key)); err != nil {
+			return nil, err
+		}
+	} else {
+		f.AgentID = &in.AgentID
+	}
+	w := &memWrite{s: s, tx: tx, a: a, ws: ws, now: now}
+	same, err := w.sameContent(ctx, f, in.Key, in.Fact)
+	if err != nil || same.id == "" {
+		return nil, err
+	}
+	a.touch(same.id)
+	return tx.GetRecord(ctx, ws, same.id)
+}
+
 // factFilter selects the facts q's user may see: the user's own (and
 // global ones when IncludeGlobal), or only global ones without a user;
 // those true at q.AsOf (now when zero) unless q.IncludeHistory; only the
@@ -111,7 +146,7 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 	if err := checkCategory(q.Category, false); err != nil {
 		return loci.RecordFilter{}, err
 	}
-	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, UserID: &q.UserID}
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, UserID: &q.UserID, LiveAt: s.now()}
 	if !q.IncludeHistory {
 		f.AsOf = s.asOf(q.AsOf)
 	}
@@ -173,9 +208,9 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.Fa
 		}
 		// Built afresh on each run: the retry policy may run this twice.
 		out = &loci.FactResults{Results: []loci.ScoredFact{}, PendingEmbeddings: ranked.PendingEmbeddings}
-		now := s.now()
+		at := s.asOf(q.AsOf) // each fact's status as of the time asked
 		for _, h := range hits {
-			fact, err := factOf(h.Record, now)
+			fact, err := factOf(h.Record, at)
 			if err != nil {
 				s.malformed(h.Record, err)
 				continue
@@ -242,9 +277,9 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*lo
 		if err := s.touchFacts(ctx, tx, recs); err != nil {
 			return err
 		}
-		now := s.now()
+		at := s.asOf(q.AsOf) // each fact's status as of the time asked
 		for _, r := range recs {
-			fact, err := factOf(r, now)
+			fact, err := factOf(r, at)
 			if err != nil {
 				s.malformed(r, err)
 				continue
@@ -340,7 +375,8 @@ func factOf(r *loci.Record, now time.Time) (*loci.Fact, error) {
 	}, nil
 }
 
-// factStatus says what a fact is at now.
+// factStatus says what a fact is at now (the time a listing asks about:
+// as_of, or now).
 func factStatus(r *loci.Record, d *factData, now time.Time) string {
 	switch {
 	case ended(r, now) && d.SupersededBy != "":

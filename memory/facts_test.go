@@ -195,7 +195,7 @@ func TestFactSearchAndAccess(t *testing.T) {
 			{"IncludeGlobal", loci.FactQuery{UserID: "u", Query: "interview", IncludeGlobal: true}, []string{mine, global}, ""},
 			{"Category", loci.FactQuery{UserID: "u", Query: "interview", IncludeGlobal: true, Category: loci.CategoryJobMarketFact}, []string{global}, ""},
 			{"GlobalWithoutUser", loci.FactQuery{Query: "interview"}, []string{global}, ""},
-			{"ErrCategory", loci.FactQuery{UserID: "u", Query: "interview", Category: "gossip"}, nil, loci.EINVALID},
+			{"ErrCategory", loci.FactQuery{UserID: "u", Query: "interview", Category: "9gossip"}, nil, loci.EINVALID},
 			{"ErrEmptyQuery", loci.FactQuery{UserID: "u"}, nil, loci.EINVALID},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -228,7 +228,7 @@ func TestFactSearchAndAccess(t *testing.T) {
 		if err != nil || total != 1 || facts[0].ID != mine || facts[0].AccessCount != 3 {
 			t.Fatalf("by keyword: %d (%v) %+v, want mine with access 3", total, err, facts)
 		}
-		_, err = e.svc.StoreFact(e.ctx, loci.FactInput{UserID: "u", Category: "opinion", Fact: "x"})
+		_, err = e.svc.StoreFact(e.ctx, loci.FactInput{UserID: "u", Category: "no such category", Fact: "x"})
 		lcCode(t, err, loci.EINVALID)
 		_, err = e.svc.StoreFact(e.ctx, loci.FactInput{UserID: "u", Category: loci.CategoryGeneralFact, Fact: " "})
 		lcCode(t, err, loci.EINVALID)

@@ -161,6 +161,9 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	if err := loci.RequireText("id", rec.ID, maxImportIDBytes); err != nil {
 		return nil, err
 	}
+	if err := checkImportMetadata("metadata", rec.Metadata); err != nil {
+		return nil, err
+	}
 	if !rec.Kind.Valid() {
 		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
 	}
@@ -235,6 +238,8 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 		seen[v.Version] = true
 		if err := loci.CheckText("a version's content", v.Content, maxImportContentBytes); err != nil {
 			return nil, err
+		} else if err := checkImportMetadata("a version's metadata", v.Metadata); err != nil {
+			return nil, err
 		} else if _, err := checkImportData("a version's data", rec, v.Data); err != nil {
 			return nil, err
 		} else if err := checkImportTime("a version's updated_at", v.UpdatedAt, true); err != nil {
@@ -298,6 +303,23 @@ func checkImportScope(rec *loci.Record) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkImportMetadata checks metadata as a write does (its limits, API.md
+// v1.2) and that it is in the canonical form loci stores, so that what an
+// import stores exports the same.
+func checkImportMetadata(field string, raw json.RawMessage) error {
+	if raw == nil {
+		return nil
+	}
+	canon, err := loci.NormalizeMetadata(raw)
+	if err != nil {
+		return loci.Errorf(loci.ErrorCode(err), "%s: %s", field, loci.ErrorMessage(err))
+	}
+	if !bytes.Equal(canon, raw) {
+		return loci.Errorf(loci.EINVALID, "%s must be a non-empty object in canonical form (keys sorted, compact), as loci exports it", field)
 	}
 	return nil
 }

@@ -290,10 +290,25 @@ func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, now time.Time, res
 }
 
 // expire deletes the working entries, episodes and non-persistent sessions
-// whose time has come.
+// whose time has come, and the notes, passages and facts whose time to
+// live (API.md v1.2) has passed; an expired fact of a key leaves its
+// neighbours in the key's timeline as a deletion does.
 func (s *Service) expire(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
+	facts, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, ExpiredAt: now, Order: loci.OrderCreatedAsc,
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range facts {
+		if err := deleteFactTx(ctx, tx, nil, r, now); err != nil {
+			return err
+		}
+		res.IDs = append(res.IDs, r.ID)
+		res.Deleted++
+	}
 	f := loci.RecordFilter{
-		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindWorking, loci.KindEpisode},
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindWorking, loci.KindEpisode, loci.KindNote, loci.KindPassage},
 		ExpiredAt: now, Order: loci.OrderCreatedAsc,
 	}
 	recs, err := tx.FindRecords(ctx, f)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
@@ -77,6 +78,7 @@ func (s *Service) noteFilter(ctx context.Context, agentID string) loci.RecordFil
 		UserID:    &none,
 		SessionID: &none,
 		TaskID:    &none,
+		LiveAt:    s.now(),
 	}
 }
 
@@ -108,58 +110,84 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(noteData{Value: value})
-	if err != nil {
-		return nil, fmt.Errorf("encode note: %w", err)
-	}
-	ws := loci.WorkspaceFrom(ctx)
 	res := &loci.RememberResult{Key: key}
 	err = a.update(func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
-			return err
-		}
 		now := s.now()
-		res.UpdatedAt = now
-		old, err := s.findNote(ctx, tx, agentID, key)
-		if loci.ErrorCode(err) == loci.ENOTFOUND {
+		rec, ev, err := s.writeNote(ctx, tx, a, agentID, key, value, text, now)
+		if err != nil {
+			return err
+		}
+		res.Action, res.UpdatedAt = loci.ActionUpdated, rec.UpdatedAt
+		if ev == loci.EventAdd {
 			res.Action = loci.ActionCreated
-			id := newID()
-			a.touch(id)
 			a.created()
-			return tx.InsertRecord(ctx, &loci.Record{
-				ID: id, Workspace: ws, Kind: loci.KindNote,
-				Scope: loci.Scope{AgentID: agentID}, Key: key,
-				Content: text, SearchText: searchText(key + " " + text), Data: data,
-				CreatedAt: now, UpdatedAt: now, Version: 1,
-			})
-		} else if err != nil {
-			return err
 		}
-		// Creating needs the creator role (the route's); changing an
-		// existing note needs editor.
-		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-			return err
-		}
-		res.Action = loci.ActionUpdated
-		a.touch(old.ID)
-		if err := tx.InsertVersion(ctx, loci.RecordVersion{
-			RecordID: old.ID, Version: old.Version, Content: old.Content, Data: old.Data, UpdatedAt: old.UpdatedAt,
-		}); err != nil {
-			return err
-		}
-		rec := *old
-		rec.Content, rec.SearchText, rec.Data = text, searchText(key+" "+text), data
-		rec.UpdatedAt, rec.Version = now, old.Version+1
-		if text != old.Content {
-			rec.Embedding, rec.EmbeddingModel = nil, ""
-		}
-		return tx.UpdateRecord(ctx, &rec, old.Version)
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("remember: %w", err)
 	}
 	s.kickEmbedding()
 	return res, nil
+}
+
+// writeNote creates or updates the note key of agentID with value (its
+// text as searched), keeping the previous value as a version, and returns
+// the note's record and what it did: ADD, UPDATE, or NOOP when the note
+// already says text (case and spacing aside). Creating needs the caller's
+// role (creator); changing an existing note needs editor. An expired note
+// of the key is replaced as if absent.
+func (s *Service) writeNote(ctx context.Context, tx loci.Tx, a *audited, agentID, key string, value json.RawMessage, text string, now time.Time) (*loci.Record, string, error) {
+	ws := loci.WorkspaceFrom(ctx)
+	if err := tx.Lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
+		return nil, "", err
+	}
+	data, err := json.Marshal(noteData{Value: value})
+	if err != nil {
+		return nil, "", fmt.Errorf("encode note: %w", err)
+	}
+	f := s.noteFilter(ctx, agentID)
+	f.Key, f.LiveAt = &key, time.Time{}
+	found, err := tx.FindRecords(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(found) > 0 && found[0].Expired(now) {
+		if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: []string{found[0].ID}}); err != nil {
+			return nil, "", err
+		}
+		found = nil
+	}
+	if len(found) == 0 {
+		rec := &loci.Record{
+			ID: newID(), Workspace: ws, Kind: loci.KindNote,
+			Scope: loci.Scope{AgentID: agentID}, Key: key,
+			Content: text, SearchText: searchText(key + " " + text), Data: data,
+			CreatedAt: now, UpdatedAt: now, Version: 1,
+		}
+		a.touch(rec.ID)
+		return rec, loci.EventAdd, tx.InsertRecord(ctx, rec)
+	}
+	old := found[0]
+	a.touch(old.ID)
+	if sameNoteValue(old, value, text) {
+		return old, loci.EventNoop, nil
+	}
+	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+		return nil, "", err
+	}
+	if err := tx.InsertVersion(ctx, loci.RecordVersion{
+		RecordID: old.ID, Version: old.Version, Content: old.Content, Data: old.Data, Metadata: old.Metadata, UpdatedAt: old.UpdatedAt,
+	}); err != nil {
+		return nil, "", err
+	}
+	rec := *old
+	rec.Content, rec.SearchText, rec.Data = text, searchText(key+" "+text), data
+	rec.UpdatedAt, rec.Version = now, old.Version+1
+	if text != old.Content {
+		rec.Embedding, rec.EmbeddingModel = nil, ""
+	}
+	return &rec, loci.EventUpdate, tx.UpdateRecord(ctx, &rec, old.Version)
 }
 
 // Recall returns one note.
@@ -216,6 +244,46 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) (_ []*loci.Note
 		return nil
 	})
 	return notes, err
+}
+
+// ListNotes returns one page of the agent's notes, by key, and how many
+// notes the agent has: it reads, and audits, only the page.
+func (s *Service) ListNotes(ctx context.Context, agentID string, limit, offset int) (_ []*loci.Note, total int, err error) {
+	a, err := s.begin(ctx, "note.recall_all", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	defer a.end(&err)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := loci.RequireText("agent_id", agentID, loci.MaxAgentIDBytes); err != nil {
+		return nil, 0, err
+	}
+	notes := []*loci.Note{}
+	err = a.view(func(tx loci.Tx) error {
+		notes = notes[:0] // the retry policy may run this twice
+		f := s.noteFilter(ctx, agentID)
+		n, err := tx.CountRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		total = n
+		f.Order = loci.OrderKeyAsc
+		f.Limit, f.Offset = pageOf(limit, offset)
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			n, err := noteOf(rec)
+			if err != nil {
+				s.malformed(rec, err)
+				continue
+			}
+			a.touch(rec.ID)
+			notes = append(notes, n)
+		}
+		return nil
+	})
+	return notes, total, err
 }
 
 // Forget deletes a note and all its versions.
@@ -284,6 +352,19 @@ func noteOf(rec *loci.Record) (*loci.Note, error) {
 		return nil, fmt.Errorf("decode note %s: %w", rec.ID, err)
 	}
 	return &loci.Note{Key: rec.Key, Value: d.Value, UpdatedAt: rec.UpdatedAt}, nil
+}
+
+// sameNoteValue reports whether a note already holds value: the same
+// string (case and spacing aside), or the same other JSON value.
+func sameNoteValue(old *loci.Record, value json.RawMessage, text string) bool {
+	var d noteData
+	if json.Unmarshal(old.Data, &d) != nil || len(d.Value) == 0 || len(value) == 0 {
+		return false
+	}
+	if d.Value[0] == '"' && value[0] == '"' {
+		return normContent(text) == normContent(old.Content)
+	}
+	return bytes.Equal(d.Value, value)
 }
 
 // lockName names the lock that serializes read-modify-write on one thing.

@@ -231,13 +231,14 @@ func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) (_ []*lo
 	if err != nil {
 		return nil, 0, err
 	}
-	f.Kinds, f.CreatedBefore, f.CreatedAfter = q.Kinds, q.Before, q.After
+	f.Kinds, f.CreatedBefore, f.CreatedAfter, f.Where = q.Kinds, q.Before, q.After, q.Filters
 	f.Order, f.Limit, f.Offset = loci.OrderCreatedDesc, limit, offset
+	f.LiveAt, f.Lasting = s.now(), []loci.Kind{loci.KindSession}
 	out := []*loci.UserMemory{}
 	var total int
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
-		recs, err := tx.FindRecords(ctx, f)
+		recs, n, err := findRecords(ctx, tx, f)
 		if err != nil {
 			return err
 		}
@@ -245,9 +246,9 @@ func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) (_ []*lo
 			a.touch(r.ID)
 			out = append(out, userMemoryOf(r))
 		}
-		total, err = tx.CountRecords(ctx, f)
+		total = n
 		a.count(total)
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list memories: %w", err)

@@ -33,6 +33,7 @@ func (s *Service) passageFilter(ctx context.Context, agentID string, f loci.Pass
 		Workspace: loci.WorkspaceFrom(ctx),
 		Kinds:     []loci.Kind{loci.KindPassage},
 		AgentID:   &agentID,
+		LiveAt:    s.now(),
 	}
 	if f.Tag != "" {
 		rf.Tags = []string{f.Tag}
@@ -64,6 +65,21 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 		SearchText: searchText(content + " " + strings.Join(tags, " ")), Version: 1,
 	}
 	err = a.update(func(tx loci.Tx) error {
+		// The same content again (case and spacing aside) is the passage
+		// already stored: nothing is written (API.md v1.2).
+		w := &memWrite{s: s, tx: tx, a: a, ws: rec.Workspace, now: s.now()}
+		same, err := w.sameContent(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindPassage}, AgentID: &agentID}, "", content)
+		if err != nil {
+			return err
+		} else if same.id != "" {
+			old, err := tx.GetRecord(ctx, rec.Workspace, same.id)
+			if err != nil {
+				return err
+			}
+			a.touch(same.id)
+			rec = old
+			return nil
+		}
 		std, err := s.ensureAgent(ctx, tx, agentID, "")
 		if err != nil {
 			return err

@@ -87,7 +87,8 @@ func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
 // explicit sets 100 and persistent; implicit starts at 40 and adds 15 per
 // repeat of the same value up to 85; a decision is stored with its session
 // at 100, not persistent. A new value replaces the old one and restarts
-// its count.
+// its count. A repeat of the same value needs only the creator role; a
+// change (another value or source, a flagged preference) needs editor.
 func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput) (_ *loci.Preference, _ bool, err error) {
 	a, err := s.begin(ctx, "preference.observe", loci.KindPreference, loci.Scope{UserID: in.UserID, SessionID: in.SessionID}, agentFree)
 	defer a.end(&err)
@@ -138,17 +139,26 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 				conf = loci.PrefDecisionConfidence
 			}
 		} else {
-			// Creating needs the creator role (the route's); changing a
-			// known preference needs editor.
-			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-				return err
-			}
 			rec = old
 			if err := decodeData(rec, &d); err != nil {
 				return err
 			}
 			eff := effectiveConfidence(int(math.Round(rec.Confidence)), d.LastUsedAt, now)
 			same := bytes.Equal(d.Value, value) && !d.FlaggedForRemoval
+			// Creating needs the creator role (the route's), and so does
+			// observing a known preference again: the same value, from
+			// the same source or as behaviour (implicit), only adds an
+			// observation and raises its confidence, as a use does.
+			// Changing what is known needs editor: another value (or a
+			// preference flagged for removal, which waits for a person),
+			// or another source (an explicit statement of what was
+			// implicit makes it persistent at 100, as confirm does).
+			restated := in.Source == loci.SourceImplicit || in.Source == d.Source
+			if !same || !restated {
+				if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+					return err
+				}
+			}
 			if same {
 				d.ObservationCount++
 			} else {

@@ -425,7 +425,13 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.Searc
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags, Kinds: append([]loci.Kind(nil), q.Kinds...)}
+	where, err := loci.ParseMemoryFilter(q.Filters)
+	if err != nil {
+		return nil, err
+	}
+	// What is true now: a fact superseded or invalidated is history,
+	// searched through the fact routes with include_history.
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags, Kinds: append([]loci.Kind(nil), q.Kinds...), Where: where, AsOf: s.now()}
 	if q.AgentID != "" {
 		f.AgentID = &q.AgentID
 	}

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestAuditRetention(t *testing.T) {
 			}
 			clock.Add(48 * time.Hour)
 		}
-		n, err := svc.PruneAudit(ctx, 72*time.Hour)
+		n, err := svc.PruneAudit(ctx, loci.AuditRetention{MaxAge: 72 * time.Hour})
 		if err != nil || n != 1 {
 			t.Fatalf("prune = %d, %v; want 1", n, err)
 		}
@@ -31,8 +32,32 @@ func TestAuditRetention(t *testing.T) {
 		if err != nil || total != 2 || entries[0].Operation != "audit.prune" || entries[0].Count != 1 || entries[1].Operation != "new" {
 			t.Fatalf("left %+v (%d), %v; want the prune's entry and the new one", entries, total, err)
 		}
-		if _, err := svc.PruneAudit(ctx, 0); loci.ErrorCode(err) != loci.EINVALID {
-			t.Errorf("zero retention: %v, want invalid", err)
+		for _, r := range []loci.AuditRetention{{}, {MaxAge: -time.Hour}, {MaxEntries: -1}} {
+			if _, err := svc.PruneAudit(ctx, r); loci.ErrorCode(err) != loci.EINVALID {
+				t.Errorf("retention %+v: %v, want invalid", r, err)
+			}
+		}
+	})
+}
+
+// TestAuditRetentionSize: the size bound keeps the newest MaxEntries
+// entries (and the prune's own), whatever their age.
+func TestAuditRetentionSize(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc := memory.New(open(t))
+		for i := range 30 {
+			if err := svc.Audit(ctx, loci.AuditEntry{Operation: fmt.Sprint("op", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := svc.PruneAudit(ctx, loci.AuditRetention{MaxAge: time.Hour, MaxEntries: 10})
+		if err != nil || n != 20 {
+			t.Fatalf("prune = %d, %v; want 20", n, err)
+		}
+		entries, total, err := svc.FindAudit(ctx, loci.AuditFilter{})
+		if err != nil || total != 11 || entries[0].Operation != "audit.prune" || entries[1].Operation != "op29" || entries[10].Operation != "op20" {
+			t.Fatalf("left %d entries, %v; want the prune's and op29..op20", total, err)
 		}
 	})
 }

@@ -6,7 +6,9 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,6 +38,12 @@ type Service struct {
 	// index), within indexBudget bytes.
 	index       *index.Cache
 	indexBudget int64
+
+	// workers are the stop functions of the embedding workers
+	// StartEmbedding started, which Close stops; closed is set by Close.
+	mu      sync.Mutex
+	workers []func()
+	closed  bool
 }
 
 // Option configures a Service.
@@ -70,6 +78,35 @@ func New(store loci.Store, opts ...Option) *Service {
 	}
 	s.index = index.New(iopts...)
 	return s
+}
+
+// Close ends the service: it stops the embedding workers StartEmbedding
+// started (waiting for the batch in hand), writes the audit entries that
+// wait in the queue (reads are audited in batches), then closes the
+// store. A program calls it once, after its last operation, instead of
+// closing the store itself, so that no audit entry is lost. Calling it
+// again does nothing and returns nil.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	workers := s.workers
+	s.workers = nil
+	s.mu.Unlock()
+	for _, stop := range workers {
+		stop()
+	}
+	ferr := s.auditQ.close(context.Background())
+	if err := s.store.Close(); err != nil {
+		return fmt.Errorf("close the store: %w", err)
+	}
+	if ferr != nil {
+		return fmt.Errorf("write the audit log before closing: %w", ferr)
+	}
+	return nil
 }
 
 // IndexStats reports what the search indexes hold and did.

@@ -114,6 +114,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
+		f.LiveAt, f.Lasting = s.now(), []loci.Kind{loci.KindSession}
 		if !q.IncludeHistory {
 			f.AsOf = s.asOf(q.AsOf)
 		}
@@ -132,10 +133,18 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 }
 
 // ForgetUserMemories deletes the user's records that hold every word of
-// req.Query or whose ids req.IDs names, and returns them; a dry run only
+// req.Query (in any text they hold and answer: recordTexts) or whose ids
+// req.IDs names, and returns them; a dry run only
 // returns them. Every version of a keyed fact is searched (history
-// included), and forgetting one forgets every version of its key: what
-// the user asked to forget must not survive as history.
+// included), so what the user asked to forget does not survive as
+// history; a version that does not match stays, and the versions left
+// stop naming the forgotten ones. When the current version goes, the key
+// has no current fact: the version before it stays ended (its status
+// becomes invalidated), as DeleteFact leaves it.
+//
+// With req.IncludeAgents (editor; a query), the query also matches the
+// notes, blocks and passages of agents, which carry no user
+// (agentScopedMatches); they are answered first.
 //
 // It is audited with the ids of the records it forgot (or, dry, would
 // forget) and of the sessions whose message count it changed.
@@ -155,8 +164,20 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	if strings.TrimSpace(req.Query) != "" && len(terms) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "query must contain at least one word")
 	}
-	if len(terms) == 0 && len(req.IDs) == 0 {
-		return nil, loci.Errorf(loci.EINVALID, "forget needs a query or ids")
+	where, err := loci.ParseMemoryFilter(req.Filters)
+	if err != nil {
+		return nil, err
+	}
+	if len(terms) == 0 && len(req.IDs) == 0 && where == nil {
+		return nil, loci.Errorf(loci.EINVALID, "forget needs a query, ids or filters")
+	}
+	if req.IncludeAgents {
+		if len(terms) == 0 {
+			return nil, loci.Errorf(loci.EINVALID, "include_agents extends a query to agents' notes, blocks and passages: it needs a query")
+		}
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return nil, err
+		}
 	}
 	out := []*loci.UserMemory{}
 	// A dry run changes nothing: it reads, and its entry is queued.
@@ -177,11 +198,11 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			}
 			found = append(found, recs...)
 		}
-		if len(terms) > 0 {
+		if len(terms) > 0 || (len(req.IDs) == 0 && where != nil) {
 			// Every record of the user's scope is read once (streamed,
 			// not held): a forget needs every match, not the best few.
 			err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-				if holdsEvery(r, terms) {
+				if (len(terms) == 0 || holdsEvery(r, terms)) && where.Match(r) {
 					found = append(found, r)
 				}
 				return nil
@@ -190,19 +211,23 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				return err
 			}
 		}
-		slots := map[string]bool{}
-		for _, r := range found {
-			if r.Kind != loci.KindFact || r.Key == "" || slots[r.Key] {
-				continue
-			}
-			slots[r.Key] = true
-			versions, err := tx.FindRecords(ctx, loci.RecordFilter{
-				Workspace: r.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &userID, Key: &r.Key, Order: loci.OrderValidDesc,
-			})
+		if where != nil {
+			found = slices.DeleteFunc(found, func(r *loci.Record) bool { return !where.Match(r) })
+		}
+		// Agents' own memory (no user) only when asked, by query only.
+		var agentIDs []string
+		if req.IncludeAgents {
+			recs, err := agentScopedMatches(ctx, tx, terms)
 			if err != nil {
 				return err
 			}
-			found = append(found, versions...)
+			for _, r := range recs {
+				if !where.Match(r) {
+					continue
+				}
+				agentIDs = append(agentIDs, r.ID)
+				out = append(out, userMemoryOf(r))
+			}
 		}
 		seen := map[string]bool{}
 		var ids []string
@@ -214,12 +239,34 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			}
 		}
 		a.touch(ids...)
-		if req.DryRun || len(ids) == 0 {
+		a.touch(agentIDs...)
+		if req.DryRun || len(ids)+len(agentIDs) == 0 {
 			return nil
+		}
+		if len(agentIDs) > 0 {
+			noUser := ""
+			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+				Workspace: f.Workspace, Kinds: loci.AgentScopedKinds, UserID: &noUser, IDs: agentIDs,
+			}); err != nil {
+				return err
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		// The versions of a keyed fact are held still while the matched
+		// ones go: what is deleted is exactly what matched, and the
+		// versions left stop naming it (unlinkForgottenFacts).
+		keyed, err := lockFactSlots(ctx, tx, found)
+		if err != nil {
+			return err
 		}
 		del := f
 		del.IDs = ids
 		if _, err := tx.DeleteRecords(ctx, del); err != nil {
+			return err
+		}
+		if err := unlinkForgottenFacts(ctx, tx, a, keyed, seen, s.now()); err != nil {
 			return err
 		}
 		// A forgotten message leaves its session with one message less.
@@ -237,26 +284,6 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		return nil, fmt.Errorf("forget: %w", err)
 	}
 	return out, nil
-}
-
-// holdsEvery reports whether a record holds every term: among its indexed
-// terms (SearchText is already analyzed: its words are compared as they
-// are, never stemmed a second time, which would turn "expens" into
-// "expen") or the terms of its content.
-func holdsEvery(r *loci.Record, terms []string) bool {
-	have := map[string]bool{}
-	for _, t := range strings.Fields(r.SearchText) {
-		have[t] = true
-	}
-	for _, t := range contentTerms(r.Content) {
-		have[t] = true
-	}
-	for _, t := range terms {
-		if !have[t] {
-			return false
-		}
-	}
-	return true
 }
 
 // DeleteUser deletes every record about the user, of every kind (with
@@ -311,9 +338,9 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 func userMemoryOf(r *loci.Record) *loci.UserMemory {
 	return &loci.UserMemory{
 		ID: r.ID, Kind: r.Kind, UserID: r.UserID, AgentID: r.AgentID, SessionID: r.SessionID, TaskID: r.TaskID, Key: r.Key,
-		Content: r.Content, Data: r.Data, Tags: r.Tags, Category: r.Category, ActionType: r.ActionType,
+		Content: r.Content, Data: r.Data, Tags: r.Tags, Metadata: r.Metadata, Category: r.Category, ActionType: r.ActionType,
 		Outcome: r.Outcome, Confidence: r.Confidence, AccessCount: r.AccessCount,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, Version: r.Version,
 		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
 		LastAccessedAt: r.LastAccessedAt,
 	}

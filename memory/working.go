@@ -1,10 +1,14 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -51,7 +55,7 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci
 		return nil, false, err
 	}
 	limit := s.life.workingLimitOr()
-	if len(value) > limit {
+	if valueBytes(value) > limit {
 		return nil, false, loci.Errorf(loci.ETOOLARGE, "working memory of a task must total at most %d bytes", limit)
 	}
 	data, err := json.Marshal(workingData{Value: value})
@@ -74,12 +78,12 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci
 		if err != nil {
 			return err
 		}
-		total := len(value)
+		total := valueBytes(value)
 		for _, r := range live {
 			if r.Scope == scope && r.Key == in.Key {
 				continue // replaced by this write
 			}
-			total += len(r.Content)
+			total += valueBytes([]byte(r.Content))
 		}
 		if total > limit {
 			return loci.Errorf(loci.ETOOLARGE, "working memory of task %q would total %d bytes, more than %d", in.TaskID, total, limit)
@@ -236,4 +240,68 @@ func workingOf(r *loci.Record) (*loci.WorkingEntry, error) {
 		TaskID: r.TaskID, AgentID: r.AgentID, UserID: r.UserID, Key: r.Key, Value: d.Value,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
 	}, nil
+}
+
+// valueBytes is the size of a JSON value as the working-memory limit
+// counts it: the length of its compact encoding with strings as UTF-8, so
+// a value is counted the same whichever way the client escaped it ("é"
+// and "\u00e9" are both 2 bytes). Only what JSON must escape counts as
+// its escape (a quote, a backslash, a control character). Text that is
+// not JSON counts as its length.
+func valueBytes(raw []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	// Each open array or object, with how many keys and values it has
+	// had: every one after the first follows a comma or a colon.
+	var stack []int
+	n := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return n
+		} else if err != nil {
+			return len(raw)
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			n++
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if len(stack) > 0 {
+			if stack[len(stack)-1] > 0 {
+				n++ // a comma, or an object's colon
+			}
+			stack[len(stack)-1]++
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			n++
+			stack = append(stack, 0)
+		case string:
+			n += jsonStringBytes(t)
+		case json.Number:
+			n += len(t)
+		case bool:
+			n += len(strconv.FormatBool(t))
+		case nil:
+			n += len("null")
+		}
+	}
+}
+
+// jsonStringBytes is the length of s as a JSON string with nothing escaped
+// that JSON does not require.
+func jsonStringBytes(s string) int {
+	n := 2
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
+			n += 2
+		case r < 0x20:
+			n += 6
+		default:
+			n += utf8.RuneLen(r)
+		}
+	}
+	return n
 }

@@ -61,6 +61,36 @@ func (tx *Tx) ListAgents(ctx context.Context, workspace string, limit, offset in
 	return out, total, rows.Err()
 }
 
+// ListKnownAgents lists the agents table and the agents only records name.
+func (tx *Tx) ListKnownAgents(ctx context.Context, workspace string, limit, offset int) ([]*loci.Agent, int, error) {
+	// The agents table, and every agent its records name that has no row
+	// there (an agent with only notes, working entries or episodes).
+	known := `SELECT id, name, created_at FROM agents WHERE workspace = $1
+		UNION ALL
+		SELECT agent_id, '', min(created_at) FROM records WHERE workspace = $1 AND agent_id <> ''
+			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = $1) GROUP BY agent_id`
+	var total int
+	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM (`+known+`) k`, workspace).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count agents: %w", err)
+	}
+	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM (`+known+`) k ORDER BY id`+
+		limitClause(limit, offset), workspace)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list agents: %w", err)
+	}
+	defer rows.Close()
+	var out []*loci.Agent
+	for rows.Next() {
+		a := loci.Agent{Workspace: workspace}
+		if err := rows.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
+			return nil, 0, fmt.Errorf("scan agent: %w", err)
+		}
+		a.CreatedAt = a.CreatedAt.UTC()
+		out = append(out, &a)
+	}
+	return out, total, rows.Err()
+}
+
 // DeleteAgent deletes an agent and the links that attach blocks to it.
 func (tx *Tx) DeleteAgent(ctx context.Context, workspace, id string) error {
 	if _, err := tx.tx.Exec(ctx, `DELETE FROM block_links WHERE workspace = $1 AND agent_id = $2`, workspace, id); err != nil {

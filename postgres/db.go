@@ -20,13 +20,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/diskfull"
 )
 
 //go:embed migrations/*.sql
@@ -52,9 +52,8 @@ type DB struct {
 	vectorIndexes sync.Map
 	// timeout bounds every wait for the database (WithTimeout).
 	timeout time.Duration
-	// fullAt is when a write last failed for a full disk (Unix
-	// nanoseconds).
-	fullAt atomic.Int64
+	// full is what writes met of a full disk (Ping reports it).
+	full diskfull.State
 }
 
 // Open connects to the database that dsn names (a postgres:// URL or a
@@ -128,8 +127,8 @@ func (db *DB) Close() error {
 }
 
 // Ping reports whether the database answers (EUNAVAILABLE when it does not
-// in time), and ESTORAGEFULL for a minute after a write failed for a full
-// disk (a small write may fit where the next will not).
+// in time), and ESTORAGEFULL after a write failed for a full disk, until a
+// write succeeds again (at most a minute).
 func (db *DB) Ping(ctx context.Context) error {
 	conn, err := db.acquire(ctx)
 	if err != nil {
@@ -180,23 +179,45 @@ func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
 	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
+// run runs fn in a transaction. The wait for a connection and the BEGIN
+// share one timeout: a database that does not answer fails the
+// transaction within it, not once for the pool and again for the BEGIN
+// (a connection given back healthy just before a partition is handed out
+// without a ping). What fn runs is bounded by the connection's progress
+// bound instead, so a long transaction that makes progress is not cut.
 func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
-	conn, err := db.acquire(ctx)
+	wctx, cancel := context.WithTimeout(ctx, db.timeout)
+	defer cancel()
+	conn, err := db.acquire(wctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	if err := db.runOn(ctx, conn, opts, fn); err != nil {
+	pgTx, err := conn.BeginTx(wctx, opts)
+	if err != nil {
+		if ctx.Err() == nil && wctx.Err() != nil {
+			return db.noAnswer(err)
+		}
+		return db.classify(ctx, fmt.Errorf("begin: %w", err))
+	}
+	if err := db.runOn(ctx, pgTx, fn); err != nil {
 		return db.classify(ctx, err)
+	}
+	if opts.AccessMode == pgx.ReadWrite {
+		// A write found room: the disk is no longer reported full.
+		db.full.Succeeded()
 	}
 	return nil
 }
 
-func (db *DB) runOn(ctx context.Context, conn *pgxpool.Conn, opts pgx.TxOptions, fn func(loci.Tx) error) error {
-	pgTx, err := conn.BeginTx(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
+// noAnswer is EUNAVAILABLE for a transaction whose BEGIN found no answer
+// within the timeout: transient, as nothing of it ran.
+func (db *DB) noAnswer(err error) error {
+	return loci.Transient(loci.WrapError(err, loci.EUNAVAILABLE,
+		"the database does not answer (within %s): retry later", db.timeout))
+}
+
+func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) error {
 	// Rolled back on every way out but a commit, a panic in fn included:
 	// a transaction left open would keep its connection and its locks.
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
@@ -283,6 +304,11 @@ func applyMigration(ctx context.Context, conn *pgx.Conn, version int, base, name
 	if _, err := tx.Exec(ctx, string(body), pgx.QueryExecModeSimpleProtocol); err != nil {
 		return fmt.Errorf("migration %s: %w", base, err)
 	}
+	if version == contentHashMigration {
+		if err := backfillContentHash(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`,
 		version, strings.TrimSuffix(base, ".sql")); err != nil {
 		return fmt.Errorf("record migration %s: %w", base, err)
@@ -310,4 +336,38 @@ func translate(err error) error {
 		return loci.Errorf(loci.ECONFLICT, "already exists")
 	}
 	return err
+}
+
+// contentHashMigration is the migration that adds records.content_hash;
+// backfillContentHash then hashes the rows written before, in Go.
+const contentHashMigration = 10
+
+// backfillContentHash sets the content_hash of every record without one
+// (loci.ContentHash), in batches, in the migration's transaction.
+func backfillContentHash(ctx context.Context, tx pgx.Tx) error {
+	for {
+		rows, err := tx.Query(ctx, `SELECT id, content FROM records WHERE content_hash IS NULL ORDER BY id LIMIT 1000`)
+		if err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		var ids, hashes []string
+		for rows.Next() {
+			var id, content string
+			if err := rows.Scan(&id, &content); err != nil {
+				rows.Close()
+				return fmt.Errorf("backfill content hashes: %w", err)
+			}
+			ids, hashes = append(ids, id), append(hashes, loci.ContentHash(content))
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE records r SET content_hash = v.h FROM unnest($1::text[], $2::text[]) AS v(id, h) WHERE r.id = v.id`, ids, hashes); err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+	}
 }

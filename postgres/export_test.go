@@ -15,3 +15,14 @@ func Exec(ctx context.Context, tx loci.Tx, sql string) error {
 
 // SelectRecords is the query ScanRecords runs for f.
 func SelectRecords(f loci.RecordFilter) (string, []any) { return selectRecords(f) }
+
+// HoldConn takes a pooled connection and returns a function that gives it
+// back without a word to the server, as a transaction that did not reach
+// it would.
+func HoldConn(ctx context.Context, db *DB) (func(), error) {
+	c, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Release, nil
+}

@@ -18,10 +18,6 @@ import (
 // (WithTimeout).
 const DefaultTimeout = 5 * time.Second
 
-// fullReportFor is how long Ping reports a full disk after a write failed
-// for one: a small write succeeding meanwhile does not mean there is room.
-const fullReportFor = time.Minute
-
 // Option configures Open and OpenConfig.
 type Option func(*options)
 
@@ -145,7 +141,7 @@ func (db *DB) classify(ctx context.Context, err error) error {
 	if errors.As(err, &pgErr) {
 		switch {
 		case pgErr.Code == "53100": // disk_full
-			db.fullAt.Store(time.Now().UnixNano())
+			db.full.Failed()
 			return loci.WrapError(err, loci.ESTORAGEFULL,
 				"the database's disk is full: nothing was written; free space and retry")
 		case pgErr.Code == "40001" || pgErr.Code == "40P01": // serialization_failure, deadlock_detected
@@ -182,10 +178,10 @@ func (db *DB) unavailable(err error) error {
 	return e
 }
 
-// fullError is Ping's report while the last write failed for a full disk.
+// fullError is Ping's report while writes fail for a full disk
+// (diskfull.State.Full).
 func (db *DB) fullError() error {
-	at := db.fullAt.Load()
-	if at == 0 || time.Since(time.Unix(0, at)) > fullReportFor {
+	if !db.full.Full() {
 		return nil
 	}
 	return loci.Errorf(loci.ESTORAGEFULL, "the database's disk is full: writes fail until space is freed (reads work)")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/postgres"
@@ -221,4 +222,47 @@ func TestClassify(t *testing.T) {
 // raise makes the server report SQLSTATE code, for real, in tx.
 func raise(ctx context.Context, tx loci.Tx, code string) error {
 	return postgres.Exec(ctx, tx, `DO $$ BEGIN RAISE EXCEPTION 'raised' USING ERRCODE = '`+code+`'; END $$`)
+}
+
+// TestPartitionOneTimeout: a transaction that waits for a connection and
+// then is given one that the partition cut answers unavailable within one
+// timeout of its start: the wait for a connection and the BEGIN share the
+// timeout (before, each had its own, and a request waited twice).
+func TestPartitionOneTimeout(t *testing.T) {
+	dsn := postgresDSN(t)
+	ctx := context.Background()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := testdb.NewProxy(t, u.Host)
+	const timeout = time.Second
+	db := testdb.OpenPostgresWith(t, dsn, func(cfg *pgxpool.Config) {
+		testdb.ViaProxy(proxy)(cfg)
+		cfg.MaxConns = 1
+	}, postgres.WithTimeout(timeout))
+	release, err := postgres.HoldConn(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Blackhole()
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		release()
+	}()
+	start := time.Now()
+	err = db.View(ctx, func(tx loci.Tx) error {
+		_, err := tx.CountRecords(ctx, loci.RecordFilter{Workspace: "w"})
+		return err
+	})
+	took := time.Since(start)
+	t.Logf("view during the partition: %v after %v", err, took)
+	if loci.ErrorCode(err) != loci.EUNAVAILABLE {
+		t.Errorf("view during the partition: %v; want unavailable", err)
+	}
+	// A bound on behaviour, not a speed target: before, the wait for the
+	// connection and the BEGIN each took up to the timeout.
+	if took > timeout+400*time.Millisecond {
+		t.Errorf("view during the partition took %v; want within the timeout %v", took, timeout)
+	}
 }

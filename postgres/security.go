@@ -169,6 +169,17 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 	return out, total, err
 }
 
+// DeleteAuditBeyond deletes the oldest entries beyond the newest keep, by
+// the log's sequence: one index lookup, however long the log. A write
+// rolled back leaves a gap in the sequence, so it may keep a few fewer.
+func (tx *Tx) DeleteAuditBeyond(ctx context.Context, keep int) (int, error) {
+	tag, err := tx.tx.Exec(ctx, `DELETE FROM audit_log WHERE seq <= (SELECT max(seq) FROM audit_log) - $1`, keep)
+	if err != nil {
+		return 0, fmt.Errorf("delete audit entries: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // DeleteAuditBefore deletes entries older than before.
 func (tx *Tx) DeleteAuditBefore(ctx context.Context, before time.Time) (int, error) {
 	tag, err := tx.tx.Exec(ctx, `DELETE FROM audit_log WHERE at < $1`, before)

@@ -38,7 +38,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error {
 
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
 // InsertRecord stores a new record. It inserts with ON CONFLICT DO NOTHING
 // rather than raising a unique violation, so that ECONFLICT leaves the
@@ -61,7 +61,7 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 
 const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27)
+	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29)
 	ON CONFLICT DO NOTHING`
 
 // InsertRecords stores new records in one round trip (a batch of
@@ -124,10 +124,10 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		outcome = $12, confidence = $13, access_count = GREATEST(access_count, $14),
 		last_accessed_at = GREATEST(last_accessed_at, $15), updated_at = $16,
 		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20,
-		valid_at = $21, invalid_at = $22, review = $23
-		WHERE id = $24 AND workspace = $25 AND version = $26
+		valid_at = $21, invalid_at = $22, review = $23, metadata = $24::json, content_hash = $25
+		WHERE id = $26 AND workspace = $27 AND version = $28
 		AND ($5::text IS NULL OR $22::timestamptz IS NOT NULL OR NOT EXISTS (SELECT 1 FROM records o
-			WHERE o.workspace = $25 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $24
+			WHERE o.workspace = $27 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $26
 			AND o.invalid_at IS NULL
 			AND ((o.agent_id = $1 AND o.session_id = $3 AND o.task_id = $4) OR records.kind = 'fact')))`,
 		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
@@ -258,8 +258,8 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 
 // InsertVersion keeps a previous value of a record.
 func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
-	tag, err := tx.tx.Exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at)
-		VALUES ($1, $2, $3, $4::json, $5) ON CONFLICT DO NOTHING`, v.RecordID, v.Version, v.Content, jsonText(v.Data), v.UpdatedAt)
+	tag, err := tx.tx.Exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at, metadata)
+		VALUES ($1, $2, $3, $4::json, $5, $6::json) ON CONFLICT DO NOTHING`, v.RecordID, v.Version, v.Content, jsonText(v.Data), v.UpdatedAt, nullJSON(v.Metadata))
 	if err != nil {
 		return translate(fmt.Errorf("insert version: %w", err))
 	}
@@ -271,7 +271,7 @@ func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
 
 // ListVersions returns a record's kept versions, newest first.
 func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordVersion, error) {
-	rows, err := tx.tx.Query(ctx, `SELECT record_id, version, content, data::text, updated_at
+	rows, err := tx.tx.Query(ctx, `SELECT record_id, version, content, data::text, updated_at, metadata::text
 		FROM record_versions WHERE record_id = $1 ORDER BY version DESC`, recordID)
 	if err != nil {
 		return nil, fmt.Errorf("list versions: %w", err)
@@ -281,10 +281,14 @@ func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordV
 	for rows.Next() {
 		var v loci.RecordVersion
 		var data string
-		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &v.UpdatedAt); err != nil {
+		var meta *string
+		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &v.UpdatedAt, &meta); err != nil {
 			return nil, fmt.Errorf("scan version: %w", err)
 		}
 		v.Data, v.UpdatedAt = json.RawMessage(data), v.UpdatedAt.UTC()
+		if meta != nil && *meta != "" {
+			v.Metadata = json.RawMessage(*meta)
+		}
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -354,8 +358,16 @@ func recordArgs(r *loci.Record) []any {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, cleanText(search),
 		jsonText(r.Data), nonNil(r.Tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullTime(r.LastAccessedAt),
 		r.CreatedAt, r.UpdatedAt, nullTime(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
-		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review,
+		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentHash(r.Content),
 	}
+}
+
+// nullJSON stores absent JSON (metadata) as NULL.
+func nullJSON(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	return string(raw)
 }
 
 func scanRecords(rows pgx.Rows) ([]*loci.Record, error) {
@@ -376,13 +388,17 @@ func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
 	var kind, data string
 	var key *string
 	var lastAccessed, expires, validAt, invalidAt *time.Time
+	var meta, contentHash *string
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review}
+		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash}
 	if err := rows.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
 	r.Kind, r.Data = loci.Kind(kind), json.RawMessage(data)
+	if meta != nil && *meta != "" {
+		r.Metadata = json.RawMessage(*meta)
+	}
 	if key != nil {
 		r.Key = *key
 	}
@@ -473,9 +489,20 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if !f.CreatedBefore.IsZero() {
 		conds = append(conds, p+"created_at < "+a.add(f.CreatedBefore))
 	}
+	if f.ContentHash != nil {
+		conds = append(conds, p+"content_hash = "+a.add(*f.ContentHash))
+	}
 	if !f.LiveAt.IsZero() {
 		at := a.add(f.LiveAt)
-		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > "+at+")")
+		lasting := ""
+		if len(f.Lasting) > 0 {
+			kinds := make([]string, len(f.Lasting))
+			for i, k := range f.Lasting {
+				kinds[i] = string(k)
+			}
+			lasting = " OR " + p + "kind = ANY(" + a.add(kinds) + "::text[])"
+		}
+		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > "+at+lasting+")")
 	}
 	if !f.ExpiredAt.IsZero() {
 		conds = append(conds, p+"expires_at <= "+a.add(f.ExpiredAt))

@@ -143,3 +143,60 @@ func TestTransient(t *testing.T) {
 		t.Fatal("a wrapped transient error is not transient")
 	}
 }
+
+// budgetStore fails its first transaction transiently after first, and
+// answers its second only when its context ends (a database that does not
+// answer).
+type budgetStore struct {
+	loci.Store
+	first time.Duration
+	calls int
+}
+
+func (b *budgetStore) run(ctx context.Context) error {
+	b.calls++
+	if b.calls == 1 {
+		time.Sleep(b.first)
+		return loci.Transient(loci.Errorf(loci.EUNAVAILABLE, "the database does not answer"))
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (b *budgetStore) Update(ctx context.Context, fn func(loci.Tx) error) error { return b.run(ctx) }
+func (b *budgetStore) View(ctx context.Context, fn func(loci.Tx) error) error   { return b.run(ctx) }
+
+// TestRetryFitsBudget: the first attempt, the backoff and the retry end
+// within the budget: a failure that leaves no time for the backoff is not
+// retried, and a retry that does not answer is cut at the budget and
+// reports the first failure.
+func TestRetryFitsBudget(t *testing.T) {
+	quietLog := slog.New(slog.NewTextHandler(io.Discard, nil))
+	tests := []struct {
+		name      string
+		first     time.Duration
+		wantCalls int
+	}{
+		{"SlowFailureNotRetried", 300 * time.Millisecond, 1},
+		{"FastFailureRetriedWithinBudget", 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bs := &budgetStore{first: tt.first}
+			s := retry.New(bs, 200*time.Millisecond, retry.WithLogger(quietLog), retry.WithBudget(400*time.Millisecond))
+			done := make(chan error, 1)
+			go func() { done <- s.View(context.Background(), func(loci.Tx) error { return nil }) }()
+			select {
+			case err := <-done:
+				if loci.ErrorCode(err) != loci.EUNAVAILABLE {
+					t.Errorf("err = %v, want unavailable", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the retry did not end within its budget")
+			}
+			if bs.calls != tt.wantCalls {
+				t.Errorf("attempts = %d, want %d", bs.calls, tt.wantCalls)
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/diskfull"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -42,9 +43,8 @@ type DB struct {
 	reader *sql.DB
 	// timeout bounds every wait for the database (options.timeout).
 	timeout time.Duration
-	// fullAt is when a write last failed for a full disk (Unix
-	// nanoseconds).
-	fullAt atomic.Int64
+	// full is what writes met of a full disk (Ping reports it).
+	full diskfull.State
 	// bulk is set once the writer's page cache was grown for a bulk load.
 	bulk atomic.Bool
 	// writeStmts and readStmts are the statements prepared on each pool
@@ -177,7 +177,9 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers (EUNAVAILABLE when it does
+// not), and ESTORAGEFULL after a write failed for a full disk, until a
+// write succeeds again (at most a minute).
 func (db *DB) Ping(ctx context.Context) error {
 	var n int
 	if err := db.reader.QueryRowContext(ctx, `SELECT 1`).Scan(&n); err != nil {
@@ -215,6 +217,10 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(loci.Tx) error) err
 	}()
 	if err != nil {
 		return db.classify(err)
+	}
+	if write {
+		// A write found room: the disk is no longer reported full.
+		db.full.Succeeded()
 	}
 	if write && len(tx.unprepared) > 0 {
 		// The writer is free again: prepare what the transaction ran
@@ -337,6 +343,11 @@ func (db *DB) applyMigration(ctx context.Context, version int, base, name string
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("migration %s: %w", base, err)
 	}
+	if version == contentHashMigration {
+		if err := backfillContentHash(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 		version, strings.TrimSuffix(base, ".sql"), time.Now().UnixMicro()); err != nil {
 		return fmt.Errorf("record migration %s: %w", base, err)
@@ -360,4 +371,44 @@ func translate(err error) error {
 		}
 	}
 	return err
+}
+
+// contentHashMigration is the migration that adds records.content_hash;
+// backfillContentHash then hashes the rows written before, in Go.
+const contentHashMigration = 9
+
+// backfillContentHash sets the content_hash of every record without one
+// (loci.ContentHash), in batches, in the migration's transaction.
+func backfillContentHash(ctx context.Context, tx *sql.Tx) error {
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT seq, content FROM records WHERE content_hash IS NULL ORDER BY seq LIMIT 1000`)
+		if err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		type row struct {
+			seq     int64
+			content string
+		}
+		var batch []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.seq, &r.content); err != nil {
+				rows.Close()
+				return fmt.Errorf("backfill content hashes: %w", err)
+			}
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("backfill content hashes: %w", err)
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, r := range batch {
+			if _, err := tx.ExecContext(ctx, `UPDATE records SET content_hash = ? WHERE seq = ?`, loci.ContentHash(r.content), r.seq); err != nil {
+				return fmt.Errorf("backfill content hashes: %w", err)
+			}
+		}
+	}
 }

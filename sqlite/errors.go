@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/loci-memory/loci"
 	"modernc.org/sqlite"
@@ -16,10 +15,6 @@ import (
 const (
 	sqliteNotADB = sqlite3.SQLITE_NOTADB
 )
-
-// fullReportFor is how long Ping reports a full disk after a write failed
-// for one: a small write succeeding meanwhile does not mean there is room.
-const fullReportFor = time.Minute
 
 // sqliteCode returns the primary result code of the SQLite error in err's
 // chain, or 0.
@@ -56,7 +51,7 @@ func (db *DB) classify(err error) error {
 		return loci.Transient(loci.WrapError(err, loci.EUNAVAILABLE,
 			"the database is busy: another process has held it for longer than %s; retry later", db.timeout))
 	case sqlite3.SQLITE_FULL:
-		db.fullAt.Store(time.Now().UnixNano())
+		db.full.Failed()
 		return loci.WrapError(err, loci.ESTORAGEFULL,
 			"the database's disk is full (or the database reached its size limit): nothing was written; free space and retry")
 	case sqlite3.SQLITE_READONLY:
@@ -83,10 +78,10 @@ func (db *DB) conn(ctx context.Context, pool *sql.DB) (*sql.Conn, error) {
 	return nil, db.classify(fmt.Errorf("connect: %w", err))
 }
 
-// fullError is Ping's report while the last write failed for a full disk.
+// fullError is Ping's report while writes fail for a full disk
+// (diskfull.State.Full).
 func (db *DB) fullError() error {
-	at := db.fullAt.Load()
-	if at == 0 || time.Since(time.Unix(0, at)) > fullReportFor {
+	if !db.full.Full() {
 		return nil
 	}
 	return loci.Errorf(loci.ESTORAGEFULL, "the database's disk is full: writes fail until space is freed (reads work)")

@@ -173,6 +173,18 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 	return out, total, rows.Err()
 }
 
+// DeleteAuditBeyond deletes the oldest entries beyond the newest keep, by
+// the log's sequence (AUTOINCREMENT: no gaps but what was deleted from its
+// start): one index lookup, however long the log.
+func (tx *Tx) DeleteAuditBeyond(ctx context.Context, keep int) (int, error) {
+	res, err := tx.exec(ctx, `DELETE FROM audit_log WHERE seq <= (SELECT max(seq) FROM audit_log) - ?`, keep)
+	if err != nil {
+		return 0, fmt.Errorf("delete audit entries: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
 // DeleteAuditBefore deletes entries older than before.
 func (tx *Tx) DeleteAuditBefore(ctx context.Context, before time.Time) (int, error) {
 	res, err := tx.exec(ctx, `DELETE FROM audit_log WHERE at < ?`, micros(before))

@@ -46,7 +46,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error { return nil }
 
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
 // InsertRecord stores a new record.
 func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
@@ -105,7 +105,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		confidence = ?, access_count = max(access_count, ?),
 		last_accessed_at = CASE WHEN ? IS NULL THEN last_accessed_at ELSE max(coalesce(last_accessed_at, 0), ?) END,
 		updated_at = ?, expires_at = ?, version = ?, embedding = ?, embedding_model = ?,
-		valid_at = ?, invalid_at = ?, review = ?, change_gen = ?
+		valid_at = ?, invalid_at = ?, review = ?, metadata = ?, content_hash = ?, change_gen = ?
 		WHERE id = ? AND workspace = ? AND version = ?`,
 		append(append(append(append([]any{}, args[3:18]...), args[17]), args[19:]...), gen, r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
@@ -282,8 +282,8 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 
 // InsertVersion keeps a previous value of a record.
 func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
-	_, err := tx.exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at)
-		VALUES (?, ?, ?, ?, ?)`, v.RecordID, v.Version, v.Content, jsonText(v.Data), micros(v.UpdatedAt))
+	_, err := tx.exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at, metadata)
+		VALUES (?, ?, ?, ?, ?, ?)`, v.RecordID, v.Version, v.Content, jsonText(v.Data), micros(v.UpdatedAt), nullJSON(v.Metadata))
 	if err != nil {
 		return translate(fmt.Errorf("insert version: %w", err))
 	}
@@ -292,7 +292,7 @@ func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
 
 // ListVersions returns a record's kept versions, newest first.
 func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordVersion, error) {
-	rows, err := tx.query(ctx, `SELECT record_id, version, content, data, updated_at
+	rows, err := tx.query(ctx, `SELECT record_id, version, content, data, updated_at, metadata
 		FROM record_versions WHERE record_id = ? ORDER BY version DESC`, recordID)
 	if err != nil {
 		return nil, fmt.Errorf("list versions: %w", err)
@@ -303,10 +303,14 @@ func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordV
 		var v loci.RecordVersion
 		var data string
 		var at int64
-		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &at); err != nil {
+		var meta sql.NullString
+		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &at, &meta); err != nil {
 			return nil, fmt.Errorf("scan version: %w", err)
 		}
 		v.Data, v.UpdatedAt = json.RawMessage(data), fromMicros(at)
+		if meta.Valid && meta.String != "" {
+			v.Metadata = json.RawMessage(meta.String)
+		}
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -334,7 +338,7 @@ func recordArgs(r *loci.Record) ([]any, error) {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, search,
 		jsonText(r.Data), string(tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullMicros(r.LastAccessedAt),
 		micros(r.CreatedAt), micros(r.UpdatedAt), nullMicros(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
-		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review,
+		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentHash(r.Content),
 	}, nil
 }
 
@@ -360,14 +364,18 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 	var lastAccessed, expires, validAt, invalidAt sql.NullInt64
 	var created, updated int64
 	var emb []byte
+	var meta, contentHash sql.NullString
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review}
+		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
 	r.Kind, r.Key = loci.Kind(kind), key.String
 	r.Data = json.RawMessage(data)
+	if meta.Valid && meta.String != "" {
+		r.Metadata = json.RawMessage(meta.String)
+	}
 	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
 		return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
 	}
@@ -456,9 +464,18 @@ func whereClause(f loci.RecordFilter, p string) (string, []any) {
 		conds = append(conds, p+"created_at < ?")
 		args = append(args, micros(f.CreatedBefore))
 	}
+	if f.ContentHash != nil {
+		conds = append(conds, p+"content_hash = ?")
+		args = append(args, *f.ContentHash)
+	}
 	if !f.LiveAt.IsZero() {
-		conds = append(conds, "("+p+"expires_at IS NULL OR "+p+"expires_at > ?)")
+		live := "(" + p + "expires_at IS NULL OR " + p + "expires_at > ?"
 		args = append(args, micros(f.LiveAt))
+		for _, k := range f.Lasting {
+			live += " OR " + p + "kind = ?"
+			args = append(args, string(k))
+		}
+		conds = append(conds, live+")")
 	}
 	if !f.ExpiredAt.IsZero() {
 		conds = append(conds, p+"expires_at <= ?")
@@ -534,6 +551,14 @@ func nonNil(tags []string) []string {
 func jsonText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "{}"
+	}
+	return string(raw)
+}
+
+// nullJSON stores absent JSON (metadata) as NULL.
+func nullJSON(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
 	}
 	return string(raw)
 }

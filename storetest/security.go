@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -202,6 +203,22 @@ func testAudit(t *testing.T, open Opener) {
 		}
 		if got, _ := find(loci.AuditFilter{}); !slices.Equal(got, []string{"e3", "e2"}) {
 			t.Errorf("left %v, want [e3 e2]", got)
+		}
+	})
+	t.Run("DeleteBeyond", func(t *testing.T) {
+		var n int
+		MustUpdate(t, s, func(tx loci.Tx) (err error) {
+			if n, err = tx.DeleteAuditBeyond(ctx, 2); err != nil || n != 0 {
+				return fmt.Errorf("keep 2 of 2: deleted %d, %v", n, err)
+			}
+			n, err = tx.DeleteAuditBeyond(ctx, 1)
+			return err
+		})
+		if n != 1 { // e2, written before e3
+			t.Errorf("deleted %d, want 1", n)
+		}
+		if got, _ := find(loci.AuditFilter{}); !slices.Equal(got, []string{"e3"}) {
+			t.Errorf("left %v, want [e3]", got)
 		}
 	})
 }

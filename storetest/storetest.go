@@ -25,6 +25,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("EveryKind", func(t *testing.T) { testEveryKind(t, open) })
 	t.Run("Filters", func(t *testing.T) { testFilters(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
+	t.Run("Metadata", func(t *testing.T) { testMetadata(t, open) })
 	t.Run("KeyHistory", func(t *testing.T) { testKeyHistory(t, open) })
 	t.Run("Lexical", func(t *testing.T) { testLexical(t, open) })
 	t.Run("LexicalRanking", func(t *testing.T) { testLexicalRanking(t, open) })
@@ -546,6 +547,30 @@ func testAgents(t *testing.T, open Opener) {
 		}
 		_, err = tx.GetAgent(ctx, loci.DefaultWorkspace, "zzz")
 		wantCode(t, err, loci.ENOTFOUND)
+		return nil
+	})
+	// An agent that only records name (a note's) is listed too, after the
+	// agents table's, by id; one named by an agent's record is not twice.
+	MustUpdate(t, s, func(tx loci.Tx) error {
+		for _, r := range []*loci.Record{
+			NewRecord(loci.KindNote, loci.Scope{AgentID: "c"}, "k1", "v"),
+			NewRecord(loci.KindNote, loci.Scope{AgentID: "c"}, "k2", "v"),
+			NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k1", "v"),
+		} {
+			if err := tx.InsertRecord(ctx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	MustView(t, s, func(tx loci.Tx) error {
+		if list, total, err := tx.ListAgents(ctx, loci.DefaultWorkspace, 10, 0); err != nil || total != 2 || len(list) != 2 {
+			t.Errorf("list agents (the table's): %+v %d %v; want a, b", list, total, err)
+		}
+		list, total, err := tx.ListKnownAgents(ctx, loci.DefaultWorkspace, 10, 1)
+		if err != nil || total != 3 || len(list) != 2 || list[0].ID != "b" || list[0].Name != "Agent b" || list[1].ID != "c" {
+			t.Errorf("list agents with a notes-only agent: %+v %d %v; want b, c of 3", list, total, err)
+		}
 		return nil
 	})
 	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.DeleteAgent(ctx, loci.DefaultWorkspace, "a") }); err != nil {

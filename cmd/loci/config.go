@@ -90,11 +90,13 @@ type ServeConfig struct {
 	RateLimit         float64       // --rate-limit: requests per second per key (or IP); 0: none
 	RateBurst         int           // --rate-burst: the burst above RateLimit
 	AuditRetention    time.Duration // --audit-retention: prune older audit entries; 0: keep them
+	AuditMaxEntries   int           // --audit-max-entries: prune the oldest beyond this many; 0: no bound
 	MaxImportBytes    int64         // --max-import-bytes
 	ReadHeaderTimeout time.Duration // --read-header-timeout
 	ReadTimeout       time.Duration // --read-timeout
 	WriteTimeout      time.Duration // --write-timeout
 	IdleTimeout       time.Duration // --idle-timeout
+	ShutdownTimeout   time.Duration // --shutdown-timeout: the longest drain on SIGTERM
 	MaintainEvery     time.Duration // --maintain-every: run every maintenance task at this interval; 0: never
 	Pprof             string        // --pprof: serve net/http/pprof on this address; "": off
 }
@@ -214,11 +216,14 @@ func (c *Config) validateServe() error {
 	}{
 		{"maintain-every", s.MaintainEvery}, {"audit-retention", s.AuditRetention},
 		{"read-header-timeout", s.ReadHeaderTimeout}, {"read-timeout", s.ReadTimeout},
-		{"write-timeout", s.WriteTimeout}, {"idle-timeout", s.IdleTimeout},
+		{"write-timeout", s.WriteTimeout}, {"idle-timeout", s.IdleTimeout}, {"shutdown-timeout", s.ShutdownTimeout},
 	} {
 		if d.v < 0 {
 			return usagef("--%s must not be negative", d.name)
 		}
+	}
+	if s.AuditMaxEntries < 0 {
+		return usagef("--audit-max-entries must not be negative")
 	}
 	switch {
 	case s.RateLimit < 0 || math.IsInf(s.RateLimit, 0) || math.IsNaN(s.RateLimit):
@@ -281,19 +286,24 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.Addr, "addr", "127.0.0.1:8420", "address to listen on")
 	c.dbFlag(fs)
 	fs.DurationVar(&c.DBTimeout, "db-timeout", c.DBTimeout,
-		"longest wait for the database (a free connection, a lock, an answer) before a request fails with 503 (default $LOCI_DB_TIMEOUT, else 5s)")
+		"longest wait for the database (a free connection, a lock, an answer), its retry included, before a request fails with 503 (default $LOCI_DB_TIMEOUT, else 5s)")
 	fs.DurationVar(&s.MaintainEvery, "maintain-every", 0, "run every maintenance task at this interval, e.g. 1h (default off)")
 	fs.BoolVar(&s.Auth, "auth", false, "require an API key even while none exists (it is required anyway once one exists)")
 	fs.Float64Var(&s.RateLimit, "rate-limit", 0, "requests per second allowed per key (per client IP without auth); 0: no limit")
 	fs.IntVar(&s.RateBurst, "rate-burst", 50, "burst allowed above --rate-limit")
 	c.auditFlag(fs, "memory access")
-	fs.DurationVar(&s.AuditRetention, "audit-retention", 0, "delete audit entries older than this (e.g. 720h); 0: keep them")
-	fs.DurationVar(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "wait before retrying a transient storage error once")
+	fs.DurationVar(&s.AuditRetention, "audit-retention", loci.DefaultAuditRetention.MaxAge,
+		"delete audit entries older than this (checked every minute); 0: keep them whatever their age")
+	fs.IntVar(&s.AuditMaxEntries, "audit-max-entries", loci.DefaultAuditRetention.MaxEntries,
+		"keep at most this many audit entries, deleting the oldest (checked every minute); 0: no bound")
+	fs.DurationVar(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "wait before retrying a transient storage error once (only when the retry fits in --db-timeout)")
 	fs.Int64Var(&s.MaxImportBytes, "max-import-bytes", httpapi.DefaultMaxImportBytes, "largest POST /v1/import body")
 	fs.DurationVar(&s.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "time to read a request's headers")
 	fs.DurationVar(&s.ReadTimeout, "read-timeout", 30*time.Second, "time to read a whole request")
 	fs.DurationVar(&s.WriteTimeout, "write-timeout", 60*time.Second, "time to write a response (export is exempt)")
 	fs.DurationVar(&s.IdleTimeout, "idle-timeout", 120*time.Second, "how long an idle keep-alive connection is kept")
+	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", 15*time.Second,
+		"on SIGTERM, the longest wait for the requests being handled to finish (new ones are refused meanwhile)")
 	c.indexMemoryFlag(fs)
 	fs.StringVar(&s.Pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 }

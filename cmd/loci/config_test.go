@@ -171,6 +171,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{"ErrMaxImport", []string{"--max-import-bytes", "0"}, "--max-import-bytes must be positive"},
 		{"ErrWriteTimeout", []string{"--write-timeout", "-5s"}, "--write-timeout must not be negative"},
 		{"ErrAuditRetention", []string{"--audit-retention", "-1h"}, "--audit-retention must not be negative"},
+		{"ErrAuditMaxEntries", []string{"--audit-max-entries", "-1"}, "--audit-max-entries must not be negative"},
+		{"ErrShutdownTimeout", []string{"--shutdown-timeout", "-1s"}, "--shutdown-timeout must not be negative"},
 		{"ErrAddr", []string{"--addr", "localhost"}, `--addr "localhost" must be HOST:PORT`},
 		{"ErrPprofIsAddr", []string{"--addr", "127.0.0.1:18420", "--pprof", "127.0.0.1:18420"}, "--pprof must not be --addr's address"},
 		{"ErrMaintainEvery", []string{"--maintain-every", "-1s"}, "--maintain-every must not be negative"},

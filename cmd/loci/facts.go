@@ -54,7 +54,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 	switch sub {
 	case "add":
 		agent = fs.String("agent", "", "the agent that learned it")
-		category = fs.String("category", "", "one of "+strings.Join(loci.FactCategories, ", ")+" (required)")
+		category = fs.String("category", "", "a name of a-z, 0-9 and _, e.g. "+strings.Join(loci.FactCategories, ", ")+" (required)")
 		key = fs.String("key", "", "the slot it fills (e.g. home_city): supersedes the current fact of that key")
 		fs.Var(&validAt, "valid-at", "when it became (or becomes) true, RFC 3339 (default now)")
 		fs.Var(&keywords, "keyword", "a keyword (repeatable)")
@@ -94,7 +94,7 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 	var keep bool
 	switch {
 	case sub == "add" && *category == "":
-		return usagef("--category is required (one of %s)", strings.Join(loci.FactCategories, ", "))
+		return usagef("--category is required (a name of a-z, 0-9 and _, e.g. %s)", strings.Join(loci.FactCategories, ", "))
 	case sub == "add" && *evidence != "" && !json.Valid([]byte(*evidence)):
 		return usagef("--evidence is not valid JSON")
 	case sub == "review" && *user == "":
@@ -147,6 +147,9 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 			for _, f := range facts {
 				printFact(e.stdout, f)
 			}
+			if len(facts) == 0 {
+				fmt.Fprintln(e.stderr, noFacts(total, q))
+			}
 			return nil
 		}
 		q.Query = pos[0]
@@ -160,6 +163,9 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		for _, r := range res.Results {
 			fmt.Fprintf(e.stdout, "%.4f\t", r.Score)
 			printFact(e.stdout, r.Fact)
+		}
+		if len(res.Results) == 0 {
+			fmt.Fprintln(e.stderr, noFacts(0, q))
 		}
 	case "history":
 		facts, err := svc.FactHistory(ctx, pos[0])
@@ -220,6 +226,23 @@ func runFacts(ctx context.Context, e *env, args []string) error {
 		printFact(e.stdout, f)
 	}
 	return nil
+}
+
+// noFacts is the line a listing or search that found no fact prints (on
+// stderr: stdout stays one fact a line), saying what it looked at.
+func noFacts(total int, q loci.FactQuery) string {
+	if total > 0 {
+		return fmt.Sprintf("No facts on this page (%d in all; lower --offset).", total)
+	}
+	who := "global"
+	if q.UserID != "" {
+		who = "user " + q.UserID
+	}
+	when := "now"
+	if !q.AsOf.IsZero() {
+		when = "as of " + q.AsOf.Format(time.RFC3339)
+	}
+	return fmt.Sprintf("No facts of %s match (true %s).", who, when)
 }
 
 // printFact prints a fact as one line: id, status, relevance, key (- for

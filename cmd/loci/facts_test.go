@@ -46,7 +46,7 @@ func factsWalk(t *testing.T, extra ...string) {
 		absent   []string // substrings stdout must not hold
 	}{
 		{"ListNow", []string{"facts", "list", "--user", "u"}, 0, []string{berlin.ID + "\tcurrent\t1.00\thome_city\tlives in Berlin"}, []string{paris}},
-		{"ListAsOf", []string{"facts", "list", "--user", "u", "--as-of", "2021-01-01T00:00:00Z"}, 0, []string{paris + "\tsuperseded"}, []string{berlin.ID}},
+		{"ListAsOf", []string{"facts", "list", "--user", "u", "--as-of", "2021-01-01T00:00:00Z"}, 0, []string{paris + "\tcurrent"}, []string{berlin.ID}}, // current as of then
 		{"ListHistory", []string{"facts", "list", "--user", "u", "--history", "--json"}, 0, []string{`"count": 2`}, nil},
 		{"Search", []string{"facts", "search", "lives", "--user", "u"}, 0, []string{berlin.ID}, []string{paris}},
 		{"SearchHistory", []string{"facts", "search", "lives Paris", "--user", "u", "--history"}, 0, []string{berlin.ID, paris}, nil},
@@ -67,7 +67,7 @@ func factsWalk(t *testing.T, extra ...string) {
 		{"ErrDeleteAgain", []string{"facts", "delete", paris}, 1, []string{"loci facts: fact not found"}, nil},
 		{"ErrGetUnknown", []string{"facts", "get", "nope"}, 1, []string{"fact not found"}, nil},
 		{"ErrBlankKey", []string{"facts", "add", "x", "--category", "general_fact", "--key", " "}, 1, []string{"key must not be empty"}, nil},
-		{"ErrUnknownCategory", []string{"facts", "add", "x", "--category", "gossip"}, 1, []string{"category must be one of"}, nil},
+		{"ErrUnknownCategory", []string{"facts", "add", "x", "--category", "Gossip!"}, 1, []string{"category must be a name"}, nil},
 		{"ErrEmptyQuery", []string{"facts", "search", " ", "--user", "u"}, 1, []string{"q must contain at least one word"}, nil},
 		{"ErrNoSub", []string{"facts"}, 2, []string{"usage: loci facts add|list"}, nil},
 		{"ErrUnknownSub", []string{"facts", "frob"}, 2, []string{`unknown facts command "frob"`}, nil},

@@ -49,10 +49,11 @@ func TestOneLineKeepsUTF8(t *testing.T) {
 func TestSubcommandHelp(t *testing.T) {
 	for verb, subs := range map[string]map[string][]string{
 		// sub-command → flags it has (first) and does not have (after "!")
-		"block":   {"list": {"-agent", "-json", "!-expected-version"}, "get": {"-agent", "!-limit"}, "set": {"-agent", "-expected-version", "-limit"}},
-		"passage": {"add": {"-agent", "-tag", "!-offset"}, "list": {"-tag", "-limit", "-offset"}, "search": {"-tag", "-limit", "!-offset"}, "delete": {"-agent", "!-tag"}},
-		"keys":    {"create": {"-role", "-agent", "-workspace"}, "list": {"-all", "!-role"}, "revoke": {"-db", "!-role"}},
-		"eval":    {"locomo": {"-data", "-k", "-json", "-dump"}},
+		"block":    {"list": {"-agent", "-json", "!-expected-version"}, "get": {"-agent", "!-limit"}, "set": {"-agent", "-expected-version", "-limit"}},
+		"passage":  {"add": {"-agent", "-tag", "!-offset"}, "list": {"-tag", "-limit", "-offset"}, "search": {"-tag", "-limit", "!-offset"}, "delete": {"-agent", "!-tag"}},
+		"keys":     {"create": {"-role", "-agent", "-workspace"}, "list": {"-all", "!-role"}, "revoke": {"-db", "!-role"}},
+		"eval":     {"locomo": {"-data", "-k", "-json", "-dump"}},
+		"memories": {"add": {"-kind", "-key", "-metadata", "-ttl", "-tags", "!-filter"}, "list": {"-filter", "-kind", "-limit", "!-ttl"}, "update": {"-metadata", "-ttl", "-tags", "!-kind"}, "history": {"-json", "!-metadata"}},
 	} {
 		for _, args := range [][]string{{verb, "-h"}, {verb, "--help"}, {"help", verb}} {
 			t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,6 +19,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	agent := fs.String("agent", "", "agent id whose memory the tools use (required)")
 	user := fs.String("user", "", "user id the agent serves (optional)")
+	tools := fs.String("tools", os.Getenv(mcpserver.ToolsEnv), "tool set: default (remember, recall, add_memory, search_memory, update_memory, delete_memory) or all (every kind's tools) (default $"+mcpserver.ToolsEnv+", else default)")
 	cfg := loadConfig()
 	cfg.TuneRuntime = true // a stdio server lives as long as its client
 	cfg.auditFlag(fs, "memory access")
@@ -30,6 +32,10 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	} else if *agent == "" {
 		return usagef("--agent is required")
 	}
+	set, err := mcpserver.ParseToolSet(*tools)
+	if err != nil {
+		return usagef("--tools (or $%s) must be default or all, not %q", mcpserver.ToolsEnv, *tools)
+	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	svc, err := openService(ctx, cfg, logger)
 	if err != nil {
@@ -39,7 +45,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	// A stdio server lives as long as its client: embed what it stores in
 	// the background, as loci serve does, so vector search covers it.
 	defer svc.StartEmbedding(ctx)()
-	srv, err := mcpserver.New(svc.Service, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(cfg.Audit), mcpserver.WithVersion(lociVersion()))
+	srv, err := mcpserver.New(svc.Service, mcpserver.Identity{AgentID: *agent, UserID: *user}, mcpserver.WithLogger(logger), mcpserver.WithAudit(cfg.Audit), mcpserver.WithVersion(lociVersion()), mcpserver.WithTools(set))
 	if err != nil {
 		return err
 	}

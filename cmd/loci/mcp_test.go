@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,9 +45,9 @@ func TestMCPStdio(t *testing.T) {
 	bin := MustBuild(t)
 	db := filepath.Join(t.TempDir(), "loci.db")
 	ctx := context.Background()
-	connect := func(t *testing.T, agent string) *mcp.ClientSession {
+	connect := func(t *testing.T, agent string, flags ...string) *mcp.ClientSession {
 		t.Helper()
-		cmd := exec.Command(bin, "mcp", "--agent", agent, "--db", db)
+		cmd := exec.Command(bin, append([]string{"mcp", "--agent", agent, "--db", db}, flags...)...)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
 			t.Fatalf("initialize: %v", err)
@@ -66,10 +68,10 @@ func TestMCPStdio(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"remember", "recall", "forget"} {
-		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
-			t.Errorf("tools/list = %v, lacks %s", names, want)
-		}
+	// The default set is the compact one.
+	slices.Sort(names)
+	if got, want := strings.Join(names, " "), "add_memory delete_memory recall remember search_memory update_memory"; got != want {
+		t.Errorf("tools/list = %s, want %s", got, want)
 	}
 	out, isErr := callTool(t, cs, "remember", map[string]any{"key": "best_posting_time", "value": "Thursday 9am EST"})
 	if isErr || out["message"] != "Remembered: best_posting_time" || out["action"] != "created" {
@@ -97,7 +99,7 @@ func TestMCPStdio(t *testing.T) {
 
 	// The stdio server embeds what it stores in the background: the
 	// passage is found at once (lexically) and its embedding arrives.
-	cs = connect(t, "archivist")
+	cs = connect(t, "archivist", "--tools", "all")
 	if out, isErr := callTool(t, cs, "store_memory", map[string]any{"content": "Michael grilled his foot"}); isErr {
 		t.Fatalf("store_memory = %v", out)
 	}
@@ -120,6 +122,63 @@ func TestMCPStdio(t *testing.T) {
 	}
 }
 
+// TestMCPStdioToolSets: --tools all (or $LOCI_MCP_TOOLS) lists every
+// kind's tools, those that need a user only with --user; the default set's
+// memory tools work end to end.
+func TestMCPStdioToolSets(t *testing.T) {
+	bin := MustBuild(t)
+	db := filepath.Join(t.TempDir(), "loci.db")
+	ctx := context.Background()
+	connect := func(t *testing.T, env []string, args ...string) *mcp.ClientSession {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"mcp", "--db", db}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("initialize: %v", err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	count := func(t *testing.T, cs *mcp.ClientSession) int {
+		t.Helper()
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Tools)
+	}
+	if n := count(t, connect(t, nil, "--agent", "a", "--user", "u", "--tools", "all")); n != 16 {
+		t.Errorf("--tools all --user u: %d tools, want 16", n)
+	}
+	if n := count(t, connect(t, []string{"LOCI_MCP_TOOLS=all"}, "--agent", "a")); n != 11 {
+		t.Errorf("LOCI_MCP_TOOLS=all without a user: %d tools, want 11", n)
+	}
+	if n := count(t, connect(t, []string{"LOCI_MCP_TOOLS=all"}, "--agent", "a", "--tools", "default")); n != 6 {
+		t.Errorf("--tools default over LOCI_MCP_TOOLS=all: %d tools, want 6", n)
+	}
+
+	cs := connect(t, nil, "--agent", "coder", "--user", "u")
+	out, isErr := callTool(t, cs, "add_memory", map[string]any{"content": "the user reviews in the morning", "metadata": map[string]any{"team": "core"}})
+	if isErr || out["event"] != "ADD" {
+		t.Fatalf("add_memory = %v", out)
+	}
+	id := out["id"]
+	out, isErr = callTool(t, cs, "search_memory", map[string]any{"query": "reviews morning", "filters": map[string]any{"metadata.team": "core"}})
+	if results, _ := out["results"].([]any); isErr || len(results) != 1 || results[0].(map[string]any)["id"] != id {
+		t.Fatalf("search_memory = %v, want the memory just added", out)
+	}
+	if out, isErr = callTool(t, cs, "update_memory", map[string]any{"id": id, "content": "the user reviews in the evening"}); isErr || out["event"] != "UPDATE" {
+		t.Fatalf("update_memory = %v", out)
+	}
+	if out, isErr = callTool(t, cs, "delete_memory", map[string]any{"id": id}); isErr {
+		t.Fatalf("delete_memory = %v", out)
+	}
+	if out, isErr = callTool(t, cs, "delete_memory", map[string]any{"id": id}); !isErr || out["code"] != "not_found" {
+		t.Errorf("second delete_memory = %v, want not_found", out)
+	}
+}
+
 func TestMCPUsage(t *testing.T) {
 	bin := MustBuild(t)
 	for _, tc := range []struct {
@@ -129,6 +188,7 @@ func TestMCPUsage(t *testing.T) {
 		{"ErrNoAgent", []string{"mcp"}},
 		{"ErrExtraArgument", []string{"mcp", "--agent", "a", "extra"}},
 		{"ErrUnknownFlag", []string{"mcp", "--agent", "a", "--nope"}},
+		{"ErrToolSet", []string{"mcp", "--agent", "a", "--tools", "some"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := exec.Command(bin, tc.args...).Run()
@@ -170,6 +230,21 @@ func TestServeMCP(t *testing.T) {
 	defer cs.Close()
 	if out, isErr := callTool(t, cs, "remember", map[string]any{"key": "tone", "value": "friendly"}); isErr {
 		t.Fatalf("remember: %v", out)
+	}
+	// ?tools=all passes the REST guard and gives every kind's tools (no
+	// user: those that need one are not listed).
+	for url, want := range map[string]int{base + "/mcp": 6, base + "/mcp?tools=all": 11} {
+		tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: agentTransport("writer"), Timeout: 30 * time.Second}, MaxRetries: -1}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
+		if err != nil {
+			t.Fatalf("connect to %s: %v", url, err)
+		}
+		if tools, err := cs.ListTools(context.Background(), nil); err != nil {
+			t.Errorf("%s: tools/list: %v", url, err)
+		} else if len(tools.Tools) != want {
+			t.Errorf("%s: tools/list = %d tools, want %d", url, len(tools.Tools), want)
+		}
+		cs.Close()
 	}
 	// The note is the same one REST serves.
 	resp, err := http.Get(base + "/v1/agents/writer/notes/tone")

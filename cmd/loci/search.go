@@ -69,7 +69,8 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if res.PendingEmbeddings > 0 {
-		fmt.Fprintf(e.stderr, "%d records in scope still wait for their embedding (found lexically only); run loci reindex\n", res.PendingEmbeddings)
+		fmt.Fprintf(e.stderr, "%d records in scope still wait for their embedding (found lexically only): a loci serve "+
+			"running on this database embeds them within seconds; with none running, loci reindex embeds them now\n", res.PendingEmbeddings)
 	}
 	return nil
 }
@@ -112,6 +113,10 @@ func runReindex(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if n == 0 {
+		fmt.Fprintf(e.stdout, "Nothing waits for an embedding: every record has one made by %s\n", svc.Embedder().Model())
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "Re-embedded %d records with %s\n", n, svc.Embedder().Model())
 	return nil

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -69,18 +71,28 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	ln, err := net.Listen("tcp", sc.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", sc.Addr, err)
+		return listenError(sc.Addr, err)
 	}
+	handler := newHandler(svc.Service, logger, cfg.Audit, opts...)
+	var open atomic.Int64 // connections open, for the drain
 	srv := &http.Server{
-		Handler:           newHandler(svc.Service, logger, cfg.Audit, opts...),
+		Handler:           handler,
 		ReadHeaderTimeout: sc.ReadHeaderTimeout,
 		ReadTimeout:       sc.ReadTimeout,
 		WriteTimeout:      sc.WriteTimeout,
 		IdleTimeout:       sc.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				open.Add(1)
+			case http.StateClosed, http.StateHijacked:
+				open.Add(-1)
+			}
+		},
 	}
-	if sc.AuditRetention > 0 {
-		background.Go(func() { pruneAudit(bgCtx, svc.Service, sc.AuditRetention, logger) })
+	if retention := (loci.AuditRetention{MaxAge: sc.AuditRetention, MaxEntries: sc.AuditMaxEntries}); retention != (loci.AuditRetention{}) {
+		background.Go(func() { pruneAudit(bgCtx, svc.Service, retention, logger) })
 	}
 	// The address line is printed on stdout so scripts and tests can find
 	// the port when --addr ends in :0.
@@ -97,10 +109,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	logger.Info("shutting down: draining", "timeout", sc.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), sc.ShutdownTimeout)
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
+	err = drain(shutdownCtx, srv, ln, handler, &open)
 	// What waits to be written to the audit log is written before the
 	// store closes.
 	if ferr := svc.FlushAudit(shutdownCtx); ferr != nil {
@@ -112,14 +124,61 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// drainGrace bounds how long a drain waits for the clients of open
+// connections to send a request (refused, with "Connection: close") and
+// so learn that the server is going, before idle connections are closed.
+const drainGrace = time.Second
+
+// drain shuts srv down without cutting a request it accepted: it stops
+// accepting connections (a new one is refused), makes the handler answer
+// every request from now on 503 with "Connection: close" (requests being
+// handled finish as usual), waits until every open connection has closed
+// or drainGrace has passed, then closes what is idle and waits, until ctx
+// ends, for the requests still being handled. Closing an idle keep-alive
+// connection at once would cut a request its client sent at that moment
+// (the client cannot tell it was not read, and does not retry a PUT).
+func drain(ctx context.Context, srv *http.Server, ln net.Listener, h *httpapi.Server, open *atomic.Int64) error {
+	h.Drain()
+	ln.Close()
+	grace := time.NewTimer(drainGrace)
+	defer grace.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for open.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			break wait
+		case <-grace.C:
+			break wait
+		case <-tick.C:
+		}
+	}
+	return srv.Shutdown(ctx)
+}
+
 // newHandler is what loci serve serves: the REST API, with MCP's
 // streamable HTTP at /mcp behind the same guard, so an MCP session
 // authenticates with an API key like any request, acts for the key's
 // agent and role, and has each tool call audited; and the web inspector
 // at /, which calls the REST API from the browser.
-func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) http.Handler {
+func newHandler(svc loci.Service, logger *slog.Logger, audit bool, opts ...httpapi.Option) *httpapi.Server {
 	mcpHandler := mcpserver.NewHandler(svc, mcpserver.KeyIdentity, mcpserver.WithLogger(logger), mcpserver.WithAudit(audit), mcpserver.WithVersion(lociVersion()))
 	return httpapi.NewServer(svc, logger, append(opts, httpapi.WithMCP(mcpHandler), httpapi.WithInspector(web.Handler()))...)
+}
+
+// listenError says why loci serve cannot listen on addr, and what to do.
+func listenError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return loci.Errorf(loci.EINVALID, "cannot listen on %s: the address is already in use (another loci serve, "+
+			"or another program, listens there); stop it, or pick another address with --addr, e.g. --addr 127.0.0.1:0 "+
+			"for any free port", addr)
+	case errors.Is(err, syscall.EACCES):
+		return loci.Errorf(loci.EINVALID, "cannot listen on %s: permission denied (ports below 1024 need privileges); "+
+			"pick another address with --addr, e.g. --addr 127.0.0.1:8420", addr)
+	}
+	return loci.Errorf(loci.EINVALID, "cannot listen on %s: %v; pick another address with --addr", addr, err)
 }
 
 // isLoopback reports whether addr listens only on a loopback interface; an
@@ -136,10 +195,13 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// pruneAudit applies the audit retention now and then hourly until ctx
-// ends.
-func pruneAudit(ctx context.Context, svc *memory.Service, retention time.Duration, logger *slog.Logger) {
-	t := time.NewTicker(time.Hour)
+// pruneAuditEvery is how often loci serve applies the audit retention.
+const pruneAuditEvery = time.Minute
+
+// pruneAudit applies the audit retention now and then every
+// pruneAuditEvery until ctx ends.
+func pruneAudit(ctx context.Context, svc *memory.Service, retention loci.AuditRetention, logger *slog.Logger) {
+	t := time.NewTicker(pruneAuditEvery)
 	defer t.Stop()
 	for {
 		if n, err := svc.PruneAudit(ctx, retention); err != nil {

@@ -87,25 +87,21 @@ type service struct {
 	metrics *metrics.Metrics
 	// db names the database for logs: its path, or its URL without the
 	// password.
-	db    string
-	store loci.Store
+	db string
 }
 
-// Close writes what waits to be written to the audit log, then closes the
-// database.
+// Close stops the embedding worker, writes what waits to be written to the
+// audit log, then closes the database (memory.Service.Close).
 func (s *service) Close() error {
-	ferr := s.FlushAudit(context.Background())
-	if err := s.store.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return s.Service.Close()
 }
 
 // openService builds the service the way serve, mcp and every verb on the
 // local database do: it validates cfg, opens the database cfg names
 // (waiting at most cfg.DBTimeout for it), puts the store behind the
 // storage failure policy (a transient error is retried once after
-// cfg.RetryBackoff) and, with cfg.Metrics, counts its transactions, then
+// cfg.RetryBackoff, when the retry fits in cfg.DBTimeout from the first
+// attempt: a database that does not answer is reported within it) and, with cfg.Metrics, counts its transactions, then
 // builds the service with cfg's embedder, ranking and index budget.
 func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service, error) {
 	if err := cfg.Validate(); err != nil {
@@ -119,8 +115,8 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 	if err != nil {
 		return nil, err
 	}
-	s := &service{db: name, store: raw}
-	var store loci.Store = retry.New(raw, cfg.RetryBackoff, retry.WithLogger(logger))
+	s := &service{db: name}
+	var store loci.Store = retry.New(raw, cfg.RetryBackoff, retry.WithLogger(logger), retry.WithBudget(cfg.DBTimeout))
 	if cfg.Metrics {
 		s.metrics = metrics.New()
 		store = s.metrics.Store(store)

@@ -63,7 +63,9 @@ type Route struct {
 // Limits are the limits of the HTTP transport the document states; the
 // domain's limits are the root package's (loci.MaxQueryBytes, ...).
 type Limits struct {
-	PathValueBytes int // the most bytes a path value may have
+	// PathValueBytes returns the most bytes the path parameter name of
+	// the route pattern ("METHOD /path") may have: what the server checks.
+	PathValueBytes func(pattern, name string) int
 	BodyBytes      int // the most bytes a request body may have
 	JSONDepth      int // how deeply a request body may nest
 }
@@ -99,7 +101,7 @@ func Document(routes []Route, lim Limits) (map[string]any, error) {
 			item = Obj{}
 			paths[rt.Path] = item
 		}
-		built, err := rt.build(lim.PathValueBytes)
+		built, err := rt.build(func(name string) int { return lim.PathValueBytes(rt.Method+" "+rt.Path, name) })
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +126,7 @@ func Document(routes []Route, lim Limits) (map[string]any, error) {
 				"A path no operation has answers 404 `not_found`; a path with a method it does not have answers 405 " +
 				"with code `invalid` and an `Allow` header listing the methods it has.\n\n" +
 				"Request bodies are JSON objects of at most " + Bytes(lim.BodyBytes) + fmt.Sprintf(", nested at most %d deep; unknown fields are rejected (400). ", lim.JSONDepth) +
-				fmt.Sprintf("Path values are at most %d bytes and query values %d bytes of UTF-8 without NUL. ", lim.PathValueBytes, loci.MaxQueryBytes) +
+				fmt.Sprintf("Path values are UTF-8 without NUL of at most the bytes their `maxLength` says (longer is 400), query values of at most %d bytes. ", loci.MaxQueryBytes) +
 				fmt.Sprintf("`limit` is 1-%d and `offset` 0-%s wherever they appear.\n\n", max(loci.MaxListLimit, loci.MaxSearchLimit), power2(loci.MaxOffset)) +
 				"Authentication is on while any active API key exists (or always, when the server is started with it required), " +
 				"decided at each request: a key created or revoked takes effect at the next request. " +
@@ -167,6 +169,7 @@ func securitySchemes() Obj {
 
 func tags() []Obj {
 	return []Obj{
+		{"name": "memories", "description": "One memory API over every kind (v1.2): add, get, update, delete and history by id, metadata, filters, a time to live, batches."},
 		{"name": "notes", "description": "An agent's key-value memories: remember / recall (seed 000)."},
 		{"name": "agents", "description": "Agents (seed 002)."},
 		{"name": "blocks", "description": "Core memory blocks, owned or shared, rendered into the prompt (seed 002)."},
@@ -254,7 +257,7 @@ var pathParamDesc = map[string]string{
 	"type":       "The preference type.",
 }
 
-func (rt Route) build(maxPathValue int) (Obj, error) {
+func (rt Route) build(maxPathValue func(name string) int) (Obj, error) {
 	o := rt.Op
 	switch rt.AgentBinding {
 	case "named", "free", "deny":
@@ -291,7 +294,7 @@ func (rt Route) build(maxPathValue int) (Obj, error) {
 			return nil, fmt.Errorf("apidoc: %s %s: undescribed path parameter %q", rt.Method, rt.Path, name)
 		}
 		params = append(params, Obj{"name": name, "in": "path", "required": true, "description": d,
-			"schema": Obj{"type": "string", "minLength": 1, "maxLength": maxPathValue}})
+			"schema": Obj{"type": "string", "minLength": 1, "maxLength": maxPathValue(name)}})
 	}
 	params = append(params, o.Query...)
 	if len(params) > 0 {

@@ -41,11 +41,12 @@ func schemas() Obj {
 			"code":    enum("The machine-readable error code; it determines the HTTP status.", errorCodes...),
 		}), "Every failure is answered in this envelope."),
 
-		"Kind":         enum("A kind of memory.", KindNames()...),
-		"Role":         enum("An API key's role; each includes the ones before it.", roleNames()...),
-		"Outcome":      enum("An episode's outcome.", loci.Outcomes...),
-		"FactCategory": enum("A fact's category.", loci.FactCategories...),
-		"FactStatus": enum("What a fact is now: current (true), disputed (true, but contradicted and not resolved), "+
+		"Kind":    enum("A kind of memory.", KindNames()...),
+		"Role":    enum("An API key's role; each includes the ones before it.", roleNames()...),
+		"Outcome": enum("An episode's outcome.", loci.Outcomes...),
+		"FactCategory": WithDesc(Obj{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "examples": loci.FactCategories},
+			"A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; "+loci.CategoryGeneralFact+" is the default of POST /v1/memories."),
+		"FactStatus": enum("What a fact is now, or at the `as_of` a listing or search asked about: current (true), disputed (true, but contradicted and not resolved), "+
 			"future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).",
 			loci.FactCurrent, loci.FactDisputed, loci.FactFuture, loci.FactSuperseded, loci.FactInvalidated),
 		"PreferenceSource": enum("How a preference was learned.", loci.SourceExplicit, loci.SourceImplicit, loci.SourceDecision),
@@ -255,6 +256,61 @@ func schemas() Obj {
 			"created_at":          Timestamp(""),
 			"updated_at":          Timestamp(""),
 		}), "A user's preference with its confidence."),
+		"Metadata": WithDesc(Obj{"type": "object", "maxProperties": loci.MaxMetadataKeys,
+			"propertyNames":        Obj{"pattern": fmt.Sprintf("^[a-z0-9_.-]{1,%d}$", loci.MaxMetadataKeyBytes)},
+			"additionalProperties": Obj{"oneOf": []Obj{{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": Obj{"type": []string{"string", "number", "boolean"}}}}},
+		}, fmt.Sprintf("A JSON object the client owns: at most %d keys of [a-z0-9_.-] (1-%d bytes), values strings, numbers, booleans or arrays of those, "+
+			"%s in all (413 past it, 400 for anything else). Returned wherever the record is, kept by history, export and import; never searched as text.",
+			loci.MaxMetadataKeys, loci.MaxMetadataKeyBytes, Bytes(loci.MaxMetadataBytes))),
+		"MemoryFilter": WithDesc(Obj{"type": "object"}, "A filter: `{\"and\": [F, …]}`, `{\"or\": [F, …]}`, `{\"not\": F}`, `{\"FIELD\": VALUE}` "+
+			"(equality) or `{\"FIELD\": {\"OP\": VALUE}}` with OP one of eq ne in nin gt gte lt lte contains; several members of one object all hold. "+
+			"FIELD is `metadata.NAME`, kind, category, tags, key, user_id, agent_id, session_id, created_at, updated_at (RFC 3339). "+
+			"`contains` asks that an array (tags, an array in metadata) hold the value. A record without the field matches only ne and nin. "+
+			"An unknown field or operator, or a value of the wrong type, is 400. A filter never widens a scope the key or the other parameters narrow."),
+		"MemoryInput": Closed([]string{"content"}, Obj{
+			"content":     Str("The memory's text (a note's value)."),
+			"user_id":     Str(""),
+			"agent_id":    Str("Required for a passage or a note."),
+			"session_id":  Str(""),
+			"kind":        WithDesc(Obj{"type": "string", "enum": []string{"fact", "passage", "note"}, "default": "fact"}, "Other kinds are written through their own routes."),
+			"key":         Str("A fact's slot (a new content supersedes), a note's key."),
+			"category":    WithDesc(Obj{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "default": loci.CategoryGeneralFact}, "A fact's category."),
+			"tags":        StrList("A fact's keywords, a passage's tags."),
+			"metadata":    Ref("Metadata"),
+			"expires_at":  Timestamp("A future time after which the memory is answered nowhere (notes, passages, facts)."),
+			"ttl_seconds": WithDesc(Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds}, "A time to live from now, instead of expires_at."),
+		}),
+		"MemoryPatch": Closed(nil, Obj{
+			"content":     Str(""),
+			"metadata":    Obj{"anyOf": []Obj{Ref("Metadata"), {"type": "null"}}, "description": "null clears it."},
+			"tags":        StrList(""),
+			"expires_at":  Timestamp(""),
+			"ttl_seconds": Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds},
+		}),
+		"MemoryUpdate": Closed([]string{"id"}, Obj{
+			"id":          Str("The memory to change."),
+			"content":     Str(""),
+			"metadata":    Obj{"anyOf": []Obj{Ref("Metadata"), {"type": "null"}}, "description": "null clears it."},
+			"tags":        StrList(""),
+			"expires_at":  Timestamp(""),
+			"ttl_seconds": Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds},
+		}),
+		"MemoryEvent": WithDesc(Object([]string{"id", "kind", "event"}, Obj{
+			"id":          Str("The memory written (for a keyed fact's new version, the new record)."),
+			"kind":        Ref("Kind"),
+			"event":       enum("", loci.EventAdd, loci.EventUpdate, loci.EventNoop, loci.EventDelete),
+			"version":     Integer("The record's version after the write."),
+			"previous_id": Str("The record a keyed fact's new version superseded."),
+		}), "What one write did."),
+		"MemoryVersion": WithDesc(Object([]string{"id", "version", "event", "content", "updated_at", "current"}, Obj{
+			"id":         Str("The record of this version (a keyed fact's versions are records of their own)."),
+			"version":    Integer(""),
+			"event":      enum("", loci.EventAdd, loci.EventUpdate),
+			"content":    Str(""),
+			"metadata":   Ref("Metadata"),
+			"updated_at": Timestamp(""),
+			"current":    Boolean("Whether this is what the memory says now."),
+		}), "One value a memory has had."),
 		"UserMemory": WithDesc(Object([]string{"id", "kind", "content", "confidence", "access_count", "created_at", "updated_at"}, Obj{
 			"id":               Str(""),
 			"kind":             Ref("Kind"),
@@ -265,6 +321,8 @@ func schemas() Obj {
 			"content":          Str("The record's text."),
 			"data":             AnyJSON("Kind-specific fields."),
 			"tags":             StrList(""),
+			"metadata":         Ref("Metadata"),
+			"version":          Integer("1 when written, +1 per change."),
 			"category":         Str(""),
 			"action_type":      Str(""),
 			"outcome":          Str(""),

@@ -1,6 +1,10 @@
 package apidoc
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
 
 // Constructors for what the operations of the route table (httpapi)
 // share: query parameters and success responses.
@@ -73,3 +77,19 @@ var (
 	// DeletedCount is how many records a deletion removed.
 	DeletedCount = Success(Object([]string{"deleted"}, Obj{"deleted": Integer("How many records were deleted.")}))
 )
+
+// QueryNames returns the names of an operation's query parameters, shared
+// ones (Limit, Offset) resolved: what a request to it may send.
+func (op *Op) QueryNames() []string {
+	shared := parameters()
+	var out []string
+	for _, q := range op.Query {
+		if ref, ok := q["$ref"].(string); ok {
+			q, _ = shared[strings.TrimPrefix(ref, "#/components/parameters/")].(Obj)
+		}
+		if name, ok := q["name"].(string); ok && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

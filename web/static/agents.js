@@ -3,7 +3,7 @@
 // notes, passages, episodes, facts, working memory, sessions and the
 // users it has memories about.
 import {
-  $, PAGE, ROUTES, action, agentLink, badge, boundAgent, call, can, chars, el, fill, fmtTime, fmtValue, hashFor,
+  $, APIError, PAGE, ROUTES, action, agentLink, badge, boundAgent, call, can, chars, el, fill, fmtTime, fmtValue, hashFor,
   kindBadge, link, load, muted, navigate, needs, note, pager, register, table, timeCell, userLink,
 } from "./core.js";
 import { kindSection } from "./records.js";
@@ -160,7 +160,9 @@ function loadSummary(node, usersNode, agent) {
 
 function loadBlocks(node, agent, reloadPrompt) {
   return load(node, async function () {
-    const data = await call(ROUTES.listBlocks, { agent_id: agent });
+    // An agent that has only notes (or other memories) has no blocks yet:
+    // its blocks are 404, which is no error here.
+    const data = await call(ROUTES.listBlocks, { agent_id: agent }).catch(noAgentYet({ blocks: [] }));
     const blocks = data.blocks || [];
     fill(node, blocks.length === 0 ? muted("No blocks.") : blocks.map((b) => blockCard(node, agent, b, reloadPrompt)));
   });
@@ -371,9 +373,18 @@ function loadConsumers(node, agent, b) {
   refresh();
 }
 
+// noAgentYet returns a handler that answers empty for a 404 (an agent
+// known only by its memories has no blocks) and rethrows anything else.
+function noAgentYet(empty) {
+  return function (err) {
+    if (err instanceof APIError && err.status === 404) return empty;
+    throw err;
+  };
+}
+
 function loadPrompt(node, agent) {
   return load(node, async function () {
-    const text = await call(ROUTES.prompt, { agent_id: agent });
+    const text = await call(ROUTES.prompt, { agent_id: agent }).catch(noAgentYet(""));
     fill(node, el("pre", { class: "prompt" }, typeof text === "string" && text !== "" ? text : "(empty)"));
   });
 }

@@ -6,10 +6,12 @@
     writer.remember("tone", "friendly")
     print(writer.recall("tone")["value"])  # friendly
 
+:class:`AsyncClient` has the same methods as coroutines, for asyncio.
 Standard library only; Python 3.9 or later.
 """
 
-from .client import DEFAULT_URL, AgentClient, Client, UserClient, __version__
+from .aio import AsyncAgentClient, AsyncClient, AsyncUserClient
+from .client import DEFAULT_URL, UNSET, AgentClient, Client, UserClient, __version__
 from .errors import (
     Conflict,
     Forbidden,
@@ -29,7 +31,11 @@ __all__ = [
     "Client",
     "AgentClient",
     "UserClient",
+    "AsyncClient",
+    "AsyncAgentClient",
+    "AsyncUserClient",
     "DEFAULT_URL",
+    "UNSET",
     "LociError",
     "Invalid",
     "Unauthorized",

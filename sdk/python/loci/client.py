@@ -10,6 +10,7 @@ Adding an operation is one method: build the path with :func:`_path`
 and call :meth:`Client._request`.
 """
 
+import asyncio
 import datetime
 import json
 import logging
@@ -23,9 +24,9 @@ import urllib.request
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from . import types as t
-from .errors import TransportError, error_from_response
+from .errors import LociError, TransportError, error_from_response
 
-__all__ = ["Client", "AgentClient", "UserClient", "DEFAULT_URL", "__version__"]
+__all__ = ["Client", "AgentClient", "UserClient", "DEFAULT_URL", "UNSET", "__version__"]
 
 __version__ = "0.1.0"
 
@@ -53,25 +54,37 @@ def _time(value: Optional[Time]) -> Optional[str]:
     return value
 
 
+class _Unset:
+    """The type of :data:`UNSET`."""
+
+    _instance = None
+
+    def __new__(cls) -> "_Unset":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: UNSET is the default of an argument whose None means something (clear
+#: it): :meth:`Client.update_memory`'s ``metadata=None`` clears the metadata,
+#: leaving ``metadata`` out (UNSET) keeps it.
+UNSET: Any = _Unset()
+
+
 def _fields(**kwargs: Any) -> Dict[str, Any]:
     """The keyword arguments that are not None: a request body or query."""
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
-class Client:
-    """A client of one loci server.
-
-    ``base_url`` defaults to ``$LOCI_URL``, else ``http://127.0.0.1:8420``;
-    ``api_key`` to ``$LOCI_API_KEY`` (sent as ``Authorization: Bearer``;
-    leave it unset while the server's authentication is off). ``timeout`` is
-    each request's limit in seconds. Idempotent requests (GET, PUT, DELETE
-    and search) are retried up to ``max_retries`` times on a connection
-    error or a 503, and every request on a 429 (the server refuses it before
-    doing anything), waiting as long as ``Retry-After`` asks, or a short
-    backoff; an answer asking for more than ``max_retry_wait`` seconds is
-    raised at once. A 507 (:class:`loci.StorageFull`, a full disk) is never
-    retried.
-    """
+class _ClientBase:
+    """What :class:`Client` and :class:`loci.AsyncClient` share: the settings, the
+    building of a request, the retry rules and one HTTP exchange."""
 
     def __init__(
         self,
@@ -98,7 +111,100 @@ class Client:
         self.backoff = backoff
 
     def __repr__(self) -> str:
-        return "Client(%r)" % self.base_url
+        return "%s(%r)" % (type(self).__name__, self.base_url)
+
+    def _prepare(
+        self,
+        method: str,
+        path: str,
+        query: Optional[Mapping[str, Any]],
+        body: Any,
+        raw: Optional[bytes],
+        content_type: str,
+        idempotent: Optional[bool],
+    ) -> Tuple[str, Optional[bytes], Dict[str, str], bool]:
+        """The request's URL, body and headers, and whether it may be retried."""
+        url = self.base_url + path
+        if query:
+            url += "?" + urllib.parse.urlencode(_query_pairs(query))
+        headers = {"Accept": "application/json", "User-Agent": "loci-python/" + __version__}
+        if self.api_key:
+            headers["Authorization"] = "Bearer " + self.api_key
+        data = raw
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+        if data is not None:
+            headers["Content-Type"] = content_type
+        if idempotent is None:
+            idempotent = method in _IDEMPOTENT
+        return url, data, headers, idempotent
+
+    def _retry_wait(self, method: str, path: str, idempotent: bool, attempt: int, err: LociError) -> float:
+        """After a failed attempt: the seconds to wait before the next one, or
+        err raised when it is not retried (a transport error of a request that
+        is not idempotent, a timeout, a status other than 429 and an idempotent
+        request's 503, the retries used up, or a wait over max_retry_wait)."""
+        if isinstance(err, TransportError):
+            if not idempotent or err.timed_out or attempt >= self.max_retries:
+                raise err
+            wait = self._backoff_wait(attempt)
+            self._log_retry(method, path, wait, attempt, str(err))
+            return wait
+        retryable = err.status == 429 or (err.status == 503 and idempotent)
+        if retryable and attempt < self.max_retries:
+            wait = err.retry_after if err.retry_after is not None else self._backoff_wait(attempt)
+            if wait <= self.max_retry_wait:
+                self._log_retry(method, path, wait, attempt, "%d %s" % (err.status, err.code))
+                return wait
+        raise err
+
+    def _send(self, method: str, url: str, data: Optional[bytes], headers: Dict[str, str]) -> Tuple[int, Any, bytes]:
+        """One HTTP exchange: (status, headers, body), or TransportError."""
+        req = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return resp.status, resp.headers, resp.read()
+        except urllib.error.HTTPError as e:
+            try:
+                payload = e.read()
+            except (OSError, ValueError):
+                payload = b""
+            finally:
+                e.close()
+            return e.code, e.headers, payload
+        except urllib.error.URLError as e:
+            reason = e.reason
+            timed_out = isinstance(reason, socket.timeout)
+            raise _transport_error(method, url, reason, timed_out) from e
+        except socket.timeout as e:
+            raise _transport_error(method, url, e, True) from e
+        except (OSError, ValueError) as e:  # http.client's RemoteDisconnected, a reset, a bad status line
+            raise _transport_error(method, url, e, False) from e
+
+    def _backoff_wait(self, attempt: int) -> float:
+        """Exponential backoff with jitter: about backoff * 2**attempt seconds."""
+        return self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
+
+    def _log_retry(self, method: str, path: str, wait: float, attempt: int, why: str) -> None:
+        logger.info(
+            "loci: retrying %s %s in %.2f s after %s (retry %d of %d)", method, path, wait, why, attempt + 1, self.max_retries
+        )
+
+
+class Client(_ClientBase):
+    """A client of one loci server.
+
+    ``base_url`` defaults to ``$LOCI_URL``, else ``http://127.0.0.1:8420``;
+    ``api_key`` to ``$LOCI_API_KEY`` (sent as ``Authorization: Bearer``;
+    leave it unset while the server's authentication is off). ``timeout`` is
+    each request's limit in seconds. Idempotent requests (GET, PUT, DELETE
+    and search) are retried up to ``max_retries`` times on a connection
+    error or a 503, and every request on a 429 (the server refuses it before
+    doing anything), waiting as long as ``Retry-After`` asks, or a short
+    backoff; an answer asking for more than ``max_retry_wait`` seconds is
+    raised at once. A 507 (:class:`loci.StorageFull`, a full disk) is never
+    retried.
+    """
 
     # Scoped helpers.
 
@@ -648,11 +754,14 @@ class Client:
         kind: Union[t.Kind, Sequence[t.Kind], None] = None,
         before: Optional[Time] = None,
         after: Optional[Time] = None,
+        filters: Union[t.MemoryFilter, str, None] = None,
         limit: Optional[int] = None,
         offset: Optional[int] = None,
     ) -> t.ListMemoriesResponse:
         """A timeline: the records in scope of every kind (or of ``kind``, one or several),
-        newest first, created between ``after`` and ``before``."""
+        newest first, created between ``after`` and ``before``; ``filters`` (a dict of the
+        filter language, e.g. ``{"metadata.topic": {"in": ["travel", "food"]}}``, or its JSON
+        text) narrows them before paging (Invalid for an unknown field or operator)."""
         query = _fields(
             agent_id=agent_id,
             user_id=user_id,
@@ -661,10 +770,105 @@ class Client:
             kind=[kind] if isinstance(kind, str) else kind,
             before=_time(before),
             after=_time(after),
+            filters=filters if filters is None or isinstance(filters, str) else json.dumps(filters),
             limit=limit,
             offset=offset,
         )
         return self._request("GET", "/v1/memories", query=query)
+
+    # Memories (v1.2): one door over every kind, by id.
+
+    def add_memory(
+        self,
+        content: str,
+        *,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        kind: Optional[str] = None,
+        key: Optional[str] = None,
+        category: Optional[str] = None,
+        tags: Optional[Sequence[str]] = None,
+        metadata: Optional[t.Metadata] = None,
+        expires_at: Optional[Time] = None,
+        ttl_seconds: Optional[int] = None,
+    ) -> t.AddMemoryResponse:
+        """Add a memory: a fact by default (category ``general_fact``), or ``kind="passage"``
+        or ``"note"`` (both need ``agent_id``; a note a ``key``). ``event`` is ``ADD``;
+        ``UPDATE`` when ``key`` held something else (``previous_id`` names it); ``NOOP`` with
+        the existing ``id`` when the same content (case and spacing aside) is already there.
+        ``expires_at`` or ``ttl_seconds`` sets a time to live."""
+        body = _fields(
+            content=content,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            kind=kind,
+            key=key,
+            category=category,
+            tags=list(tags) if tags is not None else None,
+            metadata=metadata,
+            expires_at=_time(expires_at),
+            ttl_seconds=ttl_seconds,
+        )
+        return self._request("POST", "/v1/memories", body=body)
+
+    def get_memory(self, memory_id: str) -> t.GetMemoryResponse:
+        """One memory of any kind (its kind's own fields in ``data``); NotFound when absent or expired."""
+        return self._request("GET", _path("/v1/memories/{}", memory_id))
+
+    def update_memory(
+        self,
+        memory_id: str,
+        *,
+        content: Optional[str] = None,
+        metadata: Optional[t.Metadata] = UNSET,
+        tags: Optional[Sequence[str]] = None,
+        expires_at: Optional[Time] = None,
+        ttl_seconds: Optional[int] = None,
+    ) -> t.PatchMemoryResponse:
+        """Change a memory in place, keeping history: ``event`` ``UPDATE`` with the new
+        ``version``, or ``NOOP`` when nothing differs. ``metadata=None`` clears the metadata
+        (leave it out to keep it). A keyed fact's new content is a new version: ``id`` names
+        it, ``previous_id`` the one changed. Conflict for a kind written through its own
+        routes (a session message); NotFound when absent."""
+        body = _fields(
+            content=content,
+            tags=list(tags) if tags is not None else None,
+            expires_at=_time(expires_at),
+            ttl_seconds=ttl_seconds,
+        )
+        if metadata is not UNSET:
+            body["metadata"] = metadata
+        return self._request("PATCH", _path("/v1/memories/{}", memory_id), body=body)
+
+    def delete_memory(self, memory_id: str) -> t.DeleteMemoryResponse:
+        """Delete a memory of any kind, as its kind's own delete does; NotFound when absent."""
+        return self._request("DELETE", _path("/v1/memories/{}", memory_id))
+
+    def memory_history(self, memory_id: str) -> t.MemoryHistoryResponse:
+        """Every value the memory has had, newest first (``versions``, each with ``event``
+        ``ADD`` or ``UPDATE``, ``content`` and ``metadata``); NotFound after a delete."""
+        return self._request("GET", _path("/v1/memories/{}/history", memory_id))
+
+    def batch_memories(
+        self,
+        *,
+        add: Optional[Sequence[t.MemoryInput]] = None,
+        update: Optional[Sequence[t.MemoryUpdate]] = None,
+        delete: Optional[Sequence[str]] = None,
+    ) -> t.BatchMemoriesResponse:
+        """Up to 1000 operations in one transaction: ``add`` (dicts as :meth:`add_memory`
+        takes), ``update`` (dicts with the ``id`` and what :meth:`update_memory` takes; a
+        ``"metadata": None`` clears it) and ``delete`` (ids). ``results`` holds one event
+        each: the adds, then the updates, then the deletes. One bad operation raises (its
+        message names it, e.g. ``add[2]``) and nothing is applied."""
+        body = _fields(
+            add=[_op_times(op) for op in add] if add is not None else None,
+            update=[_op_times(op) for op in update] if update is not None else None,
+            delete=list(delete) if delete is not None else None,
+        )
+        return self._request("POST", "/v1/memories/batch", body=body)
 
     def whoami(self) -> t.WhoamiResponse:
         """The caller's key: ``auth`` (whether the server requires one), ``key_id``, ``role``, ``agent_id``."""
@@ -681,10 +885,12 @@ class Client:
         session_id: Optional[str] = None,
         kinds: Optional[Sequence[t.Kind]] = None,
         tags: Optional[Sequence[str]] = None,
+        filters: Optional[t.MemoryFilter] = None,
         limit: Optional[int] = None,
         explain: Optional[bool] = None,
     ) -> t.SearchResponse:
-        """Hybrid search over every kind in scope; ``explain=True`` shows each signal's rank and score."""
+        """Hybrid search over every kind in scope; ``filters`` (a dict of the filter language)
+        selects records before ranking; ``explain=True`` shows each signal's rank and score."""
         body = _fields(
             query=query,
             agent_id=agent_id,
@@ -692,6 +898,7 @@ class Client:
             session_id=session_id,
             kinds=list(kinds) if kinds is not None else None,
             tags=list(tags) if tags is not None else None,
+            filters=filters,
             limit=limit,
             explain=explain,
         )
@@ -766,75 +973,60 @@ class Client:
         GET, PUT and DELETE are) allows retries after a connection error or a
         503; ``text`` returns the answer as text rather than JSON.
         """
-        url = self.base_url + path
-        if query:
-            url += "?" + urllib.parse.urlencode(_query_pairs(query))
-        headers = {"Accept": "application/json", "User-Agent": "loci-python/" + __version__}
-        if self.api_key:
-            headers["Authorization"] = "Bearer " + self.api_key
-        data = raw
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-        if data is not None:
-            headers["Content-Type"] = content_type
-        if idempotent is None:
-            idempotent = method in _IDEMPOTENT
+        url, data, headers, idempotent = self._prepare(method, path, query, body, raw, content_type, idempotent)
         attempt = 0
         while True:
             try:
                 status, answer_headers, payload = self._send(method, url, data, headers)
             except TransportError as err:
-                if not idempotent or err.timed_out or attempt >= self.max_retries:
-                    raise
-                wait = self._backoff_wait(attempt)
-                self._log_retry(method, path, wait, attempt, str(err))
-                time.sleep(wait)
-                attempt += 1
-                continue
-            if status < 400:
-                return _decode(payload, text)
-            err = error_from_response(status, payload, answer_headers)
-            retryable = status == 429 or (status == 503 and idempotent)
-            if retryable and attempt < self.max_retries:
-                wait = err.retry_after if err.retry_after is not None else self._backoff_wait(attempt)
-                if wait <= self.max_retry_wait:
-                    self._log_retry(method, path, wait, attempt, "%d %s" % (status, err.code))
-                    time.sleep(wait)
-                    attempt += 1
-                    continue
-            raise err
+                wait = self._retry_wait(method, path, idempotent, attempt, err)
+            else:
+                if status < 400:
+                    return _decode(payload, text)
+                wait = self._retry_wait(method, path, idempotent, attempt, error_from_response(status, payload, answer_headers))
+            time.sleep(wait)
+            attempt += 1
 
-    def _send(self, method: str, url: str, data: Optional[bytes], headers: Dict[str, str]) -> Tuple[int, Any, bytes]:
-        """One HTTP exchange: (status, headers, body), or TransportError."""
-        req = urllib.request.Request(url, data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return resp.status, resp.headers, resp.read()
-        except urllib.error.HTTPError as e:
+
+class _AsyncClientBase(_ClientBase):
+    """The transport of :class:`loci.AsyncClient`: the rules of :class:`Client`'s,
+    with each HTTP exchange run in a worker thread (:func:`asyncio.to_thread`)
+    and the waits between retries on the event loop (:func:`asyncio.sleep`)."""
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Optional[Mapping[str, Any]] = None,
+        body: Any = None,
+        raw: Optional[bytes] = None,
+        content_type: str = "application/json",
+        idempotent: Optional[bool] = None,
+        text: bool = False,
+    ) -> Any:
+        """As :meth:`Client._request`, awaited."""
+        url, data, headers, idempotent = self._prepare(method, path, query, body, raw, content_type, idempotent)
+        attempt = 0
+        while True:
             try:
-                payload = e.read()
-            except (OSError, ValueError):
-                payload = b""
-            finally:
-                e.close()
-            return e.code, e.headers, payload
-        except urllib.error.URLError as e:
-            reason = e.reason
-            timed_out = isinstance(reason, socket.timeout)
-            raise _transport_error(method, url, reason, timed_out) from e
-        except socket.timeout as e:
-            raise _transport_error(method, url, e, True) from e
-        except (OSError, ValueError) as e:  # http.client's RemoteDisconnected, a reset, a bad status line
-            raise _transport_error(method, url, e, False) from e
+                status, answer_headers, payload = await asyncio.to_thread(self._send, method, url, data, headers)
+            except TransportError as err:
+                wait = self._retry_wait(method, path, idempotent, attempt, err)
+            else:
+                if status < 400:
+                    return _decode(payload, text)
+                wait = self._retry_wait(method, path, idempotent, attempt, error_from_response(status, payload, answer_headers))
+            await asyncio.sleep(wait)
+            attempt += 1
 
-    def _backoff_wait(self, attempt: int) -> float:
-        """Exponential backoff with jitter: about backoff * 2**attempt seconds."""
-        return self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
 
-    def _log_retry(self, method: str, path: str, wait: float, attempt: int, why: str) -> None:
-        logger.info(
-            "loci: retrying %s %s in %.2f s after %s (retry %d of %d)", method, path, wait, why, attempt + 1, self.max_retries
-        )
+def _op_times(op: Mapping[str, Any]) -> Dict[str, Any]:
+    """A batch operation with its ``expires_at`` as RFC 3339 text (a datetime is accepted)."""
+    out = dict(op)
+    if "expires_at" in out:
+        out["expires_at"] = _time(out["expires_at"])
+    return out
 
 
 def _query_pairs(query: Mapping[str, Any]) -> Sequence[Tuple[str, str]]:
@@ -960,6 +1152,9 @@ class AgentClient:
     def list_memories(self, **kwargs: Any) -> t.ListMemoriesResponse:
         return self.client.list_memories(agent_id=self.id, **kwargs)
 
+    def add_memory(self, content: str, **kwargs: Any) -> t.AddMemoryResponse:
+        return self.client.add_memory(content, agent_id=self.id, **kwargs)
+
 
 class UserClient:
     """One user's memory: the user-scoped methods of :class:`Client` with the user id filled in
@@ -1045,3 +1240,6 @@ class UserClient:
 
     def list_memories(self, **kwargs: Any) -> t.ListMemoriesResponse:
         return self.client.list_memories(user_id=self.id, **kwargs)
+
+    def add_memory(self, content: str, **kwargs: Any) -> t.AddMemoryResponse:
+        return self.client.add_memory(content, user_id=self.id, **kwargs)

@@ -30,7 +30,14 @@ __all__ = [
     "Kind",
     "MaintenanceResult",
     "MaintenanceTask",
+    "MemoryEvent",
+    "MemoryFilter",
+    "MemoryInput",
+    "MemoryPatch",
+    "MemoryUpdate",
+    "MemoryVersion",
     "Message",
+    "Metadata",
     "Note",
     "NoteVersion",
     "Outcome",
@@ -100,6 +107,12 @@ __all__ = [
     "RevokeKeyResponse",
     "MaintainResponse",
     "ListMemoriesResponse",
+    "AddMemoryResponse",
+    "BatchMemoriesResponse",
+    "DeleteMemoryResponse",
+    "GetMemoryResponse",
+    "PatchMemoryResponse",
+    "MemoryHistoryResponse",
     "OpenapiResponse",
     "SearchResponse",
     "DeleteSessionResponse",
@@ -326,7 +339,7 @@ class Fact(_FactRequired, total=False):
     validated_at: str
 
 
-FactCategory = Literal["user_preference", "skill_assessment", "interview_insight", "job_market_fact", "action_outcome", "feedback_received", "pattern_learned", "career_goal", "company_info", "general_fact"]
+FactCategory = str
 
 
 class _FactInputRequired(TypedDict):
@@ -368,6 +381,74 @@ class MaintenanceResult(TypedDict):
 MaintenanceTask = Literal["consolidate", "decay", "prune", "expire"]
 
 
+class _MemoryEventRequired(TypedDict):
+    event: Literal["ADD", "UPDATE", "NOOP", "DELETE"]
+    id: str
+    kind: "Kind"
+
+
+class MemoryEvent(_MemoryEventRequired, total=False):
+    """What one write did."""
+
+    previous_id: str
+    version: int
+
+
+MemoryFilter = Dict[str, Any]
+
+
+class _MemoryInputRequired(TypedDict):
+    content: str
+
+
+class MemoryInput(_MemoryInputRequired, total=False):
+    agent_id: str
+    category: str
+    expires_at: str
+    key: str
+    kind: Literal["fact", "passage", "note"]
+    metadata: "Metadata"
+    session_id: str
+    tags: List[str]
+    ttl_seconds: int
+    user_id: str
+
+
+class MemoryPatch(TypedDict, total=False):
+    content: str
+    expires_at: str
+    metadata: Union["Metadata", None]
+    tags: List[str]
+    ttl_seconds: int
+
+
+class _MemoryUpdateRequired(TypedDict):
+    id: str
+
+
+class MemoryUpdate(_MemoryUpdateRequired, total=False):
+    content: str
+    expires_at: str
+    metadata: Union["Metadata", None]
+    tags: List[str]
+    ttl_seconds: int
+
+
+class _MemoryVersionRequired(TypedDict):
+    content: str
+    current: bool
+    event: Literal["ADD", "UPDATE"]
+    id: str
+    updated_at: str
+    version: int
+
+
+class MemoryVersion(_MemoryVersionRequired, total=False):
+    """One value a memory has had."""
+
+    metadata: "Metadata"
+
+
 class _MessageRequired(TypedDict):
     content: str
     role: str
@@ -375,6 +456,9 @@ class _MessageRequired(TypedDict):
 
 class Message(_MessageRequired, total=False):
     created_at: str
+
+
+Metadata = Dict[str, Union[str, float, bool, List[Any]]]
 
 
 class Note(TypedDict):
@@ -610,6 +694,7 @@ class UserMemory(_UserMemoryRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     outcome: str
     review: Literal["disputed", "flagged_for_removal"]
     session_id: str
@@ -617,6 +702,7 @@ class UserMemory(_UserMemoryRequired, total=False):
     task_id: str
     user_id: str
     valid_at: str
+    version: int
 
 
 class UserSummary(TypedDict):
@@ -1179,6 +1265,87 @@ class ListMemoriesResponse(TypedDict):
     success: Literal[True]
     count: int
     memories: List["UserMemory"]
+
+
+class _AddMemoryResponseRequired(TypedDict):
+    success: Literal[True]
+    event: Literal["ADD", "UPDATE", "NOOP", "DELETE"]
+    id: str
+    kind: "Kind"
+
+
+class AddMemoryResponse(_AddMemoryResponseRequired, total=False):
+    """The answer of POST /v1/memories."""
+
+    previous_id: str
+    version: int
+
+
+class BatchMemoriesResponse(TypedDict):
+    """The answer of POST /v1/memories/batch."""
+
+    success: Literal[True]
+    count: int
+    results: List["MemoryEvent"]
+
+
+DeleteMemoryResponse = "Success"
+
+
+class _GetMemoryResponseRequired(TypedDict):
+    success: Literal[True]
+    access_count: int
+    confidence: float
+    content: str
+    created_at: str
+    id: str
+    kind: "Kind"
+    updated_at: str
+
+
+class GetMemoryResponse(_GetMemoryResponseRequired, total=False):
+    """The answer of GET /v1/memories/{id}."""
+
+    action_type: str
+    agent_id: str
+    category: str
+    data: Any
+    expires_at: str
+    invalid_at: str
+    key: str
+    last_accessed_at: str
+    metadata: "Metadata"
+    outcome: str
+    review: Literal["disputed", "flagged_for_removal"]
+    session_id: str
+    tags: List[str]
+    task_id: str
+    user_id: str
+    valid_at: str
+    version: int
+
+
+class _PatchMemoryResponseRequired(TypedDict):
+    success: Literal[True]
+    event: Literal["ADD", "UPDATE", "NOOP", "DELETE"]
+    id: str
+    kind: "Kind"
+
+
+class PatchMemoryResponse(_PatchMemoryResponseRequired, total=False):
+    """The answer of PATCH /v1/memories/{id}."""
+
+    previous_id: str
+    version: int
+
+
+class MemoryHistoryResponse(TypedDict):
+    """The answer of GET /v1/memories/{id}/history."""
+
+    success: Literal[True]
+    count: int
+    id: str
+    versions: List["MemoryVersion"]
 
 
 OpenapiResponse = Dict[str, Any]

@@ -355,7 +355,7 @@ class TestFacts(Base):
         self.assertEqual(f["relevance_score"], 1.0)
         g = c.store_fact("general_fact", "Weekly summaries are sent at 9am")
         with self.assertRaises(loci.Invalid):
-            c.store_fact("gossip", "not a category")
+            c.store_fact("Gossip!", "not a category")  # categories are open, but [a-z][a-z0-9_]*
 
         found = c.search_facts("weekly summary", user_id="fact-u1", include_global=True, limit=10)
         ids = [r["id"] for r in found["results"]]

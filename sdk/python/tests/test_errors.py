@@ -163,6 +163,37 @@ class TestServerErrors(unittest.TestCase):
         admin = loci.Client(url, api_key=servers["admin_key"])
         self.assertEqual(admin.recall("writer", "tone")["value"], "friendly")
 
+    def test_memories_under_keys(self):
+        # The memories door keeps the roles and the agent binding: a viewer
+        # reads but does not write; a key bound to an agent does not reach
+        # another agent's memory by id (404, as if absent) nor add for it.
+        url = servers["auth"].url
+        admin = loci.Client(url, api_key=servers["admin_key"])
+        theirs = admin.add_memory("Reader's runbook", agent_id="reader", kind="passage")
+        mine = admin.add_memory("Writer's style guide", agent_id="writer", kind="passage")
+        viewer = loci.Client(url, api_key=servers["viewer_key"])
+        self.assertEqual(viewer.get_memory(theirs["id"])["content"], "Reader's runbook")
+        with self.assertRaises(loci.Forbidden):
+            viewer.add_memory("x", user_id="u")
+        with self.assertRaises(loci.Forbidden):
+            viewer.update_memory(theirs["id"], content="x")
+        bound = loci.Client(url, api_key=servers["bound_key"])
+        self.assertEqual(bound.get_memory(mine["id"])["agent_id"], "writer")
+        for call in (
+            lambda: bound.get_memory(theirs["id"]),
+            lambda: bound.update_memory(theirs["id"], content="mine now"),
+            lambda: bound.memory_history(theirs["id"]),
+            lambda: bound.delete_memory(theirs["id"]),
+            lambda: bound.batch_memories(delete=[mine["id"], theirs["id"]]),
+        ):
+            with self.assertRaises(loci.NotFound):
+                call()
+        with self.assertRaises(loci.Forbidden):
+            bound.add_memory("x", agent_id="reader", kind="passage")
+        # Nothing of the refused batch was applied.
+        self.assertEqual(admin.get_memory(mine["id"])["content"], "Writer's style guide")
+        self.assertEqual(admin.get_memory(theirs["id"])["content"], "Reader's runbook")
+
     def test_api_key_from_environment(self):
         old = os.environ.get("LOCI_API_KEY")
         os.environ["LOCI_API_KEY"] = servers["viewer_key"]

@@ -13,6 +13,7 @@ SDK = os.path.dirname(HERE)
 sys.path.insert(0, SDK)
 sys.path.insert(0, os.path.join(SDK, "tools"))
 
+import gen_aio  # noqa: E402
 import gen_types  # noqa: E402
 from server import REPO, Server  # noqa: E402
 
@@ -60,6 +61,14 @@ class TestTypes(unittest.TestCase):
         self.assertTrue(
             committed == gen_types.generate(),
             "sdk/python/loci/types.py is stale: run python3 tools/gen_types.py in sdk/python",
+        )
+
+    def test_aio_up_to_date(self):
+        with open(gen_aio.OUT, encoding="utf-8") as f:
+            committed = f.read()
+        self.assertTrue(
+            committed == gen_aio.generate(),
+            "sdk/python/loci/aio.py is stale: run python3 tools/gen_aio.py in sdk/python",
         )
 
     def test_every_operation_has_a_method(self):

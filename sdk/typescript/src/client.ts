@@ -78,6 +78,17 @@ interface RequestOptions {
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE"]);
 
+/**
+ * The query of listMemories: its parameters, with `filters` a filter object
+ * (`{ "metadata.topic": { in: ["travel", "food"] } }`, sent as JSON) or its JSON text.
+ */
+export type MemoryListQuery = Omit<Query<"listMemories">, "filters"> & { filters?: Schemas["MemoryFilter"] | string };
+
+function withFilters<Q extends { filters?: unknown }>(query: Q | undefined): Record<string, unknown> | undefined {
+  if (query?.filters === undefined || typeof query.filters === "string") return query;
+  return { ...query, filters: JSON.stringify(query.filters) };
+}
+
 /** path`/v1/agents/${id}/notes/${key}`: the template with each value escaped as one path segment. */
 export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
   let out = strings[0] ?? "";
@@ -595,8 +606,60 @@ export class Client {
    * A timeline: the records in scope of every kind (or of `kind`, a list),
    * newest first, created between `after` and `before`.
    */
-  listMemories(query?: Query<"listMemories">): Promise<Answer<"listMemories">> {
-    return this.request("GET", "/v1/memories", { query });
+  listMemories(query?: MemoryListQuery): Promise<Answer<"listMemories">> {
+    return this.request("GET", "/v1/memories", { query: withFilters(query) });
+  }
+
+  // Memories (v1.2): one door over every kind, by id.
+
+  /**
+   * Add a memory: a fact by default (category `general_fact`), or `kind: "passage"` or
+   * `"note"` (both need `agent_id`; a note a `key`). `event` is `ADD`; `UPDATE` when `key`
+   * held something else (`previous_id` names it); `NOOP` with the existing `id` when the
+   * same content (case and spacing aside) is already there. `expires_at` or `ttl_seconds`
+   * sets a time to live.
+   */
+  addMemory(content: string, options: Omit<Body<"addMemory">, "content"> = {}): Promise<Answer<"addMemory">> {
+    return this.request("POST", "/v1/memories", { body: { ...options, content } });
+  }
+
+  /** One memory of any kind (its kind's own fields in `data`); NotFound when absent or expired. */
+  getMemory(id: string): Promise<Answer<"getMemory">> {
+    return this.request("GET", path`/v1/memories/${id}`);
+  }
+
+  /**
+   * Change a memory in place, keeping history: `event` `UPDATE` with the new `version`, or
+   * `NOOP` when nothing differs. `metadata: null` clears the metadata (leave it out to keep
+   * it). A keyed fact's new content is a new version: `id` names it, `previous_id` the one
+   * changed. Conflict for a kind written through its own routes (a session message);
+   * NotFound when absent.
+   */
+  updateMemory(id: string, patch: Body<"patchMemory">): Promise<Answer<"patchMemory">> {
+    return this.request("PATCH", path`/v1/memories/${id}`, { body: patch });
+  }
+
+  /** Delete a memory of any kind, as its kind's own delete does; NotFound when absent. */
+  deleteMemory(id: string): Promise<Answer<"deleteMemory">> {
+    return this.request("DELETE", path`/v1/memories/${id}`);
+  }
+
+  /**
+   * Every value the memory has had, newest first (`versions`, each with `event` `ADD` or
+   * `UPDATE`, `content` and `metadata`); NotFound after a delete.
+   */
+  memoryHistory(id: string): Promise<Answer<"memoryHistory">> {
+    return this.request("GET", path`/v1/memories/${id}/history`);
+  }
+
+  /**
+   * Up to 1000 operations in one transaction: `add` (as addMemory takes), `update` (each
+   * with its `id`; `metadata: null` clears it) and `delete` (ids). `results` holds one event
+   * each: the adds, then the updates, then the deletes. One bad operation rejects (its
+   * message names it, e.g. `add[2]`) and nothing is applied.
+   */
+  batchMemories(operations: Body<"batchMemories">): Promise<Answer<"batchMemories">> {
+    return this.request("POST", "/v1/memories/batch", { body: operations });
   }
 
   /** The caller's key: `auth` (whether the server requires one), `key_id`, `role`, `agent_id`. */
@@ -776,7 +839,10 @@ export class AgentClient {
     return this.client.search(query, { ...options, agent_id: this.id });
   }
   stats(query?: Omit<Query<"stats">, "agent_id">) { return this.client.stats({ ...query, agent_id: this.id }); }
-  listMemories(query?: Omit<Query<"listMemories">, "agent_id">) { return this.client.listMemories({ ...query, agent_id: this.id }); }
+  listMemories(query?: Omit<MemoryListQuery, "agent_id">) { return this.client.listMemories({ ...query, agent_id: this.id }); }
+  addMemory(content: string, options?: Omit<Body<"addMemory">, "content" | "agent_id">) {
+    return this.client.addMemory(content, { ...options, agent_id: this.id });
+  }
 }
 
 /**
@@ -822,5 +888,8 @@ export class UserClient {
     return this.client.search(query, { ...options, user_id: this.id });
   }
   stats(query?: Omit<Query<"stats">, "user_id">) { return this.client.stats({ ...query, user_id: this.id }); }
-  listMemories(query?: Omit<Query<"listMemories">, "user_id">) { return this.client.listMemories({ ...query, user_id: this.id }); }
+  listMemories(query?: Omit<MemoryListQuery, "user_id">) { return this.client.listMemories({ ...query, user_id: this.id }); }
+  addMemory(content: string, options?: Omit<Body<"addMemory">, "content" | "user_id">) {
+    return this.client.addMemory(content, { ...options, user_id: this.id });
+  }
 }

@@ -16,6 +16,7 @@ export {
   type Answer,
   type Body,
   type ClientOptions,
+  type MemoryListQuery,
   type OperationId,
   type Query,
   type RetryInfo,

@@ -832,11 +832,95 @@ export interface paths {
         };
         /**
          * Memories of every kind, newest first (a timeline)
-         * @description The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id. A key bound to an agent must name it (`agent_id`).
+         * @description The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id; `filters` narrows them before paging, so a page holds `limit` records whenever that many match. Expired records are left out. A key bound to an agent must name it (`agent_id`).
          *
          *     Needs the viewer role.
          */
         get: operations["listMemories"];
+        put?: never;
+        /**
+         * Add a memory
+         * @description `kind` defaults to `fact` (category `general_fact`); `passage` and `note` are accepted where their rules hold (an agent; a note needs a `key`). Other kinds are written through their own routes (400 names the route). 201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's current version, which needs the editor role; `id` names the new version, `previous_id` the old one); the same content (case and spacing aside) already current in the same kind, scope and key: 200 `NOOP` with the existing `id`, nothing written. `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.
+         *
+         *     Needs the creator role.
+         */
+        post: operations["addMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memories/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add, update and delete memories in one transaction
+         * @description At most 1000 operations: the adds, then the updates, then the deletes, each in body order; `results` holds one event each, in that order. One invalid operation is 400 (or the code of its error) naming it as `add[2]`, `update[0]` or `delete[1]`, and nothing is applied. Updates and deletes need the editor role.
+         *
+         *     Needs the creator role.
+         */
+        post: operations["batchMemories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One memory of any kind
+         * @description Its kind's own fields are in `data`. 404 when absent or expired, and for a record of another agent under a key bound to one.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["getMemory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a memory of any kind
+         * @description As the kind's own delete: a session with its messages, a message leaving its session one message less, a fact unlinked from its key's other versions, a block with its links. 404 when absent or expired, and for a record of another agent under a key bound to one.
+         *
+         *     Needs the editor role.
+         */
+        delete: operations["deleteMemory"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a memory in place, keeping history
+         * @description `UPDATE` with the new `version`; a keyed fact's new content is a new version of its key (`id` then names the new current record, `previous_id` the one patched, kept as history). The same content and fields: `NOOP`, version unchanged. Content of working memory, episodes, preferences and sessions is written through their own routes: 409 names the route. `metadata: null` clears the metadata. 404 when absent or expired, and for a record of another agent under a key bound to one.
+         *
+         *     Needs the editor role.
+         */
+        patch: operations["patchMemory"];
+        trace?: never;
+    };
+    "/v1/memories/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every value a memory has had, newest first
+         * @description Each with `event` (`ADD` for the first, `UPDATE` after), `content`, `metadata` and its time; for a keyed fact, every version of its key. After a delete, 404 like the record. 404 when absent or expired, and for a record of another agent under a key bound to one.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["memoryHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1574,10 +1658,19 @@ export interface components {
             validated_at?: string;
         };
         /**
-         * @description A fact's category.
-         * @enum {string}
+         * @description A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; general_fact is the default of POST /v1/memories.
+         * @example user_preference
+         * @example skill_assessment
+         * @example interview_insight
+         * @example job_market_fact
+         * @example action_outcome
+         * @example feedback_received
+         * @example pattern_learned
+         * @example career_goal
+         * @example company_info
+         * @example general_fact
          */
-        FactCategory: "user_preference" | "skill_assessment" | "interview_insight" | "job_market_fact" | "action_outcome" | "feedback_received" | "pattern_learned" | "career_goal" | "company_info" | "general_fact";
+        FactCategory: string;
         FactInput: {
             agent_id?: string;
             category: components["schemas"]["FactCategory"];
@@ -1631,6 +1724,85 @@ export interface components {
          * @enum {string}
          */
         MaintenanceTask: "consolidate" | "decay" | "prune" | "expire";
+        /** @description What one write did. */
+        MemoryEvent: {
+            /** @enum {string} */
+            event: "ADD" | "UPDATE" | "NOOP" | "DELETE";
+            /** @description The memory written (for a keyed fact's new version, the new record). */
+            id: string;
+            kind: components["schemas"]["Kind"];
+            /** @description The record a keyed fact's new version superseded. */
+            previous_id?: string;
+            /** @description The record's version after the write. */
+            version?: number;
+        };
+        /** @description A filter: `{"and": [F, …]}`, `{"or": [F, …]}`, `{"not": F}`, `{"FIELD": VALUE}` (equality) or `{"FIELD": {"OP": VALUE}}` with OP one of eq ne in nin gt gte lt lte contains; several members of one object all hold. FIELD is `metadata.NAME`, kind, category, tags, key, user_id, agent_id, session_id, created_at, updated_at (RFC 3339). `contains` asks that an array (tags, an array in metadata) hold the value. A record without the field matches only ne and nin. An unknown field or operator, or a value of the wrong type, is 400. A filter never widens a scope the key or the other parameters narrow. */
+        MemoryFilter: Record<string, unknown>;
+        MemoryInput: {
+            /** @description Required for a passage or a note. */
+            agent_id?: string;
+            /**
+             * @description A fact's category.
+             * @default general_fact
+             */
+            category?: string;
+            /** @description The memory's text (a note's value). */
+            content: string;
+            /**
+             * Format: date-time
+             * @description A future time after which the memory is answered nowhere (notes, passages, facts).
+             */
+            expires_at?: string;
+            /** @description A fact's slot (a new content supersedes), a note's key. */
+            key?: string;
+            /**
+             * @description Other kinds are written through their own routes.
+             * @default fact
+             * @enum {string}
+             */
+            kind?: "fact" | "passage" | "note";
+            metadata?: components["schemas"]["Metadata"];
+            session_id?: string;
+            /** @description A fact's keywords, a passage's tags. */
+            tags?: string[];
+            /** @description A time to live from now, instead of expires_at. */
+            ttl_seconds?: number;
+            user_id?: string;
+        };
+        MemoryPatch: {
+            content?: string;
+            /** Format: date-time */
+            expires_at?: string;
+            /** @description null clears it. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            tags?: string[];
+            ttl_seconds?: number;
+        };
+        MemoryUpdate: {
+            content?: string;
+            /** Format: date-time */
+            expires_at?: string;
+            /** @description The memory to change. */
+            id: string;
+            /** @description null clears it. */
+            metadata?: components["schemas"]["Metadata"] | null;
+            tags?: string[];
+            ttl_seconds?: number;
+        };
+        /** @description One value a memory has had. */
+        MemoryVersion: {
+            content: string;
+            /** @description Whether this is what the memory says now. */
+            current: boolean;
+            /** @enum {string} */
+            event: "ADD" | "UPDATE";
+            /** @description The record of this version (a keyed fact's versions are records of their own). */
+            id: string;
+            metadata?: components["schemas"]["Metadata"];
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
+        };
         Message: {
             content: string;
             /**
@@ -1640,6 +1812,10 @@ export interface components {
             created_at?: string;
             /** @description e.g. user, assistant, system. */
             role: string;
+        };
+        /** @description A JSON object the client owns: at most 32 keys of [a-z0-9_.-] (1-64 bytes), values strings, numbers, booleans or arrays of those, 4 KiB in all (413 past it, 400 for anything else). Returned wherever the record is, kept by history, export and import; never searched as text. */
+        Metadata: {
+            [key: string]: string | number | boolean | (string | number | boolean)[];
         };
         /** @description An agent's key-value memory. */
         Note: {
@@ -1893,6 +2069,7 @@ export interface components {
              * @description When a search last returned the record; absent when never.
              */
             last_accessed_at?: string;
+            metadata?: components["schemas"]["Metadata"];
             outcome?: string;
             /**
              * @description Why it waits for review, when it does.
@@ -1911,6 +2088,8 @@ export interface components {
              * @description A fact: when it became true.
              */
             valid_at?: string;
+            /** @description 1 when written, +1 per change. */
+            version?: number;
         };
         /** @description A user of the workspace: registered, or named by a record. */
         UserSummary: {
@@ -3957,6 +4136,8 @@ export interface operations {
                 before?: string;
                 /** @description Only records created after this time (RFC 3339). */
                 after?: string;
+                /** @description A filter (URL-encoded JSON, see MemoryFilter), applied before paging. */
+                filters?: string;
                 /** @description The most items to answer. */
                 limit?: components["parameters"]["Limit"];
                 /** @description How many items to skip. */
@@ -3991,6 +4172,231 @@ export interface operations {
             507: components["responses"]["StorageFull"];
         };
     };
+    addMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryInput"];
+            };
+        };
+        responses: {
+            /** @description The same content is already current (NOOP). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["MemoryEvent"];
+                };
+            };
+            /** @description Added (ADD) or updated (UPDATE). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["MemoryEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    batchMemories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Memories to add. */
+                    add?: components["schemas"]["MemoryInput"][];
+                    /** @description Ids to delete. */
+                    delete?: string[];
+                    /** @description Patches, each with the `id` it changes. */
+                    update?: components["schemas"]["MemoryUpdate"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Applied. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        /** @description How many operations were applied. */
+                        count: number;
+                        /** @description One event per operation: adds, updates, deletes. */
+                        results: components["schemas"]["MemoryEvent"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The memory. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["UserMemory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    deleteMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    patchMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryPatch"];
+            };
+        };
+        responses: {
+            /** @description Updated, or NOOP. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["MemoryEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    memoryHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        count: number;
+                        id: string;
+                        /** @description Newest first. */
+                        versions: components["schemas"]["MemoryVersion"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
     openapi: {
         parameters: {
             query?: never;
@@ -4006,7 +4412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4029,6 +4435,8 @@ export interface operations {
                     agent_id?: string;
                     /** @description Explain each result's score. */
                     explain?: boolean;
+                    /** @description Only records the filter selects, applied before ranking. */
+                    filters?: components["schemas"]["MemoryFilter"];
                     /** @description Only these kinds. */
                     kinds?: components["schemas"]["Kind"][];
                     /**

@@ -302,7 +302,7 @@ describe("facts", () => {
     });
     assert.equal(f.relevance_score, 1);
     const g = await c.storeFact("general_fact", "Weekly summaries are sent at 9am");
-    await assert.rejects(c.storeFact(/** @type {any} */ ("gossip"), "not a category"), Invalid);
+    await assert.rejects(c.storeFact("Gossip!", "not a category"), Invalid);
 
     const ids = (await c.searchFacts("weekly summary", { user_id: "fact-u1", include_global: true, limit: 10 })).results.map((r) => r.id);
     assert.ok(ids.includes(f.id) && ids.includes(g.id));

@@ -53,7 +53,9 @@ describe("schema", () => {
     const dir = mkdtempSync(join(tmpdir(), "loci-schema-"));
     try {
       const fresh = join(dir, "schema.ts");
-      execFileSync(join(SDK, "node_modules", ".bin", "openapi-typescript"), [join(REPO, "httpapi", "openapi.json"), "-o", fresh], {
+      // The flags of `npm run gen` (e.g. --empty-objects-unknown), so that the two cannot differ.
+      const flags = JSON.parse(readFileSync(join(SDK, "package.json"), "utf8")).scripts.gen.split(/\s+/).filter((a) => a.startsWith("--"));
+      execFileSync(join(SDK, "node_modules", ".bin", "openapi-typescript"), [join(REPO, "httpapi", "openapi.json"), ...flags, "-o", fresh], {
         stdio: "pipe",
       });
       const same = readFileSync(fresh, "utf8") === readFileSync(join(SDK, "src", "schema.ts"), "utf8");

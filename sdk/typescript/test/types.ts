@@ -20,8 +20,29 @@ export async function checks(): Promise<void> {
   // @ts-expect-error options are spelt as on the wire
   await c.setBlock("writer", "personality", "x", { expectedVersion: 1 });
 
-  // @ts-expect-error not one of the ten categories
-  await c.storeFact("gossip", "x");
+  // Categories are open: any name (the server checks its pattern).
+  await c.storeFact("food", "Allergic to peanuts");
+  // @ts-expect-error a category is a string
+  await c.storeFact(7, "x");
+
+  // Memories: options and answers typed from the document.
+  const added = await c.addMemory("Likes tea", { user_id: "u1", metadata: { source: "chat", n: 2, tags: ["a"] }, ttl_seconds: 60 });
+  const event: "ADD" | "UPDATE" | "NOOP" | "DELETE" = added.event;
+  // @ts-expect-error metadata values are scalars or arrays of them
+  await c.addMemory("x", { metadata: { nested: { a: 1 } } });
+  // @ts-expect-error only facts, passages and notes are added this way
+  await c.addMemory("x", { kind: "episode" });
+  await c.updateMemory(added.id, { metadata: null });
+  // @ts-expect-error a patch has no id (batch updates do)
+  await c.updateMemory(added.id, { id: "x" });
+  const batch = await c.batchMemories({ add: [{ content: "a" }], update: [{ id: added.id, tags: ["t"] }], delete: ["x"] });
+  const firstEvent: string | undefined = batch.results[0]?.event;
+  const history = await c.memoryHistory(added.id);
+  const current: boolean | undefined = history.versions[0]?.current;
+  const filtered = await c.user("u1").listMemories({ filters: { "metadata.n": { gte: 2 } } });
+  const meta: Schemas["Metadata"] | undefined = filtered.memories[0]?.metadata;
+  await c.search("tea", { filters: { or: [{ kind: "fact" }, { tags: { contains: "a" } }] } });
+  void [event, firstEvent, current, meta];
   // @ts-expect-error not an outcome
   await c.user("u1").recordEpisode("planner", "t", "d", "maybe");
 

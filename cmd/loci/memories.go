@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
+)
+
+// The memories verbs (API.md v1.2): one verb set over every kind, by id,
+// with metadata, filters and a time to live, on the local database or a
+// server.
+
+// ttlFlag is a time to live: a Go duration (90s, 24h, 1h30m) or whole
+// seconds.
+type ttlFlag struct{ secs *int64 }
+
+func (f *ttlFlag) String() string {
+	if f == nil || f.secs == nil {
+		return ""
+	}
+	return strconv.FormatInt(*f.secs, 10) + "s"
+}
+
+func (f *ttlFlag) Set(v string) error {
+	var secs int64
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		secs = n
+	} else if d, err := time.ParseDuration(v); err == nil {
+		if d%time.Second != 0 {
+			return fmt.Errorf("a time to live is whole seconds")
+		}
+		secs = int64(d / time.Second)
+	} else {
+		return fmt.Errorf("want a duration such as 90s, 24h or 1h30m, or a number of seconds")
+	}
+	if secs <= 0 {
+		return fmt.Errorf("a time to live must be positive")
+	}
+	f.secs = &secs
+	return nil
+}
+
+// jsonFlag is a flag holding a JSON value, checked to be JSON when set.
+type jsonFlag struct {
+	raw json.RawMessage
+	set bool
+}
+
+func (f *jsonFlag) String() string { return string(f.raw) }
+
+func (f *jsonFlag) Set(v string) error {
+	if !json.Valid([]byte(v)) {
+		return fmt.Errorf("not valid JSON")
+	}
+	f.raw, f.set = json.RawMessage(v), true
+	return nil
+}
+
+// listFlag is a comma-separated list, repeatable.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// memoryTarget is what the memories verbs need of a target: the server's
+// client and the local service both have it.
+type memoryTarget interface {
+	loci.MemoryService
+	ListMemories(ctx context.Context, q loci.MemoryQuery) ([]*loci.UserMemory, int, error)
+}
+
+var (
+	_ memoryTarget = (*httpapi.Client)(nil)
+	_ memoryTarget = (*service)(nil)
+)
+
+// runMemories runs the memories verbs: add, get, update, delete, history
+// and list.
+func runMemories(ctx context.Context, e *env, args []string) error {
+	sub, args, err := splitSubcommand("memories", args)
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("memories "+sub, flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	var (
+		kind, key, category, user, agent, session *string
+		tags, kinds                               listFlag
+		metadata, filter                          jsonFlag
+		ttl                                       ttlFlag
+		limit, offset                             *int
+	)
+	switch sub {
+	case "add", "list":
+		user = fs.String("user", "", "the user it is about (list: only those)")
+		agent = fs.String("agent", "", "the agent it belongs to (list: only those)")
+		session = fs.String("session", "", "the session it belongs to (list: only those)")
+	}
+	switch sub {
+	case "add":
+		kind = fs.String("kind", "", "fact (the default), passage or note")
+		key = fs.String("key", "", "a key: new content under it updates the key's memory (required for a note)")
+		category = fs.String("category", "", "a fact's category, a name of a-z, 0-9 and _ (default general_fact)")
+	case "list":
+		fs.Var(&kinds, "kind", "only these kinds, comma-separated or repeated")
+		fs.Var(&filter, "filter", `a filter in the API's language, e.g. '{"metadata.project": "billing"}'`)
+		limit = fs.Int("limit", 0, fmt.Sprintf("at most this many (default %d)", loci.DefaultListLimit))
+		offset = fs.Int("offset", 0, "skip this many")
+	}
+	switch sub {
+	case "add", "update":
+		fs.Var(&tags, "tags", "tags, comma-separated or repeated (update: replaces them)")
+		fs.Var(&metadata, "metadata", `a JSON object of your own fields, e.g. '{"project": "billing"}' (update: replaces it; {} clears it)`)
+		fs.Var(&ttl, "ttl", "forget it after this long: a duration (90s, 24h) or seconds")
+	}
+	tgt := targetFlags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	want := map[string]int{"add": 1, "get": 1, "update": 1, "delete": 1, "history": 1, "list": 0}[sub]
+	if sub == "update" && len(pos) == 2 {
+		want = 2 // the id and the new content
+	}
+	if len(pos) != want {
+		return subUsage("memories", sub)
+	}
+	if sub == "update" && len(pos) == 1 && !fsSet(fs, "tags") && !metadata.set && ttl.secs == nil {
+		return usagef("nothing to change: give the new content, --tags, --metadata or --ttl")
+	}
+	svc, done, err := tgt.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	mem, ok := svc.(memoryTarget)
+	if !ok {
+		return fmt.Errorf("this target has no memories API")
+	}
+	switch sub {
+	case "add":
+		in := loci.MemoryInput{
+			Content: pos[0], UserID: *user, AgentID: *agent, SessionID: *session, Kind: loci.Kind(*kind), Key: *key,
+			Category: *category, Tags: tags, Metadata: metadata.raw, TTLSeconds: ttl.secs,
+		}
+		ev, err := mem.AddMemory(ctx, in)
+		if err != nil {
+			return err
+		}
+		return printEvent(e, ev, *asJSON)
+	case "update":
+		p := loci.MemoryPatch{Metadata: metadata.raw, TTLSeconds: ttl.secs}
+		if len(pos) == 2 {
+			p.Content = &pos[1]
+		}
+		if fsSet(fs, "tags") {
+			t := []string(tags)
+			if t == nil {
+				t = []string{}
+			}
+			p.Tags = &t
+		}
+		ev, err := mem.UpdateMemory(ctx, pos[0], p)
+		if err != nil {
+			return err
+		}
+		return printEvent(e, ev, *asJSON)
+	case "get":
+		m, err := mem.GetMemory(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, m)
+		}
+		printMemory(e.stdout, m)
+	case "delete":
+		if err := mem.DeleteMemory(ctx, pos[0]); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, map[string]any{"success": true, "id": pos[0]})
+		}
+		fmt.Fprintf(e.stdout, "Deleted: %s\n", pos[0])
+	case "history":
+		vs, err := mem.MemoryHistory(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, map[string]any{"success": true, "id": pos[0], "count": len(vs), "versions": vs})
+		}
+		for _, v := range vs {
+			fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s%s\n", v.Version, v.Event, v.UpdatedAt.UTC().Format(time.RFC3339), oneLine(v.Content), metaSuffix(v.Metadata))
+		}
+	case "list":
+		q := loci.MemoryQuery{Scope: loci.Scope{UserID: *user, AgentID: *agent, SessionID: *session}, Limit: *limit, Offset: *offset}
+		for _, k := range kinds {
+			q.Kinds = append(q.Kinds, loci.Kind(k))
+		}
+		if q.Filters, err = loci.ParseMemoryFilter(filter.raw); err != nil {
+			return err
+		}
+		ms, total, err := mem.ListMemories(ctx, q)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, map[string]any{"success": true, "count": total, "memories": ms})
+		}
+		for _, m := range ms {
+			printMemory(e.stdout, m)
+		}
+	}
+	return nil
+}
+
+// printEvent prints what an add or update did: the memory's id on stdout
+// (for scripts), the event on stderr.
+func printEvent(e *env, ev *loci.MemoryEvent, asJSON bool) error {
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "id": ev.ID, "kind": ev.Kind, "event": ev.Event, "version": ev.Version, "previous_id": ev.Previous})
+	}
+	fmt.Fprintln(e.stdout, ev.ID)
+	switch {
+	case ev.Event == loci.EventNoop:
+		fmt.Fprintf(e.stderr, "%s: nothing changed, the same content is already current\n", ev.Event)
+	case ev.Previous != "":
+		fmt.Fprintf(e.stderr, "%s %s (version %d, supersedes %s)\n", ev.Event, ev.Kind, ev.Version, ev.Previous)
+	default:
+		fmt.Fprintf(e.stderr, "%s %s (version %d)\n", ev.Event, ev.Kind, ev.Version)
+	}
+	return nil
+}
+
+// printMemory prints a memory as one line: id, kind, key (- for none),
+// text, and its metadata when it has some.
+func printMemory(w io.Writer, m *loci.UserMemory) {
+	key := m.Key
+	if key == "" {
+		key = "-"
+	}
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s%s\n", m.ID, m.Kind, key, oneLine(m.Content), metaSuffix(m.Metadata))
+}
+
+func metaSuffix(meta json.RawMessage) string {
+	if s := strings.TrimSpace(string(meta)); s != "" && s != "{}" && s != "null" {
+		return "\t" + s
+	}
+	return ""
+}

@@ -1,0 +1,928 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// The mem0 door (API.md v1.2, "Framework doors"): the subset of mem0's
+// platform REST API that mem0's official clients use, so that
+// `new MemoryClient({apiKey, host: "http://HOST:8420/mem0"})` (npm mem0ai)
+// works unchanged against loci. It is a translation of shapes over
+// loci.MemoryService, nothing more: loci calls no model, so an add stores
+// each message as one memory (a fact, as POST /v1/memories does) and
+// answers exactly what it stored; mem0's run_id is loci's session_id; mem0's
+// filters are translated into loci's filter language where they map, and
+// refused (400, naming what does not map) where they do not.
+//
+// Answers are mem0's shapes (bare JSON, no success envelope); errors are
+// loci's envelope with mem0's statuses (400, 401, 403, 404, 413), which the
+// client raises as its ValidationError, AuthenticationError,
+// MemoryNotFoundError and MemoryQuotaExceededError.
+
+// mem0Routes are the mem0 door's routes. Their shapes are mem0's, described
+// by mem0, so they are left out of the OpenAPI document; each refuses the
+// query parameters it does not take itself.
+func mem0Routes() []endpoint {
+	why := "mem0's platform API (API.md v1.2, Framework doors), described by mem0, not by this API"
+	route := func(pattern string, pol Policy, takes []string, h func(*Server, http.ResponseWriter, *http.Request)) endpoint {
+		return endpoint{pattern: pattern, policy: pol, undocumented: why,
+			handler: func(s *Server, w http.ResponseWriter, r *http.Request) {
+				if err := checkQuery(r, takes); err != nil {
+					s.Error(w, r, err)
+					return
+				}
+				h(s, w, r)
+			}}
+	}
+	return []endpoint{
+		route("GET /mem0/v1/ping/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.ping"}, nil, (*Server).handleMem0Ping),
+		route("POST /mem0/v3/memories/add/{$}", Policy{Role: creator, Agent: AgentFree, Op: "mem0.add"}, nil, (*Server).handleMem0Add),
+		route("POST /mem0/v3/memories/search/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.search"}, nil, (*Server).handleMem0Search),
+		route("POST /mem0/v3/memories/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.list"}, []string{"page", "page_size"}, (*Server).handleMem0List),
+		route("GET /mem0/v1/memories/{id}/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.get"}, nil, (*Server).handleMem0Get),
+		route("PUT /mem0/v1/memories/{id}/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.update"}, nil, (*Server).handleMem0Update),
+		route("DELETE /mem0/v1/memories/{id}/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.delete"}, []string{"delete_linked"}, (*Server).handleMem0Delete),
+		route("DELETE /mem0/v1/memories/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.delete_all"}, []string{"user_id", "agent_id", "run_id", "app_id"}, (*Server).handleMem0DeleteAll),
+		route("GET /mem0/v1/memories/{id}/history/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.history"}, nil, (*Server).handleMem0History),
+		route("PUT /mem0/v1/batch/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.batch_update"}, nil, (*Server).handleMem0BatchUpdate),
+		route("DELETE /mem0/v1/batch/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.batch_delete"}, nil, (*Server).handleMem0BatchDelete),
+	}
+}
+
+// handleMem0Ping answers the client's ping on construction: the key is
+// valid (the guard checked it).
+func (s *Server) handleMem0Ping(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "org_id": nil, "project_id": nil, "user_email": nil})
+}
+
+// mem0Message is one message of an add.
+type mem0Message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name,omitempty"`
+}
+
+// mem0AddRequest is the body of an add, as the client sends it.
+type mem0AddRequest struct {
+	Messages       json.RawMessage `json:"messages"`
+	UserID         string          `json:"user_id"`
+	AgentID        string          `json:"agent_id"`
+	RunID          string          `json:"run_id"`
+	AppID          string          `json:"app_id"`
+	Metadata       json.RawMessage `json:"metadata"`
+	Infer          *bool           `json:"infer"`
+	AsyncMode      *bool           `json:"async_mode"`
+	OutputFormat   string          `json:"output_format"`
+	Version        string          `json:"version"`
+	ExpirationDate *string         `json:"expiration_date"`
+	// Refused: they ask a model for something loci does not do.
+	CustomCategories       json.RawMessage `json:"custom_categories"`
+	CustomInstructions     json.RawMessage `json:"custom_instructions"`
+	AgentCustomInstruction json.RawMessage `json:"agent_custom_instructions"`
+	StructuredDataSchema   json.RawMessage `json:"structured_data_schema"`
+	Includes               json.RawMessage `json:"includes"`
+	Excludes               json.RawMessage `json:"excludes"`
+	Timestamp              json.RawMessage `json:"timestamp"`
+	Immutable              *bool           `json:"immutable"`
+}
+
+// refused names the first field of an add that loci does not take.
+func (q mem0AddRequest) refused() error {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"custom_categories", q.CustomCategories != nil}, {"custom_instructions", q.CustomInstructions != nil},
+		{"agent_custom_instructions", q.AgentCustomInstruction != nil}, {"structured_data_schema", q.StructuredDataSchema != nil},
+		{"includes", q.Includes != nil}, {"excludes", q.Excludes != nil},
+	} {
+		if f.set {
+			return loci.Errorf(loci.EINVALID, "%s is not supported: loci calls no model, and stores each message as it is given", f.name)
+		}
+	}
+	if q.Timestamp != nil {
+		return loci.Errorf(loci.EINVALID, "timestamp is not supported: loci records when a memory is added")
+	}
+	if q.Immutable != nil && *q.Immutable {
+		return loci.Errorf(loci.EINVALID, "immutable is not supported")
+	}
+	if q.AppID != "" {
+		return errMem0AppID()
+	}
+	return nil
+}
+
+func errMem0AppID() error {
+	return loci.Errorf(loci.EINVALID, "app_id does not map to loci: an API key's workspace is the app; scope by user_id, agent_id or run_id")
+}
+
+// contents returns the messages of an add: a string (one memory) or an
+// array of {role, content} messages with text content (one memory each).
+func (q mem0AddRequest) contents() ([]string, error) {
+	raw := bytes.TrimSpace(q.Messages)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, loci.Errorf(loci.EINVALID, "messages is required: a string or an array of {role, content}")
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return []string{text}, nil
+	}
+	var msgs []mem0Message
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&msgs); err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "messages must be a string or an array of {role, content}: %s", jsonProblem(err))
+	}
+	if len(msgs) == 0 {
+		return nil, loci.Errorf(loci.EINVALID, "messages is empty")
+	}
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" && m.Role != "system" {
+			return nil, loci.Errorf(loci.EINVALID, "messages[%d]: role must be user, assistant or system", i)
+		}
+		if json.Unmarshal(m.Content, &out[i]) != nil {
+			return nil, loci.Errorf(loci.EINVALID, "messages[%d]: content must be text (loci stores no images or files)", i)
+		}
+	}
+	return out, nil
+}
+
+// mem0Date parses mem0's expiration_date: a date (the memory lasts until
+// that day begins, UTC) or an RFC 3339 time.
+func mem0Date(field string, v *string) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if t, err := time.Parse(time.DateOnly, *v); err == nil {
+		return &t, nil
+	}
+	return optionalTime(field, v)
+}
+
+func (s *Server) handleMem0Add(w http.ResponseWriter, r *http.Request) {
+	var req mem0AddRequest
+	if err := decode(r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if err := req.refused(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	contents, err := req.contents()
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	at, err := mem0Date("expiration_date", req.ExpirationDate)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var b loci.MemoryBatch
+	for _, c := range contents {
+		b.Add = append(b.Add, loci.MemoryInput{Content: c, UserID: req.UserID, AgentID: req.AgentID, SessionID: req.RunID,
+			Metadata: req.Metadata, ExpiresAt: at})
+	}
+	evs, err := s.svc.BatchMemories(r.Context(), b)
+	if err != nil {
+		s.Error(w, r, mem0BatchError(err, "add", "messages"))
+		return
+	}
+	out := make([]map[string]any, 0, len(evs))
+	for _, ev := range evs {
+		m, err := s.svc.GetMemory(r.Context(), ev.ID)
+		if err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		mm := mem0Memory(m)
+		mm["event"] = ev.Event
+		mm["data"] = map[string]any{"memory": m.Content}
+		out = append(out, mm)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// mem0BatchError renames the operation a batch error names (add[2]) as
+// the mem0 request names it (messages[2]).
+func mem0BatchError(err error, op, as string) error {
+	msg := loci.ErrorMessage(err)
+	if rest, ok := strings.CutPrefix(msg, op+"["); ok {
+		return loci.Errorf(loci.ErrorCode(err), "%s[%s", as, rest)
+	}
+	return err
+}
+
+// mem0Memory is a loci memory in mem0's shape.
+func mem0Memory(m *loci.UserMemory) map[string]any {
+	orNull := func(v string) any {
+		if v == "" {
+			return nil
+		}
+		return v
+	}
+	var meta any
+	if len(m.Metadata) > 0 {
+		meta = m.Metadata
+	}
+	cats := []string{}
+	if m.Category != "" {
+		cats = append(cats, m.Category)
+	}
+	var exp any
+	if !m.ExpiresAt.IsZero() {
+		exp = m.ExpiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	return map[string]any{
+		"id": m.ID, "memory": m.Content, "kind": m.Kind,
+		"user_id": orNull(m.UserID), "agent_id": orNull(m.AgentID), "app_id": nil, "run_id": orNull(m.SessionID),
+		"metadata": meta, "categories": cats, "created_at": m.CreatedAt, "updated_at": m.UpdatedAt, "expiration_date": exp,
+	}
+}
+
+// mem0SearchRequest is the body of a search.
+type mem0SearchRequest struct {
+	Query         string          `json:"query"`
+	Filters       json.RawMessage `json:"filters"`
+	TopK          *int            `json:"top_k"`
+	OutputFormat  string          `json:"output_format"`
+	Metadata      json.RawMessage `json:"metadata"`
+	Categories    []string        `json:"categories"`
+	KeywordSearch *bool           `json:"keyword_search"`
+	LatestOnly    *bool           `json:"latest_only"`
+	Rerank        *bool           `json:"rerank"`
+	Threshold     *float64        `json:"threshold"`
+	ShowExpired   *bool           `json:"show_expired"`
+	Fields        []string        `json:"fields"`
+	Source        string          `json:"source"`
+	Version       string          `json:"version"`
+}
+
+// mem0Common checks the options search and get all share, and returns
+// the filter they make in loci's language (nil for none).
+func mem0Common(filters, metadata json.RawMessage, categories []string, latestOnly, showExpired *bool) (*mem0Query, error) {
+	var parts []any
+	if f, err := translateMem0Filters(filters); err != nil {
+		return nil, err
+	} else if f != nil {
+		parts = append(parts, f)
+	}
+	if m := bytes.TrimSpace(metadata); len(m) > 0 && string(m) != "null" {
+		var v any
+		if err := unmarshalNumbers(m, &v); err != nil {
+			return nil, loci.Errorf(loci.EINVALID, "metadata must be an object")
+		}
+		f, err := mem0Field("metadata", v)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, f)
+	}
+	if len(categories) > 0 {
+		parts = append(parts, map[string]any{"category": map[string]any{"in": categories}})
+	}
+	if latestOnly != nil && !*latestOnly {
+		return nil, loci.Errorf(loci.EINVALID, "latest_only false is not supported: loci answers what is current (history: GET /v1/memories/{id}/history/)")
+	}
+	if showExpired != nil && *showExpired {
+		return nil, loci.Errorf(loci.EINVALID, "show_expired is not supported: an expired memory is answered nowhere")
+	}
+	q := &mem0Query{}
+	switch len(parts) {
+	case 0:
+		return q, nil
+	case 1:
+		q.filter = parts[0]
+	default:
+		q.filter = map[string]any{"and": parts}
+	}
+	raw, err := json.Marshal(q.filter)
+	if err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "filters: %v", err)
+	}
+	if q.parsed, err = loci.ParseMemoryFilter(raw); err != nil {
+		return nil, loci.Errorf(loci.ErrorCode(err), "filters: %s", loci.ErrorMessage(err))
+	}
+	q.raw = raw
+	q.scope = liftScope(q.filter)
+	return q, nil
+}
+
+// mem0Query is a search's or listing's selection in loci's terms.
+type mem0Query struct {
+	filter any
+	raw    json.RawMessage
+	parsed *loci.MemoryFilter
+	scope  loci.Scope
+}
+
+// liftScope returns the user, agent and session that the filter requires
+// by equality at its top, so that the read is scoped by them (as a key
+// bound to an agent needs); the filter still holds them.
+func liftScope(f any) loci.Scope {
+	var sc loci.Scope
+	var leaves []any
+	if m, ok := f.(map[string]any); ok {
+		if and, ok := m["and"].([]any); ok && len(m) == 1 {
+			leaves = and
+		} else {
+			leaves = []any{m}
+		}
+	}
+	for _, l := range leaves {
+		m, ok := l.(map[string]any)
+		if !ok || len(m) != 1 {
+			continue
+		}
+		for k, v := range m {
+			if op, ok := v.(map[string]any); ok && len(op) == 1 {
+				v = op["eq"]
+			}
+			s, ok := v.(string)
+			if !ok {
+				continue
+			}
+			switch k {
+			case "user_id":
+				sc.UserID = s
+			case "agent_id":
+				sc.AgentID = s
+			case "session_id":
+				sc.SessionID = s
+			}
+		}
+	}
+	return sc
+}
+
+func unmarshalNumbers(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// translateMem0Filters translates mem0's filters ({"AND": [...]},
+// {"OR": [...]}, {"NOT": ...}, {"user_id": "u"}, {"created_at": {"gte":
+// "2024-07-01"}}, {"categories": {"in": [...]}}, {"metadata": {"k": v}})
+// into loci's filter language; nil for none.
+func translateMem0Filters(raw json.RawMessage) (any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var v any
+	if err := unmarshalNumbers(raw, &v); err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "filters must be a JSON object")
+	}
+	f, err := mem0Node(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := f.(map[string]any); ok && len(m) == 0 {
+		return nil, nil
+	}
+	return f, nil
+}
+
+func mem0Node(v any, depth int) (any, error) {
+	if depth > loci.MaxFilterDepth {
+		return nil, loci.Errorf(loci.EINVALID, "filters nest at most %d deep", loci.MaxFilterDepth)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, loci.Errorf(loci.EINVALID, "filters: a filter must be a JSON object")
+	}
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var parts []any
+	for _, name := range names {
+		val := obj[name]
+		switch strings.ToUpper(name) {
+		case "AND", "OR", "NOT":
+			list, isList := val.([]any)
+			if !isList {
+				if strings.ToUpper(name) != "NOT" {
+					return nil, loci.Errorf(loci.EINVALID, "filters: %s takes an array of filters", name)
+				}
+				list = []any{val}
+			}
+			if len(list) == 0 {
+				return nil, loci.Errorf(loci.EINVALID, "filters: %s takes a non-empty array of filters", name)
+			}
+			subs := make([]any, len(list))
+			for i, e := range list {
+				sub, err := mem0Node(e, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				subs[i] = sub
+			}
+			switch strings.ToUpper(name) {
+			case "AND":
+				parts = append(parts, map[string]any{"and": subs})
+			case "OR":
+				parts = append(parts, map[string]any{"or": subs})
+			default:
+				if len(subs) == 1 {
+					parts = append(parts, map[string]any{"not": subs[0]})
+				} else {
+					parts = append(parts, map[string]any{"not": map[string]any{"and": subs}})
+				}
+			}
+		default:
+			f, err := mem0Field(name, val)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, f)
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	return map[string]any{"and": parts}, nil
+}
+
+// mem0Ops maps mem0's filter operators to loci's.
+var mem0Ops = map[string]string{"eq": "eq", "ne": "ne", "in": "in", "nin": "nin", "gt": "gt", "gte": "gte", "lt": "lt", "lte": "lte", "contains": "contains"}
+
+var dateOnlyRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// mem0Field translates the condition on one of mem0's fields.
+func mem0Field(name string, val any) (any, error) {
+	switch name {
+	case "user_id", "agent_id", "created_at", "updated_at":
+		return mem0Leaf(name, name, val)
+	case "run_id":
+		return mem0Leaf("run_id", "session_id", val)
+	case "categories":
+		// A memory has one category in loci: contains/eq name it, in lists them.
+		if ops, ok := val.(map[string]any); ok {
+			if c, ok := ops["contains"]; ok && len(ops) == 1 {
+				val = c
+			}
+		}
+		return mem0Leaf("categories", "category", val)
+	case "metadata":
+		obj, ok := val.(map[string]any)
+		if !ok || len(obj) == 0 {
+			return nil, loci.Errorf(loci.EINVALID, `filters: metadata takes an object of keys and values ({"metadata": {"topic": "food"}})`)
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []any
+		for _, k := range keys {
+			leaf, err := mem0Leaf("metadata."+k, "metadata."+k, obj[k])
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, leaf)
+		}
+		if len(parts) == 1 {
+			return parts[0], nil
+		}
+		return map[string]any{"and": parts}, nil
+	case "app_id":
+		return nil, errMem0AppID()
+	}
+	return nil, loci.Errorf(loci.EINVALID, "filters: the field %q does not map to loci; loci's mem0 door filters on user_id, agent_id, run_id, created_at, updated_at, categories and metadata", name)
+}
+
+// mem0Leaf translates one field's value or operators.
+func mem0Leaf(name, field string, val any) (any, error) {
+	conv := func(v any) (any, error) {
+		if s, ok := v.(string); ok {
+			if s == "*" {
+				return nil, loci.Errorf(loci.EINVALID, "filters: %s: the wildcard \"*\" is not supported; leave the field out to match any", name)
+			}
+			if (field == "created_at" || field == "updated_at") && dateOnlyRE.MatchString(s) {
+				return s + "T00:00:00Z", nil
+			}
+		}
+		if list, ok := v.([]any); ok {
+			out := make([]any, len(list))
+			for i, e := range list {
+				c, err := convScalar(name, field, e)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = c
+			}
+			return out, nil
+		}
+		return v, nil
+	}
+	ops, isOps := val.(map[string]any)
+	if !isOps {
+		v, err := conv(val)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{field: v}, nil
+	}
+	out := map[string]any{}
+	for op, v := range ops {
+		lop, ok := mem0Ops[op]
+		if !ok {
+			if op == "icontains" {
+				return nil, loci.Errorf(loci.EINVALID, "filters: %s: icontains is not supported; loci filters match exactly (use search for text)", name)
+			}
+			return nil, loci.Errorf(loci.EINVALID, "filters: %s: unknown operator %q; loci's mem0 door takes %s", name, op, strings.Join(slices.Sorted(mapKeys(mem0Ops)), ", "))
+		}
+		c, err := conv(v)
+		if err != nil {
+			return nil, err
+		}
+		out[lop] = c
+	}
+	return map[string]any{field: out}, nil
+}
+
+func convScalar(name, field string, v any) (any, error) {
+	if s, ok := v.(string); ok {
+		if s == "*" {
+			return nil, loci.Errorf(loci.EINVALID, "filters: %s: the wildcard \"*\" is not supported; leave the field out to match any", name)
+		}
+		if (field == "created_at" || field == "updated_at") && dateOnlyRE.MatchString(s) {
+			return s + "T00:00:00Z", nil
+		}
+	}
+	return v, nil
+}
+
+func mapKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
+	var req mem0SearchRequest
+	if err := decode(r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	switch {
+	case req.Threshold != nil:
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "threshold is not supported: loci's scores fuse ranks (BM25, vectors, recency), they are not similarities; use top_k"))
+		return
+	case req.Rerank != nil && *req.Rerank:
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "rerank is not supported: loci calls no model"))
+		return
+	case len(req.Fields) > 0:
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "fields is not supported: loci answers every field of a memory"))
+		return
+	case req.OutputFormat != "" && req.OutputFormat != "v1.1":
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "output_format must be v1.1"))
+		return
+	}
+	q, err := mem0Common(req.Filters, req.Metadata, req.Categories, req.LatestOnly, req.ShowExpired)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	sc := boundScope(r, q.scope)
+	sq := loci.SearchQuery{Query: req.Query, UserID: sc.UserID, AgentID: sc.AgentID, SessionID: sc.SessionID, Filters: q.raw}
+	if req.TopK != nil {
+		if *req.TopK < 1 || *req.TopK > loci.MaxSearchLimit {
+			s.Error(w, r, loci.Errorf(loci.EINVALID, "top_k must be from 1 to %d", loci.MaxSearchLimit))
+			return
+		}
+		sq.Limit = *req.TopK
+	}
+	res, err := s.svc.Search(r.Context(), sq)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	out := make([]map[string]any, 0, len(res.Results))
+	for _, hit := range res.Results {
+		m, err := s.svc.GetMemory(r.Context(), hit.ID)
+		if loci.ErrorCode(err) == loci.ENOTFOUND {
+			continue // deleted since
+		} else if err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		mm := mem0Memory(m)
+		mm["score"] = hit.Score
+		out = append(out, mm)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": out})
+}
+
+// mem0ListRequest is the body of a get all.
+type mem0ListRequest struct {
+	Filters     json.RawMessage `json:"filters"`
+	StartDate   *string         `json:"start_date"`
+	EndDate     *string         `json:"end_date"`
+	LatestOnly  *bool           `json:"latest_only"`
+	Categories  []string        `json:"categories"`
+	ShowExpired *bool           `json:"show_expired"`
+	Version     string          `json:"version"`
+}
+
+func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
+	var req mem0ListRequest
+	if len(bytes.TrimSpace(bodyOf(r))) > 0 {
+		if err := decode(r, &req); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+	}
+	page, size := 1, 100
+	for _, p := range []struct {
+		name string
+		v    *int
+		max  int
+	}{{"page", &page, loci.MaxOffset}, {"page_size", &size, loci.MaxListLimit}} {
+		if raw := r.URL.Query().Get(p.name); raw != "" {
+			n, err := strconv.Atoi(raw)
+			if err != nil || n < 1 || n > p.max {
+				s.Error(w, r, loci.Errorf(loci.EINVALID, "%s must be an integer from 1 to %d", p.name, p.max))
+				return
+			}
+			*p.v = n
+		}
+	}
+	if (page-1)*size > loci.MaxOffset {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "page is past the last one a listing reaches"))
+		return
+	}
+	q, err := mem0Common(req.Filters, nil, req.Categories, req.LatestOnly, req.ShowExpired)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	mq := loci.MemoryQuery{Scope: boundScope(r, q.scope), Filters: q.parsed, Limit: size, Offset: (page - 1) * size}
+	for _, d := range []struct {
+		name string
+		v    *string
+		at   *time.Time
+	}{{"start_date", req.StartDate, &mq.After}, {"end_date", req.EndDate, &mq.Before}} {
+		if d.v == nil {
+			continue
+		}
+		t, err := mem0Date(d.name, d.v)
+		if err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		*d.at = *t
+	}
+	if !mq.After.IsZero() {
+		mq.After = mq.After.Add(-time.Microsecond) // start_date is inclusive, After exclusive
+	}
+	mems, total, err := s.svc.ListMemories(r.Context(), mq)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	out := make([]map[string]any, 0, len(mems))
+	for _, m := range mems {
+		out = append(out, mem0Memory(m))
+	}
+	link := func(p int) any {
+		if p < 1 || (p-1)*size >= total {
+			return nil
+		}
+		return fmt.Sprintf("/mem0/v3/memories/?page=%d&page_size=%d", p, size)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"count": total, "next": link(page + 1), "previous": link(page - 1), "results": out})
+}
+
+// boundScope is sc read with the request's key: a key bound to an agent
+// searches, lists and deletes its own agent's memories, as if it named it.
+func boundScope(r *http.Request, sc loci.Scope) loci.Scope {
+	if p := loci.PrincipalFrom(r.Context()); p != nil && p.AgentID != "" && sc.AgentID == "" {
+		sc.AgentID = p.AgentID
+	}
+	return sc
+}
+
+func (s *Server) handleMem0Get(w http.ResponseWriter, r *http.Request) {
+	m, err := s.svc.GetMemory(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, mem0Memory(m))
+}
+
+// mem0UpdateRequest is the body of an update.
+type mem0UpdateRequest struct {
+	Text           *string         `json:"text"`
+	Metadata       json.RawMessage `json:"metadata"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	ExpirationDate *string         `json:"expiration_date"`
+}
+
+func (s *Server) handleMem0Update(w http.ResponseWriter, r *http.Request) {
+	var req mem0UpdateRequest
+	if err := decode(r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if req.Timestamp != nil {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "timestamp is not supported: loci records when a memory changes"))
+		return
+	}
+	at, err := mem0Date("expiration_date", req.ExpirationDate)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if req.Text == nil && req.Metadata == nil && at == nil {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "give text, metadata or expiration_date"))
+		return
+	}
+	meta := req.Metadata
+	if meta != nil && strings.TrimSpace(string(meta)) == "null" {
+		meta = json.RawMessage("{}")
+	}
+	ev, err := s.svc.UpdateMemory(r.Context(), r.PathValue("id"), loci.MemoryPatch{Content: req.Text, Metadata: meta, ExpiresAt: at})
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	m, err := s.svc.GetMemory(r.Context(), ev.ID)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	mm := mem0Memory(m)
+	mm["event"] = ev.Event
+	writeJSON(w, http.StatusOK, mm)
+}
+
+func (s *Server) handleMem0Delete(w http.ResponseWriter, r *http.Request) {
+	if v := r.URL.Query().Get("delete_linked"); v != "" && v != "false" {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "delete_linked is not supported: a fact's earlier versions are kept as its history"))
+		return
+	}
+	if err := s.svc.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": "Memory deleted successfully!"})
+}
+
+// handleMem0DeleteAll deletes every memory of the user, agent and/or run
+// named, a thousand at a time, each thousand in one transaction.
+func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("app_id") != "" {
+		s.Error(w, r, errMem0AppID())
+		return
+	}
+	sc := loci.Scope{UserID: q.Get("user_id"), AgentID: q.Get("agent_id"), SessionID: q.Get("run_id")}
+	if sc == (loci.Scope{}) {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "name the memories to delete: user_id, agent_id and/or run_id"))
+		return
+	}
+	sc = boundScope(r, sc)
+	deleted := 0
+	for {
+		mems, _, err := s.svc.ListMemories(r.Context(), loci.MemoryQuery{Scope: sc, Limit: loci.MaxBatchOps})
+		if err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		if len(mems) == 0 {
+			break
+		}
+		ids := make([]string, len(mems))
+		for i, m := range mems {
+			ids[i] = m.ID
+		}
+		if _, err := s.svc.BatchMemories(r.Context(), loci.MemoryBatch{Delete: ids}); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		deleted += len(ids)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": "Memories deleted successfully!", "count": deleted})
+}
+
+func (s *Server) handleMem0History(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	m, err := s.svc.GetMemory(r.Context(), id)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	vs, err := s.svc.MemoryHistory(r.Context(), id)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	cats := []string{}
+	if m.Category != "" {
+		cats = append(cats, m.Category)
+	}
+	var userID any
+	if m.UserID != "" {
+		userID = m.UserID
+	}
+	out := make([]map[string]any, 0, len(vs))
+	var old any
+	for i := len(vs) - 1; i >= 0; i-- { // oldest first, as mem0 answers
+		v := vs[i]
+		var meta any
+		if len(v.Metadata) > 0 {
+			meta = v.Metadata
+		}
+		out = append(out, map[string]any{
+			"id": fmt.Sprintf("%s-v%d", v.ID, v.Version), "memory_id": id, "input": []any{},
+			"old_memory": old, "new_memory": v.Content, "event": v.Event, "user_id": userID, "categories": cats,
+			"metadata": meta, "created_at": v.UpdatedAt, "updated_at": v.UpdatedAt,
+		})
+		old = v.Content
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// mem0BatchRequest is the body of a batch update or delete.
+type mem0BatchRequest struct {
+	Memories []struct {
+		MemoryID string          `json:"memory_id"`
+		Text     *string         `json:"text"`
+		Metadata json.RawMessage `json:"metadata"`
+	} `json:"memories"`
+}
+
+func (s *Server) mem0Batch(w http.ResponseWriter, r *http.Request, update bool) {
+	var req mem0BatchRequest
+	if err := decode(r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if len(req.Memories) == 0 {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "memories is required: a non-empty array"))
+		return
+	}
+	var b loci.MemoryBatch
+	for i, m := range req.Memories {
+		if m.MemoryID == "" {
+			s.Error(w, r, loci.Errorf(loci.EINVALID, "memories[%d]: memory_id is required", i))
+			return
+		}
+		if !update {
+			if m.Text != nil || m.Metadata != nil {
+				s.Error(w, r, loci.Errorf(loci.EINVALID, "memories[%d]: a delete takes memory_id only", i))
+				return
+			}
+			b.Delete = append(b.Delete, m.MemoryID)
+			continue
+		}
+		if m.Text == nil && m.Metadata == nil {
+			s.Error(w, r, loci.Errorf(loci.EINVALID, "memories[%d]: give text or metadata", i))
+			return
+		}
+		b.Update = append(b.Update, loci.MemoryUpdate{ID: m.MemoryID, MemoryPatch: loci.MemoryPatch{Content: m.Text, Metadata: m.Metadata}})
+	}
+	evs, err := s.svc.BatchMemories(r.Context(), b)
+	if err != nil {
+		op := "delete"
+		if update {
+			op = "update"
+		}
+		s.Error(w, r, mem0BatchError(err, op, "memories"))
+		return
+	}
+	verb := "deleted"
+	if update {
+		verb = "updated"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": fmt.Sprintf("Successfully %s %d memories", verb, len(evs))})
+}
+
+func (s *Server) handleMem0BatchUpdate(w http.ResponseWriter, r *http.Request) {
+	s.mem0Batch(w, r, true)
+}
+func (s *Server) handleMem0BatchDelete(w http.ResponseWriter, r *http.Request) {
+	s.mem0Batch(w, r, false)
+}

@@ -1,0 +1,253 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/apidoc"
+)
+
+// memoryRoutes are the routes of the memories door (API.md v1.2): every
+// record of every kind, addressed by its id.
+func memoryRoutes() []endpoint {
+	idNotFound := "404 when absent or expired, and for a record of another agent under a key bound to one."
+	return []endpoint{
+		{pattern: "POST /v1/memories", handler: (*Server).handleAddMemory,
+			policy: Policy{Role: creator, Agent: AgentFree, Op: "memory.add"},
+			doc: &apidoc.Op{ID: "addMemory", Tag: "memories",
+				Summary: "Add a memory",
+				Desc: "`kind` defaults to `fact` (category `general_fact`); `passage` and `note` are accepted where their rules hold " +
+					"(an agent; a note needs a `key`). Other kinds are written through their own routes (400 names the route). " +
+					"201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's " +
+					"current version, which needs the editor role; `id` names the new version, `previous_id` the old one); the same " +
+					"content (case and spacing aside) already current in the same kind, scope and key: 200 `NOOP` with the existing " +
+					"`id`, nothing written. `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.",
+				Body: apidoc.Ref("MemoryInput"),
+				OK: map[int]apidoc.Resp{
+					http.StatusCreated: {Desc: "Added (ADD) or updated (UPDATE).", Schema: apidoc.Success(apidoc.Ref("MemoryEvent"))},
+					http.StatusOK:      {Desc: "The same content is already current (NOOP).", Schema: apidoc.Success(apidoc.Ref("MemoryEvent"))},
+				}, Errs: []int{tooLarge}}},
+		{pattern: "POST /v1/memories/batch", handler: (*Server).handleBatchMemories,
+			policy: Policy{Role: creator, Agent: AgentFree, Op: "memory.batch"},
+			doc: &apidoc.Op{ID: "batchMemories", Tag: "memories",
+				Summary: "Add, update and delete memories in one transaction",
+				Desc: fmt.Sprintf("At most %d operations: the adds, then the updates, then the deletes, each in body order; "+
+					"`results` holds one event each, in that order. One invalid operation is 400 (or the code of its error) naming it "+
+					"as `add[2]`, `update[0]` or `delete[1]`, and nothing is applied. Updates and deletes need the editor role.", loci.MaxBatchOps),
+				Body: apidoc.Closed(nil, apidoc.Obj{
+					"add":    apidoc.Array(apidoc.Ref("MemoryInput"), "Memories to add."),
+					"update": apidoc.Array(apidoc.Ref("MemoryUpdate"), "Patches, each with the `id` it changes."),
+					"delete": apidoc.StrList("Ids to delete."),
+				}),
+				OK: apidoc.Okay("Applied.", apidoc.Success(apidoc.Object([]string{"count", "results"}, apidoc.Obj{
+					"count":   apidoc.Integer("How many operations were applied."),
+					"results": apidoc.Array(apidoc.Ref("MemoryEvent"), "One event per operation: adds, updates, deletes."),
+				}))), Errs: []int{notFound, conflict, tooLarge}}},
+		{pattern: "GET /v1/memories/{id}", handler: (*Server).handleGetMemory,
+			policy: Policy{Role: viewer, Agent: AgentFree, Op: "memory.get"},
+			doc: &apidoc.Op{ID: "getMemory", Tag: "memories",
+				Summary: "One memory of any kind", Desc: "Its kind's own fields are in `data`. " + idNotFound,
+				OK: apidoc.Okay("The memory.", apidoc.Success(apidoc.Ref("UserMemory"))), Errs: []int{notFound}}},
+		{pattern: "PATCH /v1/memories/{id}", handler: (*Server).handlePatchMemory,
+			policy: Policy{Role: editor, Agent: AgentFree, Op: "memory.update"},
+			doc: &apidoc.Op{ID: "patchMemory", Tag: "memories",
+				Summary: "Change a memory in place, keeping history",
+				Desc: "`UPDATE` with the new `version`; a keyed fact's new content is a new version of its key (`id` then names the new " +
+					"current record, `previous_id` the one patched, kept as history). The same content and fields: `NOOP`, version " +
+					"unchanged. Content of working memory, episodes, preferences and sessions is written through their own routes: 409 " +
+					"names the route. `metadata: null` clears the metadata. " + idNotFound,
+				Body: apidoc.Ref("MemoryPatch"),
+				OK:   apidoc.Okay("Updated, or NOOP.", apidoc.Success(apidoc.Ref("MemoryEvent"))), Errs: []int{notFound, conflict, tooLarge}}},
+		{pattern: "DELETE /v1/memories/{id}", handler: (*Server).handleDeleteMemory,
+			policy: Policy{Role: editor, Agent: AgentFree, Op: "memory.delete"},
+			doc: &apidoc.Op{ID: "deleteMemory", Tag: "memories",
+				Summary: "Delete a memory of any kind",
+				Desc: "As the kind's own delete: a session with its messages, a message leaving its session one message less, a fact " +
+					"unlinked from its key's other versions, a block with its links. " + idNotFound,
+				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+		{pattern: "GET /v1/memories/{id}/history", handler: (*Server).handleMemoryHistory,
+			policy: Policy{Role: viewer, Agent: AgentFree, Op: "memory.history"},
+			doc: &apidoc.Op{ID: "memoryHistory", Tag: "memories",
+				Summary: "Every value a memory has had, newest first",
+				Desc:    "Each with `event` (`ADD` for the first, `UPDATE` after), `content`, `metadata` and its time; for a keyed fact, every version of its key. After a delete, 404 like the record. " + idNotFound,
+				OK: apidoc.Okay("The versions.", apidoc.Success(apidoc.Object([]string{"id", "count", "versions"}, apidoc.Obj{
+					"id":       apidoc.Str(""),
+					"count":    apidoc.Integer(""),
+					"versions": apidoc.Array(apidoc.Ref("MemoryVersion"), "Newest first."),
+				}))), Errs: []int{notFound}}},
+	}
+}
+
+// memoryInputRequest is a memory to add as the API reads it: times as
+// text, so that a malformed one gets a clear message.
+type memoryInputRequest struct {
+	Content    string          `json:"content"`
+	UserID     string          `json:"user_id"`
+	AgentID    string          `json:"agent_id"`
+	SessionID  string          `json:"session_id"`
+	Kind       loci.Kind       `json:"kind"`
+	Key        string          `json:"key"`
+	Category   string          `json:"category"`
+	Tags       []string        `json:"tags"`
+	Metadata   json.RawMessage `json:"metadata"`
+	ExpiresAt  *string         `json:"expires_at"`
+	TTLSeconds *int64          `json:"ttl_seconds"`
+}
+
+func (r memoryInputRequest) input() (loci.MemoryInput, error) {
+	at, err := optionalTime("expires_at", r.ExpiresAt)
+	return loci.MemoryInput{
+		Content: r.Content, UserID: r.UserID, AgentID: r.AgentID, SessionID: r.SessionID, Kind: r.Kind, Key: r.Key,
+		Category: r.Category, Tags: r.Tags, Metadata: r.Metadata, ExpiresAt: at, TTLSeconds: r.TTLSeconds,
+	}, err
+}
+
+// memoryPatchRequest is a patch as the API reads it. Metadata is kept
+// raw so that null (clear) differs from absent.
+type memoryPatchRequest struct {
+	ID         string          `json:"id,omitempty"`
+	Content    *string         `json:"content"`
+	Metadata   json.RawMessage `json:"metadata"`
+	Tags       *[]string       `json:"tags"`
+	ExpiresAt  *string         `json:"expires_at"`
+	TTLSeconds *int64          `json:"ttl_seconds"`
+}
+
+func (r memoryPatchRequest) patch() (loci.MemoryPatch, error) {
+	at, err := optionalTime("expires_at", r.ExpiresAt)
+	meta := r.Metadata
+	if meta != nil && strings.TrimSpace(string(meta)) == "null" {
+		meta = json.RawMessage("{}") // null clears: no metadata
+	}
+	return loci.MemoryPatch{Content: r.Content, Metadata: meta, Tags: r.Tags, ExpiresAt: at, TTLSeconds: r.TTLSeconds}, err
+}
+
+// optionalTime parses an RFC 3339 time a body may carry.
+func optionalTime(field string, v *string) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time", field)
+	}
+	return &t, nil
+}
+
+func (s *Server) handleAddMemory(w http.ResponseWriter, r *http.Request) {
+	var req memoryInputRequest
+	if err := decode(r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	in, err := req.input()
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ev, err := s.svc.AddMemory(r.Context(), in)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	status := http.StatusCreated
+	if ev.Event == loci.EventNoop {
+		status = http.StatusOK
+	}
+	ok(w, status, objectFields(ev))
+}
+
+// batchRequest is the body of POST /v1/memories/batch.
+type batchRequest struct {
+	Add    []memoryInputRequest `json:"add"`
+	Update []memoryPatchRequest `json:"update"`
+	Delete []string             `json:"delete"`
+}
+
+func (s *Server) handleBatchMemories(w http.ResponseWriter, r *http.Request) {
+	var req batchRequest
+	if err := decode(r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var b loci.MemoryBatch
+	for i, a := range req.Add {
+		in, err := a.input()
+		if err != nil {
+			s.Error(w, r, loci.Errorf(loci.EINVALID, "add[%d]: %s", i, loci.ErrorMessage(err)))
+			return
+		}
+		b.Add = append(b.Add, in)
+	}
+	for i, u := range req.Update {
+		p, err := u.patch()
+		if err == nil && u.ID == "" {
+			err = loci.Errorf(loci.EINVALID, "id is required")
+		}
+		if err != nil {
+			s.Error(w, r, loci.Errorf(loci.EINVALID, "update[%d]: %s", i, loci.ErrorMessage(err)))
+			return
+		}
+		b.Update = append(b.Update, loci.MemoryUpdate{ID: u.ID, MemoryPatch: p})
+	}
+	b.Delete = req.Delete
+	evs, err := s.svc.BatchMemories(r.Context(), b)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": len(evs), "results": evs})
+}
+
+func (s *Server) handleGetMemory(w http.ResponseWriter, r *http.Request) {
+	m, err := s.svc.GetMemory(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, objectFields(m))
+}
+
+func (s *Server) handlePatchMemory(w http.ResponseWriter, r *http.Request) {
+	var req memoryPatchRequest
+	if err := decode(r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if req.ID != "" {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "malformed JSON: unknown field id; this body takes content, metadata, tags, expires_at, ttl_seconds"))
+		return
+	}
+	p, err := req.patch()
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ev, err := s.svc.UpdateMemory(r.Context(), r.PathValue("id"), p)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, objectFields(ev))
+}
+
+func (s *Server) handleDeleteMemory(w http.ResponseWriter, r *http.Request) {
+	if err := s.svc.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, nil)
+}
+
+func (s *Server) handleMemoryHistory(w http.ResponseWriter, r *http.Request) {
+	vs, err := s.svc.MemoryHistory(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"id": r.PathValue("id"), "count": len(vs), "versions": vs})
+}

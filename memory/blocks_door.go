@@ -1,0 +1,38 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/loci-memory/loci"
+)
+
+// blockDoor is how the memories door reaches core memory blocks: edited
+// in place under the block's character limit, each content kept as a
+// version; created through the agent's routes (a label, a limit, sharing).
+type blockDoor struct{}
+
+func (blockDoor) route() string { return "PUT /v1/agents/{agent_id}/blocks/{label}" }
+func (blockDoor) ttl() bool     { return false }
+
+func (blockDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.MemoryEvent, error) {
+	return nil, ownRoute(loci.EINVALID, loci.KindBlock, "added")
+}
+
+func (blockDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memEdit) (*loci.MemoryEvent, error) {
+	if p.tags != nil {
+		return nil, loci.Errorf(loci.EINVALID, "a block has no tags")
+	}
+	if normContent(*p.content) == normContent(rec.Content) {
+		return &loci.MemoryEvent{ID: rec.ID, Kind: loci.KindBlock, Event: loci.EventNoop, Version: rec.Version}, nil
+	}
+	next, err := w.s.updateBlock(ctx, w.tx, rec, loci.BlockWrite{Content: *p.content})
+	if err != nil {
+		return nil, err
+	}
+	return &loci.MemoryEvent{ID: next.ID, Kind: loci.KindBlock, Event: loci.EventUpdate, Version: next.Version}, nil
+}
+
+// remove deletes the block; its links to consuming agents go with it.
+func (blockDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
+	return w.deleteRecord(ctx, rec)
+}

@@ -1,0 +1,65 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/embed"
+	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/memory"
+)
+
+// TestCloseWritesQueuedAudit: reads are audited in batches; Close writes
+// what waits before it closes the store, so a program that reads and then
+// closes loses no entry (issue 26). Close also stops the embedding
+// worker (a worker left running would use the closed store). A second handle on the same database,
+// as the next run of the program would be, counts them.
+func TestCloseWritesQueuedAudit(t *testing.T) {
+	pairs := []struct {
+		name string
+		open func(t *testing.T) (loci.Store, loci.Store)
+	}{{"sqlite", testdb.SQLitePair}}
+	if dsn := os.Getenv(testdb.PostgresEnv); dsn != "" {
+		pairs = append(pairs, struct {
+			name string
+			open func(t *testing.T) (loci.Store, loci.Store)
+		}{"postgres", func(t *testing.T) (loci.Store, loci.Store) { return testdb.PostgresPair(t, dsn) }})
+	}
+	for _, p := range pairs {
+		t.Run(p.name, func(t *testing.T) {
+			ctx := context.Background()
+			first, next := p.open(t)
+			svc := memory.New(first, memory.WithEmbedder(embed.NewHash(8)))
+			// A worker that Close must stop before the store closes.
+			svc.StartEmbedding(ctx)
+			if _, err := svc.Remember(ctx, "writer", "tone", json.RawMessage(`"friendly"`)); err != nil {
+				t.Fatal(err)
+			}
+			const reads = 40
+			for range reads {
+				if _, err := svc.Recall(ctx, "writer", "tone"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := svc.Close(); err != nil {
+				t.Fatalf("close: %v", err)
+			}
+			if err := svc.Close(); err != nil {
+				t.Errorf("a second close: %v, want nil", err)
+			}
+			if _, err := svc.Recall(ctx, "writer", "tone"); err == nil {
+				t.Errorf("a read after close succeeded: the store is still open")
+			}
+			_, n, err := memory.New(next).FindAudit(ctx, loci.AuditFilter{Operation: "note.recall"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != reads {
+				t.Errorf("recall entries after close: %d, want %d (lost %d)", n, reads, reads-n)
+			}
+		})
+	}
+}

@@ -1,0 +1,110 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/loci-memory/loci"
+)
+
+// factDoor is how the memories door reaches facts, the default kind of a
+// memory: a user's (or global) knowledge, in category general_fact unless
+// named; with a key, a slot whose new content supersedes the old.
+type factDoor struct{}
+
+func (factDoor) route() string { return "POST /v1/facts" }
+func (factDoor) ttl() bool     { return true }
+
+func (factDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.MemoryEvent, error) {
+	cat := in.Category
+	if cat == "" {
+		cat = loci.CategoryGeneralFact
+	}
+	fi := loci.FactInput{UserID: in.UserID, AgentID: in.AgentID, Category: cat, Fact: in.Content, Keywords: in.Tags, Key: in.Key}
+	if err := fi.Validate(); err != nil {
+		return nil, err
+	}
+	keywords := cleanKeywords(in.Tags)
+	// The same content current in the same scope and key changes nothing.
+	f := loci.RecordFilter{Workspace: w.ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &in.UserID, AsOf: w.now}
+	if in.Key != "" {
+		f.Key = &in.Key // a slot is per user, whichever agent
+		if err := w.tx.Lock(ctx, factSlotLock(w.ws, in.UserID, in.Key)); err != nil {
+			return nil, err
+		}
+	} else {
+		f.AgentID, f.SessionID = &in.AgentID, &in.SessionID
+	}
+	if old, err := w.sameContent(ctx, f, in.Key, in.Content); err != nil {
+		return nil, err
+	} else if old.id != "" {
+		return &loci.MemoryEvent{ID: old.id, Kind: loci.KindFact, Event: loci.EventNoop, Version: old.version}, nil
+	}
+	rec := &loci.Record{
+		ID: newID(), Workspace: w.ws, Kind: loci.KindFact,
+		Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID, SessionID: in.SessionID}, Key: in.Key,
+		Content: in.Content, SearchText: factSearchText(in.Content, keywords), Tags: keywords, Metadata: in.metadata,
+		Category: cat, Confidence: loci.FactInitialRelevance, CreatedAt: w.now, UpdatedAt: w.now, ExpiresAt: in.expiresAt,
+		Version: 1, ValidAt: w.now,
+	}
+	changed, err := w.s.insertFact(ctx, w.tx, rec, factData{}, w.now)
+	if err != nil {
+		return nil, err
+	}
+	w.a.touch(changed.ids()...)
+	ev := &loci.MemoryEvent{ID: rec.ID, Kind: loci.KindFact, Event: loci.EventAdd, Version: 1}
+	if changed.superseded != nil {
+		ev.Event, ev.Previous = loci.EventUpdate, changed.superseded.ID
+	}
+	return ev, nil
+}
+
+// edit changes a fact's content or keywords. A keyed fact's new content is
+// a new version of its slot, superseding the record edited (which must be
+// the current one); anything else changes in place, keeping a version.
+func (factDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memEdit) (*loci.MemoryEvent, error) {
+	next := *rec
+	if p.tags != nil {
+		fi := loci.FactInput{Category: rec.Category, Fact: rec.Content, Keywords: *p.tags}
+		if err := fi.Validate(); err != nil {
+			return nil, err
+		}
+		next.Tags = cleanKeywords(*p.tags)
+	}
+	if p.content != nil {
+		next.Content = *p.content
+	}
+	search := factSearchText(next.Content, next.Tags)
+	if rec.Key == "" || normContent(next.Content) == normContent(rec.Content) {
+		return w.editInPlace(ctx, rec, &next, search)
+	}
+	if !rec.InvalidAt.IsZero() {
+		return nil, loci.Errorf(loci.ECONFLICT, "fact %s is a past version of its key %q: edit the current one", rec.ID, rec.Key)
+	}
+	if err := w.tx.Lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
+		return nil, err
+	}
+	nv := &loci.Record{
+		ID: newID(), Workspace: w.ws, Kind: loci.KindFact, Scope: rec.Scope, Key: rec.Key,
+		Content: next.Content, SearchText: search, Tags: next.Tags, Metadata: rec.Metadata,
+		Category: rec.Category, Confidence: loci.FactInitialRelevance, CreatedAt: w.now, UpdatedAt: w.now,
+		ExpiresAt: rec.ExpiresAt, Version: 1, ValidAt: w.now,
+	}
+	changed, err := w.s.insertFact(ctx, w.tx, nv, factData{}, w.now)
+	if err != nil {
+		return nil, err
+	}
+	w.a.touch(changed.ids()...)
+	return &loci.MemoryEvent{ID: nv.ID, Kind: loci.KindFact, Event: loci.EventUpdate, Version: 1, Previous: rec.ID}, nil
+}
+
+func (factDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
+	if err := w.tx.Lock(ctx, lockName(w.ws, "fact", rec.ID)); err != nil {
+		return err
+	}
+	if rec.Key != "" {
+		if err := w.tx.Lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
+			return err
+		}
+	}
+	return deleteFactTx(ctx, w.tx, w.a, rec, w.now)
+}
