@@ -173,9 +173,10 @@ func TestImportRulesHTTP(t *testing.T) {
 		{"ErrDuplicateTags", note(`"v"`, `["x","x"]`), "line 1: "},
 	}
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		// One server: every case is refused, storing nothing.
+		e := newSecEnv(t, open)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				e := newSecEnv(t, open)
 				status, out, _ := e.call(t, "POST", "/v1/import", "", []byte(tt.body))
 				if msg, _ := out["error"].(string); status != http.StatusBadRequest || out["code"] != loci.EINVALID || !strings.HasPrefix(msg, tt.want) {
 					t.Errorf("import: %d %v, want 400 invalid starting %q", status, out, tt.want)

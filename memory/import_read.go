@@ -134,7 +134,8 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		if err := strict(raw, &l); err != nil {
 			return e, err
 		}
-		if err := checkImportRecord(l.Record, deref(l.SearchText), l.Versions); err != nil {
+		data, err := checkImportRecord(l.Record, deref(l.SearchText), l.Versions)
+		if err != nil {
 			if l.ID != "" && utf8.ValidString(l.ID) && len(l.ID) <= maxImportIDBytes {
 				return e, relabel(err, "record %s: %s", l.ID, loci.ErrorMessage(err))
 			}
@@ -144,14 +145,11 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		// text analyzed when it is written (readFrame), beside the writes.
 		l.Record.SearchText = deref(l.SearchText)
 		e.rec, e.versions = l.Record, l.Versions
-		if l.Kind == loci.KindSession {
-			// Checked already (checkImportData); absent data counts 0.
-			var d struct {
-				sessionData
-				messageData
-			}
-			_ = json.Unmarshal(l.Data, &d)
-			e.messageCount, e.nextIndex, e.messageIndex = d.MessageCount, d.nextIndex(), d.Index
+		switch d := data.(type) {
+		case *sessionData:
+			e.messageCount, e.nextIndex = d.MessageCount, d.nextIndex()
+		case *messageData:
+			e.messageIndex = d.Index
 		}
 	case lineBlockLink:
 		var l linkLine

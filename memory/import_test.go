@@ -105,6 +105,16 @@ func noteLine(id, key, value string) string {
 		id, key, value, importTimes)
 }
 
+// exportIn exports the workspace of ctx.
+func exportIn(ctx context.Context, t *testing.T, svc *memory.Service) string {
+	t.Helper()
+	var buf strings.Builder
+	if _, err := svc.Export(ctx, loci.ExportFilter{}, &buf); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return buf.String()
+}
+
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 
 // TestImportRules: an import refuses, naming the line and storing nothing,
@@ -161,16 +171,21 @@ func TestImportRules(t *testing.T) {
 			code: loci.EINVALID, line: 1, words: "value"},
 	}
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		// One database, a workspace per case (an import reads and writes
+		// only its own), ids prefixed by the case (they are unique in the
+		// database).
+		svc := memory.New(open(t))
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				ctx := context.Background()
-				svc := memory.New(open(t))
+				ctx := loci.WithWorkspace(context.Background(), tt.name)
+				ids := strings.NewReplacer(`"id":"`, `"id":"`+tt.name+"-")
+				tt.held, tt.body = ids.Replace(tt.held), ids.Replace(tt.body)
 				if tt.held != "" {
 					if _, err := svc.Import(ctx, strings.NewReader(tt.held)); err != nil {
 						t.Fatalf("import what is held: %v", err)
 					}
 				}
-				before, _ := export(t, svc, loci.ExportFilter{})
+				before := exportIn(ctx, t, svc)
 				res, err := svc.Import(ctx, strings.NewReader(tt.body))
 				if tt.code == "" {
 					if err != nil {
@@ -185,7 +200,7 @@ func TestImportRules(t *testing.T) {
 				if loci.ErrorCode(err) != tt.code || !strings.HasPrefix(msg, fmt.Sprintf("line %d: ", tt.line)) || !strings.Contains(msg, tt.words) {
 					t.Errorf("err = %v, want %s on line %d naming %q", err, tt.code, tt.line, tt.words)
 				}
-				if after, _ := export(t, svc, loci.ExportFilter{}); after != before {
+				if after := exportIn(ctx, t, svc); after != before {
 					t.Errorf("a refused import changed the workspace")
 				}
 			})

@@ -75,67 +75,68 @@ func importData(kind loci.Kind, category string) any {
 }
 
 // checkImportData checks that data is what a record of rec's kind stores:
-// a JSON object whose fields have the kind's types and ranges.
-func checkImportData(field string, rec *loci.Record, data json.RawMessage) error {
+// a JSON object whose fields have the kind's types and ranges. It returns
+// the data decoded (importData's type; nil when absent).
+func checkImportData(field string, rec *loci.Record, data json.RawMessage) (any, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		if rec.Kind == loci.KindNote || rec.Kind == loci.KindWorking {
-			return loci.Errorf(loci.EINVALID, "%s of a %s must hold its value", field, rec.Kind)
+			return nil, loci.Errorf(loci.EINVALID, "%s of a %s must hold its value", field, rec.Kind)
 		}
-		return nil
+		return nil, nil
 	}
 	if trimmed[0] != '{' {
-		return loci.Errorf(loci.EINVALID, "%s of a %s must be a JSON object", field, rec.Kind)
+		return nil, loci.Errorf(loci.EINVALID, "%s of a %s must be a JSON object", field, rec.Kind)
 	}
 	if !utf8.Valid(trimmed) {
-		return loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", field)
+		return nil, loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", field)
 	}
 	v := importData(rec.Kind, rec.Category)
 	if err := json.Unmarshal(trimmed, v); err != nil {
-		return loci.Errorf(loci.EINVALID, "%s is not what a %s stores: %s", field, rec.Kind, jsonProblem(err))
+		return nil, loci.Errorf(loci.EINVALID, "%s is not what a %s stores: %s", field, rec.Kind, jsonProblem(err))
 	}
 	switch d := v.(type) {
 	case *noteData:
 		if isNull(d.Value) {
-			return loci.Errorf(loci.EINVALID, "%s of a note must hold its value", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s of a note must hold its value", field)
 		}
 		// The value a note write accepts: not an empty or blank string.
 		if _, _, err := checkNoteValue(d.Value); err != nil {
-			return loci.Errorf(loci.EINVALID, "%s of a note: %s", field, loci.ErrorMessage(err))
+			return nil, loci.Errorf(loci.EINVALID, "%s of a note: %s", field, loci.ErrorMessage(err))
 		}
 	case *workingData:
 		if isNull(d.Value) {
-			return loci.Errorf(loci.EINVALID, "%s of a working memory entry must hold its value", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s of a working memory entry must hold its value", field)
 		}
 	case *blockData:
 		if d.Limit < 0 || d.Limit > loci.MaxBlockLimit {
-			return loci.Errorf(loci.EINVALID, "%s: a block's limit must be from 0 to %d", field, loci.MaxBlockLimit)
+			return nil, loci.Errorf(loci.EINVALID, "%s: a block's limit must be from 0 to %d", field, loci.MaxBlockLimit)
 		}
 	case *episodeData:
 		if c := d.ConfidenceScore; c != nil && (*c < 0 || *c > 1) {
-			return loci.Errorf(loci.EINVALID, "%s: confidence_score must be from 0 to 1", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s: confidence_score must be from 0 to 1", field)
 		}
 	case *factData:
 		if d.ContradictionCount < 0 || d.ContradictionCount > maxImportInt {
-			return loci.Errorf(loci.EINVALID, "%s: contradiction_count is out of range", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s: contradiction_count is out of range", field)
 		}
 	case *prefData:
 		if d.ObservationCount < 0 || d.ObservationCount > maxImportInt || d.Peak < 0 || d.Peak > 100 {
-			return loci.Errorf(loci.EINVALID, "%s: observation_count or peak is out of range", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s: observation_count or peak is out of range", field)
 		}
 		if d.Source != "" && learnedFrom[d.Source] == "" {
-			return loci.Errorf(loci.EINVALID, "%s: source must be explicit, implicit or decision", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s: source must be explicit, implicit or decision", field)
 		}
 	case *sessionData:
 		if d.MessageCount < 0 || d.MessageCount > maxImportInt {
-			return loci.Errorf(loci.EINVALID, "%s: message_count is out of range", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s: message_count is out of range", field)
 		}
 	case *messageData:
 		if d.Index < 0 || d.Index > maxImportInt {
-			return loci.Errorf(loci.EINVALID, "%s: a message's index is out of range", field)
+			return nil, loci.Errorf(loci.EINVALID, "%s: a message's index is out of range", field)
 		}
 	}
-	return nil
+	return v, nil
 }
 
 func isNull(raw json.RawMessage) bool {
@@ -154,16 +155,17 @@ func jsonProblem(err error) string {
 
 // checkImportRecord checks an imported record as strictly as the API checks
 // a write: identity, kind, scope, sizes, the kind's data shape, scores,
-// counters and times in range, and its kept versions likewise.
-func checkImportRecord(rec *loci.Record, searchText string, versions []loci.RecordVersion) error {
+// counters and times in range, and its kept versions likewise. It returns
+// the record's data decoded (checkImportData).
+func checkImportRecord(rec *loci.Record, searchText string, versions []loci.RecordVersion) (data any, err error) {
 	if err := loci.RequireText("id", rec.ID, maxImportIDBytes); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkImportMetadata("metadata", rec.Metadata); err != nil {
-		return err
+		return nil, err
 	}
 	if !rec.Kind.Valid() {
-		return loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
+		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
 	}
 	for _, f := range []struct {
 		name, v string
@@ -177,74 +179,74 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 		{"embedding_model", rec.EmbeddingModel, maxImportModelBytes},
 	} {
 		if err := loci.CheckText(f.name, f.v, f.max); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := checkImportScope(rec); err != nil {
-		return err
+		return nil, err
 	}
 	if len(rec.Tags) > maxImportTags {
-		return loci.Errorf(loci.EINVALID, "at most %d tags", maxImportTags)
+		return nil, loci.Errorf(loci.EINVALID, "at most %d tags", maxImportTags)
 	}
 	for i, tag := range rec.Tags {
 		if err := loci.RequireText("tag", tag, maxImportTagBytes); err != nil {
-			return err
+			return nil, err
 		} else if slices.Contains(rec.Tags[:i], tag) {
-			return loci.Errorf(loci.EINVALID, "tag %q is given twice", tag)
+			return nil, loci.Errorf(loci.EINVALID, "tag %q is given twice", tag)
 		}
 	}
-	if err := checkImportData("data", rec, rec.Data); err != nil {
-		return err
+	if data, err = checkImportData("data", rec, rec.Data); err != nil {
+		return nil, err
 	}
 	maxConfidence := 100.0
 	if rec.Kind == loci.KindFact || rec.Kind == loci.KindEpisode {
 		maxConfidence = 1
 	}
 	if math.IsNaN(rec.Confidence) || rec.Confidence < 0 || rec.Confidence > maxConfidence {
-		return loci.Errorf(loci.EINVALID, "confidence of a %s must be from 0 to %g", rec.Kind, maxConfidence)
+		return nil, loci.Errorf(loci.EINVALID, "confidence of a %s must be from 0 to %g", rec.Kind, maxConfidence)
 	}
 	if rec.AccessCount < 0 || rec.AccessCount > maxImportInt {
-		return loci.Errorf(loci.EINVALID, "access_count must be from 0 to %d", maxImportInt)
+		return nil, loci.Errorf(loci.EINVALID, "access_count must be from 0 to %d", maxImportInt)
 	}
 	if rec.Version < 1 || rec.Version > maxImportInt {
-		return loci.Errorf(loci.EINVALID, "version must be from 1 to %d", maxImportInt)
+		return nil, loci.Errorf(loci.EINVALID, "version must be from 1 to %d", maxImportInt)
 	}
 	if err := checkImportTime("created_at", rec.CreatedAt, true); err != nil {
-		return err
+		return nil, err
 	} else if err := checkImportTime("updated_at", rec.UpdatedAt, true); err != nil {
-		return err
+		return nil, err
 	} else if err := checkImportTime("last_accessed_at", rec.LastAccessedAt, false); err != nil {
-		return err
+		return nil, err
 	} else if err := checkImportTime("expires_at", rec.ExpiresAt, false); err != nil {
-		return err
+		return nil, err
 	}
 	if rec.UpdatedAt.Before(rec.CreatedAt) {
-		return loci.Errorf(loci.EINVALID, "updated_at must not be before created_at")
+		return nil, loci.Errorf(loci.EINVALID, "updated_at must not be before created_at")
 	}
 	if len(rec.Embedding) > 0 || rec.EmbeddingModel != "" {
 		if len(rec.Embedding) == 0 || rec.EmbeddingModel == "" {
-			return loci.Errorf(loci.EINVALID, "embedding and embedding_model go together")
+			return nil, loci.Errorf(loci.EINVALID, "embedding and embedding_model go together")
 		} else if len(rec.Embedding) > maxImportDims {
-			return loci.Errorf(loci.EINVALID, "an embedding has at most %d dimensions", maxImportDims)
+			return nil, loci.Errorf(loci.EINVALID, "an embedding has at most %d dimensions", maxImportDims)
 		}
 	}
 	seen := map[int]bool{}
 	for _, v := range versions {
 		if v.Version < 1 || v.Version >= rec.Version || seen[v.Version] {
-			return loci.Errorf(loci.EINVALID, "each kept version must be distinct and below the record's version %d", rec.Version)
+			return nil, loci.Errorf(loci.EINVALID, "each kept version must be distinct and below the record's version %d", rec.Version)
 		}
 		seen[v.Version] = true
 		if err := loci.CheckText("a version's content", v.Content, maxImportContentBytes); err != nil {
-			return err
+			return nil, err
 		} else if err := checkImportMetadata("a version's metadata", v.Metadata); err != nil {
-			return err
-		} else if err := checkImportData("a version's data", rec, v.Data); err != nil {
-			return err
+			return nil, err
+		} else if _, err := checkImportData("a version's data", rec, v.Data); err != nil {
+			return nil, err
 		} else if err := checkImportTime("a version's updated_at", v.UpdatedAt, true); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return data, nil
 }
 
 // maxContentOf is the most content bytes the API stores for a kind.
