@@ -67,7 +67,7 @@ func episodeRef(r *loci.Record) string { return r.UserID + "\x00" + r.AgentID }
 
 // workingBytes is what a stored working value counts toward its task's
 // limit, as SetWorking counts the values beside the one it writes.
-func workingBytes(r *loci.Record) int { return len(r.Content) }
+func workingBytes(r *loci.Record) int { return valueBytes([]byte(r.Content)) }
 
 // counted reports whether r counts toward its task's working total or its
 // user and agent's episodes: a new record (one already stored is counted
