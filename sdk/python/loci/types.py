@@ -122,6 +122,7 @@ __all__ = [
     "StatsResponse",
     "ClearWorkingResponse",
     "ListWorkingResponse",
+    "DeleteWorkingResponse",
     "GetWorkingResponse",
     "SetWorkingResponse",
     "ListUsersResponse",
@@ -742,6 +743,7 @@ class ReadyResponse(TypedDict):
 
     success: Literal[True]
     status: Literal["ready"]
+    writes: Literal["ok", "storage_full"]
 
 
 class ListAgentsResponse(TypedDict):
@@ -1456,6 +1458,13 @@ class ListWorkingResponse(TypedDict):
     working: Optional[List["WorkingEntry"]]
 
 
+class DeleteWorkingResponse(TypedDict):
+    """The answer of DELETE /v1/tasks/{task_id}/working/{key}."""
+
+    success: Literal[True]
+    deleted: int
+
+
 class _GetWorkingResponseRequired(TypedDict):
     success: Literal[True]
     agent_id: str
@@ -1517,13 +1526,18 @@ class UserContextResponse(TypedDict):
     user_id: str
 
 
-class ForgetUserMemoriesResponse(TypedDict):
-    """The answer of POST /v1/users/{user_id}/forget."""
-
+class _ForgetUserMemoriesResponseRequired(TypedDict):
     success: Literal[True]
+    agents_searched: bool
     count: int
     deleted: Optional[List["UserMemory"]]
     dry_run: bool
+
+
+class ForgetUserMemoriesResponse(_ForgetUserMemoriesResponseRequired, total=False):
+    """The answer of POST /v1/users/{user_id}/forget."""
+
+    notice: str
 
 
 class UserMemoriesResponse(TypedDict):

@@ -51,8 +51,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: storage reachable
-         * @description 503 `unavailable` when the storage does not answer within 2 s; 507 `storage_full` while writes fail for a full disk (reported for a minute after such a failure).
+         * Readiness: reads are served; the state of writes
+         * @description 200 `ready` while the storage answers reads, with the state of writes in `writes`: `ok`, or `storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure (a small write may fit where the next will not), at most a minute. 503 `unavailable` when the storage does not answer within 2 s.
          */
         get: operations["ready"];
         put?: never;
@@ -72,7 +72,9 @@ export interface paths {
         };
         /**
          * List agents
-         * @description Needs the viewer role.
+         * @description By id: the agents created (explicitly, or by a block or passage write) and those known only by their memories (an agent with only notes, working entries or episodes; no name, and 404 for its blocks until it has one).
+         *
+         *     Needs the viewer role.
          */
         get: operations["listAgents"];
         put?: never;
@@ -344,7 +346,7 @@ export interface paths {
         };
         /**
          * The agent's blocks as prompt text
-         * @description Every block as `### {label}\n{content}`, a blank line between, owned blocks first by label.
+         * @description Every block with content as `### {label}\n{content}`, a blank line between, owned blocks first by label; empty blocks are left out (an agent whose blocks are all empty has an empty prompt).
          *
          *     Needs the viewer role.
          */
@@ -532,7 +534,7 @@ export interface paths {
         };
         /**
          * Export the workspace as JSON Lines
-         * @description One JSON object per line, each with a `type`: `agent`, `user`, `record` (with its versions) or `block_link`. Lossless: POST /v1/import restores it.
+         * @description One JSON object per line, each with a `type`: `agent`, `user`, `record` (with its versions) or `block_link`. One snapshot of the workspace, whatever is written meanwhile. Lossless: POST /v1/import restores it.
          *
          *     Needs the admin role.
          */
@@ -744,7 +746,7 @@ export interface paths {
         put?: never;
         /**
          * Import JSON Lines written by export
-         * @description The body is at most 1 GiB by default (loci serve --max-import-bytes; a larger declared Content-Length is 413 at once) and must keep arriving (nothing for 30 s fails it). Every line is read and checked, as strictly as the API checks a write, before anything is written: a refused line is 400 (or 409: a record already stored with other content, an id or key twice) naming its line, and nothing is imported. The lines are then written in batches of 2000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches before it, and the same import run again completes it, skipping the records already stored with the same id, kind, version and updated_at (`skipped`) and keeping agents and users already there.
+         * @description The body is at most 1 GiB by default (loci serve --max-import-bytes; a larger declared Content-Length is 413 at once) and must keep arriving (nothing for 30 s fails it). Every line is read and checked, as strictly as the API checks a write (the rules that span records included: a task's working values in all, the episodes of a user and agent, counting what the workspace holds; and what reads rely on: a session's message_count is its messages', each message index once and below the session's next, each message's session in the file, no tag twice), before anything is written: a refused line is 400 (or 409: a record already stored with other content, an id or key twice) naming its line, and nothing is imported. The lines are then written in batches of 5000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches before it, and the same import run again completes it, skipping the records already stored with the same id, kind, version and updated_at (`skipped`) and keeping agents and users already there.
          *
          *     Needs the admin role.
          */
@@ -1084,13 +1086,19 @@ export interface paths {
         get: operations["getWorking"];
         /**
          * Set a working memory value
-         * @description Expires 24 hours after the last write. 413 when the task's values would pass 50 KB.
+         * @description Expires 24 hours after the last write. 413 when the task's values would pass 50 KB (51,200 bytes), each value counted as its compact JSON with strings as UTF-8, whatever escapes the request used.
          *
          *     Needs the creator role.
          */
         put: operations["setWorking"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete one working memory value
+         * @description Every agent's and user's entry of the key (narrowed by the query), expired or not; 404 when there is none.
+         *
+         *     Needs the editor role.
+         */
+        delete: operations["deleteWorking"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1130,7 +1138,9 @@ export interface paths {
         post?: never;
         /**
          * Delete everything about a user
-         * @description Needs the editor role.
+         * @description Every record of the user, of every kind, and the user. Agent-scoped memory that names the user (agents' notes, blocks and passages, which carry no user) is not deleted: `POST /v1/users/{user_id}/forget` with `include_agents` reaches it.
+         *
+         *     Needs the editor role.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -1171,7 +1181,7 @@ export interface paths {
         put?: never;
         /**
          * Forget what matches
-         * @description Deletes the user's records that match `query` or whose id is in `ids`, and answers them.
+         * @description Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly the matching versions go) or whose id is in `ids`, and answers them; `filters` narrows either, or alone selects the user's records it matches. Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).
          *
          *     Needs the editor role.
          */
@@ -1219,7 +1229,7 @@ export interface paths {
         put?: never;
         /**
          * Observe a preference
-         * @description explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent.
+         * @description explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent. A creator may observe a new preference and observe a known one again with the same value (its confidence rises, as with a use); another value, an explicit observation of an implicit preference (it becomes persistent at 100, as a confirm makes it) or a preference flagged for removal needs editor (403).
          *
          *     Needs the creator role.
          */
@@ -1689,7 +1699,7 @@ export interface components {
             valid_at?: string;
         };
         /**
-         * @description What a fact is now: current (true), disputed (true, but contradicted and not resolved), future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).
+         * @description What a fact is now, or at the `as_of` a listing or search asked about: current (true), disputed (true, but contradicted and not resolved), future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).
          * @enum {string}
          */
         FactStatus: "current" | "disputed" | "future" | "superseded" | "invalidated";
@@ -2375,7 +2385,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready. */
+            /** @description Ready: reads are served. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,6 +2394,11 @@ export interface operations {
                     "application/json": components["schemas"]["Success"] & {
                         /** @constant */
                         status: "ready";
+                        /**
+                         * @description `ok`: writes are accepted; `storage_full`: the last write failed for a full disk (reads still work; writes answer 507 until space is freed)
+                         * @enum {string}
+                         */
+                        writes: "ok" | "storage_full";
                     };
                 };
             };
@@ -4888,6 +4903,48 @@ export interface operations {
             507: components["responses"]["StorageFull"];
         };
     };
+    deleteWorking: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's entries. */
+                agent_id?: string;
+                /** @description Only this user's entries. */
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The task's id. */
+                task_id: string;
+                /** @description The key, unique within its scope. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & {
+                        /** @description How many records were deleted. */
+                        deleted: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
     listUsers: {
         parameters: {
             query?: {
@@ -5015,8 +5072,12 @@ export interface operations {
                 "application/json": {
                     /** @description Answer without deleting. */
                     dry_run?: boolean;
+                    /** @description Only what the filter selects; alone, every record of the user it selects. */
+                    filters?: components["schemas"]["MemoryFilter"];
                     /** @description Record ids. */
                     ids?: string[];
+                    /** @description Also match agents' notes, blocks and passages (which carry no user) against `query`. Default false. */
+                    include_agents?: boolean;
                     /** @description Text to match. */
                     query?: string;
                 };
@@ -5030,9 +5091,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Success"] & {
+                        /** @description Whether agents' notes, blocks and passages were searched (`include_agents`). */
+                        agents_searched: boolean;
                         count: number;
                         deleted: components["schemas"]["UserMemory"][] | null;
                         dry_run: boolean;
+                        /** @description Present when they were not: agent-scoped memory is searched only with `include_agents`. */
+                        notice?: string;
                     };
                 };
             };
