@@ -38,7 +38,7 @@ type config struct {
 func WithBudget(bytes int64) Option { return func(c *config) { c.budget = bytes } }
 
 // WithModel indexes the vectors made by model; records without one count
-// as pending. Without it no vectors are kept.
+// as pending. Without it no vectors are kept, and none is pending.
 func WithModel(model string) Option { return func(c *config) { c.model = model } }
 
 // WithConfidence sets how a record's confidence on 0..1 is read.

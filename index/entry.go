@@ -843,9 +843,10 @@ func (e *entry) vectorOf(id string) []float32 {
 	return v
 }
 
-// countPending counts the live docs m selects without a vector.
+// countPending counts the live docs m selects without a vector (none
+// without a model: no vector is awaited).
 func (e *entry) countPending(m *matcher) int {
-	if e.pending == 0 {
+	if e.pending == 0 || e.cfg.model == "" {
 		return 0
 	}
 	n := 0

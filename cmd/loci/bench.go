@@ -50,6 +50,9 @@ type benchOptions struct {
 	serverHeap        string
 	skipLoad          bool
 	replicas          int
+	// emb is the embedder of the in-process runs: the environment's
+	// (nil: lexical only, the default).
+	emb loci.Embedder
 }
 
 // profile runs fn under the CPU profiler when --cpuprofile is set.
@@ -92,17 +95,28 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	replicas := fs.Int("replicas", 1, "with --tenants and --http: serve the one database with this many servers (replicas) and spread the searches over them in turn; each one's peak RSS is reported")
 	cfg := loadConfig()
 	cfg.indexMemoryFlag(fs)
+	cfg.hashVectorsFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
 	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
-	if pos, err := parseFlags(fs, args); err != nil {
+	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
-	o := benchOptions{queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	emb, err := cfg.Embedder.embedder()
+	if err != nil {
+		return err
+	}
+	o := benchOptions{emb: emb, queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
 		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad,
 		replicas: *replicas}
+	if cfg.given["hash-vectors"] && cfg.Embedder.HashVectors {
+		o.serveArgs = append(o.serveArgs, "--hash-vectors")
+	}
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}
@@ -145,6 +159,16 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	return runStoreBench(ctx, e, o)
 }
 
+// serviceOptions are the options of the bench's in-process services: its
+// embedder (if any) and index budget, logging nothing.
+func (o benchOptions) serviceOptions() []memory.Option {
+	opts := []memory.Option{memory.WithIndexBudget(o.indexMemory), memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	if o.emb != nil {
+		opts = append(opts, memory.WithEmbedder(o.emb))
+	}
+	return opts
+}
+
 // fsSet reports whether the flag name was given.
 func fsSet(fs *flag.FlagSet, name string) bool {
 	set := false
@@ -155,18 +179,13 @@ func fsSet(fs *flag.FlagSet, name string) bool {
 // runStoreBench is the standard run: ingest rates, then hybrid search of
 // one agent's passages at each size, in this process.
 func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
-	emb, err := newEmbedder()
-	if err != nil {
-		return err
-	}
 	db, _, closeStore, cleanup, err := o.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 	defer closeStore()
-	svc := memory.New(db, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
-		memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	svc := memory.New(db, o.serviceOptions()...)
 	logf := o.progress
 
 	gen := textgen.New(1)
@@ -222,13 +241,15 @@ func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 			batchedN += k
 			stored += k
 		}
-		t0 := time.Now()
-		embedded, err := svc.Reindex(ctx, nil)
-		if err != nil {
-			return err
+		if o.emb != nil {
+			t0 := time.Now()
+			embedded, err := svc.Reindex(ctx, nil)
+			if err != nil {
+				return err
+			}
+			logf("%d passages: embedded %d in %v (%.0f/s, %s)", n, embedded, time.Since(t0).Round(time.Millisecond),
+				float64(embedded)/time.Since(t0).Seconds(), o.emb.Model())
 		}
-		logf("%d passages: embedded %d in %v (%.0f/s, %s)", n, embedded, time.Since(t0).Round(time.Millisecond),
-			float64(embedded)/time.Since(t0).Seconds(), emb.Model())
 
 		var lat []float64
 		err = o.profile(func() (err error) {

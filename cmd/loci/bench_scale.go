@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand"
 	"net/url"
 	"os"
@@ -58,10 +56,7 @@ func tenantScope(i, tenants int) loci.Scope {
 // searches go to a `loci serve` on the loaded database, whose memory is
 // what is reported.
 func runScaleBench(ctx context.Context, e *env, o benchOptions) error {
-	emb, err := newEmbedder()
-	if err != nil {
-		return err
-	}
+	emb := o.emb
 	store, dsn, closeStore, cleanup, err := o.openStore(ctx)
 	if err != nil {
 		return err
@@ -119,9 +114,11 @@ func (o benchOptions) load(ctx context.Context, store loci.Store, emb loci.Embed
 						CreatedAt: now, UpdatedAt: now, Version: 1,
 					}
 				}
-				if vecs, err := emb.Embed(ctx, texts); err == nil && len(vecs) == n {
-					for i, r := range recs {
-						r.Embedding, r.EmbeddingModel = vecs[i], emb.Model()
+				if emb != nil {
+					if vecs, err := emb.Embed(ctx, texts); err == nil && len(vecs) == n {
+						for i, r := range recs {
+							r.Embedding, r.EmbeddingModel = vecs[i], emb.Model()
+						}
 					}
 				}
 				batches <- batch{recs}
@@ -218,8 +215,7 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 			return top
 		}
 	} else {
-		svc := memory.New(store, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
-			memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		svc := memory.New(store, o.serviceOptions()...)
 		search = func(ctx context.Context, q loci.SearchQuery) error { _, err := svc.Search(ctx, q); return err }
 		// The peak from here on: loading is not what is measured.
 		if os.Getenv("GOMEMLIMIT") == "" {
