@@ -157,6 +157,9 @@ func TestBenchErrors(t *testing.T) {
 		{"ErrReplicasWithoutTenants", []string{"bench", "--http", "--replicas", "2"}},
 		{"ErrSkipLoadWithoutDir", []string{"bench", "--tenants", "10", "--skip-load"}},
 		{"ErrNegativeTenants", []string{"bench", "--tenants", "-1"}},
+		{"ErrNegativeDims", []string{"bench", "--dims", "-1"}},
+		{"ErrDimsHTTP", []string{"bench", "--dims", "8", "--http"}},
+		{"ErrDimsHashVectors", []string{"bench", "--dims", "8", "--hash-vectors"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
