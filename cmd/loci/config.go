@@ -79,7 +79,7 @@ type EmbedderConfig struct {
 	// HashVectors has the hash embedder make, store, index and scan
 	// vectors; without it (the default) the hash embedder is off and
 	// search is lexical only, since its vectors, lexical too, add
-	// nothing measurable to BM25 and cost about 1 KB of disk and of index
+	// nothing measurable to BM25 and cost about 1.5 KB of disk and some index
 	// per record. --hash-vectors (serve, mcp, reindex),
 	// $LOCI_HASH_VECTORS.
 	HashVectors bool
