@@ -103,12 +103,13 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 			p.e.mu.RLock()
 			m := p.e.matcher(&p.f)
 			l, w = p.e.lexical(m, terms, st, q.N, q.During)
+			exactly := false
 			if q.Vector != nil {
-				v = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
+				v, exactly = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
 			}
 			res.Pending += p.e.countPending(m)
 			p.e.mu.RUnlock()
-			if len(v) > 0 {
+			if len(v) > 0 && !exactly {
 				var vs map[string][]float32
 				var err error
 				if v, vs, err = rescore(ctx, tx, c.cfg.model, q.Vector, v, q.minSimilarity()); err != nil {

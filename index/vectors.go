@@ -20,8 +20,13 @@ import (
 // dimensions) over every slot, when there are more than hammingPool; the
 // 4-bit dot product over the best hammingPool of those; and the exact
 // float32 dot product, over the best rescorePool(limit), of the vectors
-// read from the store (Cache.rescore). What a search returns is scored
+// read from the store (rescore). What a search returns is scored
 // exactly; compact scores only choose what is rescored.
+//
+// A scope whose full vectors are small beside the budget (fullShare of
+// it, such as 10,000 records of 256 dimensions, or a hundred of 1,536)
+// keeps them too, and is rescored from them, without reading the store:
+// the store's read costs more than the vectors save there.
 
 // hammingPool is how many slots the sign-bit pass keeps for the 4-bit
 // pass. The sign bits estimate the angle to the query within a few
@@ -36,6 +41,10 @@ const hammingPool = 1024
 // dimensions, where the error is larger).
 func rescorePool(limit int) int { return max(2*limit, limit+40) }
 
+// fullShare: an entry keeps its full vectors while they take at most
+// 1/fullShare of the budget.
+const fullShare = 16
+
 // vecs holds an entry's vectors by slot, compactly.
 type vecs struct {
 	dims  int
@@ -44,24 +53,45 @@ type vecs struct {
 	bits  []uint64  // sign bits: slot s at [s*words:(s+1)*words]
 	nib   []byte    // 4-bit codes, two per byte: slot s at [s*half:(s+1)*half]
 	scale []float32 // by slot: a code times its scale is the value; 0 when empty
+	// full holds the vectors as given, slot s at [s*dims:(s+1)*dims],
+	// while the entry is small enough (fullShare); nil otherwise.
+	full []float32
 }
 
-func newVecs(dims, n, capacity int) *vecs {
+func newVecs(dims, n, capacity int, full bool) *vecs {
 	v := &vecs{dims: dims, words: (dims + 63) / 64, half: (dims + 1) / 2}
 	v.bits = make([]uint64, n*v.words, capacity*v.words)
 	v.nib = make([]byte, n*v.half, capacity*v.half)
 	v.scale = make([]float32, n, capacity)
+	if full {
+		v.full = make([]float32, n*dims, capacity*dims)
+	}
 	return v
 }
 
 // slotBytes is what a slot costs.
-func (v *vecs) slotBytes() int64 { return int64(8*v.words + v.half + 4) }
+func (v *vecs) slotBytes() int64 {
+	n := int64(8*v.words + v.half + 4)
+	if v.full != nil {
+		n += int64(4 * v.dims)
+	}
+	return n
+}
 
 // grow adds an empty slot.
 func (v *vecs) grow() {
 	v.bits = append(v.bits, make([]uint64, v.words)...)
 	v.nib = append(v.nib, make([]byte, v.half)...)
 	v.scale = append(v.scale, 0)
+	if v.full != nil {
+		v.full = append(v.full, make([]float32, v.dims)...)
+	}
+}
+
+// keepsFull reports whether an entry of n slots of dims keeps its full
+// vectors under budget.
+func keepsFull(n, dims int, budget int64) bool {
+	return int64(n)*int64(dims)*4 <= budget/fullShare
 }
 
 // set stores x, of v.dims, in slot s.
@@ -74,6 +104,9 @@ func (v *vecs) set(s int, x []float32) {
 	nib := v.nib[s*v.half : (s+1)*v.half]
 	clear(b)
 	clear(nib)
+	if v.full != nil {
+		copy(v.full[s*v.dims:(s+1)*v.dims], x)
+	}
 	v.scale[s] = m / 7
 	if m == 0 {
 		return
@@ -98,10 +131,17 @@ func (v *vecs) reset(s int) {
 	clear(v.bits[s*v.words : (s+1)*v.words])
 	clear(v.nib[s*v.half : (s+1)*v.half])
 	v.scale[s] = 0
+	if v.full != nil {
+		clear(v.full[s*v.dims : (s+1)*v.dims])
+	}
 }
 
-// get returns slot s's vector as its codes give it back.
+// get returns slot s's vector: as given when full, else as its codes
+// give it back.
 func (v *vecs) get(s int) []float32 {
+	if v.full != nil {
+		return slices.Clone(v.full[s*v.dims : (s+1)*v.dims])
+	}
 	out := make([]float32, v.dims)
 	nib, sc := v.nib[s*v.half:(s+1)*v.half], v.scale[s]
 	for d := range out {
@@ -118,7 +158,7 @@ func (v *vecs) get(s int) []float32 {
 // compact keeps the slots newSlot maps (to their new place, in order),
 // n of them.
 func (v *vecs) compact(newSlot []int32, n int) {
-	out := newVecs(v.dims, n, n)
+	out := newVecs(v.dims, n, n, v.full != nil)
 	for s, ns := range newSlot {
 		if ns < 0 || s >= len(v.scale) {
 			continue
@@ -126,6 +166,9 @@ func (v *vecs) compact(newSlot []int32, n int) {
 		copy(out.bits[int(ns)*v.words:], v.bits[s*v.words:(s+1)*v.words])
 		copy(out.nib[int(ns)*v.half:], v.nib[s*v.half:(s+1)*v.half])
 		out.scale[ns] = v.scale[s]
+		if v.full != nil {
+			copy(out.full[int(ns)*v.dims:], v.full[s*v.dims:(s+1)*v.dims])
+		}
 	}
 	*v = *out
 }
@@ -190,18 +233,33 @@ func (v *vecs) dot4(q *query, s int) float32 {
 }
 
 // vector returns the docs that m selects and that hold a vector, up to
-// rescorePool(limit) of them, best first by their compact similarity to
-// q; Cache.rescore scores them exactly and cuts them to limit. min, the
-// least similarity, turns away only those whose compact similarity is
-// far below it.
-func (e *entry) vector(m *matcher, q []float32, limit int, min float64) []Hit {
+// rescorePool(limit) of them, best first by their similarity to q, and
+// whether that similarity is exact: it is when the entry keeps its full
+// vectors (then those under min are left out), else it is the compact
+// one, which rescore makes exact (and min, here, turns away only those
+// far below it).
+func (e *entry) vector(m *matcher, q []float32, limit int, min float64) (hits []Hit, exact bool) {
 	if e.vecs == nil || len(q) != e.dims || limit <= 0 {
-		return nil
+		return nil, false
 	}
 	v := e.vecs
-	pq := v.prepare(q)
 	n := len(e.docs)
 	vecOK := e.vecOK[:n]
+	if v.full != nil {
+		// A sparse query (the hash embedder's) or a small scope is
+		// scored exactly, on the query's non-zero dimensions: fewer
+		// operations than the compact passes.
+		var nz []int
+		for d, x := range q {
+			if x != 0 {
+				nz = append(nz, d)
+			}
+		}
+		if len(nz) <= v.dims/4 || e.live <= hammingPool {
+			return e.exactAll(m, q, nz, limit, min), true
+		}
+	}
+	pq := v.prepare(q)
 	var pool []int32
 	if e.live-e.pending > hammingPool {
 		pool = e.nearestBySign(m, &pq)
@@ -222,6 +280,51 @@ func (e *entry) vector(m *matcher, q []float32, limit int, min float64) []Hit {
 		}
 		if id := e.docs[s].id; top.wants(x, id) {
 			top.push(cand{score: x, id: id, slot: s})
+		}
+	}
+	if v.full == nil {
+		return e.hits(top), false
+	}
+	// Rescored from the full vectors.
+	best := newTopK(limit)
+	for _, c := range top.h {
+		var dot float32
+		for d, y := range v.full[int(c.slot)*v.dims : (int(c.slot)+1)*v.dims] {
+			dot += q[d] * y
+		}
+		if x := float64(dot); x >= min {
+			best.offer(cand{score: x, id: c.id, slot: c.slot})
+		}
+	}
+	return e.hits(best), true
+}
+
+// exactAll returns the best limit docs that m selects by the dot product
+// of q with their full vectors, on q's non-zero dimensions nz (in order,
+// so the sums are a plain loop's), of at least min.
+func (e *entry) exactAll(m *matcher, q []float32, nz []int, limit int, min float64) []Hit {
+	v := e.vecs
+	top := newTopK(limit)
+	thr := min
+	for s, ok := range e.vecOK[:len(e.docs)] {
+		if !ok {
+			continue
+		}
+		row := v.full[s*v.dims : (s+1)*v.dims]
+		var dot float32
+		for _, d := range nz {
+			dot += q[d] * row[d]
+		}
+		x := float64(dot)
+		if x < thr {
+			continue
+		}
+		d := e.docs[s]
+		if top.wants(x, d.id) && m.match(d) {
+			top.push(cand{score: x, id: d.id, slot: int32(s)})
+			if len(top.h) == top.k {
+				thr = max(min, top.worst)
+			}
 		}
 	}
 	return e.hits(top)
@@ -289,7 +392,8 @@ func (e *entry) vectorOf(id string) []float32 {
 func (e *entry) setVector(slot int32, d *doc, vec []float32) {
 	if e.vecs == nil {
 		e.dims = len(vec)
-		e.vecs = newVecs(len(vec), len(e.docs), max(len(e.docs), e.capHint, 16))
+		capacity := max(len(e.docs), e.capHint, 16)
+		e.vecs = newVecs(len(vec), len(e.docs), capacity, keepsFull(capacity, len(vec), e.cfg.budget))
 		e.bytes += e.vecs.slotBytes() * int64(len(e.docs)-1)
 	}
 	if len(vec) != e.dims {
@@ -300,11 +404,18 @@ func (e *entry) setVector(slot int32, d *doc, vec []float32) {
 	e.vecOK[slot] = true
 }
 
-// growVecs adds an empty slot to the vectors, if any.
+// growVecs adds an empty slot to the vectors, if any; an entry that
+// outgrows its share of the budget for full vectors drops them.
 func (e *entry) growVecs() {
-	if e.vecs != nil {
-		e.vecs.grow()
+	v := e.vecs
+	if v == nil {
+		return
 	}
+	if v.full != nil && !keepsFull(len(v.scale)+1, v.dims, e.cfg.budget) {
+		e.bytes -= int64(4*v.dims) * int64(len(v.scale))
+		v.full = nil
+	}
+	v.grow()
 }
 
 // vecBytes is what a slot's vector costs (0 without vectors).

@@ -135,33 +135,46 @@ func insertAll(t *testing.T, store loci.Store, recs []*loci.Record) {
 
 // TestCompactVectorsMatchExact: on a fixed corpus, the index's search over
 // compact vectors (sign bits over more than a thousand records, 4-bit
-// codes, then rescoring from the store) returns the exact float32 top
-// results with their exact scores, wherever the exact 10th result is
-// ahead of the 11th by more than the compact passes' error; on both
+// codes, then rescoring) returns the exact float32 top results with their
+// exact scores, wherever the exact 10th result is ahead of the 11th by
+// more than the compact passes' error: rescored from the store, and from
+// the full vectors a scope small beside the budget keeps; on both
 // backends.
 func TestCompactVectorsMatchExact(t *testing.T) {
 	corpus := newVecCorpus(3000, 384, 8, 40, 4)
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		store := open(t)
 		insertAll(t, store, corpus.recs)
-		c := index.New(index.WithModel("m"))
-		checked := 0
-		for i, q := range corpus.queries {
-			want, wantScores := corpus.exact(q, 11)
-			if wantScores[9]-wantScores[10] < 1e-3 {
-				continue // a near tie at the cut: either is right
-			}
-			checked++
-			got, scores := vectorSearch(t, store, c, q, 10)
-			if !slices.Equal(got, want[:10]) || !slices.Equal(scores, wantScores[:10]) {
-				t.Errorf("query %d: compact top 10 %v %v,\nexact %v %v", i, got, scores, want[:10], wantScores[:10])
-			}
-		}
-		if checked < len(corpus.queries)/2 {
-			t.Errorf("only %d of %d queries had a margin", checked, len(corpus.queries))
-		}
-		if st := c.Stats(); st.Streams != 0 || st.Entries != 1 {
-			t.Errorf("stats %+v: want the scope held", st)
+		// 3,000 vectors of 384 float32s are 4.6 MB: more than a 16th of
+		// 64 MB, less than one of 256 MB.
+		for name, budget := range map[string]int64{"FromStore": 64 << 20, "InMemory": 256 << 20} {
+			t.Run(name, func(t *testing.T) {
+				c := index.New(index.WithModel("m"), index.WithBudget(budget))
+				checked := 0
+				for i, q := range corpus.queries {
+					want, wantScores := corpus.exact(q, 11)
+					if wantScores[9]-wantScores[10] < 1e-3 {
+						continue // a near tie at the cut: either is right
+					}
+					checked++
+					got, scores := vectorSearch(t, store, c, q, 10)
+					if !slices.Equal(got, want[:10]) || !slices.Equal(scores, wantScores[:10]) {
+						t.Errorf("query %d: compact top 10 %v %v,\nexact %v %v", i, got, scores, want[:10], wantScores[:10])
+					}
+				}
+				if checked < len(corpus.queries)/2 {
+					t.Errorf("only %d of %d queries had a margin", checked, len(corpus.queries))
+				}
+				st := c.Stats()
+				if st.Streams != 0 || st.Entries != 1 {
+					t.Errorf("stats %+v: want the scope held", st)
+				}
+				// What is held says which: the full vectors cost 4 bytes a
+				// dimension, the compact ones under 1.
+				if perDoc := st.Bytes / 3000; (perDoc > 1536) != (name == "InMemory") {
+					t.Errorf("%d bytes a record held", perDoc)
+				}
+			})
 		}
 	})
 }
