@@ -38,13 +38,15 @@ func TestBudgetEstimate(t *testing.T) {
 		scopes, docs  int
 		dims          int
 		conversations bool
+		budget        int64 // whether full vectors are kept beside compact ones (fullShare)
 	}{
-		{"SmallScopes", 400, 100, 256, false},
-		{"LargeScope", 1, 40000, 256, false},
-		{"SmallScopesNoVectors", 400, 100, 0, true},
+		{"SmallScopes", 400, 100, 256, false, 0},
+		{"SmallScopesFullVectors", 400, 100, 256, false, DefaultBudget},
+		{"LargeScope", 1, 40000, 256, false, 0},
+		{"SmallScopesNoVectors", 400, 100, 0, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := &config{model: "m", conversational: func(r *loci.Record) bool { return tc.conversations }}
+			cfg := &config{model: "m", budget: tc.budget, conversational: func(r *loci.Record) bool { return tc.conversations }}
 			runtime.GC()
 			runtime.GC()
 			var before, after runtime.MemStats

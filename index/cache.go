@@ -3,6 +3,7 @@ package index
 import (
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,7 +44,7 @@ type config struct {
 func WithBudget(bytes int64) Option { return func(c *config) { c.budget = bytes } }
 
 // WithModel indexes the vectors made by model; records without one count
-// as pending. Without it no vectors are kept.
+// as pending. Without it no vectors are kept, and none is pending.
 func WithModel(model string) Option { return func(c *config) { c.model = model } }
 
 // WithConfidence sets how a record's confidence on 0..1 is read.
@@ -380,14 +381,24 @@ func (c *Cache) load(ctx context.Context, tx loci.Tx, scope loci.RecordFilter, k
 	f.Order = loci.OrderNone
 	err = tx.ScanRecords(ctx, f, func(r *loci.Record) error {
 		e.put(r)
+		if e.bytes > c.cfg.budget {
+			// The estimate was short (longer texts, or vectors): the
+			// scope is streamed, and the budget kept.
+			return errOverBudget
+		}
 		return nil
 	})
-	if err != nil {
+	if errors.Is(err, errOverBudget) {
+		return nil, nil
+	} else if err != nil {
 		return nil, fmt.Errorf("load index: %w", err)
 	}
 	c.loads.Add(1)
 	return e, nil
 }
+
+// errOverBudget stops a load that outgrows the budget.
+var errOverBudget = errors.New("index: scope over budget")
 
 // docEstimate is what a record's index is expected to cost: the mean of
 // what is held, else a guess for a short text with a 256-dimension vector.

@@ -1,9 +1,10 @@
 // Package index is loci's one in-memory ranking index, shared by every
 // backend: for one scope (a workspace's records of an agent, a user, a
 // session, a task or a combination, optionally of some kinds), the records'
-// analyzed terms in an inverted index scored with BM25, their embeddings
-// scored by cosine similarity, exact top-k under a filter applied before
-// the cut, and the order of each conversation for context.
+// analyzed terms in an inverted index scored with BM25, their embeddings,
+// held compactly and scored by cosine similarity (the best candidates
+// rescored exactly from the store: vectors.go), exact top-k under a filter
+// applied before the cut, and the order of each conversation for context.
 //
 // The Cache (cache.go) holds the indexes of the scopes searched, loaded on
 // demand through a loci.Tx, kept exact by the store's change feed
@@ -137,9 +138,10 @@ type entry struct {
 	df       []int32     // live documents per term
 	totalLen int64
 
-	// Vectors of the cache's model, by dimension: cols[d][slot].
+	// Vectors of the cache's model, compactly (vectors.go), and their
+	// length: the first vector's.
 	dims    int
-	cols    [][]float32
+	vecs    *vecs
 	pending int // live docs without a vector of the model
 
 	groups map[groupKey]*group // conversations, by kind, scope and category
@@ -293,7 +295,7 @@ func (e *entry) put(r *loci.Record) {
 		d.bytes += int32(16 + len(t))
 	}
 
-	e.growCols()
+	e.growVecs()
 	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
 		e.setVector(slot, d, r.Embedding)
 	}
@@ -303,7 +305,7 @@ func (e *entry) put(r *loci.Record) {
 	if e.cfg.conversational != nil && e.cfg.conversational(r) {
 		e.join(slot, d)
 	}
-	e.bytes += int64(d.bytes) + int64(4*e.dims)
+	e.bytes += int64(d.bytes) + e.vecBytes()
 	if !e.inverted && e.live >= invertAt {
 		e.invert()
 	}
@@ -352,9 +354,7 @@ func (e *entry) update(d *doc, r *loci.Record) bool {
 		d.bytes += int32(16 + len(t))
 	}
 	if old.hasVec {
-		for dim := range e.cols {
-			e.cols[dim][slot] = 0
-		}
+		e.vecs.reset(int(slot))
 		e.vecOK[slot] = false
 		e.pending++
 	}
@@ -369,35 +369,6 @@ func (e *entry) update(d *doc, r *loci.Record) bool {
 	return true
 }
 
-// makeCols returns dims columns of n slots, room for capacity, as views of
-// one array: one heap object for the collector, not one per dimension.
-func makeCols(dims, n, capacity int) [][]float32 {
-	flat := make([]float32, dims*capacity)
-	cols := make([][]float32, dims)
-	for d := range cols {
-		cols[d] = flat[d*capacity : d*capacity+n : (d+1)*capacity]
-	}
-	return cols
-}
-
-// growCols adds a slot, of zeros, to every column.
-func (e *entry) growCols() {
-	if e.cols == nil {
-		return
-	}
-	n := len(e.cols[0])
-	if n == cap(e.cols[0]) {
-		cols := makeCols(e.dims, n, max(2*n, 16))
-		for d, col := range e.cols {
-			copy(cols[d], col)
-		}
-		e.cols = cols
-	}
-	for d := range e.cols {
-		e.cols[d] = append(e.cols[d], 0)
-	}
-}
-
 // hashText is FNV-1a of an analyzed text: whether it changed.
 func hashText(s string) uint64 {
 	h := uint64(14695981039346656037)
@@ -406,24 +377,6 @@ func hashText(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
-}
-
-// setVector stores vec in slot, if it has the entry's dimensions (the
-// first vector stored sets them).
-func (e *entry) setVector(slot int32, d *doc, vec []float32) {
-	if e.cols == nil {
-		e.dims = len(vec)
-		e.cols = makeCols(len(vec), len(e.docs), max(len(e.docs), e.capHint, 16))
-		e.bytes += int64(4 * e.dims * (len(e.docs) - 1))
-	}
-	if len(vec) != e.dims {
-		return // another shape: it counts as pending
-	}
-	for dim, x := range vec {
-		e.cols[dim][slot] = x
-	}
-	d.hasVec = true
-	e.vecOK[slot] = true
 }
 
 // remove drops the record with id, if indexed.
@@ -442,9 +395,7 @@ func (e *entry) remove(id string) {
 	}
 	e.totalLen -= int64(d.length)
 	if d.hasVec {
-		for dim := range e.cols {
-			e.cols[dim][slot] = 0
-		}
+		e.vecs.reset(int(slot))
 	} else {
 		e.pending--
 	}
@@ -489,23 +440,15 @@ func (e *entry) compact() {
 		}
 		e.postings[t] = slices.Clip(out)
 	}
-	if e.cols != nil {
-		cols := makeCols(e.dims, len(docs), len(docs))
-		for dim, col := range e.cols {
-			for s, x := range col {
-				if ns := newSlot[s]; ns >= 0 {
-					cols[dim][ns] = x
-				}
-			}
-		}
-		e.cols = cols
+	if e.vecs != nil {
+		e.vecs.compact(newSlot, len(docs))
 	}
 	for _, g := range e.groups {
 		for i, s := range g.slots {
 			g.slots[i] = newSlot[s]
 		}
 	}
-	e.bytes -= int64(4 * e.dims * (len(e.docs) - len(docs)))
+	e.bytes -= e.vecBytes() * int64(len(e.docs)-len(docs))
 	e.docs = docs
 }
 
@@ -769,81 +712,6 @@ func (e *entry) hits(top *topK) []Hit {
 	return out
 }
 
-// vecPool holds score buffers for vector search.
-var vecPool = sync.Pool{New: func() any { return new([]float32) }}
-
-// vector returns the best limit docs that m selects and that hold a
-// vector with a similarity of at least min, by dot product with q (cosine:
-// both are unit vectors).
-func (e *entry) vector(m *matcher, q []float32, limit int, min float64) []Hit {
-	if len(q) != e.dims || e.dims == 0 || limit <= 0 {
-		return nil
-	}
-	bufp := vecPool.Get().(*[]float32)
-	defer vecPool.Put(bufp)
-	scores := *bufp
-	if cap(scores) < len(e.docs) {
-		scores = make([]float32, len(e.docs))
-		*bufp = scores
-	}
-	scores = scores[:len(e.docs)]
-	clear(scores)
-	e.dot(scores, q)
-	top := newTopK(limit)
-	vecOK := e.vecOK[:len(scores)]
-	// thr is the least score that may be kept: min, and once the top is
-	// full, its worst (a tie may enter by id).
-	thr := min
-	for s, score := range scores {
-		x := float64(score)
-		if x < thr || !vecOK[s] {
-			continue
-		}
-		d := e.docs[s]
-		if top.wants(x, d.id) && m.match(d) {
-			top.push(cand{score: x, id: d.id, slot: int32(s)})
-			if len(top.h) == top.k {
-				thr = max(min, top.worst)
-			}
-		}
-	}
-	return e.hits(top)
-}
-
-// dot adds each slot's dot product with q to scores. The query's non-zero
-// dimensions are taken four at a time, each slot's sum kept in a register
-// across them; the additions happen in the order of the dimensions, one at
-// a time, so the sums are exactly those of a plain loop (the streaming
-// pass's).
-func (e *entry) dot(scores []float32, q []float32) {
-	var dims []int
-	for d, x := range q {
-		if x != 0 {
-			dims = append(dims, d)
-		}
-	}
-	n := len(scores)
-	for len(dims) >= 4 {
-		x0, x1, x2, x3 := q[dims[0]], q[dims[1]], q[dims[2]], q[dims[3]]
-		c0, c1, c2, c3 := e.cols[dims[0]][:n], e.cols[dims[1]][:n], e.cols[dims[2]][:n], e.cols[dims[3]][:n]
-		for s := range scores {
-			v := scores[s]
-			v += x0 * c0[s]
-			v += x1 * c1[s]
-			v += x2 * c2[s]
-			v += x3 * c3[s]
-			scores[s] = v
-		}
-		dims = dims[4:]
-	}
-	for _, d := range dims {
-		x, col := q[d], e.cols[d][:n]
-		for s, y := range col {
-			scores[s] += x * y
-		}
-	}
-}
-
 // termIDs returns the vocabulary id of each of terms (at most 64), -1
 // for a term the entry does not hold.
 func (e *entry) termIDs(terms []string) []int64 {
@@ -875,22 +743,10 @@ func (e *entry) holds(id string, ids []int64) uint64 {
 	return mask
 }
 
-// vectorOf returns a copy of the vector of the record id, or nil.
-func (e *entry) vectorOf(id string) []float32 {
-	slot, ok := e.slotOf[id]
-	if !ok || !e.docs[slot].hasVec {
-		return nil
-	}
-	v := make([]float32, e.dims)
-	for dim := range v {
-		v[dim] = e.cols[dim][slot]
-	}
-	return v
-}
-
-// countPending counts the live docs m selects without a vector.
+// countPending counts the live docs m selects without a vector (none
+// without a model: no vector is awaited).
 func (e *entry) countPending(m *matcher) int {
-	if e.pending == 0 {
+	if e.pending == 0 || e.cfg.model == "" {
 		return 0
 	}
 	n := 0
@@ -900,115 +756,4 @@ func (e *entry) countPending(m *matcher) int {
 		}
 	}
 	return n
-}
-
-// groupKey names a conversation: records of one kind, scope and category
-// (interned strings of the entry).
-type groupKey struct {
-	kind, agent, user, session, task, category uint32
-}
-
-func groupKeyOf(d *doc) groupKey {
-	return groupKey{d.strs[sKind], d.strs[sAgent], d.strs[sUser], d.strs[sSession], d.strs[sTask], d.strs[sCategory]}
-}
-
-// group is one conversation's slots in (created_at, id) order.
-type group struct {
-	key   groupKey
-	e     *entry
-	slots []int32
-}
-
-func (g *group) doc(i int) *doc { return g.e.docs[g.slots[i]] }
-
-// before orders records as conversations are read: by creation time, then
-// id (ids are time-ordered, so a batch written at one time keeps its
-// order).
-func before(at int64, id string, bat int64, bid string) bool {
-	if at != bat {
-		return at < bat
-	}
-	return id < bid
-}
-
-// join adds a conversational doc to its group, in order (usually at the
-// end: messages arrive in order).
-func (e *entry) join(slot int32, d *doc) {
-	k := groupKeyOf(d)
-	g := e.groups[k]
-	if g == nil {
-		g = &group{key: k, e: e}
-		e.groups[k] = g
-	}
-	i := len(g.slots)
-	for i > 0 && before(d.created, d.id, g.doc(i-1).created, g.doc(i-1).id) {
-		i--
-	}
-	g.slots = slices.Insert(g.slots, i, slot)
-	d.group = g
-	d.bytes += 4
-}
-
-func (g *group) leave(slot int32) {
-	if i := slices.Index(g.slots, slot); i >= 0 {
-		g.slots = slices.Delete(g.slots, i, i+1)
-	}
-}
-
-// neighbours returns the docs just before and just after the conversational
-// doc id in its conversation, among those f selects, within window of its
-// time.
-func (e *entry) neighbours(id string, f loci.RecordFilter, window time.Duration) []*Doc {
-	slot, ok := e.slotOf[id]
-	if !ok || e.docs[slot].group == nil {
-		return nil
-	}
-	d := e.docs[slot]
-	g := d.group
-	r := e.record(d)
-	cf := conversationFilter(f, &r)
-	var out []*Doc
-	for _, j := range pickNeighbours(len(g.slots), slices.Index(g.slots, slot), func(j int) int64 { return g.doc(j).created },
-		func(j int) bool { return e.match(&cf, g.doc(j)) }, window) {
-		out = append(out, e.docOf(g.doc(j)))
-	}
-	return out
-}
-
-// conversationFilter is f narrowed to r's conversation: its kind, exact
-// scope and category.
-func conversationFilter(f loci.RecordFilter, r *loci.Record) loci.RecordFilter {
-	f.Kinds = []loci.Kind{r.Kind}
-	f.AgentID, f.UserID, f.SessionID, f.TaskID = &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID
-	f.OrGlobalUser = false
-	f.Category = &r.Category
-	return f
-}
-
-// pickNeighbours returns the positions, in a conversation of n records in
-// (created_at, id) order, of the record before and the record after
-// position i that match selects, each only if written within window of
-// record i (strictly); created gives a record's creation time in µs.
-func pickNeighbours(n, i int, created func(int) int64, match func(int) bool, window time.Duration) []int {
-	t, w := created(i), window.Microseconds()
-	var out []int
-	for j := i - 1; j >= 0; j-- {
-		if created(j) <= t-w {
-			break
-		}
-		if match(j) {
-			out = append(out, j)
-			break
-		}
-	}
-	for j := i + 1; j < n; j++ {
-		if created(j) >= t+w {
-			break
-		}
-		if match(j) {
-			out = append(out, j)
-			break
-		}
-	}
-	return out
 }

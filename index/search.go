@@ -111,17 +111,29 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	res := &Result{Context: map[string][]*Doc{}}
 	lex, vec, dur := newTopK(q.N), newTopK(q.N), newTopK(q.N)
 	owner := map[string]*part{}
+	exact := map[string][]float32{} // the vectors rescored, as stored
 	for _, p := range parts {
 		var l, v, w []Hit
 		if p.e != nil {
 			p.e.mu.RLock()
 			m := p.e.matcher(&p.f)
 			l, w = p.e.lexical(m, terms, st, q.N, q.During)
+			exactly := false
 			if q.Vector != nil {
-				v = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
+				v, exactly = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
 			}
 			res.Pending += p.e.countPending(m)
 			p.e.mu.RUnlock()
+			if len(v) > 0 && !exactly {
+				var vs map[string][]float32
+				var err error
+				if v, vs, err = rescore(ctx, tx, c.cfg.model, q.Vector, v, q.minSimilarity()); err != nil {
+					return nil, err
+				}
+				for id, x := range vs {
+					exact[id] = x
+				}
+			}
 		} else {
 			l, w = p.s.lexical(terms, st, q.N, q.During)
 			v = p.s.vec.hits()
@@ -181,12 +193,12 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	if q.Vectors {
 		res.Vectors = map[string][]float32{}
 		for id, p := range owner {
-			var v []float32
-			if p.e != nil {
+			v := exact[id] // as stored, when rescored
+			if v == nil && p.e != nil {
 				p.e.mu.RLock()
 				v = p.e.vectorOf(id)
 				p.e.mu.RUnlock()
-			} else {
+			} else if v == nil {
 				v = p.s.vectors[id]
 			}
 			if v != nil {

@@ -81,7 +81,9 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		}
 		hasVec := c.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == c.cfg.model
 		if !hasVec {
-			s.pending++
+			if c.cfg.model != "" {
+				s.pending++
+			}
 		} else if q != nil && len(r.Embedding) == len(q) {
 			var dot float32
 			for i, x := range q {

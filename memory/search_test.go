@@ -378,3 +378,47 @@ func TestSearchConfidenceOnlyWhenGiven(t *testing.T) {
 		}
 	})
 }
+
+// TestWithoutEmbedder: a service without an embedder (loci's default)
+// searches lexically, ignores the vectors another model stored and
+// reports nothing pending, from an index held or streamed.
+func TestWithoutEmbedder(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		store := open(t)
+		hashed := memory.New(store, memory.WithEmbedder(embed.NewHash(32)))
+		for _, k := range []string{"a", "b", "c"} {
+			v, _ := json.Marshal("value " + k)
+			if _, err := hashed.Remember(ctx, "agent", k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := hashed.Reindex(ctx, nil); err != nil || n != 3 {
+			t.Fatalf("reindex = %d, %v; want 3", n, err)
+		}
+		v, _ := json.Marshal("value d")
+		if _, err := hashed.Remember(ctx, "agent", "d", v); err != nil { // pending for the hash model
+			t.Fatal(err)
+		}
+		for name, budget := range map[string]int64{"Held": 0, "Streamed": 1} {
+			t.Run(name, func(t *testing.T) {
+				svc := memory.New(store, memory.WithIndexBudget(budget))
+				res := mustSearch(t, svc, loci.SearchQuery{Query: "value c", AgentID: "agent", Explain: true})
+				if len(res.Results) != 4 || res.Results[0].Key != "c" {
+					t.Fatalf("results = %+v, want the 4 values, c first", res.Results)
+				}
+				if res.PendingEmbeddings != 0 {
+					t.Errorf("pending_embeddings = %d without an embedder, want 0", res.PendingEmbeddings)
+				}
+				for _, r := range res.Results {
+					if _, ok := r.Explain.Signals["vector"]; ok {
+						t.Errorf("%s has a vector signal without an embedder", r.Key)
+					}
+				}
+				if got := svc.IndexStats(); name == "Streamed" && got.Streams == 0 {
+					t.Errorf("index stats %+v: the scope was not streamed", got)
+				}
+			})
+		}
+	})
+}

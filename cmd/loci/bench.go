@@ -31,6 +31,10 @@ type benchReport struct {
 	IngestBatched float64                       `json:"ingest_per_s_batched"`
 	Search        map[string]map[string]float64 `json:"search"`
 	PeakRSSMB     float64                       `json:"peak_rss_mb"`
+	// With --dims: the vectors' length and the recall@10 of the index's
+	// vector search against exact float32 search, at the largest size.
+	Dims         int     `json:"dims,omitempty"`
+	VectorRecall float64 `json:"vector_recall_at_10,omitempty"`
 }
 
 // benchOptions are loci bench's flags.
@@ -50,6 +54,10 @@ type benchOptions struct {
 	serverHeap        string
 	skipLoad          bool
 	replicas          int
+	dims              int
+	// emb is the embedder of the in-process runs: the environment's
+	// (nil: lexical only, the default).
+	emb loci.Embedder
 }
 
 // profile runs fn under the CPU profiler when --cpuprofile is set.
@@ -90,19 +98,31 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	memories := fs.Int("memories", 1_000_000, "with --tenants: how many memories to load")
 	skipLoad := fs.Bool("skip-load", false, "with --tenants and --dir: search the database a previous run left in --dir, without loading")
 	replicas := fs.Int("replicas", 1, "with --tenants and --http: serve the one database with this many servers (replicas) and spread the searches over them in turn; each one's peak RSS is reported")
+	dims := fs.Int("dims", 0, "embed with synthetic unit vectors of this many dimensions (seeded, clustered: a real embedder's size without one; in process) and report the recall@10 of the index's vector search against exact float32 search")
 	cfg := loadConfig()
 	cfg.indexMemoryFlag(fs)
+	cfg.hashVectorsFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
 	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
-	if pos, err := parseFlags(fs, args); err != nil {
+	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
-	o := benchOptions{queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	emb, err := cfg.Embedder.embedder()
+	if err != nil {
+		return err
+	}
+	o := benchOptions{emb: emb, dims: *dims, queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
 		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad,
 		replicas: *replicas}
+	if cfg.given["hash-vectors"] && cfg.Embedder.HashVectors {
+		o.serveArgs = append(o.serveArgs, "--hash-vectors")
+	}
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}
@@ -128,6 +148,12 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if o.http && o.dsn != "" && o.tenants == 0 {
 		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")
 	}
+	if o.dims < 0 || o.dims > 0 && (o.http || cfg.given["hash-vectors"] || cfg.Embedder.Kind == "openai") {
+		return usagef("--dims must be positive, and runs in process with its own embedder: not with --http, --hash-vectors or LOCI_EMBEDDER")
+	}
+	if o.dims > 0 {
+		o.emb = newSynthEmbedder(o.dims)
+	}
 	if o.dir == "" {
 		d, err := os.MkdirTemp("", "loci-bench-")
 		if err != nil {
@@ -145,6 +171,16 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	return runStoreBench(ctx, e, o)
 }
 
+// serviceOptions are the options of the bench's in-process services: its
+// embedder (if any) and index budget, logging nothing.
+func (o benchOptions) serviceOptions() []memory.Option {
+	opts := []memory.Option{memory.WithIndexBudget(o.indexMemory), memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	if o.emb != nil {
+		opts = append(opts, memory.WithEmbedder(o.emb))
+	}
+	return opts
+}
+
 // fsSet reports whether the flag name was given.
 func fsSet(fs *flag.FlagSet, name string) bool {
 	set := false
@@ -155,18 +191,13 @@ func fsSet(fs *flag.FlagSet, name string) bool {
 // runStoreBench is the standard run: ingest rates, then hybrid search of
 // one agent's passages at each size, in this process.
 func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
-	emb, err := newEmbedder()
-	if err != nil {
-		return err
-	}
 	db, _, closeStore, cleanup, err := o.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 	defer closeStore()
-	svc := memory.New(db, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
-		memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	svc := memory.New(db, o.serviceOptions()...)
 	logf := o.progress
 
 	gen := textgen.New(1)
@@ -222,13 +253,15 @@ func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 			batchedN += k
 			stored += k
 		}
-		t0 := time.Now()
-		embedded, err := svc.Reindex(ctx, nil)
-		if err != nil {
-			return err
+		if o.emb != nil {
+			t0 := time.Now()
+			embedded, err := svc.Reindex(ctx, nil)
+			if err != nil {
+				return err
+			}
+			logf("%d passages: embedded %d in %v (%.0f/s, %s)", n, embedded, time.Since(t0).Round(time.Millisecond),
+				float64(embedded)/time.Since(t0).Seconds(), o.emb.Model())
 		}
-		logf("%d passages: embedded %d in %v (%.0f/s, %s)", n, embedded, time.Since(t0).Round(time.Millisecond),
-			float64(embedded)/time.Since(t0).Seconds(), emb.Model())
 
 		var lat []float64
 		err = o.profile(func() (err error) {
@@ -250,6 +283,19 @@ func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 	}
 	logf("ingest, %d per transaction: %.0f passages/s", o.batch, rep.IngestBatched)
 	rep.PeakRSSMB = round2(peakRSSMB())
+	if o.dims > 0 {
+		texts := make([]string, 100)
+		for i := range texts {
+			texts[i] = gen.Query()
+		}
+		a := agent
+		recall, n, err := vectorRecall(ctx, db, o.emb, o.indexMemory, []loci.RecordFilter{{Workspace: loci.DefaultWorkspace, AgentID: &a}}, texts)
+		if err != nil {
+			return err
+		}
+		rep.Dims, rep.VectorRecall = o.dims, round3(recall)
+		logf("%d dims: vector recall@10 against exact float32 %.4f over %d queries", o.dims, recall, n)
+	}
 	if o.asJSON {
 		return printJSON(e.stdout, rep)
 	}
@@ -260,6 +306,9 @@ func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 		fmt.Fprintf(e.stdout, "search @%-8d p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", n, s["p50_ms"], s["p95_ms"], s["p99_ms"])
 	}
 	fmt.Fprintf(e.stdout, "peak_rss_mb           %10.1f\n", rep.PeakRSSMB)
+	if rep.Dims > 0 {
+		fmt.Fprintf(e.stdout, "vector_recall@10      %10.3f (%d dims, against exact float32)\n", rep.VectorRecall, rep.Dims)
+	}
 	return nil
 }
 
@@ -296,6 +345,8 @@ func percentile(sorted []float64, p float64) float64 {
 }
 
 func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
 // peakRSSMB is the process's peak resident set size (Linux: VmHWM), or the
 // Go runtime's memory from the OS elsewhere.

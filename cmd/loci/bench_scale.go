@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand"
 	"net/url"
 	"os"
@@ -41,6 +39,10 @@ type scaleReport struct {
 	IndexMemoryMB    float64   `json:"index_memory_mb"`
 	IndexEntries     int       `json:"index_entries,omitempty"`
 	IndexEvictions   int64     `json:"index_evictions,omitempty"`
+	// With --dims: the vectors' length and the recall@10 of the index's
+	// vector search against exact float32 search, over the warm scopes.
+	Dims         int     `json:"dims,omitempty"`
+	VectorRecall float64 `json:"vector_recall_at_10,omitempty"`
 }
 
 // tenantScope returns the agent and the user of record i among tenants:
@@ -58,10 +60,7 @@ func tenantScope(i, tenants int) loci.Scope {
 // searches go to a `loci serve` on the loaded database, whose memory is
 // what is reported.
 func runScaleBench(ctx context.Context, e *env, o benchOptions) error {
-	emb, err := newEmbedder()
-	if err != nil {
-		return err
-	}
+	emb := o.emb
 	store, dsn, closeStore, cleanup, err := o.openStore(ctx)
 	if err != nil {
 		return err
@@ -119,9 +118,11 @@ func (o benchOptions) load(ctx context.Context, store loci.Store, emb loci.Embed
 						CreatedAt: now, UpdatedAt: now, Version: 1,
 					}
 				}
-				if vecs, err := emb.Embed(ctx, texts); err == nil && len(vecs) == n {
-					for i, r := range recs {
-						r.Embedding, r.EmbeddingModel = vecs[i], emb.Model()
+				if emb != nil {
+					if vecs, err := emb.Embed(ctx, texts); err == nil && len(vecs) == n {
+						for i, r := range recs {
+							r.Embedding, r.EmbeddingModel = vecs[i], emb.Model()
+						}
 					}
 				}
 				batches <- batch{recs}
@@ -218,8 +219,7 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 			return top
 		}
 	} else {
-		svc := memory.New(store, memory.WithEmbedder(emb), memory.WithIndexBudget(o.indexMemory),
-			memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		svc := memory.New(store, o.serviceOptions()...)
 		search = func(ctx context.Context, q loci.SearchQuery) error { _, err := svc.Search(ctx, q); return err }
 		// The peak from here on: loading is not what is measured.
 		if os.Getenv("GOMEMLIMIT") == "" {
@@ -267,6 +267,21 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 	rep.Cold, rep.Warm = latencyReport(cold), latencyReport(warm)
 	rep.PeakRSSMB = rss()
 	indexStats()
+	if o.dims > 0 {
+		// After the peak is read: this holds indexes of its own.
+		var scopes []loci.RecordFilter
+		var texts []string
+		for _, q := range warmScopes {
+			scopes = append(scopes, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: nilIfEmpty(q.AgentID), UserID: nilIfEmpty(q.UserID)})
+			texts = append(texts, gen.Query())
+		}
+		recall, n, err := vectorRecall(ctx, store, emb, o.indexMemory, scopes, texts)
+		if err != nil {
+			return err
+		}
+		rep.Dims, rep.VectorRecall = o.dims, round3(recall)
+		o.progress("%d dims: vector recall@10 against exact float32 %.4f over %d queries", o.dims, recall, n)
+	}
 	o.progress("cold: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; warm: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; peak RSS %.0f MB",
 		rep.Cold["p50_ms"], rep.Cold["p95_ms"], rep.Cold["p99_ms"], rep.Warm["p50_ms"], rep.Warm["p95_ms"], rep.Warm["p99_ms"], rep.PeakRSSMB)
 	closeStore()
@@ -282,6 +297,9 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 		fmt.Fprintf(e.stdout, "search %-4s           p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", l.name, l.m["p50_ms"], l.m["p95_ms"], l.m["p99_ms"])
 	}
 	fmt.Fprintf(e.stdout, "peak_rss_mb           %10.1f (index memory %s)\n", rep.PeakRSSMB, formatSize(o.indexMemory))
+	if rep.Dims > 0 {
+		fmt.Fprintf(e.stdout, "vector_recall@10      %10.3f (%d dims, against exact float32)\n", rep.VectorRecall, rep.Dims)
+	}
 	for i, mb := range rep.ReplicaPeakRSSMB {
 		fmt.Fprintf(e.stdout, "replica %d peak_rss_mb %10.1f\n", i+1, mb)
 	}
@@ -330,3 +348,11 @@ func withSearchPath(dsn, path string) (string, error) {
 }
 
 func sortFloats(xs []float64) { sort.Float64s(xs) }
+
+// nilIfEmpty returns a pointer to s, or nil when it is empty.
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

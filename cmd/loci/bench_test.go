@@ -157,6 +157,9 @@ func TestBenchErrors(t *testing.T) {
 		{"ErrReplicasWithoutTenants", []string{"bench", "--http", "--replicas", "2"}},
 		{"ErrSkipLoadWithoutDir", []string{"bench", "--tenants", "10", "--skip-load"}},
 		{"ErrNegativeTenants", []string{"bench", "--tenants", "-1"}},
+		{"ErrNegativeDims", []string{"bench", "--dims", "-1"}},
+		{"ErrDimsHTTP", []string{"bench", "--dims", "8", "--http"}},
+		{"ErrDimsHashVectors", []string{"bench", "--dims", "8", "--hash-vectors"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,7 +188,8 @@ func TestSearchCLI(t *testing.T) {
 		// A date the query names: the date signal and the date boost.
 		{"Date", []string{"search", "colours today", "--agent", "a", "--db", dbPath, "--explain"}, exitOK, "date rank 1 score"},
 		{"OtherAgent", []string{"search", "colours", "--agent", "b", "--db", dbPath}, exitOK, ""},
-		{"Reindex", []string{"reindex", "--db", dbPath}, exitOK, "Re-embedded 1 records"},
+		{"ErrReindexNoEmbedder", []string{"reindex", "--db", dbPath}, exitDomain, ""},
+		{"Reindex", []string{"reindex", "--db", dbPath, "--hash-vectors"}, exitOK, "Re-embedded 1 records"},
 		{"ErrNoQuery", []string{"search", "--db", dbPath}, exitUsage, ""},
 		{"ErrEmptyQuery", []string{"search", " ", "--db", dbPath}, exitDomain, ""},
 		{"ErrUnknownKind", []string{"search", "x", "--kind", "nope", "--db", dbPath}, exitDomain, ""},

@@ -76,6 +76,13 @@ type EmbedderConfig struct {
 	// Dimensions is the vector length; 0 for the embedder's default (hash:
 	// 256). $LOCI_EMBED_DIMENSIONS.
 	Dimensions int
+	// HashVectors has the hash embedder make, store, index and scan
+	// vectors; without it (the default) the hash embedder is off and
+	// search is lexical only, since its vectors, lexical too, add
+	// nothing measurable to BM25 and cost about 1.5 KB of disk and some index
+	// per record. --hash-vectors (serve, mcp, reindex),
+	// $LOCI_HASH_VECTORS.
+	HashVectors bool
 	// URL, Model and APIKey configure openai: $LOCI_EMBED_URL (default
 	// https://api.openai.com/v1), $LOCI_EMBED_MODEL (default
 	// text-embedding-3-small), $LOCI_EMBED_API_KEY (default
@@ -152,6 +159,13 @@ func configFromEnv(getenv func(string) string) Config {
 		}
 		c.Embedder.Dimensions = n
 	}
+	if v := getenv("LOCI_HASH_VECTORS"); v != "" {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			fail("LOCI_HASH_VECTORS", loci.Errorf(loci.EINVALID, "LOCI_HASH_VECTORS must be true or false, not %q", v))
+		}
+		c.Embedder.HashVectors = b
+	}
 	if v := getenv("LOCI_VECTOR_WEIGHT"); v != "" {
 		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
@@ -183,6 +197,12 @@ func (c *Config) Validate() error {
 	case "", "hash", "openai":
 	default:
 		return loci.Errorf(loci.EINVALID, "LOCI_EMBEDDER must be hash or openai, not %q", c.Embedder.Kind)
+	}
+	if c.Embedder.HashVectors && c.Embedder.Kind == "openai" {
+		if c.given["hash-vectors"] {
+			return usagef("--hash-vectors is for the hash embedder, but LOCI_EMBEDDER is openai")
+		}
+		return loci.Errorf(loci.EINVALID, "LOCI_HASH_VECTORS is for the hash embedder, but LOCI_EMBEDDER is openai")
 	}
 	if c.Embedder.Dimensions < 0 {
 		return loci.Errorf(loci.EINVALID, "LOCI_EMBED_DIMENSIONS must be a positive number")
@@ -257,10 +277,10 @@ func (c *Config) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // envVars are the variables configFromEnv parses, in the order Validate
 // reports them.
-var envVars = []string{"LOCI_DB_TIMEOUT", "LOCI_EMBED_DIMENSIONS", "LOCI_VECTOR_WEIGHT"}
+var envVars = []string{"LOCI_DB_TIMEOUT", "LOCI_EMBED_DIMENSIONS", "LOCI_HASH_VECTORS", "LOCI_VECTOR_WEIGHT"}
 
 // flagEnv maps a flag to the variable that is its default.
-var flagEnv = map[string]string{"db-timeout": "LOCI_DB_TIMEOUT"}
+var flagEnv = map[string]string{"db-timeout": "LOCI_DB_TIMEOUT", "hash-vectors": "LOCI_HASH_VECTORS"}
 
 // dbFlag registers --db.
 func (c *Config) dbFlag(fs *flag.FlagSet) {
@@ -270,6 +290,12 @@ func (c *Config) dbFlag(fs *flag.FlagSet) {
 // indexMemoryFlag registers --index-memory.
 func (c *Config) indexMemoryFlag(fs *flag.FlagSet) {
 	fs.Var((*byteSize)(&c.IndexMemory), "index-memory", "memory for in-memory search indexes, e.g. 256MB; the scopes searched are kept within it, least recently used first out")
+}
+
+// hashVectorsFlag registers --hash-vectors.
+func (c *Config) hashVectorsFlag(fs *flag.FlagSet) {
+	fs.BoolVar(&c.Embedder.HashVectors, "hash-vectors", c.Embedder.HashVectors,
+		"with the built-in hash embedder, make, store and search its vectors (off by default: search is lexical only, and they add nothing measurable to it); default $LOCI_HASH_VECTORS")
 }
 
 // auditFlag registers --audit; what describes what is audited.
@@ -305,6 +331,7 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", 15*time.Second,
 		"on SIGTERM, the longest wait for the requests being handled to finish (new ones are refused meanwhile)")
 	c.indexMemoryFlag(fs)
+	c.hashVectorsFlag(fs)
 	fs.StringVar(&s.Pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 }
 
@@ -318,7 +345,10 @@ func (c *Config) memoryOptions(logger *slog.Logger) ([]memory.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []memory.Option{memory.WithLogger(logger), memory.WithEmbedder(emb), memory.WithIndexBudget(c.IndexMemory), memory.WithAudit(c.Audit)}
+	opts := []memory.Option{memory.WithLogger(logger), memory.WithIndexBudget(c.IndexMemory), memory.WithAudit(c.Audit)}
+	if emb != nil {
+		opts = append(opts, memory.WithEmbedder(emb))
+	}
 	if c.VectorWeight != nil {
 		p := memory.DefaultRanking()
 		p.VectorWeight = *c.VectorWeight

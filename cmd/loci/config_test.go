@@ -71,6 +71,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{"LOCI_EMBEDDER", "word2vec", `LOCI_EMBEDDER must be hash or openai, not "word2vec"`},
 		{"LOCI_EMBED_DIMENSIONS", "many", "LOCI_EMBED_DIMENSIONS must be a positive number"},
 		{"LOCI_EMBED_DIMENSIONS", "-3", "LOCI_EMBED_DIMENSIONS must be a positive number"},
+		{"LOCI_HASH_VECTORS", "maybe", `LOCI_HASH_VECTORS must be true or false, not "maybe"`},
 		{"LOCI_VECTOR_WEIGHT", "heavy", "LOCI_VECTOR_WEIGHT must be a number, 0 or more"},
 		{"LOCI_VECTOR_WEIGHT", "-1", `LOCI_VECTOR_WEIGHT must be a number, 0 or more, not "-1"`},
 		{"LOCI_VECTOR_WEIGHT", "NaN", "LOCI_VECTOR_WEIGHT must be a number, 0 or more"},
@@ -81,6 +82,50 @@ func TestConfigFromEnv(t *testing.T) {
 			var ue *usageError
 			if err == nil || errors.As(err, &ue) || loci.ErrorCode(err) != loci.EINVALID || !strings.Contains(loci.ErrorMessage(err), tc.want) {
 				t.Errorf("Validate = %v, want an invalid error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestEmbedderChoice: the hash embedder makes no vectors unless
+// --hash-vectors or LOCI_HASH_VECTORS asks; a flag given overrides the
+// variable, and its parse error.
+func TestEmbedderChoice(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		model string // "" for none
+	}{
+		{"Default", nil, nil, ""},
+		{"Hash", map[string]string{"LOCI_EMBEDDER": "hash"}, nil, ""},
+		{"Env", map[string]string{"LOCI_HASH_VECTORS": "true"}, nil, "hash-v1-256"},
+		{"EnvDims", map[string]string{"LOCI_HASH_VECTORS": "1", "LOCI_EMBED_DIMENSIONS": "64"}, nil, "hash-v1-64"},
+		{"EnvOff", map[string]string{"LOCI_HASH_VECTORS": "false"}, nil, ""},
+		{"Flag", nil, []string{"--hash-vectors"}, "hash-v1-256"},
+		{"FlagOverEnv", map[string]string{"LOCI_HASH_VECTORS": "true"}, []string{"--hash-vectors=false"}, ""},
+		{"FlagOverBadEnv", map[string]string{"LOCI_HASH_VECTORS": "maybe"}, []string{"--hash-vectors"}, "hash-v1-256"},
+		{"OpenAI", map[string]string{"LOCI_EMBEDDER": "openai", "LOCI_EMBED_MODEL": "nomic"}, nil, "nomic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := configFromEnv(envOf(tc.env))
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			c.serveFlags(fs)
+			if _, err := c.parseFlags(fs, tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			emb, err := c.Embedder.embedder()
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.model == "" && emb != nil:
+				t.Errorf("embedder %s, want none", emb.Model())
+			case tc.model != "" && (emb == nil || !strings.Contains(emb.Model(), tc.model)):
+				t.Errorf("embedder %v, want %s", emb, tc.model)
 			}
 		})
 	}
@@ -118,6 +163,10 @@ func TestConfigValidate(t *testing.T) {
 		{"ErrEmbedder", func(c *Config) { c.Embedder.Kind = "bert" }, false, "LOCI_EMBEDDER must be hash or openai"},
 		{"ErrDimensions", func(c *Config) { c.Embedder.Dimensions = -1 }, false, "LOCI_EMBED_DIMENSIONS"},
 		{"ErrWeightNegative", func(c *Config) { c.VectorWeight = weight(-0.5) }, false, "LOCI_VECTOR_WEIGHT"},
+		{"ErrHashVectorsEnvOpenAI", func(c *Config) { c.Embedder.Kind, c.Embedder.HashVectors = "openai", true }, false, "LOCI_HASH_VECTORS is for the hash embedder"},
+		{"ErrHashVectorsFlagOpenAI", func(c *Config) {
+			c.Embedder.Kind, c.Embedder.HashVectors, c.given["hash-vectors"] = "openai", true, true
+		}, true, "--hash-vectors is for the hash embedder"},
 		{"ErrWeightInf", func(c *Config) { c.VectorWeight = weight(math.Inf(1)) }, false, `not "+Inf"`},
 		{"ErrAddr", func(c *Config) { c.Serve.Addr = "8420" }, true, `--addr "8420" must be HOST:PORT`},
 		{"ErrPprofAddr", func(c *Config) { c.Serve.Pprof = "6060" }, true, `--pprof "6060" must be HOST:PORT`},

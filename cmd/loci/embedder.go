@@ -9,19 +9,9 @@ import (
 	"github.com/loci-memory/loci/embed"
 )
 
-// newEmbedder returns the embedder the environment names (loadConfig),
-// for the commands that build their own stores rather than the service
-// (bench).
-func newEmbedder() (loci.Embedder, error) {
-	cfg := loadConfig()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	return cfg.Embedder.embedder()
-}
-
 // embedder returns the embedder e names (see EmbedderConfig; Validate
-// has checked it).
+// has checked it): nil for the hash embedder without HashVectors, for
+// search without vectors.
 func (e EmbedderConfig) embedder() (loci.Embedder, error) {
 	if e.Kind == "openai" {
 		return embed.NewOpenAI(embed.OpenAIConfig{
@@ -31,6 +21,9 @@ func (e EmbedderConfig) embedder() (loci.Embedder, error) {
 			Dimensions: e.Dimensions,
 			Timeout:    30 * time.Second,
 		})
+	}
+	if !e.HashVectors {
+		return nil, nil
 	}
 	return embed.NewHash(e.Dimensions), nil
 }

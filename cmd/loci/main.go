@@ -81,7 +81,7 @@ func commands() []command {
 		{"search", "search QUERY [--agent ID] [--user ID] [--explain]: hybrid search", runSearch},
 		{"eval", "eval locomo --data FILE [--k 1,3,5,10,20,50] [--json] [--dump FILE]: retrieval recall on LoCoMo", runEval},
 		{"bench", "bench [--n 10000,100000] [--db postgres://…] [--json]: ingest and search performance", runBench},
-		{"reindex", "reindex: embed every record whose embedding is not the current model's", runReindex},
+		{"reindex", "reindex [--hash-vectors]: embed every record whose embedding is not the current embedder's", runReindex},
 	}
 }
 
@@ -333,6 +333,9 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.usage)
 	}
 	fmt.Fprintln(w, "\nloci COMMAND -h (or loci help COMMAND) prints its usage and flags; loci version prints the version.")
+	fmt.Fprintln(w, "\nSearch is lexical (BM25) unless an embedder makes vectors: LOCI_EMBEDDER=openai (with LOCI_EMBED_URL,\n"+
+		"LOCI_EMBED_MODEL, LOCI_EMBED_API_KEY, LOCI_EMBED_DIMENSIONS), or the built-in hash embedder's lexical\n"+
+		"vectors with --hash-vectors (serve, mcp, reindex) or LOCI_HASH_VECTORS=true.")
 }
 
 // isHelp reports whether arg asks for help, for verbs that read a

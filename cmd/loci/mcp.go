@@ -25,6 +25,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	cfg.auditFlag(fs, "memory access")
 	cfg.dbFlag(fs)
 	cfg.indexMemoryFlag(fs)
+	cfg.hashVectorsFlag(fs)
 	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {

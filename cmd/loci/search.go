@@ -91,17 +91,21 @@ func runReindex(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
 	cfg := loadConfig()
 	cfg.dbFlag(fs)
+	cfg.hashVectorsFlag(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	if pos, err := parseFlags(fs, args); err != nil {
+	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
-		return usagef("usage: loci reindex [--db PATH]")
+		return usagef("usage: loci reindex [--db PATH] [--hash-vectors]")
 	}
 	svc, done, err := openLocal(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if svc.Embedder() == nil {
+		return loci.Errorf(loci.EINVALID, "no embedder: the hash embedder's vectors are off (search is lexical only); give --hash-vectors (or set LOCI_HASH_VECTORS=true) to make them, or set LOCI_EMBEDDER=openai")
+	}
 	bar := &progressBar{w: e.stderr, label: "embedding (" + svc.Embedder().Model() + ")"}
 	var progress func(int, int)
 	if !*quiet {

@@ -1,0 +1,92 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// TestMigrateDropHashVectors opens a database written before migration
+// 0010 with vectors of the hash embedder, of another model and none: the
+// hash embedder's go (their records are pending again), the rest stay.
+func TestMigrateDropHashVectors(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := fs.Glob(migrationFS, "migrations/*.sql")
+	sort.Strings(names)
+	for _, name := range names {
+		var v int
+		fmt.Sscanf(filepath.Base(name), "%d_", &v)
+		if v >= 10 {
+			continue
+		}
+		body, _ := migrationFS.ReadFile(name)
+		if _, err := raw.ExecContext(ctx, string(body)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, v, strings.TrimSuffix(filepath.Base(name), ".sql")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	vec := []float32{0.6, 0.8}
+	for _, r := range []struct {
+		id, model string
+		vec       []float32
+	}{
+		{"h1", "hash-v1-256", vec}, {"h2", "hash-v1-2", vec}, {"o1", "text-embedding-3-small", vec}, {"n1", "", nil},
+	} {
+		var blob any
+		if r.vec != nil {
+			blob = encodeVector(r.vec)
+		}
+		if _, err := raw.ExecContext(ctx, `INSERT INTO records (id, workspace, kind, agent_id, content, created_at, updated_at, embedding, embedding_model)
+			VALUES (?, 'default', 'passage', 'a', 'c', ?, ?, ?, ?)`, r.id, at, at, blob, r.model); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := map[string]*loci.Record{}
+	var pending int
+	db.View(ctx, func(tx loci.Tx) error {
+		recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace})
+		for _, r := range recs {
+			got[r.ID] = r
+		}
+		pending, _ = tx.CountPendingEmbeddings(ctx, loci.RecordFilter{}, "hash-v1-256")
+		return err
+	})
+	for _, id := range []string{"h1", "h2", "n1"} {
+		if r := got[id]; r == nil || r.Embedding != nil || r.EmbeddingModel != "" {
+			t.Errorf("%s after migration: %+v; want no embedding", id, r)
+		}
+	}
+	if r := got["o1"]; r == nil || !slices.Equal(r.Embedding, vec) || r.EmbeddingModel != "text-embedding-3-small" {
+		t.Errorf("o1 after migration: %+v; want its embedding kept", r)
+	}
+	if pending != 4 {
+		t.Errorf("%d records pending for the hash embedder, want 4", pending)
+	}
+}
