@@ -15,6 +15,9 @@ import (
 // without one, loci reindex embeds what the CLI wrote; with one, the
 // server embeds it by itself and reindex says nothing waits.
 func TestReindexHintTrue(t *testing.T) {
+	// An embedder that makes vectors: the hash embedder's are off by
+	// default (search is then lexical, and nothing waits).
+	t.Setenv("LOCI_HASH_VECTORS", "true")
 	db := filepath.Join(t.TempDir(), "loci.db")
 	if code, _, stderr := runCLI(t, "remember", "tone", "dry wit", "--agent", "a", "--db", db); code != 0 {
 		t.Fatalf("remember: %s", stderr)
@@ -32,7 +35,7 @@ func TestReindexHintTrue(t *testing.T) {
 
 	// With a server on the same database, what the CLI writes is embedded
 	// by the server.
-	s := startServer(t, nil, "--db", db)
+	s := startServer(t, []string{"LOCI_HASH_VECTORS=true"}, "--db", db)
 	defer s.signal(t, syscall.SIGTERM)
 	if code, _, stderr := runCLI(t, "remember", "plan", "weekly wit digest", "--agent", "a", "--db", db); code != 0 {
 		t.Fatalf("remember: %s", stderr)
