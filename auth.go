@@ -154,3 +154,38 @@ type KeyService interface {
 	// (authentication is on whenever one does).
 	HasKeys(ctx context.Context) (bool, error)
 }
+
+// AgentBinding is how a key bound to one agent (Principal.AgentID) may
+// call an operation (DESIGN §5). REST routes declare it in their policy,
+// and the operation checks it against the agent it is given.
+type AgentBinding int
+
+const (
+	// AgentNamed: the operation acts on the agent it names (path, query
+	// or body agent_id) and filters by it; a bound key must name its own
+	// agent (an operation whose agent is optional refuses a bound key
+	// that names none). The zero value, so a forgotten field fails closed.
+	AgentNamed AgentBinding = iota
+	// AgentFree: the operation holds no agent's memory (a user's
+	// preferences and sessions, global facts, metrics) or names an agent
+	// only optionally; a bound key may call it, and any agent it names
+	// must be the key's.
+	AgentFree
+	// AgentDeny: the operation spans agents (or names its records by id
+	// only, or cannot be checked generically); bound keys are refused.
+	AgentDeny
+)
+
+// String names the binding as the OpenAPI document does
+// (x-loci-agent-binding): named, free or deny.
+func (b AgentBinding) String() string {
+	switch b {
+	case AgentNamed:
+		return "named"
+	case AgentFree:
+		return "free"
+	case AgentDeny:
+		return "deny"
+	}
+	return "unknown"
+}

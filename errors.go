@@ -107,3 +107,28 @@ func StatusOf(code string) int {
 	}
 	return 500
 }
+
+// CodeOf returns the error code of an HTTP status, for a client that reads
+// one back (EINTERNAL for a status no code has).
+func CodeOf(status int) string {
+	for code, st := range statusOf {
+		if st == status {
+			return code
+		}
+	}
+	return EINTERNAL
+}
+
+// retryAfterOf is the Retry-After (seconds) of the codes that ask the
+// client to come back: storage trouble is not the request's fault.
+var retryAfterOf = map[string]string{
+	EUNAVAILABLE: "2",
+	ESTORAGEFULL: "60",
+}
+
+// RetryAfter returns the Retry-After (seconds) an HTTP answer of code
+// carries, and false for a code that does not ask the client to come back.
+func RetryAfter(code string) (string, bool) {
+	after, ok := retryAfterOf[code]
+	return after, ok
+}

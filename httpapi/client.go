@@ -74,7 +74,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 			return fmt.Errorf("%s %s: status %d", method, path, resp.StatusCode)
 		}
 		if e.Code == "" {
-			e.Code = codeOf(resp.StatusCode)
+			e.Code = loci.CodeOf(resp.StatusCode)
 		}
 		return &loci.Error{Code: e.Code, Message: e.Error}
 	}

@@ -2,36 +2,17 @@ package httpapi
 
 import "github.com/loci-memory/loci"
 
-// AgentRule says how a key bound to one agent may use a route.
-type AgentRule int
+// AgentRule says how a key bound to one agent may use a route: the
+// domain's loci.AgentBinding, the one enum the operations check.
+type AgentRule = loci.AgentBinding
 
+// The agent rules of a route (loci.AgentNamed, loci.AgentFree,
+// loci.AgentDeny), by the names the route table uses.
 const (
-	// AgentNamed: the route names its agent (path, query or body
-	// agent_id) and handlers filter by it; a bound key must name its own
-	// agent. The zero value, so a forgotten field fails closed.
-	AgentNamed AgentRule = iota
-	// AgentFree: the route holds no agent-owned data (user preferences,
-	// sessions, global facts, metrics); a bound key may call it, and any
-	// agent_id it names must still be its own.
-	AgentFree
-	// AgentDeny: the route spans agents (or cannot be checked
-	// generically); bound keys get 403.
-	AgentDeny
+	AgentNamed = loci.AgentNamed
+	AgentFree  = loci.AgentFree
+	AgentDeny  = loci.AgentDeny
 )
-
-// String names the rule as the OpenAPI document does
-// (x-loci-agent-binding): named, free or deny.
-func (r AgentRule) String() string {
-	switch r {
-	case AgentNamed:
-		return "named"
-	case AgentFree:
-		return "free"
-	case AgentDeny:
-		return "deny"
-	}
-	return "unknown"
-}
 
 // Policy is what the guard in front of every handler enforces for one
 // route; each entry of the route table (routes.go) sets its route's.

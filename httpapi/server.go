@@ -180,37 +180,6 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready", "writes": writes})
 }
 
-// statusOf maps a domain error code to its HTTP status: the one place.
-var statusOf = map[string]int{
-	loci.EINVALID:      http.StatusBadRequest,
-	loci.EUNAUTHORIZED: http.StatusUnauthorized,
-	loci.EFORBIDDEN:    http.StatusForbidden,
-	loci.ENOTFOUND:     http.StatusNotFound,
-	loci.ECONFLICT:     http.StatusConflict,
-	loci.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	loci.ERATELIMIT:    http.StatusTooManyRequests,
-	loci.EINTERNAL:     http.StatusInternalServerError,
-	loci.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	loci.ESTORAGEFULL:  http.StatusInsufficientStorage,
-}
-
-// retryAfterOf is the Retry-After (seconds) of the codes that ask the
-// client to come back: storage trouble is not the request's fault.
-var retryAfterOf = map[string]string{
-	loci.EUNAVAILABLE: "2",
-	loci.ESTORAGEFULL: "60",
-}
-
-// codeOf maps an HTTP status back to a domain code, for the client.
-func codeOf(status int) string {
-	for code, st := range statusOf {
-		if st == status {
-			return code
-		}
-	}
-	return loci.EINTERNAL
-}
-
 // Error writes err in the error envelope; internal errors are logged with
 // their chain and shown as "internal error".
 func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
@@ -225,11 +194,8 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	if code == loci.EINTERNAL {
 		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	status, ok := statusOf[code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	if after, ok := retryAfterOf[code]; ok {
+	status := loci.StatusOf(code)
+	if after, ok := loci.RetryAfter(code); ok {
 		w.Header().Set("Retry-After", after)
 	}
 	if code == loci.EUNAVAILABLE || code == loci.ESTORAGEFULL {

@@ -298,25 +298,16 @@ func (h *Handler) unpin(sid string) {
 	h.mu.Unlock()
 }
 
-// statusOf maps the codes an IdentityFunc returns to HTTP statuses.
-var statusOf = map[string]int{
-	loci.EINVALID:      http.StatusBadRequest,
-	loci.EUNAUTHORIZED: http.StatusUnauthorized,
-	loci.EFORBIDDEN:    http.StatusForbidden,
-	loci.EUNAVAILABLE:  http.StatusServiceUnavailable,
-}
-
 // refuse answers a request whose identity was refused, in the REST error
 // envelope.
 func (h *Handler) refuse(w http.ResponseWriter, err error) {
 	code := loci.ErrorCode(err)
-	status, ok := statusOf[code]
-	if !ok {
-		status = http.StatusInternalServerError
+	status := loci.StatusOf(code)
+	if status == http.StatusInternalServerError {
 		h.cfg.logger.Error("mcp identity", "err", err)
 	}
-	if code == loci.EUNAVAILABLE {
-		w.Header().Set("Retry-After", "2")
+	if after, ok := loci.RetryAfter(code); ok {
+		w.Header().Set("Retry-After", after)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -28,21 +28,15 @@ import (
 const maxAuditIDs = 1000
 
 // binding is how a key bound to one agent may call an operation: the
-// operation checks it against the agent it is given (DESIGN §5).
-type binding int
+// operation checks it against the agent it is given (loci.AgentBinding,
+// the enum REST routes declare too).
+type binding = loci.AgentBinding
 
+// The bindings, by the names the operations use.
 const (
-	// agentNamed: the operation acts on the agent it names; a bound key
-	// must name its own (an operation whose agent is optional refuses a
-	// bound key that names none).
-	agentNamed binding = iota
-	// agentFree: the operation holds no agent's memory (a user's
-	// preferences and sessions, global facts) or names an agent only
-	// optionally; any agent it names must be the key's.
-	agentFree
-	// agentDeny: the operation spans agents (or names its records by id
-	// only); bound keys are refused.
-	agentDeny
+	agentNamed = loci.AgentNamed
+	agentFree  = loci.AgentFree
+	agentDeny  = loci.AgentDeny
 )
 
 // audited is the audit entry of one operation in the making.

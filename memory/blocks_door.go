@@ -9,7 +9,7 @@ import (
 // blockDoor is how the memories door reaches core memory blocks: edited
 // in place under the block's character limit, each content kept as a
 // version; created through the agent's routes (a label, a limit, sharing).
-type blockDoor struct{}
+type blockDoor struct{ defaultRules }
 
 func (blockDoor) route() string { return "PUT /v1/agents/{agent_id}/blocks/{label}" }
 func (blockDoor) ttl() bool     { return false }
@@ -35,4 +35,24 @@ func (blockDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *mem
 // remove deletes the block; its links to consuming agents go with it.
 func (blockDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
 	return w.deleteRecord(ctx, rec)
+}
+
+func (blockDoor) importLimits() importLimits {
+	// A block's limit is in characters.
+	return importLimits{maxContent: loci.MaxBlockLimit * 4, maxConfidence: 100}
+}
+
+func (blockDoor) checkImportScope(rec *loci.Record) error {
+	return firstError(need(rec, "agent_id", rec.AgentID), need(rec, "key", rec.Key))
+}
+
+func (blockDoor) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
+	var d blockData
+	if err := decodeImport(field, rec, data, &d); err != nil {
+		return nil, err
+	}
+	if d.Limit < 0 || d.Limit > loci.MaxBlockLimit {
+		return nil, loci.Errorf(loci.EINVALID, "%s: a block's limit must be from 0 to %d", field, loci.MaxBlockLimit)
+	}
+	return &d, nil
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/loci-memory/loci"
 )
@@ -9,7 +10,7 @@ import (
 // episodeDoor is how the memories door reaches episodes: read and deleted
 // by id; recorded, and given feedback, through their own routes (an
 // outcome, a confidence, the cap per user and agent, 30 days of life).
-type episodeDoor struct{}
+type episodeDoor struct{ defaultRules }
 
 func (episodeDoor) route() string {
 	return "POST /v1/episodes (feedback: POST /v1/episodes/{id}/feedback)"
@@ -26,4 +27,58 @@ func (episodeDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *m
 
 func (episodeDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
 	return w.deleteRecord(ctx, rec)
+}
+
+func (episodeDoor) importLimits() importLimits {
+	return importLimits{maxContent: maxImportContentBytes, maxConfidence: 1}
+}
+
+func (episodeDoor) checkImportScope(rec *loci.Record) error {
+	return firstError(need(rec, "user_id", rec.UserID), need(rec, "agent_id", rec.AgentID), checkOutcome(rec.Outcome, true))
+}
+
+func (episodeDoor) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
+	var d episodeData
+	if err := decodeImport(field, rec, data, &d); err != nil {
+		return nil, err
+	}
+	if c := d.ConfidenceScore; c != nil && (*c < 0 || *c > 1) {
+		return nil, loci.Errorf(loci.EINVALID, "%s: confidence_score must be from 0 to 1", field)
+	}
+	return &d, nil
+}
+
+// holdImport notes r's user and agent, to count the episodes they hold.
+func (episodeDoor) holdImport(h *importHold, ir *importRules, r *loci.Record) {
+	if _, ok := ir.episodes[episodeRef(r)]; !ok && !h.seenPair[episodeRef(r)] {
+		h.seenPair[episodeRef(r)] = true
+		h.pairs = append(h.pairs, r)
+	}
+}
+
+// tallyImport counts a new episode toward its user and agent's cap (one
+// already stored is counted among those held).
+func (episodeDoor) tallyImport(ir *importRules, e *importEntry) error {
+	r := e.rec
+	if e.present {
+		return nil
+	}
+	ir.episodes[episodeRef(r)]++
+	if ir.episodes[episodeRef(r)] > ir.episodeCap {
+		return lineError(e.line, loci.Errorf(loci.EINVALID, "user %q and agent %q would have more than %d episodes",
+			r.UserID, r.AgentID, ir.episodeCap))
+	}
+	return nil
+}
+
+// confidence01 is an episode's confidence_score, kept on 0..1; an episode
+// recorded without one has none.
+func (episodeDoor) confidence01(r *loci.Record) (float64, bool) {
+	var d struct {
+		ConfidenceScore *float64 `json:"confidence_score"`
+	}
+	if json.Unmarshal(r.Data, &d) != nil || d.ConfidenceScore == nil {
+		return 0, false
+	}
+	return *d.ConfidenceScore, true
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -9,7 +10,7 @@ import (
 // factDoor is how the memories door reaches facts, the default kind of a
 // memory: a user's (or global) knowledge, in category general_fact unless
 // named; with a key, a slot whose new content supersedes the old.
-type factDoor struct{}
+type factDoor struct{ defaultRules }
 
 func (factDoor) route() string { return "POST /v1/facts" }
 func (factDoor) ttl() bool     { return true }
@@ -107,4 +108,32 @@ func (factDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error
 		}
 	}
 	return deleteFactTx(ctx, w.tx, w.a, rec, w.now)
+}
+
+func (factDoor) importLimits() importLimits {
+	return importLimits{maxContent: maxImportContentBytes, maxConfidence: 1}
+}
+
+func (factDoor) checkImportScope(rec *loci.Record) error {
+	return checkCategory(rec.Category, true)
+}
+
+func (factDoor) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
+	var d factData
+	if err := decodeImport(field, rec, data, &d); err != nil {
+		return nil, err
+	}
+	if d.ContradictionCount < 0 || d.ContradictionCount > maxImportInt {
+		return nil, loci.Errorf(loci.EINVALID, "%s: contradiction_count is out of range", field)
+	}
+	return &d, nil
+}
+
+// confidence01 is a fact's confidence, kept on 0..1.
+func (factDoor) confidence01(r *loci.Record) (float64, bool) { return r.Confidence, true }
+
+// reviewItem asks about a disputed fact.
+func (factDoor) reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) (err error) {
+	it.Fact, err = factOf(r, now)
+	return err
 }

@@ -69,43 +69,28 @@ func episodeRef(r *loci.Record) string { return r.UserID + "\x00" + r.AgentID }
 // limit, as SetWorking counts the values beside the one it writes.
 func workingBytes(r *loci.Record) int { return valueBytes([]byte(r.Content)) }
 
-// counted reports whether r counts toward its task's working total or its
-// user and agent's episodes: a new record (one already stored is counted
-// among those held), and a live one for working memory.
-func (ir *importRules) counted(e *importEntry) bool {
-	switch e.rec.Kind {
-	case loci.KindWorking:
-		return !e.present && !e.rec.Expired(ir.now)
-	case loci.KindEpisode:
-		return !e.present
-	}
-	return false
+// importHold is what holdImportRules reads of the workspace: the tasks
+// and users+agents that entries name for the first time.
+type importHold struct {
+	tasks, pairs       []*loci.Record
+	seenTask, seenPair map[string]bool
 }
 
 // holdImportRules adds to ir what the workspace holds of the tasks and users+agents that
 // entries name for the first time: the live working bytes of each task,
 // the episodes of each user and agent.
 func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRules, entries []importEntry) error {
-	var tasks, pairs []*loci.Record
-	seenTask, seenPair := map[string]bool{}, map[string]bool{}
+	h := &importHold{seenTask: map[string]bool{}, seenPair: map[string]bool{}}
 	for i := range entries {
 		r := entries[i].rec
 		if r == nil {
 			continue
 		}
-		switch r.Kind {
-		case loci.KindWorking:
-			if _, ok := ir.tasks[r.TaskID]; !ok && !seenTask[r.TaskID] {
-				seenTask[r.TaskID] = true
-				tasks = append(tasks, r)
-			}
-		case loci.KindEpisode:
-			if _, ok := ir.episodes[episodeRef(r)]; !ok && !seenPair[episodeRef(r)] {
-				seenPair[episodeRef(r)] = true
-				pairs = append(pairs, r)
-			}
+		if rules, ok := rulesOf(r.Kind); ok {
+			rules.holdImport(h, ir, r)
 		}
 	}
+	tasks, pairs := h.tasks, h.pairs
 	if len(tasks) == 0 && len(pairs) == 0 {
 		return nil
 	}
@@ -144,40 +129,14 @@ func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRule
 	return nil
 }
 
-// add tallies one checked line, and refuses a working value or an episode
-// over its limit.
+// add tallies one checked line as its kind says (tallyImport), and
+// refuses a working value or an episode over its limit.
 func (ir *importRules) add(e *importEntry) error {
-	r := e.rec
-	switch {
-	case r.Kind == loci.KindWorking && ir.counted(e):
-		ir.tasks[r.TaskID] += workingBytes(r)
-		if total := ir.tasks[r.TaskID]; total > ir.workingLimit {
-			return lineError(e.line, loci.Errorf(loci.EINVALID, "the working memory of task %q would total %d bytes, more than %d",
-				r.TaskID, total, ir.workingLimit))
-		}
-	case r.Kind == loci.KindEpisode && ir.counted(e):
-		ir.episodes[episodeRef(r)]++
-		if ir.episodes[episodeRef(r)] > ir.episodeCap {
-			return lineError(e.line, loci.Errorf(loci.EINVALID, "user %q and agent %q would have more than %d episodes",
-				r.UserID, r.AgentID, ir.episodeCap))
-		}
-	case r.Kind == loci.KindSession && r.Category == sessionCategory:
-		t := ir.session(r)
-		if t.line == 0 {
-			t.line, t.count, t.next = e.line, e.messageCount, e.nextIndex
-		}
-	case r.Kind == loci.KindSession && r.Category == messageCategory:
-		t := ir.session(r)
-		t.messages++
-		if t.firstLine == 0 {
-			t.firstLine = e.line
-		}
-		if t.maxLine == 0 || e.messageIndex > t.maxIndex {
-			t.maxIndex, t.maxLine = e.messageIndex, e.line
-		}
-		ir.indexes = append(ir.indexes, ir.indexHash(r, e.messageIndex))
+	rules, ok := rulesOf(e.rec.Kind)
+	if !ok {
+		return nil
 	}
-	return nil
+	return rules.tallyImport(ir, e)
 }
 
 func (ir *importRules) session(r *loci.Record) *sessionTally {

@@ -49,38 +49,17 @@ func checkImportTime(field string, t time.Time, required bool) error {
 	return nil
 }
 
-// importData returns a new value of the data type a record of kind (and,
-// for sessions, category) stores, for decoding its data into.
-func importData(kind loci.Kind, category string) any {
-	switch kind {
-	case loci.KindNote:
-		return &noteData{}
-	case loci.KindBlock:
-		return &blockData{}
-	case loci.KindWorking:
-		return &workingData{}
-	case loci.KindEpisode:
-		return &episodeData{}
-	case loci.KindFact:
-		return &factData{}
-	case loci.KindPreference:
-		return &prefData{}
-	case loci.KindSession:
-		if category == messageCategory {
-			return &messageData{}
-		}
-		return &sessionData{}
-	}
-	return &map[string]json.RawMessage{}
-}
-
 // checkImportData checks that data is what a record of rec's kind stores:
 // a JSON object whose fields have the kind's types and ranges. It returns
-// the data decoded (importData's type; nil when absent).
+// the data decoded (the kind's data type; nil when absent).
 func checkImportData(field string, rec *loci.Record, data json.RawMessage) (any, error) {
+	rules, ok := rulesOf(rec.Kind)
+	if !ok {
+		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		if rec.Kind == loci.KindNote || rec.Kind == loci.KindWorking {
+		if rules.importLimits().dataRequired {
 			return nil, loci.Errorf(loci.EINVALID, "%s of a %s must hold its value", field, rec.Kind)
 		}
 		return nil, nil
@@ -91,52 +70,16 @@ func checkImportData(field string, rec *loci.Record, data json.RawMessage) (any,
 	if !utf8.Valid(trimmed) {
 		return nil, loci.Errorf(loci.EINVALID, "%s must be valid UTF-8", field)
 	}
-	v := importData(rec.Kind, rec.Category)
-	if err := json.Unmarshal(trimmed, v); err != nil {
-		return nil, loci.Errorf(loci.EINVALID, "%s is not what a %s stores: %s", field, rec.Kind, jsonProblem(err))
+	return rules.checkImportData(field, rec, trimmed)
+}
+
+// decodeImport decodes data, a record's data, into v, the data type its
+// kind stores.
+func decodeImport(field string, rec *loci.Record, data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return loci.Errorf(loci.EINVALID, "%s is not what a %s stores: %s", field, rec.Kind, jsonProblem(err))
 	}
-	switch d := v.(type) {
-	case *noteData:
-		if isNull(d.Value) {
-			return nil, loci.Errorf(loci.EINVALID, "%s of a note must hold its value", field)
-		}
-		// The value a note write accepts: not an empty or blank string.
-		if _, _, err := checkNoteValue(d.Value); err != nil {
-			return nil, loci.Errorf(loci.EINVALID, "%s of a note: %s", field, loci.ErrorMessage(err))
-		}
-	case *workingData:
-		if isNull(d.Value) {
-			return nil, loci.Errorf(loci.EINVALID, "%s of a working memory entry must hold its value", field)
-		}
-	case *blockData:
-		if d.Limit < 0 || d.Limit > loci.MaxBlockLimit {
-			return nil, loci.Errorf(loci.EINVALID, "%s: a block's limit must be from 0 to %d", field, loci.MaxBlockLimit)
-		}
-	case *episodeData:
-		if c := d.ConfidenceScore; c != nil && (*c < 0 || *c > 1) {
-			return nil, loci.Errorf(loci.EINVALID, "%s: confidence_score must be from 0 to 1", field)
-		}
-	case *factData:
-		if d.ContradictionCount < 0 || d.ContradictionCount > maxImportInt {
-			return nil, loci.Errorf(loci.EINVALID, "%s: contradiction_count is out of range", field)
-		}
-	case *prefData:
-		if d.ObservationCount < 0 || d.ObservationCount > maxImportInt || d.Peak < 0 || d.Peak > 100 {
-			return nil, loci.Errorf(loci.EINVALID, "%s: observation_count or peak is out of range", field)
-		}
-		if d.Source != "" && learnedFrom[d.Source] == "" {
-			return nil, loci.Errorf(loci.EINVALID, "%s: source must be explicit, implicit or decision", field)
-		}
-	case *sessionData:
-		if d.MessageCount < 0 || d.MessageCount > maxImportInt {
-			return nil, loci.Errorf(loci.EINVALID, "%s: message_count is out of range", field)
-		}
-	case *messageData:
-		if d.Index < 0 || d.Index > maxImportInt {
-			return nil, loci.Errorf(loci.EINVALID, "%s: a message's index is out of range", field)
-		}
-	}
-	return v, nil
+	return nil
 }
 
 func isNull(raw json.RawMessage) bool {
@@ -164,9 +107,11 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	if err := checkImportMetadata("metadata", rec.Metadata); err != nil {
 		return nil, err
 	}
-	if !rec.Kind.Valid() {
+	rules, ok := rulesOf(rec.Kind)
+	if !rec.Kind.Valid() || !ok {
 		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
 	}
+	limits := rules.importLimits()
 	for _, f := range []struct {
 		name, v string
 		max     int
@@ -175,14 +120,14 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 		{"session_id", rec.SessionID, maxImportScopeBytes}, {"task_id", rec.TaskID, maxImportScopeBytes},
 		{"key", rec.Key, maxImportKeyBytes}, {"category", rec.Category, maxImportScopeBytes},
 		{"action_type", rec.ActionType, maxImportScopeBytes}, {"outcome", rec.Outcome, maxImportScopeBytes},
-		{"content", rec.Content, maxContentOf(rec.Kind)}, {"search_text", searchText, 2 * maxImportContentBytes},
+		{"content", rec.Content, limits.maxContent}, {"search_text", searchText, 2 * maxImportContentBytes},
 		{"embedding_model", rec.EmbeddingModel, maxImportModelBytes},
 	} {
 		if err := loci.CheckText(f.name, f.v, f.max); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkImportScope(rec); err != nil {
+	if err := rules.checkImportScope(rec); err != nil {
 		return nil, err
 	}
 	if len(rec.Tags) > maxImportTags {
@@ -198,10 +143,7 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	if data, err = checkImportData("data", rec, rec.Data); err != nil {
 		return nil, err
 	}
-	maxConfidence := 100.0
-	if rec.Kind == loci.KindFact || rec.Kind == loci.KindEpisode {
-		maxConfidence = 1
-	}
+	maxConfidence := limits.maxConfidence
 	if math.IsNaN(rec.Confidence) || rec.Confidence < 0 || rec.Confidence > maxConfidence {
 		return nil, loci.Errorf(loci.EINVALID, "confidence of a %s must be from 0 to %g", rec.Kind, maxConfidence)
 	}
@@ -249,56 +191,16 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	return data, nil
 }
 
-// maxContentOf is the most content bytes the API stores for a kind.
-func maxContentOf(k loci.Kind) int {
-	switch k {
-	case loci.KindNote:
-		return loci.MaxNoteValueBytes
-	case loci.KindPassage:
-		return loci.MaxPassageBytes
-	case loci.KindWorking:
-		return loci.MaxWorkingTaskBytes
-	case loci.KindSession:
-		return max(loci.MaxSessionSummary, loci.MaxMessageBytes)
-	case loci.KindBlock:
-		return loci.MaxBlockLimit * 4 // a block's limit is in characters
+// need refuses a record of a kind that requires field without it.
+func need(rec *loci.Record, field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return loci.Errorf(loci.EINVALID, "a %s needs %s", rec.Kind, field)
 	}
-	return maxImportContentBytes
+	return nil
 }
 
-// checkImportScope checks the scope and fields a kind requires (DESIGN
-// §1.2), so that every imported record is reachable the way the API
-// reaches its kind.
-func checkImportScope(rec *loci.Record) error {
-	need := func(field, v string) error {
-		if strings.TrimSpace(v) == "" {
-			return loci.Errorf(loci.EINVALID, "a %s needs %s", rec.Kind, field)
-		}
-		return nil
-	}
-	var errs []error
-	switch rec.Kind {
-	case loci.KindNote, loci.KindBlock:
-		errs = append(errs, need("agent_id", rec.AgentID), need("key", rec.Key))
-	case loci.KindPassage:
-		errs = append(errs, need("agent_id", rec.AgentID))
-	case loci.KindWorking:
-		errs = append(errs, need("task_id", rec.TaskID), need("key", rec.Key))
-	case loci.KindEpisode:
-		errs = append(errs, need("user_id", rec.UserID), need("agent_id", rec.AgentID), checkOutcome(rec.Outcome, true))
-	case loci.KindFact:
-		errs = append(errs, checkCategory(rec.Category, true))
-	case loci.KindPreference:
-		errs = append(errs, need("user_id", rec.UserID), need("key", rec.Key))
-	case loci.KindSession:
-		errs = append(errs, need("user_id", rec.UserID), need("session_id", rec.SessionID))
-		if !slices.Contains([]string{sessionCategory, messageCategory}, rec.Category) {
-			errs = append(errs, loci.Errorf(loci.EINVALID, "a session record's category must be %s or %s", sessionCategory, messageCategory))
-		} else if rec.Category == sessionCategory && rec.Key != rec.SessionID {
-			// A session is found by its key, its messages by session_id.
-			errs = append(errs, loci.Errorf(loci.EINVALID, "a session's key must be its session_id"))
-		}
-	}
+// firstError returns the first of errs that is not nil.
+func firstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -31,8 +33,51 @@ type kindDoor interface {
 	ttl() bool
 }
 
-// kindDoors registers every kind's door.
-var kindDoors = map[loci.Kind]kindDoor{
+// kindRules is what import, search and review ask a kind: the facts an
+// import checks a record of the kind against, the rules that span its
+// records, and how its confidence and its review questions read. Each
+// kind declares its rules in its door file, beside its door.
+type kindRules interface {
+	// importLimits are the bounds an imported record of the kind keeps.
+	importLimits() importLimits
+	// checkImportScope checks the scope and fields a record of the kind
+	// requires (DESIGN §1.2), so that an imported one is reachable the
+	// way the API reaches the kind.
+	checkImportScope(rec *loci.Record) error
+	// checkImportData checks data, a JSON object (field names it in
+	// errors), against what a record of the kind stores (rec's category
+	// chooses, for sessions): its fields' types and ranges.
+	checkImportData(field string, rec *loci.Record, data []byte) (any, error)
+	// holdImport notes in h the groups of records r belongs to whose
+	// limits span records (a task's working bytes, a user and agent's
+	// episodes), so that what the workspace holds of them is read once.
+	holdImport(h *importHold, ir *importRules, r *loci.Record)
+	// tallyImport counts one checked line of the kind in ir, and refuses
+	// it when it takes a limit that spans records past its bound.
+	tallyImport(ir *importRules, e *importEntry) error
+	// confidence01 returns a record's confidence on 0..1, if the kind
+	// has one; ok false: the record is neither helped nor penalised.
+	confidence01(r *loci.Record) (c float64, ok bool)
+	// reviewItem fills it, a review-queue item, from r, as at now; an
+	// error for a kind that is never asked about.
+	reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) error
+}
+
+// importLimits are the bounds of an imported record of one kind.
+type importLimits struct {
+	maxContent    int     // content bytes
+	maxConfidence float64 // the confidence's top (its bottom is 0)
+	dataRequired  bool    // data must be given, not empty
+}
+
+// memKind is all a kind declares: its door and its rules.
+type memKind interface {
+	kindDoor
+	kindRules
+}
+
+// kindDoors registers every kind, its door and its rules.
+var kindDoors = map[loci.Kind]memKind{
 	loci.KindNote:       noteDoor{},
 	loci.KindBlock:      blockDoor{},
 	loci.KindPassage:    passageDoor{},
@@ -50,6 +95,28 @@ func doorOf(k loci.Kind) (kindDoor, error) {
 		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", k)
 	}
 	return d, nil
+}
+
+// rulesOf returns the rules of kind k, and false for an unknown kind.
+func rulesOf(k loci.Kind) (kindRules, bool) {
+	d, ok := kindDoors[k]
+	return d, ok
+}
+
+// defaultRules are the rules a kind keeps unless it declares its own: no
+// limit that spans records, no confidence, no review questions, any JSON
+// object as data. Each kind embeds it.
+type defaultRules struct{}
+
+func (defaultRules) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
+	m := map[string]json.RawMessage{}
+	return &m, decodeImport(field, rec, data, &m)
+}
+func (defaultRules) holdImport(*importHold, *importRules, *loci.Record) {}
+func (defaultRules) tallyImport(*importRules, *importEntry) error       { return nil }
+func (defaultRules) confidence01(*loci.Record) (float64, bool)          { return 0, false }
+func (defaultRules) reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) error {
+	return fmt.Errorf("review queue: record %s is a %s", r.ID, r.Kind)
 }
 
 // memInput is a MemoryInput checked for its common fields.

@@ -10,7 +10,7 @@ import (
 
 // noteDoor is how the memories door reaches notes: an agent's key-value
 // memories, added with a key (the content is the value, as a string).
-type noteDoor struct{}
+type noteDoor struct{ defaultRules }
 
 func (noteDoor) route() string { return "PUT /v1/agents/{agent_id}/notes/{key}" }
 func (noteDoor) ttl() bool     { return true }
@@ -76,4 +76,27 @@ func noteValueOf(content string) (json.RawMessage, string, error) {
 		return nil, "", fmt.Errorf("encode note value: %w", err)
 	}
 	return checkNoteValue(raw)
+}
+
+func (noteDoor) importLimits() importLimits {
+	return importLimits{maxContent: loci.MaxNoteValueBytes, maxConfidence: 100, dataRequired: true}
+}
+
+func (noteDoor) checkImportScope(rec *loci.Record) error {
+	return firstError(need(rec, "agent_id", rec.AgentID), need(rec, "key", rec.Key))
+}
+
+func (noteDoor) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
+	var d noteData
+	if err := decodeImport(field, rec, data, &d); err != nil {
+		return nil, err
+	}
+	if isNull(d.Value) {
+		return nil, loci.Errorf(loci.EINVALID, "%s of a note must hold its value", field)
+	}
+	// The value a note write accepts: not an empty or blank string.
+	if _, _, err := checkNoteValue(d.Value); err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "%s of a note: %s", field, loci.ErrorMessage(err))
+	}
+	return &d, nil
 }

@@ -10,7 +10,7 @@ import (
 
 // passageDoor is how the memories door reaches passages: an agent's
 // archival memory, one record per passage, with tags.
-type passageDoor struct{}
+type passageDoor struct{ defaultRules }
 
 func (passageDoor) route() string { return "POST /v1/agents/{agent_id}/passages" }
 func (passageDoor) ttl() bool     { return true }
@@ -107,4 +107,12 @@ func (w *memWrite) editInPlace(ctx context.Context, rec, next *loci.Record, sear
 		return nil, err
 	}
 	return &loci.MemoryEvent{ID: next.ID, Kind: next.Kind, Event: loci.EventUpdate, Version: next.Version}, nil
+}
+
+func (passageDoor) importLimits() importLimits {
+	return importLimits{maxContent: loci.MaxPassageBytes, maxConfidence: 100}
+}
+
+func (passageDoor) checkImportScope(rec *loci.Record) error {
+	return need(rec, "agent_id", rec.AgentID)
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -10,7 +11,7 @@ import (
 // deleted by id, given metadata and a time to live; observed, used,
 // confirmed and contradicted through their own routes, which keep the
 // confidence framework of seed 001.
-type preferenceDoor struct{}
+type preferenceDoor struct{ defaultRules }
 
 func (preferenceDoor) route() string { return "POST /v1/users/{user_id}/preferences" }
 func (preferenceDoor) ttl() bool     { return false }
@@ -25,4 +26,35 @@ func (preferenceDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p
 
 func (preferenceDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
 	return w.deleteRecord(ctx, rec)
+}
+
+func (preferenceDoor) importLimits() importLimits {
+	return importLimits{maxContent: maxImportContentBytes, maxConfidence: 100}
+}
+
+func (preferenceDoor) checkImportScope(rec *loci.Record) error {
+	return firstError(need(rec, "user_id", rec.UserID), need(rec, "key", rec.Key))
+}
+
+func (preferenceDoor) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
+	var d prefData
+	if err := decodeImport(field, rec, data, &d); err != nil {
+		return nil, err
+	}
+	if d.ObservationCount < 0 || d.ObservationCount > maxImportInt || d.Peak < 0 || d.Peak > 100 {
+		return nil, loci.Errorf(loci.EINVALID, "%s: observation_count or peak is out of range", field)
+	}
+	if d.Source != "" && learnedFrom[d.Source] == "" {
+		return nil, loci.Errorf(loci.EINVALID, "%s: source must be explicit, implicit or decision", field)
+	}
+	return &d, nil
+}
+
+// confidence01 is a preference's confidence, kept on 0..100.
+func (preferenceDoor) confidence01(r *loci.Record) (float64, bool) { return r.Confidence / 100, true }
+
+// reviewItem asks about a preference flagged for removal.
+func (preferenceDoor) reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) (err error) {
+	it.Preference, err = prefOf(r, now)
+	return err
 }

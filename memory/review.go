@@ -46,12 +46,9 @@ func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loc
 		}
 		for _, r := range recs {
 			it := &loci.ReviewItem{Kind: r.Kind, Reason: r.Review}
-			switch r.Kind {
-			case loci.KindFact:
-				it.Fact, err = factOf(r, now)
-			case loci.KindPreference:
-				it.Preference, err = prefOf(r, now)
-			default:
+			if rules, ok := rulesOf(r.Kind); ok {
+				err = rules.reviewItem(it, r, now)
+			} else {
 				err = fmt.Errorf("review queue: record %s is a %s", r.ID, r.Kind)
 			}
 			if err != nil {

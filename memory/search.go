@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -384,31 +383,17 @@ func zero(v []float32) bool {
 	return true
 }
 
-// confidence01 returns the kind's confidence on 0..1, if the kind has one:
-// facts and episodes keep 0..1, preferences and sessions 0..100.
-// An episode recorded without a confidence_score, and a conversation
-// message, have none: they are neither helped nor penalised.
+// confidence01 returns r's confidence on 0..1, if its kind has one, as
+// the kind says (kindRules.confidence01): facts and episodes keep 0..1,
+// preferences and sessions 0..100. An episode recorded without a
+// confidence_score, and a conversation message, have none: they are
+// neither helped nor penalised.
 func confidence01(r *loci.Record) (float64, bool) {
-	switch r.Kind {
-	case loci.KindFact:
-		return r.Confidence, true
-	case loci.KindEpisode:
-		var d struct {
-			ConfidenceScore *float64 `json:"confidence_score"`
-		}
-		if json.Unmarshal(r.Data, &d) != nil || d.ConfidenceScore == nil {
-			return 0, false
-		}
-		return *d.ConfidenceScore, true
-	case loci.KindSession:
-		if isMessage(r) {
-			return 0, false
-		}
-		return r.Confidence / 100, true
-	case loci.KindPreference:
-		return r.Confidence / 100, true
+	rules, ok := rulesOf(r.Kind)
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return rules.confidence01(r)
 }
 
 // isMessage reports whether r is a conversation message: only messages

@@ -9,7 +9,7 @@ import (
 // workingDoor is how the memories door reaches working memory: read and
 // deleted by id (one key of a task); written through the task's route,
 // which holds the task's 50 KB and its 24 h expiry.
-type workingDoor struct{}
+type workingDoor struct{ defaultRules }
 
 func (workingDoor) route() string { return "PUT /v1/tasks/{task_id}/working/{key}" }
 func (workingDoor) ttl() bool     { return false }
@@ -24,4 +24,46 @@ func (workingDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *m
 
 func (workingDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
 	return w.deleteRecord(ctx, rec)
+}
+
+func (workingDoor) importLimits() importLimits {
+	return importLimits{maxContent: loci.MaxWorkingTaskBytes, maxConfidence: 100, dataRequired: true}
+}
+
+func (workingDoor) checkImportScope(rec *loci.Record) error {
+	return firstError(need(rec, "task_id", rec.TaskID), need(rec, "key", rec.Key))
+}
+
+func (workingDoor) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
+	var d workingData
+	if err := decodeImport(field, rec, data, &d); err != nil {
+		return nil, err
+	}
+	if isNull(d.Value) {
+		return nil, loci.Errorf(loci.EINVALID, "%s of a working memory entry must hold its value", field)
+	}
+	return &d, nil
+}
+
+// holdImport notes r's task, to read the live working bytes it holds.
+func (workingDoor) holdImport(h *importHold, ir *importRules, r *loci.Record) {
+	if _, ok := ir.tasks[r.TaskID]; !ok && !h.seenTask[r.TaskID] {
+		h.seenTask[r.TaskID] = true
+		h.tasks = append(h.tasks, r)
+	}
+}
+
+// tallyImport counts a new, live working value toward its task's total
+// (one already stored is counted among those held).
+func (workingDoor) tallyImport(ir *importRules, e *importEntry) error {
+	r := e.rec
+	if e.present || r.Expired(ir.now) {
+		return nil
+	}
+	ir.tasks[r.TaskID] += workingBytes(r)
+	if total := ir.tasks[r.TaskID]; total > ir.workingLimit {
+		return lineError(e.line, loci.Errorf(loci.EINVALID, "the working memory of task %q would total %d bytes, more than %d",
+			r.TaskID, total, ir.workingLimit))
+	}
+	return nil
 }
