@@ -234,6 +234,14 @@ func TestMemoriesFilters(t *testing.T) {
 			{`{"metadata.topic": {"nin": ["music"]}}`, 3},
 			{`{"metadata.labels": {"contains": "eu"}}`, 1},
 			{`{"kind": "fact", "metadata.stars": {"gt": 3}}`, 2},
+			{`{"metadata.stars": {"lte": 3}}`, 1},
+			{`{"metadata.stars": {"eq": 4}}`, 1},
+			{`{"tags": "sea"}`, 1},
+			{`{"tags": {"nin": ["sea"]}}`, 3},
+			{`{"created_at": {"gte": "2000-01-01T00:00:00Z"}}`, 4},
+			{`{"updated_at": {"lt": "2000-01-01T00:00:00Z"}}`, 0},
+			{`{"user_id": "u", "category": {"in": ["general_fact"]}}`, 4},
+			{`{"key": {"ne": "x"}}`, 4},
 		}
 		for _, c := range cases {
 			where, err := loci.ParseMemoryFilter([]byte(c.filter))
