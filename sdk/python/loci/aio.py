@@ -249,6 +249,13 @@ class AsyncClient(_AsyncClientBase):
         query = _fields(agent_id=agent_id, user_id=user_id)
         return await self._request("GET", _path("/v1/tasks/{}/working", task_id), query=query)
 
+    async def delete_working(
+        self, task_id: str, key: str, *, agent_id: Optional[str] = None, user_id: Optional[str] = None
+    ) -> t.DeleteWorkingResponse:
+        """Delete one value of the task; NotFound when absent or expired."""
+        query = _fields(agent_id=agent_id, user_id=user_id)
+        return await self._request("DELETE", _path("/v1/tasks/{}/working/{}", task_id, key), query=query)
+
     async def clear_working(
         self, task_id: str, *, agent_id: Optional[str] = None, user_id: Optional[str] = None
     ) -> t.ClearWorkingResponse:
@@ -865,6 +872,9 @@ class AsyncAgentClient:
 
     async def list_working(self, task_id: str, **kwargs: Any) -> t.ListWorkingResponse:
         return await self.client.list_working(task_id, agent_id=self.id, **kwargs)
+
+    async def delete_working(self, task_id: str, key: str, **kwargs: Any) -> t.DeleteWorkingResponse:
+        return await self.client.delete_working(task_id, key, agent_id=self.id, **kwargs)
 
     async def clear_working(self, task_id: str, **kwargs: Any) -> t.ClearWorkingResponse:
         return await self.client.clear_working(task_id, agent_id=self.id, **kwargs)

@@ -418,6 +418,13 @@ class Client(_ClientBase):
         query = _fields(agent_id=agent_id, user_id=user_id)
         return self._request("GET", _path("/v1/tasks/{}/working", task_id), query=query)
 
+    def delete_working(
+        self, task_id: str, key: str, *, agent_id: Optional[str] = None, user_id: Optional[str] = None
+    ) -> t.DeleteWorkingResponse:
+        """Delete one value of the task; NotFound when absent or expired."""
+        query = _fields(agent_id=agent_id, user_id=user_id)
+        return self._request("DELETE", _path("/v1/tasks/{}/working/{}", task_id, key), query=query)
+
     def clear_working(
         self, task_id: str, *, agent_id: Optional[str] = None, user_id: Optional[str] = None
     ) -> t.ClearWorkingResponse:
@@ -1139,6 +1146,9 @@ class AgentClient:
 
     def list_working(self, task_id: str, **kwargs: Any) -> t.ListWorkingResponse:
         return self.client.list_working(task_id, agent_id=self.id, **kwargs)
+
+    def delete_working(self, task_id: str, key: str, **kwargs: Any) -> t.DeleteWorkingResponse:
+        return self.client.delete_working(task_id, key, agent_id=self.id, **kwargs)
 
     def clear_working(self, task_id: str, **kwargs: Any) -> t.ClearWorkingResponse:
         return self.client.clear_working(task_id, agent_id=self.id, **kwargs)

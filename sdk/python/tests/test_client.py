@@ -31,7 +31,7 @@ class Base(unittest.TestCase):
 class TestHealth(Base):
     def test_health_and_ready(self):
         self.assertEqual(self.client.health(), {"success": True, "status": "ok"})
-        self.assertEqual(self.client.ready(), {"success": True, "status": "ready"})
+        self.assertEqual(self.client.ready(), {"success": True, "status": "ready", "writes": "ok"})
 
     def test_base_url_from_environment(self):
         old = os.environ.get("LOCI_URL")
@@ -273,6 +273,12 @@ class TestWorkingMemory(Base):
         c.set_working("t1", "note", "check budget", "planner", user_id="work-u1")
         self.assertEqual(c.get_working("t1", "plan")["value"], {"step": 2, "of": 5})
         self.assertEqual(c.get_working("t1", "note", agent_id="planner", user_id="work-u1")["user_id"], "work-u1")
+        c.set_working("t1", "tmp", "scratch", "planner")
+        c.delete_working("t1", "tmp")
+        with self.assertRaises(loci.NotFound):
+            c.get_working("t1", "tmp")
+        with self.assertRaises(loci.NotFound):
+            c.delete_working("t1", "tmp")
         values = c.list_working("t1")
         self.assertEqual(values["values"], {"plan": {"step": 2, "of": 5}, "note": "check budget"})
         self.assertEqual(c.list_working("t1", agent_id="planner", user_id="work-u1")["count"], 1)

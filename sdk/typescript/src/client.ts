@@ -352,6 +352,11 @@ export class Client {
     return this.request("GET", path`/v1/tasks/${taskId}/working`, { query });
   }
 
+  /** Delete one value of the task; NotFoundError when absent or expired. */
+  deleteWorking(taskId: string, key: string, query?: Query<"deleteWorking">): Promise<Answer<"deleteWorking">> {
+    return this.request("DELETE", path`/v1/tasks/${taskId}/working/${key}`, { query });
+  }
+
   /** Delete the task's values; `deleted` counts them. */
   clearWorking(taskId: string, query?: Query<"clearWorking">): Promise<Answer<"clearWorking">> {
     return this.request("DELETE", path`/v1/tasks/${taskId}/working`, { query });

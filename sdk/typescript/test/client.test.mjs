@@ -18,7 +18,7 @@ after(() => server.stop());
 describe("health", () => {
   it("health and ready", async () => {
     assert.deepEqual(await c.health(), { success: true, status: "ok" });
-    assert.deepEqual(await c.ready(), { success: true, status: "ready" });
+    assert.deepEqual(await c.ready(), { success: true, status: "ready", writes: "ok" });
   });
 
   it("base URL from the environment", async () => {
@@ -239,6 +239,10 @@ describe("working memory", () => {
     await c.setWorking("t1", "note", "check budget", "planner", { user_id: "work-u1" });
     assert.deepEqual((await c.getWorking("t1", "plan")).value, { step: 2, of: 5 });
     assert.equal((await c.getWorking("t1", "note", { agent_id: "planner", user_id: "work-u1" })).user_id, "work-u1");
+    await c.setWorking("t1", "tmp", "scratch", "planner");
+    await c.deleteWorking("t1", "tmp");
+    await assert.rejects(c.getWorking("t1", "tmp"), NotFound);
+    await assert.rejects(c.deleteWorking("t1", "tmp"), NotFound);
     assert.deepEqual((await c.listWorking("t1")).values, { plan: { step: 2, of: 5 }, note: "check budget" });
     assert.equal((await c.listWorking("t1", { agent_id: "planner", user_id: "work-u1" })).count, 1);
     await assert.rejects(c.setWorking("t1", "big", "x".repeat(60000), "planner"), TooLarge);
