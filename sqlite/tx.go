@@ -201,6 +201,12 @@ func selectRecords(f loci.RecordFilter) (string, []any, error) {
 // filtered them by key, a cost that grew with the scope (a note's write
 // read every note of its agent).
 func recordsFrom(f loci.RecordFilter) string {
+	if f.ContentHash != nil {
+		// A repeat's candidates: the few records whose content hashes
+		// alike, whatever the size of the scope (the planner, without
+		// statistics, preferred the scope's index and read all of it).
+		return "records INDEXED BY records_content_hash"
+	}
 	if f.Key != nil && f.UserID != nil && !f.OrGlobalUser && len(f.Kinds) > 0 {
 		return "records INDEXED BY records_key_versions"
 	}

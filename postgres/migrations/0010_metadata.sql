@@ -15,4 +15,4 @@ CREATE TRIGGER records_stamp_metadata BEFORE UPDATE OF metadata
 -- rows written before get theirs from Go right after this file, in the
 -- same transaction (backfillContentHash).
 ALTER TABLE records ADD COLUMN content_hash text COLLATE "C";
-CREATE INDEX records_content_hash ON records (workspace, content_hash) WHERE content_hash IS NOT NULL;
+CREATE INDEX records_content_hash ON records (workspace, content_hash, kind, user_id, agent_id) WHERE content_hash IS NOT NULL;

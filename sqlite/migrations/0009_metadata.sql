@@ -9,4 +9,4 @@ ALTER TABLE record_versions ADD COLUMN metadata TEXT;
 -- (loci.ContentHash): rows written before get theirs from Go right
 -- after this file, in the same transaction (backfillContentHash).
 ALTER TABLE records ADD COLUMN content_hash TEXT;
-CREATE INDEX records_content_hash ON records (workspace, content_hash) WHERE content_hash IS NOT NULL;
+CREATE INDEX records_content_hash ON records (workspace, content_hash, kind, user_id, agent_id) WHERE content_hash IS NOT NULL;
