@@ -2,12 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/loci-memory/loci"
@@ -19,29 +15,7 @@ import (
 func TestMigrateContentHash(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	names, _ := fs.Glob(migrationFS, "migrations/*.sql")
-	sort.Strings(names)
-	for _, name := range names {
-		var v int
-		fmt.Sscanf(filepath.Base(name), "%d_", &v)
-		if v >= contentHashMigration {
-			continue
-		}
-		body, _ := migrationFS.ReadFile(name)
-		if _, err := raw.ExecContext(ctx, string(body)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, v, strings.TrimSuffix(filepath.Base(name), ".sql")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := migratedBefore(t, ctx, path, contentHashMigration)
 	for i := range 1500 { // more than one batch
 		if _, err := raw.ExecContext(ctx, `INSERT INTO records (id, workspace, kind, user_id, content, created_at, updated_at)
 			VALUES (?, 'default', 'fact', 'u', ?, 0, 0)`, fmt.Sprint("f", i), fmt.Sprintf("Likes  Tea number %d", i)); err != nil {

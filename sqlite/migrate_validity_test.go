@@ -2,12 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
-	"io/fs"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,29 +16,7 @@ import (
 func TestMigrateValidity(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	names, _ := fs.Glob(migrationFS, "migrations/*.sql")
-	sort.Strings(names)
-	for _, name := range names {
-		var v int
-		fmt.Sscanf(filepath.Base(name), "%d_", &v)
-		if v >= 7 {
-			continue
-		}
-		body, _ := migrationFS.ReadFile(name)
-		if _, err := raw.ExecContext(ctx, string(body)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, v, strings.TrimSuffix(filepath.Base(name), ".sql")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := migratedBefore(t, ctx, path, 7)
 	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	for _, r := range []struct{ id, kind, agent, user, key, category, data string }{
 		{"f1", "fact", "", "u", "", "general_fact", `{}`},
