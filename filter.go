@@ -7,6 +7,18 @@ import "slices"
 // for indexes that filter in memory (the conformance suite checks that
 // the two agree).
 func (f *RecordFilter) Match(r *Record) bool {
+	return f.matchFields(r) && f.Where.Match(r)
+}
+
+// MatchFields is Match for a record whose metadata is already decoded
+// (meta, DecodeMetadataFields of r.Metadata), for indexes that filter many
+// records.
+func (f *RecordFilter) MatchFields(r *Record, meta MetadataFields) bool {
+	return f.matchFields(r) && f.Where.MatchFields(r, meta)
+}
+
+// matchFields is Match without f.Where.
+func (f *RecordFilter) matchFields(r *Record) bool {
 	if r.Workspace != f.Workspace {
 		return false
 	}
@@ -56,7 +68,7 @@ func (f *RecordFilter) Match(r *Record) bool {
 	if f.MaxConfidence != nil && r.Confidence >= *f.MaxConfidence {
 		return false
 	}
-	return f.Where.Match(r)
+	return true
 }
 
 func eqPtr(want *string, got string) bool { return want == nil || *want == got }

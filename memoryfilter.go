@@ -313,29 +313,37 @@ func (f *MemoryFilter) Match(r *Record) bool {
 	if f == nil {
 		return true
 	}
-	var meta map[string]any
-	metaRead := false
-	return f.match(r, &meta, &metaRead)
+	return f.match(r, &metaView{raw: r.Metadata})
 }
 
-func (f *MemoryFilter) match(r *Record, meta *map[string]any, metaRead *bool) bool {
+// MatchFields is Match for a record whose metadata is already decoded
+// (meta, DecodeMetadataFields of r.Metadata): what an index that filters
+// many records calls, so as not to decode each one's JSON again.
+func (f *MemoryFilter) MatchFields(r *Record, meta MetadataFields) bool {
+	if f == nil {
+		return true
+	}
+	return f.match(r, &metaView{fields: meta, decoded: true})
+}
+
+func (f *MemoryFilter) match(r *Record, meta *metaView) bool {
 	switch {
 	case f.And != nil:
 		for _, sub := range f.And {
-			if !sub.match(r, meta, metaRead) {
+			if !sub.match(r, meta) {
 				return false
 			}
 		}
 		return true
 	case f.Or != nil:
 		for _, sub := range f.Or {
-			if sub.match(r, meta, metaRead) {
+			if sub.match(r, meta) {
 				return true
 			}
 		}
 		return false
 	case f.Not != nil:
-		return !f.Not.match(r, meta, metaRead)
+		return !f.Not.match(r, meta)
 	}
 	switch f.Field {
 	case "tags":
@@ -357,11 +365,7 @@ func (f *MemoryFilter) match(r *Record, meta *map[string]any, metaRead *bool) bo
 	case "session_id":
 		return f.matchValue(r.SessionID, r.SessionID != "")
 	}
-	if !*metaRead {
-		*metaRead = true
-		*meta, _ = metadataValues(r.Metadata)
-	}
-	v, ok := (*meta)[strings.TrimPrefix(f.Field, "metadata.")]
+	v, ok := meta.get(strings.TrimPrefix(f.Field, "metadata."))
 	return f.matchValue(v, ok)
 }
 

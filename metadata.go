@@ -3,7 +3,6 @@ package loci
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
 )
 
@@ -113,18 +112,4 @@ func checkMetadataValue(k string, v any) error {
 		return nil
 	}
 	return Errorf(EINVALID, "metadata.%s must be a string, number, boolean or an array of those", k)
-}
-
-// metadataValues decodes canonical metadata for filtering.
-func metadataValues(raw json.RawMessage) (map[string]any, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("decode metadata: %w", err)
-	}
-	return m, nil
 }

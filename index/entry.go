@@ -97,6 +97,10 @@ type doc struct {
 	tOff, tLen                int32  // its distinct terms: entry.dterms[tOff:tOff+tLen]
 	group                     *group // its conversation, when conversational
 	bytes                     int32  // what it costs, for the budget
+
+	// meta is metadata decoded, so that filters do not decode its JSON
+	// for each doc (list.go).
+	meta loci.MetadataFields
 }
 
 type posting struct {
@@ -207,7 +211,7 @@ func (e *entry) record(d *doc) loci.Record {
 // match reports whether f selects d.
 func (e *entry) match(f *loci.RecordFilter, d *doc) bool {
 	r := e.record(d)
-	return f.Match(&r)
+	return f.MatchFields(&r, d.meta)
 }
 
 // docOf returns d as a Doc.
@@ -241,6 +245,7 @@ func (e *entry) put(r *loci.Record) {
 	}
 	if len(r.Metadata) > 0 {
 		d.metadata = slices.Clone(r.Metadata)
+		e.decodeMeta(d)
 	}
 	for i, v := range [nStrs]string{r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category, r.ActionType, r.Outcome, r.Review} {
 		d.strs[i] = e.intern(v)

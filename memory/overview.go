@@ -238,7 +238,7 @@ func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) (_ []*lo
 	var total int
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
-		recs, n, err := findRecords(ctx, tx, f)
+		recs, n, err := s.findRecords(ctx, tx, f)
 		if err != nil {
 			return err
 		}
