@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // MetadataField is one key of decoded metadata and its value: a string,
@@ -78,4 +79,27 @@ func metadataValues(raw json.RawMessage) (map[string]any, error) {
 		return nil, fmt.Errorf("decode metadata: %w", err)
 	}
 	return m, nil
+}
+
+// MetadataOnly reports whether the filter reads nothing of a record but
+// its metadata, so that MatchFields may be given a record without its
+// other fields.
+func (f *MemoryFilter) MetadataOnly() bool {
+	if f == nil {
+		return true
+	}
+	for _, sub := range f.And {
+		if !sub.MetadataOnly() {
+			return false
+		}
+	}
+	for _, sub := range f.Or {
+		if !sub.MetadataOnly() {
+			return false
+		}
+	}
+	if f.Not != nil {
+		return f.Not.MetadataOnly()
+	}
+	return f.Field == "" || strings.HasPrefix(f.Field, "metadata.")
 }

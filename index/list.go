@@ -85,6 +85,10 @@ type lister struct {
 	f     *loci.RecordFilter
 	full  bool // check f.MatchFields on the record
 	where *loci.MemoryFilter
+	// metaOnly: where reads only metadata, and is given a record
+	// without the doc's other fields (making it costs more than the
+	// check).
+	metaOnly bool
 
 	anyKind       bool
 	kinds         []uint32 // interned kinds f selects that the entry holds
@@ -96,7 +100,7 @@ type lister struct {
 // lister prepares f, a listing of e's scope, for e. Call it under e's
 // lock.
 func (e *entry) lister(f *loci.RecordFilter) *lister {
-	m := &lister{e: e, f: f, where: f.Where, anyKind: len(f.Kinds) == 0,
+	m := &lister{e: e, f: f, where: f.Where, metaOnly: f.Where.MetadataOnly(), anyKind: len(f.Kinds) == 0,
 		live: micros(f.LiveAt), after: micros(f.CreatedAfter), before: micros(f.CreatedBefore)}
 	rest := *f
 	rest.Workspace, rest.AgentID, rest.UserID, rest.SessionID, rest.TaskID, rest.OrGlobalUser = "", nil, nil, nil, nil, false
@@ -136,9 +140,15 @@ func (m *lister) match(d *doc) bool {
 	if m.where == nil {
 		return true
 	}
+	if m.metaOnly {
+		return m.where.MatchFields(&noRecord, d.meta)
+	}
 	r := m.e.record(d)
 	return m.where.MatchFields(&r, d.meta)
 }
+
+// noRecord is the record a condition on metadata alone is given.
+var noRecord loci.Record
 
 // listCand is a doc a listing selects, with the time it is ordered by.
 type listCand struct {

@@ -246,3 +246,25 @@ func TestWriterPreparesStatementsOnce(t *testing.T) {
 		t.Errorf("the writer keeps %d statements, want the bound %d", n, maxCachedStmts)
 	}
 }
+
+// TestRepeatLookupUsesContentHashIndex: a repeat's candidates are read
+// from the index of content hashes by its prefix and the scope (migration
+// 0011), not from the scope's records.
+func TestRepeatLookupUsesContentHashIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	h := loci.ContentHash("likes tea")
+	f := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindPassage}, AgentID: loci.Ptr("a"), UserID: loci.Ptr(""),
+		SessionID: loci.Ptr(""), TaskID: loci.Ptr(""), ContentHash: &h, LiveAt: time.Now()}
+	q, args, err := selectRecords(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := queryPlan(t, db, q, args); !strings.Contains(got, "records_content_hash (<expr>=? AND user_id=? AND agent_id=?)") {
+		t.Errorf("plan of %s:\n%s\nwant a search of the content hash index by prefix, user and agent", q, got)
+	}
+}

@@ -471,8 +471,10 @@ func whereClause(f loci.RecordFilter, p string) (string, []any) {
 		args = append(args, micros(f.CreatedBefore))
 	}
 	if f.ContentHash != nil {
-		conds = append(conds, p+"content_hash = ?")
-		args = append(args, *f.ContentHash)
+		// The index of content hashes keys on the first 8 digits
+		// (migration 0011): the same expression, then the whole hash.
+		conds = append(conds, "substr("+p+"content_hash, 1, 8) = ?", p+"content_hash = ?")
+		args = append(args, contentHashPrefix(*f.ContentHash), *f.ContentHash)
 	}
 	if !f.LiveAt.IsZero() {
 		live := "(" + p + "expires_at IS NULL OR " + p + "expires_at > ?"
@@ -596,3 +598,6 @@ func decodeVector(b []byte) []float32 {
 	}
 	return v
 }
+
+// contentHashPrefix is what the index of content hashes keys on.
+func contentHashPrefix(h string) string { return h[:min(8, len(h))] }
