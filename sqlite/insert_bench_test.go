@@ -4,7 +4,6 @@ package sqlite
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -30,11 +29,6 @@ func BenchmarkInsertBatched(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	if os.Getenv("XDROP") != "" {
-		if _, err := db.writer.Exec(os.Getenv("XDROP")); err != nil {
-			b.Fatal(err)
-		}
-	}
 	gen := textgen.New(1)
 	const batch = 1000
 	n := 0
