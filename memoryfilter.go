@@ -466,6 +466,10 @@ func valueIn(v any, list []any) bool {
 }
 
 func scalarEq(a, b any) bool {
+	if x, ok := a.(string); ok {
+		y, ok := b.(string)
+		return ok && x == y
+	}
 	if c, ok := compare(a, b); ok {
 		return c == 0
 	}
@@ -481,14 +485,10 @@ func compare(a, b any) (int, bool) {
 	case string:
 		y, ok := b.(string)
 		return strings.Compare(x, y), ok
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return 0, false
-		}
-		xf, err1 := strconv.ParseFloat(string(x), 64)
-		yf, err2 := strconv.ParseFloat(string(y), 64)
-		if err1 != nil || err2 != nil {
+	case json.Number, float64:
+		xf, ok1 := number(x)
+		yf, ok2 := number(b)
+		if !ok1 || !ok2 {
 			return 0, false
 		}
 		switch {
@@ -498,6 +498,19 @@ func compare(a, b any) (int, bool) {
 			return 1, true
 		}
 		return 0, true
+	}
+	return 0, false
+}
+
+// number is v as a number: a json.Number, or a float64 (metadata an index
+// decoded, DecodeMetadataFields).
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return f, err == nil
 	}
 	return 0, false
 }

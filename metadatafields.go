@@ -9,7 +9,7 @@ import (
 )
 
 // MetadataField is one key of decoded metadata and its value: a string,
-// json.Number, bool, or []any of those.
+// a number (float64), a bool, or []any of those.
 type MetadataField struct {
 	Key   string
 	Value any
@@ -29,10 +29,28 @@ func DecodeMetadataFields(raw json.RawMessage) (MetadataFields, error) {
 	}
 	out := make(MetadataFields, 0, len(m))
 	for k, v := range m {
-		out = append(out, MetadataField{Key: k, Value: v})
+		out = append(out, MetadataField{Key: k, Value: parsedNumbers(v)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
+}
+
+// parsedNumbers returns v with its numbers parsed into float64s, as
+// filters compare them (compare), so that they are parsed once.
+func parsedNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if f, ok := number(x); ok {
+			return f
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = parsedNumbers(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Get returns the value of key, and whether the metadata holds it.
