@@ -308,6 +308,14 @@ type part struct {
 // written records; or nil when the scope is too large for the budget, to
 // be streamed.
 func (c *Cache) acquire(ctx context.Context, tx loci.Tx, f loci.RecordFilter) (*entry, error) {
+	return c.acquireFor(ctx, tx, f, false)
+}
+
+// acquireFor is acquire; for a listing (list.go) it returns nil rather
+// than load an index private to tx, or one right after the feed started
+// over (which, while it keeps starting over, would be loaded again by
+// every call): the store answers one listing for less than a load costs.
+func (c *Cache) acquireFor(ctx context.Context, tx loci.Tx, f loci.RecordFilter, listing bool) (*entry, error) {
 	scope := scopeOf(f)
 	key := keyOf(scope)
 	sp := c.spaceOf(scope.Workspace)
@@ -323,6 +331,9 @@ func (c *Cache) acquire(ctx context.Context, tx loci.Tx, f loci.RecordFilter) (*
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
 	if cs.Dirty {
+		if listing {
+			return nil, nil
+		}
 		// tx sees its own uncommitted writes: an index of its own, of
 		// its scope only.
 		c.private.Add(1)
@@ -336,6 +347,9 @@ func (c *Cache) acquire(ctx context.Context, tx loci.Tx, f loci.RecordFilter) (*
 		}
 		c.dropSpace(sp)
 		sp.cursor, sp.synced = cs.Cursor, true
+		if listing && cs.Reset {
+			return nil, nil
+		}
 	case cs.Cursor < sp.cursor:
 		// tx's snapshot is older than what the cache holds (a
 		// concurrent search read a later one): use what is held, but

@@ -30,9 +30,10 @@ type Listing struct {
 // List answers the listing f (its Where, Order, Limit and Offset
 // included) from the index of f's scope, read up to date in tx as a
 // search's is. It returns nil, and no error, when the index cannot answer:
-// the scope is too large for the budget, or f asks for what the index does
-// not hold (content hashes, or an order other than by creation or update
-// time); the caller then reads the store.
+// the scope is too large for the budget, tx has written records, the
+// change feed has just started over (see acquireFor), or f asks for what
+// the index does not hold (content hashes, or an order other than by
+// creation or update time); the caller then reads the store.
 func (c *Cache) List(ctx context.Context, tx loci.Tx, f loci.RecordFilter) (*Listing, error) {
 	switch f.Order {
 	case loci.OrderCreatedDesc, loci.OrderCreatedAsc, loci.OrderUpdatedDesc:
@@ -42,7 +43,7 @@ func (c *Cache) List(ctx context.Context, tx loci.Tx, f loci.RecordFilter) (*Lis
 	if f.ContentHash != nil {
 		return nil, nil
 	}
-	e, err := c.acquire(ctx, tx, f)
+	e, err := c.acquireFor(ctx, tx, f, true)
 	if err != nil || e == nil {
 		return nil, err
 	}
