@@ -35,8 +35,8 @@ import (
 // query parameters it does not take itself.
 func mem0Routes() []endpoint {
 	why := "mem0's platform API (API.md v1.2, Framework doors), described by mem0, not by this API"
-	route := func(pattern string, pol Policy, takes []string, h func(*Server, http.ResponseWriter, *http.Request)) endpoint {
-		return endpoint{pattern: pattern, policy: pol, undocumented: why,
+	route := func(pattern string, op *loci.Operation, takes []string, h func(*Server, http.ResponseWriter, *http.Request)) endpoint {
+		return endpoint{pattern: pattern, op: op, undocumented: why,
 			handler: func(s *Server, w http.ResponseWriter, r *http.Request) {
 				if err := checkQuery(r, takes); err != nil {
 					s.Error(w, r, err)
@@ -46,17 +46,17 @@ func mem0Routes() []endpoint {
 			}}
 	}
 	return []endpoint{
-		route("GET /mem0/v1/ping/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.ping"}, nil, (*Server).handleMem0Ping),
-		route("POST /mem0/v3/memories/add/{$}", Policy{Role: creator, Agent: AgentFree, Op: "mem0.add"}, nil, (*Server).handleMem0Add),
-		route("POST /mem0/v3/memories/search/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.search"}, nil, (*Server).handleMem0Search),
-		route("POST /mem0/v3/memories/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.list"}, []string{"page", "page_size"}, (*Server).handleMem0List),
-		route("GET /mem0/v1/memories/{id}/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.get"}, nil, (*Server).handleMem0Get),
-		route("PUT /mem0/v1/memories/{id}/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.update"}, nil, (*Server).handleMem0Update),
-		route("DELETE /mem0/v1/memories/{id}/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.delete"}, []string{"delete_linked"}, (*Server).handleMem0Delete),
-		route("DELETE /mem0/v1/memories/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.delete_all"}, []string{"user_id", "agent_id", "run_id", "app_id"}, (*Server).handleMem0DeleteAll),
-		route("GET /mem0/v1/memories/{id}/history/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.history"}, nil, (*Server).handleMem0History),
-		route("PUT /mem0/v1/batch/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.batch_update"}, nil, (*Server).handleMem0BatchUpdate),
-		route("DELETE /mem0/v1/batch/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.batch_delete"}, nil, (*Server).handleMem0BatchDelete),
+		route("GET /mem0/v1/ping/{$}", loci.OpMem0Ping, nil, (*Server).handleMem0Ping),
+		route("POST /mem0/v3/memories/add/{$}", loci.OpMem0Add, nil, (*Server).handleMem0Add),
+		route("POST /mem0/v3/memories/search/{$}", loci.OpMem0Search, nil, (*Server).handleMem0Search),
+		route("POST /mem0/v3/memories/{$}", loci.OpMem0List, []string{"page", "page_size"}, (*Server).handleMem0List),
+		route("GET /mem0/v1/memories/{id}/{$}", loci.OpMem0Get, nil, (*Server).handleMem0Get),
+		route("PUT /mem0/v1/memories/{id}/{$}", loci.OpMem0Update, nil, (*Server).handleMem0Update),
+		route("DELETE /mem0/v1/memories/{id}/{$}", loci.OpMem0Delete, []string{"delete_linked"}, (*Server).handleMem0Delete),
+		route("DELETE /mem0/v1/memories/{$}", loci.OpMem0DeleteAll, []string{"user_id", "agent_id", "run_id", "app_id"}, (*Server).handleMem0DeleteAll),
+		route("GET /mem0/v1/memories/{id}/history/{$}", loci.OpMem0History, nil, (*Server).handleMem0History),
+		route("PUT /mem0/v1/batch/{$}", loci.OpMem0BatchUpdate, nil, (*Server).handleMem0BatchUpdate),
+		route("DELETE /mem0/v1/batch/{$}", loci.OpMem0BatchDelete, nil, (*Server).handleMem0BatchDelete),
 	}
 }
 

@@ -83,13 +83,12 @@ func operationRoutes() []endpoint {
 	}
 	return []endpoint{
 		{pattern: "GET /healthz", handler: (*Server).handleHealth,
-			policy: Policy{Role: public, Agent: AgentFree},
+			op: loci.OpHealth,
 			doc: &apidoc.Op{ID: "health", Tag: "operations", NoStorage: true,
-				Summary: "Liveness", OK: apidoc.Okay("The process is up.", status("ok"))}},
+				OK: apidoc.Okay("The process is up.", status("ok"))}},
 		{pattern: "GET /readyz", handler: (*Server).handleReady,
-			policy: Policy{Role: public, Agent: AgentFree},
+			op: loci.OpReady,
 			doc: &apidoc.Op{ID: "ready", Tag: "operations",
-				Summary: "Readiness: reads are served; the state of writes",
 				Desc: "200 `ready` while the storage answers reads, with the state of writes in `writes`: `ok`, or " +
 					"`storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure " +
 					"(a small write may fit where the next will not), at most a minute. " +
