@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,7 +16,9 @@ import (
 // refuses. A connection without a key (stdio, or HTTP with authentication
 // off) is trusted, as the REST API trusts a request without one.
 
-// ToolPolicy is what guard enforces for one tool.
+// ToolPolicy is what guard enforces for one tool: the role and kind of
+// the operation the tool serves (loci.Operation, declared once in the
+// root package).
 type ToolPolicy struct {
 	// Role is the least role that may call the tool. A create-or-update
 	// tool needs creator; the service then asks for editor when the record
@@ -27,51 +30,70 @@ type ToolPolicy struct {
 	Kind loci.Kind
 }
 
-// toolPolicies is the one table of tool policies, per tool set (a name
-// may mean another tool in another set: the default set's update_memory
-// edits any memory by id, the full set's a core memory block). Every
-// registered tool must have an entry (TestToolPolicyCoversEveryTool); a
-// tool without one is admin-only.
-var toolPolicies = map[ToolSet]map[string]ToolPolicy{
+// toolOps maps each tool of each tool set to the operation it serves (a
+// name may mean another tool in another set: the default set's
+// update_memory edits any memory by id, the full set's a core memory
+// block); its policy is the operation's. Every registered tool must have
+// an entry (TestToolPolicyCoversEveryTool); a tool without one is
+// admin-only.
+var toolOps = map[ToolSet]map[string]*loci.Operation{
 	ToolsDefault: {
-		"remember":      {Role: loci.RoleCreator, Kind: loci.KindNote},
-		"recall":        {Role: loci.RoleViewer, Kind: loci.KindNote},
-		"add_memory":    {Role: loci.RoleCreator},
-		"search_memory": {Role: loci.RoleViewer},
-		"update_memory": {Role: loci.RoleEditor},
-		"delete_memory": {Role: loci.RoleEditor},
+		"remember":      loci.OpNoteRemember,
+		"recall":        loci.OpNoteRecall,
+		"add_memory":    loci.OpMemoryAdd,
+		"search_memory": loci.OpMemorySearch,
+		"update_memory": loci.OpMemoryUpdate,
+		"delete_memory": loci.OpMemoryDelete,
 	},
 	ToolsAll: {
-		"remember":              {Role: loci.RoleCreator, Kind: loci.KindNote},
-		"recall":                {Role: loci.RoleViewer, Kind: loci.KindNote},
-		"forget":                {Role: loci.RoleEditor, Kind: loci.KindNote},
-		"core_memory_read":      {Role: loci.RoleViewer, Kind: loci.KindBlock},
-		"update_memory":         {Role: loci.RoleCreator, Kind: loci.KindBlock},
-		"store_memory":          {Role: loci.RoleCreator, Kind: loci.KindPassage},
-		"set_working":           {Role: loci.RoleCreator, Kind: loci.KindWorking},
-		"get_working":           {Role: loci.RoleViewer, Kind: loci.KindWorking},
-		"record_episode":        {Role: loci.RoleCreator, Kind: loci.KindEpisode},
-		"find_similar_episodes": {Role: loci.RoleViewer, Kind: loci.KindEpisode},
-		"store_fact":            {Role: loci.RoleCreator, Kind: loci.KindFact},
-		"search_facts":          {Role: loci.RoleViewer, Kind: loci.KindFact},
-		"list_review":           {Role: loci.RoleViewer},
-		"observe_preference":    {Role: loci.RoleCreator, Kind: loci.KindPreference},
-		"get_user_context":      {Role: loci.RoleViewer},
-		"search_memory":         {Role: loci.RoleViewer},
+		"remember":              loci.OpNoteRemember,
+		"recall":                loci.OpNoteRecall,
+		"forget":                loci.OpNoteForget,
+		"core_memory_read":      loci.OpBlockList,
+		"update_memory":         loci.OpBlockPut,
+		"store_memory":          loci.OpPassageAdd,
+		"set_working":           loci.OpWorkingSet,
+		"get_working":           loci.OpWorkingGet,
+		"record_episode":        loci.OpEpisodeRecord,
+		"find_similar_episodes": loci.OpEpisodeSearch,
+		"store_fact":            loci.OpFactAdd,
+		"search_facts":          loci.OpFactSearch,
+		"list_review":           loci.OpUserReview,
+		"observe_preference":    loci.OpPreferenceObserve,
+		"get_user_context":      loci.OpUserContext,
+		"search_memory":         loci.OpMemorySearch,
 	},
 }
 
-// resourcePolicy applies to reading the core memory resource.
-var resourcePolicy = ToolPolicy{Role: loci.RoleViewer, Kind: loci.KindBlock}
+// resourceOp is the operation of reading the core memory resource (the
+// agent's prompt).
+var resourceOp = loci.OpAgentPrompt
+
+// policyOf is the policy of a tool serving op.
+func policyOf(op *loci.Operation) ToolPolicy { return ToolPolicy{Role: op.Role, Kind: op.Kind} }
 
 // PolicyOfTool returns the policy of a tool of a set and whether the
 // table has an entry for it; a tool without one is admin-only.
 func PolicyOfTool(set ToolSet, name string) (ToolPolicy, bool) {
-	p, ok := toolPolicies[set][name]
+	op, ok := toolOps[set][name]
 	if !ok {
 		return ToolPolicy{Role: loci.RoleAdmin}, false
 	}
-	return p, true
+	return policyOf(op), true
+}
+
+// Operations returns the operation of every tool of every set, and of
+// reading the core memory resource, once each.
+func Operations() []*loci.Operation {
+	ops := []*loci.Operation{resourceOp}
+	for _, set := range []ToolSet{ToolsDefault, ToolsAll} {
+		for _, op := range toolOps[set] {
+			if !slices.Contains(ops, op) {
+				ops = append(ops, op)
+			}
+		}
+	}
+	return ops
 }
 
 // Refusals are logged as "mcp." and the tool's name, as reading the
@@ -105,8 +127,8 @@ func (s *server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		case *mcp.ReadResourceRequest:
 			ctx = s.ctx(ctx)
-			if err := loci.Authorize(ctx, resourcePolicy.Role); err != nil {
-				s.refused(ctx, auditResourceOp, resourcePolicy.Kind, err)
+			if err := loci.Authorize(ctx, resourceOp.Role); err != nil {
+				s.refused(ctx, auditResourceOp, resourceOp.Kind, err)
 				return nil, s.toolError("resource", err)
 			}
 			return next(ctx, method, req)

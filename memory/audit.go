@@ -29,10 +29,10 @@ const maxAuditIDs = 1000
 
 // binding is how a key bound to one agent may call an operation: the
 // operation checks it against the agent it is given (loci.AgentBinding,
-// the enum REST routes declare too).
+// which each loci.Operation declares).
 type binding = loci.AgentBinding
 
-// The bindings, by the names the operations use.
+// The bindings, by the names the rules use.
 const (
 	agentNamed = loci.AgentNamed
 	agentFree  = loci.AgentFree
@@ -49,13 +49,20 @@ type audited struct {
 	inserted, written bool
 }
 
-// begin starts the audit entry of operation op on kind in scope sc, and
-// checks the context's key binding for it: a refusal (EFORBIDDEN) is
-// returned, and audited, when the caller ends the entry. Callers defer
-// a.end(&err) right after, with err the operation's error result.
-func (s *Service) begin(ctx context.Context, op string, kind loci.Kind, sc loci.Scope, b binding) (*audited, error) {
-	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op, Kind: kind, Scope: sc, Status: 200}}
-	return a, checkBinding(ctx, sc.AgentID, b)
+// begin starts the audit entry of operation op (its audit name and kind)
+// in scope sc, and checks the context's key binding against op's agent
+// binding: a refusal (EFORBIDDEN) is returned, and audited, when the caller
+// ends the entry. Callers defer a.end(&err) right after, with err the
+// operation's error result.
+func (s *Service) begin(ctx context.Context, op *loci.Operation, sc loci.Scope) (*audited, error) {
+	return s.beginKind(ctx, op, op.Kind, sc)
+}
+
+// beginKind is begin for an operation over several kinds that logs the
+// kind of the call (adding a memory of a kind).
+func (s *Service) beginKind(ctx context.Context, op *loci.Operation, kind loci.Kind, sc loci.Scope) (*audited, error) {
+	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op.AuditName(), Kind: kind, Scope: sc, Status: 200}}
+	return a, checkBinding(ctx, sc.AgentID, op.Agent)
 }
 
 // checkBinding refuses a key bound to an agent what its binding forbids.
@@ -242,7 +249,7 @@ func (s *Service) Audit(ctx context.Context, e loci.AuditEntry) error {
 // FindAudit returns the context workspace's entries that match f, newest
 // first, after writing every entry queued before it.
 func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.AuditEntry, _ int, err error) {
-	a, err := s.begin(ctx, "audit.read", "", loci.Scope{AgentID: f.AgentID, UserID: f.UserID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpAuditRead, loci.Scope{AgentID: f.AgentID, UserID: f.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -270,7 +277,7 @@ func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.
 // workspace. The prune's own entry is written with it, and is not counted
 // against MaxEntries.
 func (s *Service) PruneAudit(ctx context.Context, r loci.AuditRetention) (n int, err error) {
-	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpAuditPrune, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return 0, err

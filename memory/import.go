@@ -47,7 +47,7 @@ const (
 // it fails after some batches were stored, the entry keeps what they
 // stored.
 func (s *Service) Import(ctx context.Context, r io.Reader) (_ *loci.ImportResult, err error) {
-	a, err := s.begin(ctx, "import", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpImport, loci.Scope{})
 	defer a.endPartial(&err)
 	if err != nil {
 		return nil, err
