@@ -88,7 +88,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	k, secret, err := s.svc.CreateKey(r.Context(), loci.KeySpec{Role: loci.Role(req.Role), AgentID: req.AgentID, Name: req.Name})
+	k, secret, err := s.KeyService.CreateKey(r.Context(), loci.KeySpec{Role: loci.Role(req.Role), AgentID: req.AgentID, Name: req.Name})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -102,7 +102,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) {
-	keys, err := s.svc.ListKeys(r.Context(), false)
+	keys, err := s.KeyService.ListKeys(r.Context(), false)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -111,7 +111,7 @@ func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.RevokeKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.KeyService.RevokeKey(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -126,7 +126,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="loci-export.jsonl"`)
 	cw := &countingWriter{w: w, rc: http.NewResponseController(w), idle: s.streamIdle}
-	_, err := s.svc.Export(r.Context(), f, cw)
+	_, err := s.ExportService.Export(r.Context(), f, cw)
 	if err != nil {
 		if cw.n == 0 {
 			w.Header().Set("Content-Type", "application/json")
@@ -201,7 +201,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := &importBody{r: r.Body, rc: rc, idle: s.streamIdle}
-	res, err := s.svc.Import(r.Context(), body)
+	res, err := s.ExportService.Import(r.Context(), body)
 	switch {
 	case body.tooLarge:
 		refuse(loci.Errorf(loci.ETOOLARGE, "import body must be at most %d bytes", s.maxImportBytes))

@@ -125,7 +125,7 @@ func (s *Server) handleCreateAgent(w http.ResponseWriter, r *http.Request) {
 	if req.Blocks != nil {
 		in.Blocks = append([]loci.BlockSpec{}, *req.Blocks...)
 	}
-	a, blocks, err := s.svc.CreateAgent(r.Context(), in)
+	a, blocks, err := s.AgentService.CreateAgent(r.Context(), in)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -142,7 +142,7 @@ func (s *Server) handleListAgents(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	agents, total, err := s.svc.ListAgents(r.Context(), limit, offset)
+	agents, total, err := s.AgentService.ListAgents(r.Context(), limit, offset)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -151,7 +151,7 @@ func (s *Server) handleListAgents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetAgent(w http.ResponseWriter, r *http.Request) {
-	a, err := s.svc.GetAgent(r.Context(), r.PathValue("agent_id"))
+	a, err := s.AgentService.GetAgent(r.Context(), r.PathValue("agent_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -160,7 +160,7 @@ func (s *Server) handleGetAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteAgent(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeleteAgent(r.Context(), r.PathValue("agent_id")); err != nil {
+	if err := s.AgentService.DeleteAgent(r.Context(), r.PathValue("agent_id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -168,7 +168,7 @@ func (s *Server) handleDeleteAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListBlocks(w http.ResponseWriter, r *http.Request) {
-	blocks, err := s.svc.ListBlocks(r.Context(), r.PathValue("agent_id"))
+	blocks, err := s.BlockService.ListBlocks(r.Context(), r.PathValue("agent_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -177,7 +177,7 @@ func (s *Server) handleListBlocks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetBlock(w http.ResponseWriter, r *http.Request) {
-	b, err := s.svc.GetBlock(r.Context(), r.PathValue("agent_id"), r.PathValue("label"))
+	b, err := s.BlockService.GetBlock(r.Context(), r.PathValue("agent_id"), r.PathValue("label"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -202,7 +202,7 @@ func (s *Server) handleSetBlock(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "content is required"))
 		return
 	}
-	b, created, err := s.svc.SetBlock(r.Context(), r.PathValue("agent_id"), r.PathValue("label"),
+	b, created, err := s.BlockService.SetBlock(r.Context(), r.PathValue("agent_id"), r.PathValue("label"),
 		loci.BlockWrite{Content: *req.Content, ExpectedVersion: req.ExpectedVersion, Limit: req.Limit})
 	if err != nil {
 		s.Error(w, r, err)
@@ -231,7 +231,7 @@ func (s *Server) handleCreateBlock(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	b, err := s.svc.CreateBlock(r.Context(), r.PathValue("agent_id"),
+	b, err := s.BlockService.CreateBlock(r.Context(), r.PathValue("agent_id"),
 		loci.BlockSpec{Label: req.Label, Content: req.Content, Limit: req.Limit}, req.Shared)
 	if err != nil {
 		s.Error(w, r, err)
@@ -242,7 +242,7 @@ func (s *Server) handleCreateBlock(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleAttachBlock(w http.ResponseWriter, r *http.Request) {
 	blockID, agentID := r.PathValue("block_id"), r.PathValue("agent_id")
-	if err := s.svc.AttachBlock(r.Context(), blockID, agentID); err != nil {
+	if err := s.BlockService.AttachBlock(r.Context(), blockID, agentID); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -250,7 +250,7 @@ func (s *Server) handleAttachBlock(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDetachBlock(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DetachBlock(r.Context(), r.PathValue("block_id"), r.PathValue("agent_id")); err != nil {
+	if err := s.BlockService.DetachBlock(r.Context(), r.PathValue("block_id"), r.PathValue("agent_id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -258,7 +258,7 @@ func (s *Server) handleDetachBlock(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListConsumers(w http.ResponseWriter, r *http.Request) {
-	links, err := s.svc.ListBlockConsumers(r.Context(), r.PathValue("block_id"))
+	links, err := s.BlockService.ListBlockConsumers(r.Context(), r.PathValue("block_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -267,7 +267,7 @@ func (s *Server) handleListConsumers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleBlockHistory(w http.ResponseWriter, r *http.Request) {
-	versions, err := s.svc.BlockHistory(r.Context(), r.PathValue("agent_id"), r.PathValue("label"))
+	versions, err := s.BlockService.BlockHistory(r.Context(), r.PathValue("agent_id"), r.PathValue("label"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -276,7 +276,7 @@ func (s *Server) handleBlockHistory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handlePrompt(w http.ResponseWriter, r *http.Request) {
-	text, err := s.svc.Prompt(r.Context(), r.PathValue("agent_id"))
+	text, err := s.BlockService.Prompt(r.Context(), r.PathValue("agent_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -60,7 +60,7 @@ func factRoutes() []endpoint {
 }
 
 func (s *Server) handleGetFact(w http.ResponseWriter, r *http.Request) {
-	f, err := s.svc.GetFact(r.Context(), r.PathValue("id"))
+	f, err := s.FactService.GetFact(r.Context(), r.PathValue("id"))
 	s.answerFact(w, r, f, err)
 }
 
@@ -73,7 +73,7 @@ func (s *Server) answerFact(w http.ResponseWriter, r *http.Request, f *loci.Fact
 }
 
 func (s *Server) handleDeleteFact(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeleteFact(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.FactService.DeleteFact(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -81,7 +81,7 @@ func (s *Server) handleDeleteFact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleFactHistory(w http.ResponseWriter, r *http.Request) {
-	facts, err := s.svc.FactHistory(r.Context(), r.PathValue("id"))
+	facts, err := s.FactService.FactHistory(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -107,7 +107,7 @@ func (s *Server) handleInvalidateFact(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	f, err := s.svc.InvalidateFact(r.Context(), r.PathValue("id"), at)
+	f, err := s.FactService.InvalidateFact(r.Context(), r.PathValue("id"), at)
 	s.answerFact(w, r, f, err)
 }
 
@@ -134,12 +134,12 @@ func (s *Server) handleResolveFact(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	f, err := s.svc.ResolveFact(r.Context(), r.PathValue("id"), keep)
+	f, err := s.FactService.ResolveFact(r.Context(), r.PathValue("id"), keep)
 	s.answerFact(w, r, f, err)
 }
 
 func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.svc.GetEpisode(r.Context(), r.PathValue("id"))
+	ep, err := s.EpisodeService.GetEpisode(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -148,7 +148,7 @@ func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteEpisode(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeleteEpisode(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.EpisodeService.DeleteEpisode(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -163,7 +163,7 @@ func (s *Server) handleResolvePreference(w http.ResponseWriter, r *http.Request)
 		s.Error(w, r, err)
 		return
 	}
-	p, err := s.svc.ResolvePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"), keep)
+	p, err := s.PreferenceService.ResolvePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"), keep)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -180,7 +180,7 @@ func (s *Server) handleReviewQueue(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	items, total, err := s.svc.ReviewQueue(r.Context(), loci.ReviewQuery{UserID: r.PathValue("user_id"), Limit: limit, Offset: offset})
+	items, total, err := s.ReviewService.ReviewQueue(r.Context(), loci.ReviewQuery{UserID: r.PathValue("user_id"), Limit: limit, Offset: offset})
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -85,11 +85,11 @@ func WithStreamIdleTimeout(d time.Duration) Option { return func(s *Server) { s.
 func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Principal, error) {
 	secret := bearer(r)
 	if secret != "" || s.authRequired {
-		p, err := s.svc.Authenticate(ctx, secret)
+		p, err := s.KeyService.Authenticate(ctx, secret)
 		if err == nil || s.authRequired || loci.ErrorCode(err) != loci.EUNAUTHORIZED {
 			return p, err
 		}
-		has, herr := s.svc.HasKeys(ctx)
+		has, herr := s.KeyService.HasKeys(ctx)
 		switch {
 		case herr != nil:
 			return nil, herr
@@ -98,7 +98,7 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Princ
 		}
 		return nil, nil
 	}
-	has, err := s.svc.HasKeys(ctx)
+	has, err := s.KeyService.HasKeys(ctx)
 	if err != nil || !has {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (s *Server) refuse(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	e := loci.AuditEntry{Operation: pol.Op, Kind: pol.Kind, Scope: pathQueryScope(r), Status: loci.StatusOf(loci.ErrorCode(err))}
-	if aerr := s.svc.Audit(context.WithoutCancel(ctx), e); aerr != nil {
+	if aerr := s.AuditService.Audit(context.WithoutCancel(ctx), e); aerr != nil {
 		s.logger.Error("audit log write failed", "op", pol.Op, "err", aerr)
 	}
 }

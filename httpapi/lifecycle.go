@@ -160,7 +160,7 @@ func (s *Server) handleSetWorking(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	e, created, err := s.svc.SetWorking(r.Context(), loci.WorkingInput{
+	e, created, err := s.WorkingService.SetWorking(r.Context(), loci.WorkingInput{
 		TaskID: r.PathValue("task_id"), AgentID: req.AgentID, UserID: req.UserID, Key: r.PathValue("key"), Value: req.Value,
 	})
 	if err != nil {
@@ -184,7 +184,7 @@ func workingFields(e *loci.WorkingEntry, fields map[string]any) map[string]any {
 }
 
 func (s *Server) handleGetWorking(w http.ResponseWriter, r *http.Request) {
-	e, err := s.svc.GetWorking(r.Context(), r.PathValue("task_id"), r.PathValue("key"), workingFilterOf(r))
+	e, err := s.WorkingService.GetWorking(r.Context(), r.PathValue("task_id"), r.PathValue("key"), workingFilterOf(r))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -196,7 +196,7 @@ func (s *Server) handleGetWorking(w http.ResponseWriter, r *http.Request) {
 // key to value (the most recently written value when several agents or
 // users wrote the same key), and the entries with their scope.
 func (s *Server) handleListWorking(w http.ResponseWriter, r *http.Request) {
-	entries, err := s.svc.ListWorking(r.Context(), r.PathValue("task_id"), workingFilterOf(r))
+	entries, err := s.WorkingService.ListWorking(r.Context(), r.PathValue("task_id"), workingFilterOf(r))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -211,7 +211,7 @@ func (s *Server) handleListWorking(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleClearWorking(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.ClearWorking(r.Context(), r.PathValue("task_id"), workingFilterOf(r))
+	n, err := s.WorkingService.ClearWorking(r.Context(), r.PathValue("task_id"), workingFilterOf(r))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -220,7 +220,7 @@ func (s *Server) handleClearWorking(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteWorking(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.DeleteWorking(r.Context(), r.PathValue("task_id"), r.PathValue("key"), workingFilterOf(r))
+	n, err := s.WorkingService.DeleteWorking(r.Context(), r.PathValue("task_id"), r.PathValue("key"), workingFilterOf(r))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -234,7 +234,7 @@ func (s *Server) handleRecordEpisode(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ep, err := s.svc.RecordEpisode(r.Context(), req)
+	ep, err := s.EpisodeService.RecordEpisode(r.Context(), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -262,7 +262,7 @@ func (s *Server) handleSearchEpisodes(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	res, err := s.svc.SearchEpisodes(r.Context(), q)
+	res, err := s.EpisodeService.SearchEpisodes(r.Context(), q)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -276,7 +276,7 @@ func (s *Server) handleRecentEpisodes(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	eps, total, err := s.svc.RecentEpisodes(r.Context(), q)
+	eps, total, err := s.EpisodeService.RecentEpisodes(r.Context(), q)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -290,7 +290,7 @@ func (s *Server) handleEpisodeFeedback(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ep, err := s.svc.AddEpisodeFeedback(r.Context(), r.PathValue("id"), req)
+	ep, err := s.EpisodeService.AddEpisodeFeedback(r.Context(), r.PathValue("id"), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -333,7 +333,7 @@ func (s *Server) handleStoreFact(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	f, err := s.svc.StoreFact(r.Context(), loci.FactInput{
+	f, err := s.FactService.StoreFact(r.Context(), loci.FactInput{
 		UserID: req.UserID, AgentID: req.AgentID, Category: req.Category, Fact: req.Fact, Keywords: req.Keywords,
 		Evidence: req.Evidence, Key: req.Key, ValidAt: validAt,
 	})
@@ -377,7 +377,7 @@ func (s *Server) handleSearchFacts(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	res, err := s.svc.SearchFacts(r.Context(), q)
+	res, err := s.FactService.SearchFacts(r.Context(), q)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -391,7 +391,7 @@ func (s *Server) handleFactsByKeyword(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	facts, total, err := s.svc.FactsByKeyword(r.Context(), q)
+	facts, total, err := s.FactService.FactsByKeyword(r.Context(), q)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -400,7 +400,7 @@ func (s *Server) handleFactsByKeyword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleValidateFact(w http.ResponseWriter, r *http.Request) {
-	f, err := s.svc.ValidateFact(r.Context(), r.PathValue("id"))
+	f, err := s.FactService.ValidateFact(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -409,7 +409,7 @@ func (s *Server) handleValidateFact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleContradictFact(w http.ResponseWriter, r *http.Request) {
-	f, err := s.svc.ContradictFact(r.Context(), r.PathValue("id"))
+	f, err := s.FactService.ContradictFact(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -426,7 +426,7 @@ func (s *Server) handleMaintain(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rep, err := s.svc.Maintain(r.Context(), req)
+	rep, err := s.MaintenanceService.Maintain(r.Context(), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return

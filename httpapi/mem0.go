@@ -196,14 +196,14 @@ func (s *Server) handleMem0Add(w http.ResponseWriter, r *http.Request) {
 		b.Add = append(b.Add, loci.MemoryInput{Content: c, UserID: req.UserID, AgentID: req.AgentID, SessionID: req.RunID,
 			Metadata: req.Metadata, ExpiresAt: at})
 	}
-	evs, err := s.svc.BatchMemories(r.Context(), b)
+	evs, err := s.MemoryService.BatchMemories(r.Context(), b)
 	if err != nil {
 		s.Error(w, r, mem0BatchError(err, "add", "messages"))
 		return
 	}
 	out := make([]map[string]any, 0, len(evs))
 	for _, ev := range evs {
-		m, err := s.svc.GetMemory(r.Context(), ev.ID)
+		m, err := s.MemoryService.GetMemory(r.Context(), ev.ID)
 		if err != nil {
 			s.Error(w, r, err)
 			return
@@ -613,14 +613,14 @@ func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 		}
 		sq.Limit = *req.TopK
 	}
-	res, err := s.svc.Search(r.Context(), sq)
+	res, err := s.SearchService.Search(r.Context(), sq)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
 	out := make([]map[string]any, 0, len(res.Results))
 	for _, hit := range res.Results {
-		m, err := s.svc.GetMemory(r.Context(), hit.ID)
+		m, err := s.MemoryService.GetMemory(r.Context(), hit.ID)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {
 			continue // deleted since
 		} else if err != nil {
@@ -696,7 +696,7 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 	if !mq.After.IsZero() {
 		mq.After = mq.After.Add(-time.Microsecond) // start_date is inclusive, After exclusive
 	}
-	mems, total, err := s.svc.ListMemories(r.Context(), mq)
+	mems, total, err := s.OverviewService.ListMemories(r.Context(), mq)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -724,7 +724,7 @@ func boundScope(r *http.Request, sc loci.Scope) loci.Scope {
 }
 
 func (s *Server) handleMem0Get(w http.ResponseWriter, r *http.Request) {
-	m, err := s.svc.GetMemory(r.Context(), r.PathValue("id"))
+	m, err := s.MemoryService.GetMemory(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -763,12 +763,12 @@ func (s *Server) handleMem0Update(w http.ResponseWriter, r *http.Request) {
 	if meta != nil && strings.TrimSpace(string(meta)) == "null" {
 		meta = json.RawMessage("{}")
 	}
-	ev, err := s.svc.UpdateMemory(r.Context(), r.PathValue("id"), loci.MemoryPatch{Content: req.Text, Metadata: meta, ExpiresAt: at})
+	ev, err := s.MemoryService.UpdateMemory(r.Context(), r.PathValue("id"), loci.MemoryPatch{Content: req.Text, Metadata: meta, ExpiresAt: at})
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	m, err := s.svc.GetMemory(r.Context(), ev.ID)
+	m, err := s.MemoryService.GetMemory(r.Context(), ev.ID)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -783,7 +783,7 @@ func (s *Server) handleMem0Delete(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "delete_linked is not supported: a fact's earlier versions are kept as its history"))
 		return
 	}
-	if err := s.svc.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.MemoryService.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -806,7 +806,7 @@ func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
 	sc = boundScope(r, sc)
 	deleted := 0
 	for {
-		mems, _, err := s.svc.ListMemories(r.Context(), loci.MemoryQuery{Scope: sc, Limit: loci.MaxBatchOps})
+		mems, _, err := s.OverviewService.ListMemories(r.Context(), loci.MemoryQuery{Scope: sc, Limit: loci.MaxBatchOps})
 		if err != nil {
 			s.Error(w, r, err)
 			return
@@ -818,7 +818,7 @@ func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
 		for i, m := range mems {
 			ids[i] = m.ID
 		}
-		if _, err := s.svc.BatchMemories(r.Context(), loci.MemoryBatch{Delete: ids}); err != nil {
+		if _, err := s.MemoryService.BatchMemories(r.Context(), loci.MemoryBatch{Delete: ids}); err != nil {
 			s.Error(w, r, err)
 			return
 		}
@@ -829,12 +829,12 @@ func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleMem0History(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	m, err := s.svc.GetMemory(r.Context(), id)
+	m, err := s.MemoryService.GetMemory(r.Context(), id)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	vs, err := s.svc.MemoryHistory(r.Context(), id)
+	vs, err := s.MemoryService.MemoryHistory(r.Context(), id)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -904,7 +904,7 @@ func (s *Server) mem0Batch(w http.ResponseWriter, r *http.Request, update bool) 
 		}
 		b.Update = append(b.Update, loci.MemoryUpdate{ID: m.MemoryID, MemoryPatch: loci.MemoryPatch{Content: m.Text, Metadata: m.Metadata}})
 	}
-	evs, err := s.svc.BatchMemories(r.Context(), b)
+	evs, err := s.MemoryService.BatchMemories(r.Context(), b)
 	if err != nil {
 		op := "delete"
 		if update {

@@ -144,7 +144,7 @@ func (s *Server) handleAddMemory(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ev, err := s.svc.AddMemory(r.Context(), in)
+	ev, err := s.MemoryService.AddMemory(r.Context(), in)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -190,7 +190,7 @@ func (s *Server) handleBatchMemories(w http.ResponseWriter, r *http.Request) {
 		b.Update = append(b.Update, loci.MemoryUpdate{ID: u.ID, MemoryPatch: p})
 	}
 	b.Delete = req.Delete
-	evs, err := s.svc.BatchMemories(r.Context(), b)
+	evs, err := s.MemoryService.BatchMemories(r.Context(), b)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -199,7 +199,7 @@ func (s *Server) handleBatchMemories(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetMemory(w http.ResponseWriter, r *http.Request) {
-	m, err := s.svc.GetMemory(r.Context(), r.PathValue("id"))
+	m, err := s.MemoryService.GetMemory(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -222,7 +222,7 @@ func (s *Server) handlePatchMemory(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ev, err := s.svc.UpdateMemory(r.Context(), r.PathValue("id"), p)
+	ev, err := s.MemoryService.UpdateMemory(r.Context(), r.PathValue("id"), p)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -231,7 +231,7 @@ func (s *Server) handlePatchMemory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteMemory(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.MemoryService.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -239,7 +239,7 @@ func (s *Server) handleDeleteMemory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleMemoryHistory(w http.ResponseWriter, r *http.Request) {
-	vs, err := s.svc.MemoryHistory(r.Context(), r.PathValue("id"))
+	vs, err := s.MemoryService.MemoryHistory(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

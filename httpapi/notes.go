@@ -73,7 +73,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	res, err := s.svc.Remember(r.Context(), r.PathValue("agent_id"), r.PathValue("key"), req.Value)
+	res, err := s.NoteService.Remember(r.Context(), r.PathValue("agent_id"), r.PathValue("key"), req.Value)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -91,7 +91,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.Recall(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
+	n, err := s.NoteService.Recall(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -105,7 +105,7 @@ func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	notes, total, err := s.svc.ListNotes(r.Context(), r.PathValue("agent_id"), limit, offset)
+	notes, total, err := s.NoteService.ListNotes(r.Context(), r.PathValue("agent_id"), limit, offset)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -114,7 +114,7 @@ func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.Forget(r.Context(), r.PathValue("agent_id"), r.PathValue("key")); err != nil {
+	if err := s.NoteService.Forget(r.Context(), r.PathValue("agent_id"), r.PathValue("key")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -122,7 +122,7 @@ func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
-	versions, err := s.svc.History(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
+	versions, err := s.NoteService.History(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -72,7 +72,7 @@ func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	users, total, err := s.svc.ListUsers(r.Context(), loci.UserFilter{Match: r.URL.Query().Get("q"), Limit: limit, Offset: offset})
+	users, total, err := s.OverviewService.ListUsers(r.Context(), loci.UserFilter{Match: r.URL.Query().Get("q"), Limit: limit, Offset: offset})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -96,7 +96,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "top and days must be at least 1"))
 		return
 	}
-	st, err := s.svc.Stats(r.Context(), loci.StatsQuery{AgentID: q.Get("agent_id"), UserID: q.Get("user_id"), Top: top, Days: days})
+	st, err := s.OverviewService.Stats(r.Context(), loci.StatsQuery{AgentID: q.Get("agent_id"), UserID: q.Get("user_id"), Top: top, Days: days})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -148,7 +148,7 @@ func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	mems, total, err := s.svc.ListMemories(r.Context(), mq)
+	mems, total, err := s.OverviewService.ListMemories(r.Context(), mq)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -49,7 +49,7 @@ func (s *Server) handleAddPassage(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	p, err := s.svc.AddPassage(r.Context(), r.PathValue("agent_id"), req.Content, req.Tags)
+	p, err := s.PassageService.AddPassage(r.Context(), r.PathValue("agent_id"), req.Content, req.Tags)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -64,7 +64,7 @@ func (s *Server) handleListPassages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := loci.PassageFilter{Tag: r.URL.Query().Get("tag"), Limit: limit, Offset: offset}
-	passages, total, err := s.svc.ListPassages(r.Context(), r.PathValue("agent_id"), f)
+	passages, total, err := s.PassageService.ListPassages(r.Context(), r.PathValue("agent_id"), f)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -85,7 +85,7 @@ func (s *Server) handleSearchPassages(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	f := loci.PassageFilter{Tag: q.Get("tag"), Limit: limit, Explain: explain}
-	res, err := s.svc.SearchPassages(r.Context(), r.PathValue("agent_id"), q.Get("q"), f)
+	res, err := s.PassageService.SearchPassages(r.Context(), r.PathValue("agent_id"), q.Get("q"), f)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -94,7 +94,7 @@ func (s *Server) handleSearchPassages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeletePassage(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeletePassage(r.Context(), r.PathValue("agent_id"), r.PathValue("id")); err != nil {
+	if err := s.PassageService.DeletePassage(r.Context(), r.PathValue("agent_id"), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -46,7 +46,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	res, err := s.svc.Search(r.Context(), req)
+	res, err := s.SearchService.Search(r.Context(), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -93,7 +93,7 @@ func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 	for i, m := range req.Messages {
 		p.Messages[i] = loci.Message{Role: m.Role, Content: m.Content, CreatedAt: m.CreatedAt}
 	}
-	sess, created, err := s.svc.PutSession(r.Context(), r.PathValue("session_id"), p)
+	sess, created, err := s.SessionService.PutSession(r.Context(), r.PathValue("session_id"), p)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -113,7 +113,7 @@ func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	sum, err := s.svc.AppendSessionMessage(r.Context(), r.PathValue("session_id"),
+	sum, err := s.SessionService.AppendSessionMessage(r.Context(), r.PathValue("session_id"),
 		loci.Message{Role: req.Role, Content: req.Content, CreatedAt: req.CreatedAt})
 	if err != nil {
 		s.Error(w, r, err)
@@ -126,7 +126,7 @@ func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.svc.GetSession(r.Context(), r.PathValue("session_id"))
+	sess, err := s.SessionService.GetSession(r.Context(), r.PathValue("session_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -135,7 +135,7 @@ func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
-	existed, err := s.svc.DeleteSession(r.Context(), r.PathValue("session_id"))
+	existed, err := s.SessionService.DeleteSession(r.Context(), r.PathValue("session_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -149,7 +149,7 @@ func (s *Server) handleListUserSessions(w http.ResponseWriter, r *http.Request) 
 		s.Error(w, r, err)
 		return
 	}
-	sessions, total, err := s.svc.ListUserSessions(r.Context(), r.PathValue("user_id"), limit, offset)
+	sessions, total, err := s.SessionService.ListUserSessions(r.Context(), r.PathValue("user_id"), limit, offset)
 	if err != nil {
 		s.Error(w, r, err)
 		return

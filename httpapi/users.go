@@ -142,7 +142,7 @@ func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request)
 		s.Error(w, r, err)
 		return
 	}
-	p, created, err := s.svc.ObservePreference(r.Context(), loci.PreferenceInput{
+	p, created, err := s.PreferenceService.ObservePreference(r.Context(), loci.PreferenceInput{
 		UserID: r.PathValue("user_id"), Type: req.Type, Value: req.Value, Source: req.Source,
 		SessionID: req.SessionID, Context: req.Context,
 	})
@@ -165,7 +165,7 @@ func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	prefs, err := s.svc.ListPreferences(r.Context(), r.PathValue("user_id"), r.URL.Query().Get("session_id"))
+	prefs, err := s.PreferenceService.ListPreferences(r.Context(), r.PathValue("user_id"), r.URL.Query().Get("session_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -174,12 +174,12 @@ func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleUsePreference(w http.ResponseWriter, r *http.Request) {
-	p, err := s.svc.UsePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
+	p, err := s.PreferenceService.UsePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
 	s.answerPreference(w, r, p, err)
 }
 
 func (s *Server) handleConfirmPreference(w http.ResponseWriter, r *http.Request) {
-	p, err := s.svc.ConfirmPreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
+	p, err := s.PreferenceService.ConfirmPreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
 	s.answerPreference(w, r, p, err)
 }
 
@@ -194,7 +194,7 @@ func (s *Server) handleContradictPreference(w http.ResponseWriter, r *http.Reque
 		s.Error(w, r, err)
 		return
 	}
-	p, err := s.svc.ContradictPreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"), req.Source)
+	p, err := s.PreferenceService.ContradictPreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"), req.Source)
 	s.answerPreference(w, r, p, err)
 }
 
@@ -207,7 +207,7 @@ func (s *Server) answerPreference(w http.ResponseWriter, r *http.Request, p *loc
 }
 
 func (s *Server) handleClearPreferences(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.ClearPreferences(r.Context(), r.PathValue("user_id"))
+	n, err := s.PreferenceService.ClearPreferences(r.Context(), r.PathValue("user_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -216,7 +216,7 @@ func (s *Server) handleClearPreferences(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *Server) handleDeletePreference(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.DeletePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"))
+	n, err := s.PreferenceService.DeletePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -225,7 +225,7 @@ func (s *Server) handleDeletePreference(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *Server) handleUserContext(w http.ResponseWriter, r *http.Request) {
-	c, err := s.svc.UserContext(r.Context(), r.PathValue("user_id"))
+	c, err := s.UserMemoryService.UserContext(r.Context(), r.PathValue("user_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -249,7 +249,7 @@ func (s *Server) handleUserMemories(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	mems, err := s.svc.UserMemories(r.Context(), r.PathValue("user_id"), loci.UserMemoryQuery{AsOf: asOf, IncludeHistory: history})
+	mems, err := s.UserMemoryService.UserMemories(r.Context(), r.PathValue("user_id"), loci.UserMemoryQuery{AsOf: asOf, IncludeHistory: history})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -270,7 +270,7 @@ func (s *Server) handleForgetUserMemories(w http.ResponseWriter, r *http.Request
 		s.Error(w, r, err)
 		return
 	}
-	mems, err := s.svc.ForgetUserMemories(r.Context(), r.PathValue("user_id"), req)
+	mems, err := s.UserMemoryService.ForgetUserMemories(r.Context(), r.PathValue("user_id"), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -287,7 +287,7 @@ const forgetNotice = "agent-scoped memory (agents' notes, blocks and passages, w
 	"set include_agents to true (editor) to forget what they hold too"
 
 func (s *Server) handleDeleteUser(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.DeleteUser(r.Context(), r.PathValue("user_id"))
+	n, err := s.UserMemoryService.DeleteUser(r.Context(), r.PathValue("user_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

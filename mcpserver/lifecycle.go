@@ -472,7 +472,7 @@ func (s *server) workingFilter() loci.WorkingFilter {
 }
 
 func (s *server) setWorking(ctx context.Context, in SetWorkingInput) (*SetWorkingOutput, error) {
-	e, created, err := s.svc.SetWorking(ctx, loci.WorkingInput{
+	e, created, err := s.WorkingService.SetWorking(ctx, loci.WorkingInput{
 		TaskID: in.TaskID, AgentID: s.id.AgentID, UserID: s.id.UserID, Key: in.Key, Value: in.Value,
 	})
 	if err != nil {
@@ -492,7 +492,7 @@ func (s *server) setWorking(ctx context.Context, in SetWorkingInput) (*SetWorkin
 // agent and user. (A filter with no user matches every user, so a
 // connection without a user drops the entries written for one.)
 func (s *server) ownWorking(ctx context.Context, taskID string) ([]*loci.WorkingEntry, error) {
-	entries, err := s.svc.ListWorking(ctx, taskID, s.workingFilter())
+	entries, err := s.WorkingService.ListWorking(ctx, taskID, s.workingFilter())
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +507,7 @@ func (s *server) ownWorking(ctx context.Context, taskID string) ([]*loci.Working
 
 func (s *server) getWorking(ctx context.Context, in GetWorkingInput) (*GetWorkingOutput, error) {
 	if in.Key != "" {
-		e, err := s.svc.GetWorking(ctx, in.TaskID, in.Key, s.workingFilter())
+		e, err := s.WorkingService.GetWorking(ctx, in.TaskID, in.Key, s.workingFilter())
 		if err != nil {
 			return nil, err
 		}
@@ -547,7 +547,7 @@ func (s *server) recordEpisode(ctx context.Context, in RecordEpisodeInput) (*Rec
 	if err := s.needUser(); err != nil {
 		return nil, err
 	}
-	ep, err := s.svc.RecordEpisode(ctx, loci.EpisodeInput{
+	ep, err := s.EpisodeService.RecordEpisode(ctx, loci.EpisodeInput{
 		UserID: s.id.UserID, AgentID: s.id.AgentID, ActionType: in.ActionType, ActionDescription: in.ActionDescription,
 		Context: in.Context, Outcome: in.Outcome, OutcomeDetails: in.OutcomeDetails, ConfidenceScore: in.ConfidenceScore,
 	})
@@ -561,7 +561,7 @@ func (s *server) findEpisodes(ctx context.Context, in FindEpisodesInput) (*FindE
 	if err := s.needUser(); err != nil {
 		return nil, err
 	}
-	res, err := s.svc.SearchEpisodes(ctx, loci.EpisodeQuery{
+	res, err := s.EpisodeService.SearchEpisodes(ctx, loci.EpisodeQuery{
 		UserID: s.id.UserID, AgentID: s.id.AgentID, Query: in.Query, Outcome: in.Outcome,
 		ActionType: in.ActionType, Limit: in.Limit,
 	})
@@ -616,7 +616,7 @@ func (s *server) storeFact(ctx context.Context, in StoreFactInput) (*StoreFactOu
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.svc.StoreFact(ctx, loci.FactInput{
+	f, err := s.FactService.StoreFact(ctx, loci.FactInput{
 		UserID: s.id.UserID, AgentID: s.id.AgentID, Category: in.Category, Fact: in.Fact,
 		Keywords: in.Keywords, Evidence: in.Evidence, Key: in.Key, ValidAt: validAt,
 	})
@@ -635,7 +635,7 @@ func (s *server) searchFacts(ctx context.Context, in SearchFactsInput) (*SearchF
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.SearchFacts(ctx, loci.FactQuery{
+	res, err := s.FactService.SearchFacts(ctx, loci.FactQuery{
 		UserID: s.id.UserID, Query: in.Query, Category: in.Category, IncludeGlobal: in.IncludeGlobal, AsOf: asOf, Limit: in.Limit,
 	})
 	if err != nil {
@@ -669,7 +669,7 @@ func (s *server) listReview(ctx context.Context, in ListReviewInput) (*ListRevie
 	if limit == 0 {
 		limit = defaultFactResults
 	}
-	items, total, err := s.svc.ReviewQueue(ctx, loci.ReviewQuery{UserID: s.id.UserID, Limit: limit})
+	items, total, err := s.ReviewService.ReviewQueue(ctx, loci.ReviewQuery{UserID: s.id.UserID, Limit: limit})
 	if err != nil {
 		return nil, err
 	}

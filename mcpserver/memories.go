@@ -144,7 +144,7 @@ func (s *server) addMemory(ctx context.Context, in AddMemoryInput) (*MemoryEvent
 	if mi.Kind == "" || mi.Kind == loci.KindFact {
 		mi.UserID = s.id.UserID // a fact is about the connection's user, when it has one
 	}
-	ev, err := s.svc.AddMemory(ctx, mi)
+	ev, err := s.MemoryService.AddMemory(ctx, mi)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (s *server) reach(ctx context.Context, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return loci.Errorf(loci.EINVALID, "id is required")
 	}
-	m, err := s.svc.GetMemory(ctx, id)
+	m, err := s.MemoryService.GetMemory(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (s *server) patchMemory(ctx context.Context, in PatchMemoryInput) (*MemoryE
 	if err := s.reach(ctx, in.ID); err != nil {
 		return nil, err
 	}
-	ev, err := s.svc.UpdateMemory(ctx, in.ID, loci.MemoryPatch{
+	ev, err := s.MemoryService.UpdateMemory(ctx, in.ID, loci.MemoryPatch{
 		Content: in.Content, Tags: in.Tags, Metadata: in.Metadata, TTLSeconds: in.TTLSeconds,
 	})
 	if err != nil {
@@ -186,7 +186,7 @@ func (s *server) deleteMemory(ctx context.Context, in DeleteMemoryInput) (*Delet
 	if err := s.reach(ctx, in.ID); err != nil {
 		return nil, err
 	}
-	if err := s.svc.DeleteMemory(ctx, in.ID); err != nil {
+	if err := s.MemoryService.DeleteMemory(ctx, in.ID); err != nil {
 		return nil, err
 	}
 	return &DeleteMemoryOutput{Success: true, ID: in.ID}, nil

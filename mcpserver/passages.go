@@ -44,7 +44,7 @@ func (s *server) passageTools() {
 }
 
 func (s *server) storeMemory(ctx context.Context, in StoreMemoryInput) (*StoreMemoryOutput, error) {
-	p, err := s.svc.AddPassage(ctx, s.id.AgentID, in.Content, in.Tags)
+	p, err := s.PassageService.AddPassage(ctx, s.id.AgentID, in.Content, in.Tags)
 	if err != nil {
 		return nil, err
 	}

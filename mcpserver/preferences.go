@@ -128,7 +128,7 @@ func (s *server) observePreference(ctx context.Context, in ObservePreferenceInpu
 	if err := s.needUser(); err != nil {
 		return nil, err
 	}
-	p, created, err := s.svc.ObservePreference(ctx, loci.PreferenceInput{
+	p, created, err := s.PreferenceService.ObservePreference(ctx, loci.PreferenceInput{
 		UserID: s.id.UserID, Type: in.Type, Value: in.Value, Source: in.Source, SessionID: in.SessionID, Context: in.Context,
 	})
 	if err != nil {
@@ -145,7 +145,7 @@ func (s *server) userContext(ctx context.Context, _ UserContextInput) (*UserCont
 	if err := s.needUser(); err != nil {
 		return nil, err
 	}
-	c, err := s.svc.UserContext(ctx, s.id.UserID)
+	c, err := s.UserMemoryService.UserContext(ctx, s.id.UserID)
 	if err != nil {
 		return nil, err
 	}

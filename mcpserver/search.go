@@ -155,7 +155,7 @@ func (s *server) searchMemory(ctx context.Context, in SearchMemoryInput) (*Searc
 	for _, k := range in.Kinds {
 		q.Kinds = append(q.Kinds, loci.Kind(k))
 	}
-	res, err := s.svc.SearchAgentMemory(ctx, q)
+	res, err := s.AgentSearchService.SearchAgentMemory(ctx, q)
 	if err != nil {
 		return nil, err
 	}

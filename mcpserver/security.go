@@ -147,7 +147,7 @@ func (s *server) refused(ctx context.Context, op string, kind loci.Kind, err err
 		Operation: op, Kind: kind, Status: loci.StatusOf(loci.ErrorCode(err)),
 		Scope: loci.Scope{AgentID: s.id.AgentID, UserID: s.id.UserID},
 	}
-	if aerr := s.svc.Audit(context.WithoutCancel(ctx), e); aerr != nil {
+	if aerr := s.AuditService.Audit(context.WithoutCancel(ctx), e); aerr != nil {
 		s.logger.Error("audit log write failed", "op", op, "err", aerr)
 	}
 }

@@ -1,5 +1,5 @@
 // Package mcpserver is loci's MCP transport: the memory tools of the Model
-// Context Protocol, built with the official Go SDK, over a loci.Service.
+// Context Protocol, built with the official Go SDK, over loci's services.
 //
 // A server is bound to one Identity (an agent, optionally a user) for the
 // whole connection. No tool takes an agent or user id as an argument, so a
@@ -107,9 +107,22 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
-// server is one MCP server bound to one identity.
+// server is one MCP server bound to one identity. It holds one field per
+// service interface its tools call; each tool group calls only its own.
 type server struct {
-	svc      loci.Service
+	AgentSearchService loci.AgentSearchService
+	AuditService       loci.AuditService
+	BlockService       loci.BlockService
+	EpisodeService     loci.EpisodeService
+	FactService        loci.FactService
+	MemoryService      loci.MemoryService
+	NoteService        loci.NoteService
+	PassageService     loci.PassageService
+	PreferenceService  loci.PreferenceService
+	ReviewService      loci.ReviewService
+	UserMemoryService  loci.UserMemoryService
+	WorkingService     loci.WorkingService
+
 	id       Identity
 	logger   *slog.Logger
 	mcp      *mcp.Server
@@ -129,7 +142,12 @@ func New(svc loci.Service, id Identity, opts ...Option) (*mcp.Server, error) {
 }
 
 func newServer(svc loci.Service, id Identity, c *config, tools ToolSet, sessionID func() string) *mcp.Server {
-	s := &server{svc: svc, id: id, logger: c.logger, cfgAudit: c.audit, tools: tools}
+	s := &server{id: id, logger: c.logger, cfgAudit: c.audit, tools: tools}
+	if svc != nil {
+		s.AgentSearchService, s.AuditService, s.BlockService, s.EpisodeService = svc, svc, svc, svc
+		s.FactService, s.MemoryService, s.NoteService, s.PassageService = svc, svc, svc, svc
+		s.PreferenceService, s.ReviewService, s.UserMemoryService, s.WorkingService = svc, svc, svc, svc
+	}
 	instr := instructions(id)
 	if tools != ToolsAll {
 		instr = compactInstructions(id)
