@@ -72,6 +72,17 @@ func adminRoutes() []endpoint {
 				Desc: "404 when the server runs without metrics.",
 				OK:   map[int]apidoc.Resp{http.StatusOK: {Desc: "The Prometheus text exposition.", Schema: apidoc.Obj{"type": "string"}, Media: "text/plain"}},
 				Errs: []int{notFound}}},
+		{pattern: "POST /v1/maintenance", handler: (*Server).handleMaintain,
+			op: loci.OpMaintenance,
+			doc: &apidoc.Op{ID: "maintain", Tag: "admin",
+				Desc: "An empty body runs every task. `tasks` maps each task run to what it changed.",
+				Body: apidoc.Closed(nil, apidoc.Obj{
+					"tasks":   apidoc.Array(apidoc.Ref("MaintenanceTask"), "Absent or empty: all."),
+					"dry_run": apidoc.Boolean("Report without changing anything."),
+				}), BodyOptional: true,
+				OK: apidoc.Okay("What each task changed.", apidoc.Success(apidoc.Object([]string{"dry_run", "tasks"}, apidoc.Obj{
+					"dry_run": apidoc.Boolean(""), "tasks": apidoc.MapOf(apidoc.Ref("MaintenanceResult"), "Task name to result."),
+				})))}},
 	}
 }
 
@@ -228,4 +239,21 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.ServeHTTP(w, r)
+}
+
+// handleMaintain runs maintenance; an empty body runs every task.
+func (s *Server) handleMaintain(w http.ResponseWriter, r *http.Request) {
+	var req loci.MaintenanceRequest
+	if r.ContentLength != 0 {
+		if err := decode(r, &req); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+	}
+	rep, err := s.MaintenanceService.Maintain(r.Context(), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"dry_run": rep.DryRun, "tasks": rep.Tasks})
 }

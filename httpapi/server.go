@@ -259,3 +259,12 @@ func ok(w http.ResponseWriter, status int, fields map[string]any) {
 	fields["success"] = true
 	writeJSON(w, status, fields)
 }
+
+// objectFields returns v's JSON fields as a map, so a single object is
+// answered with its fields beside "success".
+func objectFields(v any) map[string]any {
+	raw, _ := json.Marshal(v)
+	m := map[string]any{}
+	json.Unmarshal(raw, &m)
+	return m
+}
