@@ -174,7 +174,12 @@ func (s *server) register() {
 	s.noteTools()
 	s.blockTools()
 	s.passageTools()
-	s.lifecycleTools()
+	s.workingTools()
+	s.factTools()
+	if s.id.UserID != "" {
+		s.episodeTools()
+		s.reviewTools()
+	}
 	s.preferenceTools()
 	s.searchTools()
 }
@@ -311,3 +316,22 @@ func dropNull(s *jsonschema.Schema) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// needUserMessage is the tool error of a user-scoped tool on a connection
+// opened without a user.
+const needUserMessage = "this tool needs a user, and this connection has none: start loci mcp with --user ID, or open the HTTP session with the X-Loci-User header (or ?user=ID)"
+
+// needUser returns EINVALID when the connection has no user.
+func (s *server) needUser() error {
+	if s.id.UserID == "" {
+		return loci.Errorf(loci.EINVALID, needUserMessage)
+	}
+	return nil
+}
+
+func searchQueryError(err error) error {
+	if loci.ErrorCode(err) == loci.EINVALID && loci.ErrorMessage(err) == "q must contain at least one word" {
+		return loci.Errorf(loci.EINVALID, "query must contain at least one word")
+	}
+	return err
+}
