@@ -496,7 +496,8 @@ func searchSchemas() Obj {
 	}
 }
 
-// operationSchemas are the component schemas of operations (health, keys, audit, export).
+// operationSchemas are the component schemas of operations: API keys,
+// the audit log and imports.
 func operationSchemas() Obj {
 	return Obj{
 		"APIKey": Object([]string{"id", "workspace", "role", "created_at"}, Obj{
