@@ -22,7 +22,7 @@ func mcpRoutes() []endpoint {
 	var eps []endpoint
 	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 		eps = append(eps, endpoint{pattern: method + " /mcp", handler: (*Server).serveMCP,
-			op:           loci.OpMcp,
+			op:           loci.OpMCP,
 			undocumented: "MCP's streamable HTTP transport, described by MCP, not by this API",
 			enabled:      func(s *Server) bool { return s.mcpHandler != nil }})
 	}

@@ -24,7 +24,7 @@ func OpenAPIDocument() []byte { return append([]byte(nil), openAPIDocument...) }
 func openAPIRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "GET /v1/openapi.json", handler: (*Server).handleOpenAPI,
-			op: loci.OpOpenapi,
+			op: loci.OpOpenAPI,
 			doc: &apidoc.Op{ID: "openapi", Tag: "operations", NoStorage: true,
 				OK: apidoc.Okay("The OpenAPI 3.1 document.", apidoc.Obj{"type": "object"})}},
 	}
