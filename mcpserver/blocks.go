@@ -87,7 +87,7 @@ var (
 )
 
 func (s *server) blockTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpBlockList, &mcp.Tool{
 		Name:  "core_memory_read",
 		Title: "Read core memory",
 		Description: "Read your core memory: the labelled blocks (personality, relationships, current_state, and any others) " +
@@ -98,7 +98,7 @@ func (s *server) blockTools() {
 		OutputSchema: coreMemoryReadOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.coreMemoryRead)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpBlockPut, &mcp.Tool{
 		Name:  "update_memory",
 		Title: "Update core memory",
 		Description: "Update one block of your core memory by label, to keep what you know about yourself, the people you deal with " +

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/loci-memory/loci"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
 )
 
 // The episodic memory tools of seed 003 (record_episode,
@@ -93,7 +94,7 @@ var (
 )
 
 func (s *server) episodeTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpEpisodeRecord, &mcp.Tool{
 		Name:  "record_episode",
 		Title: "Record episode",
 		Description: "Record what you just did for the user and how it went, so later runs can learn from it: call it after each significant action " +
@@ -104,7 +105,7 @@ func (s *server) episodeTools() {
 		OutputSchema: recordEpisodeOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.recordEpisode)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpEpisodeSearch, &mcp.Tool{
 		Name:  "find_similar_episodes",
 		Title: "Find similar episodes",
 		Description: "Before a task, find your past episodes for this user that resemble it, best match first: " +

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/loci-memory/loci"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
 )
 
 // The long-term memory tools of seed 003 (store_fact, search_facts).
@@ -111,7 +112,7 @@ var (
 const categoryGuide = "A category is any short lowercase name (letters, digits, underscores) that groups facts of one sort; general_fact is for anything else."
 
 func (s *server) factTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpFactAdd, &mcp.Tool{
 		Name:  "store_fact",
 		Title: "Store fact",
 		Description: "Store a piece of validated, lasting knowledge in long-term memory: something learned about the user, a pattern seen across several episodes, a fact of the domain. " +
@@ -124,7 +125,7 @@ func (s *server) factTools() {
 		OutputSchema: storeFactOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.storeFact)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpFactSearch, &mcp.Tool{
 		Name:  "search_facts",
 		Title: "Search facts",
 		Description: "Search long-term memory for what you know that bears on the task, best match first, before you start. On a connection with a user it searches that user's facts and, unless include_global is false, " +

@@ -25,7 +25,7 @@ import (
 // compactTools adds the default set.
 func (s *server) compactTools() {
 	s.seedNoteTools()
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemoryAdd, &mcp.Tool{
 		Name:  "add_memory",
 		Title: "Add memory",
 		Description: "Store something worth remembering in later conversations and runs: a conclusion, a decision, a fact about the user or the work. " +
@@ -36,7 +36,7 @@ func (s *server) compactTools() {
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.addMemory)
 	s.findTool()
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemoryUpdate, &mcp.Tool{
 		Name:  "update_memory",
 		Title: "Update memory",
 		Description: "Change a memory found with search_memory, by its id: its content, tags, metadata or time to live. " +
@@ -45,7 +45,7 @@ func (s *server) compactTools() {
 		OutputSchema: memoryEventOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.patchMemory)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemoryDelete, &mcp.Tool{
 		Name:  "delete_memory",
 		Title: "Delete memory",
 		Description: "Delete a memory found with search_memory, by its id, when it is wrong or no longer wanted. " +

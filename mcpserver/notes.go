@@ -86,7 +86,7 @@ func (s *server) noteTools() {
 
 // seedNoteTools adds seed 000's remember and recall (both sets).
 func (s *server) seedNoteTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpNoteRemember, &mcp.Tool{
 		Name:  "remember",
 		Title: "Remember",
 		Description: "Store a piece of long-term memory under a key, so you can recall it in later conversations and runs. " +
@@ -96,7 +96,7 @@ func (s *server) seedNoteTools() {
 		OutputSchema: rememberOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.remember)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpNoteRecall, &mcp.Tool{
 		Name:  "recall",
 		Title: "Recall",
 		Description: "Read your long-term memory. With a key, returns that memory's value and when it was stored; " +
@@ -108,7 +108,7 @@ func (s *server) seedNoteTools() {
 }
 
 func (s *server) forgetTool() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpNoteForget, &mcp.Tool{
 		Name:  "forget",
 		Title: "Forget",
 		Description: "Delete one memory by key, with all its earlier values. Use it when a memory is wrong or no longer wanted. " +

@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/loci-memory/loci"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
 )
 
 // The review tool (list_review): what of the connection's user's memory
@@ -53,7 +54,7 @@ var (
 
 // reviewTools adds list_review.
 func (s *server) reviewTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpUserReview, &mcp.Tool{
 		Name:  "list_review",
 		Title: "List what awaits review",
 		Description: "List what of this user's memory waits for the user's review: facts that were contradicted (disputed) and preferences the user " +

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,39 +31,35 @@ type ToolPolicy struct {
 	Kind loci.Kind
 }
 
-// toolOps maps each tool of each tool set to the operation it serves (a
-// name may mean another tool in another set: the default set's
-// update_memory edits any memory by id, the full set's a core memory
-// block); its policy is the operation's. Every registered tool must have
-// an entry (TestToolPolicyCoversEveryTool); a tool without one is
+// toolTable maps each tool of a tool set to the operation it serves, as
+// its registration names it (addTool): a name may mean another tool in
+// another set (the default set's update_memory edits any memory by id,
+// the full set's a core memory block). It is read once per set from a
+// server of the set on a connection with a user (which lists every tool
+// of the set); its services are never called. A tool without an entry is
 // admin-only.
-var toolOps = map[ToolSet]map[string]*loci.Operation{
-	ToolsDefault: {
-		"remember":      loci.OpNoteRemember,
-		"recall":        loci.OpNoteRecall,
-		"add_memory":    loci.OpMemoryAdd,
-		"search_memory": loci.OpMemorySearch,
-		"update_memory": loci.OpMemoryUpdate,
-		"delete_memory": loci.OpMemoryDelete,
-	},
-	ToolsAll: {
-		"remember":              loci.OpNoteRemember,
-		"recall":                loci.OpNoteRecall,
-		"forget":                loci.OpNoteForget,
-		"core_memory_read":      loci.OpBlockList,
-		"update_memory":         loci.OpBlockPut,
-		"store_memory":          loci.OpPassageAdd,
-		"set_working":           loci.OpWorkingSet,
-		"get_working":           loci.OpWorkingGet,
-		"record_episode":        loci.OpEpisodeRecord,
-		"find_similar_episodes": loci.OpEpisodeSearch,
-		"store_fact":            loci.OpFactAdd,
-		"search_facts":          loci.OpFactSearch,
-		"list_review":           loci.OpUserReview,
-		"observe_preference":    loci.OpPreferenceObserve,
-		"get_user_context":      loci.OpUserContext,
-		"search_memory":         loci.OpMemorySearch,
-	},
+func toolTable(set ToolSet) map[string]*loci.Operation {
+	switch set {
+	case ToolsDefault:
+		return defaultToolTable()
+	case ToolsAll:
+		return allToolTable()
+	}
+	return nil
+}
+
+var (
+	defaultToolTable = sync.OnceValue(func() map[string]*loci.Operation { return readToolTable(ToolsDefault) })
+	allToolTable     = sync.OnceValue(func() map[string]*loci.Operation { return readToolTable(ToolsAll) })
+)
+
+// readToolTable registers the tools of set on a server that records their
+// operations.
+func readToolTable(set ToolSet) map[string]*loci.Operation {
+	s := &server{ops: map[string]*loci.Operation{}, id: Identity{AgentID: "tools", UserID: "tools"}, tools: set,
+		mcp: mcp.NewServer(&mcp.Implementation{Name: "loci"}, nil)}
+	s.register()
+	return s.ops
 }
 
 // resourceOp is the operation of reading the core memory resource (the
@@ -75,7 +72,7 @@ func policyOf(op *loci.Operation) ToolPolicy { return ToolPolicy{Role: op.Role, 
 // PolicyOfTool returns the policy of a tool of a set and whether the
 // table has an entry for it; a tool without one is admin-only.
 func PolicyOfTool(set ToolSet, name string) (ToolPolicy, bool) {
-	op, ok := toolOps[set][name]
+	op, ok := toolTable(set)[name]
 	if !ok {
 		return ToolPolicy{Role: loci.RoleAdmin}, false
 	}
@@ -87,7 +84,7 @@ func PolicyOfTool(set ToolSet, name string) (ToolPolicy, bool) {
 func Operations() []*loci.Operation {
 	ops := []*loci.Operation{resourceOp}
 	for _, set := range []ToolSet{ToolsDefault, ToolsAll} {
-		for _, op := range toolOps[set] {
+		for _, op := range toolTable(set) {
 			if !slices.Contains(ops, op) {
 				ops = append(ops, op)
 			}

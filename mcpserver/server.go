@@ -123,6 +123,9 @@ type server struct {
 	UserMemoryService  loci.UserMemoryService
 	WorkingService     loci.WorkingService
 
+	// ops maps each tool registered to its operation, when the server
+	// is built to read its tool table (toolTable); nil otherwise.
+	ops      map[string]*loci.Operation
 	id       Identity
 	logger   *slog.Logger
 	mcp      *mcp.Server
@@ -227,11 +230,15 @@ func (s *server) ctx(ctx context.Context) context.Context {
 	return ctx
 }
 
-// addTool registers a typed tool whose handler sees only its input: the
-// SDK infers the input and output schemas from In and Out, validates the
-// arguments, and returns Out as structured content (and as JSON text).
-// A returned error becomes a tool error through toolError.
-func addTool[In, Out any](s *server, t *mcp.Tool, h func(ctx context.Context, in In) (Out, error)) {
+// addTool registers a typed tool serving operation op (its policy: the
+// least role and the kind, loci.Operation) whose handler sees only its
+// input: the SDK infers the input and output schemas from In and Out,
+// validates the arguments, and returns Out as structured content (and as
+// JSON text). A returned error becomes a tool error through toolError.
+func addTool[In, Out any](s *server, op *loci.Operation, t *mcp.Tool, h func(ctx context.Context, in In) (Out, error)) {
+	if s.ops != nil {
+		s.ops[t.Name] = op
+	}
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		out, err := h(s.ctx(ctx), in)
 		if err != nil {

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/loci-memory/loci"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
 )
 
 // The working memory tools of seed 003 (set_working, get_working). Working
@@ -62,7 +63,7 @@ var (
 
 // workingTools adds set_working and get_working.
 func (s *server) workingTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpWorkingSet, &mcp.Tool{
 		Name:  "set_working",
 		Title: "Set working memory",
 		Description: "Write a value to the scratchpad of the current task: your goal and sub-goals, the active plan and progress, intermediate results, tool outputs still to evaluate. " +
@@ -73,7 +74,7 @@ func (s *server) workingTools() {
 		OutputSchema: setWorkingOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.setWorking)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpWorkingGet, &mcp.Tool{
 		Name:  "get_working",
 		Title: "Get working memory",
 		Description: "Read the scratchpad of a task written with set_working by this agent (and user). " +
