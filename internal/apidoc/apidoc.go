@@ -1,8 +1,8 @@
 // Package apidoc builds loci's OpenAPI 3.1 document from the REST server's
 // route table (httpapi): each route there carries its Op (parameters,
-// bodies, responses) beside its policy, and the document adds the least
-// role (x-loci-role) and the agent binding (x-loci-agent-binding) the
-// policy sets. httpapi.OpenAPI builds it; `go generate ./httpapi` writes it
+// bodies, responses) beside the operation it serves (loci.Operation), and
+// the document takes the summary, the least role (x-loci-role) and the
+// agent binding (x-loci-agent-binding) from that operation's declaration. httpapi.OpenAPI builds it; `go generate ./httpapi` writes it
 // to httpapi/openapi.json, embedded in the binary, and a test in httpapi
 // fails when that file is stale. This package holds what the operations
 // share: the component schemas, the error responses, and constructors for
