@@ -152,7 +152,7 @@ func checkQuery(r *http.Request, takes []string) error {
 	return loci.Errorf(loci.EINVALID, "unknown query parameter %s: this route takes %s", strings.Join(unknown, ", "), strings.Join(takes, ", "))
 }
 
-// opTable maps each pattern of the route table to its operation.
+// opTable maps each pattern of the route table to its entry.
 var opTable = sync.OnceValue(func() map[string]endpoint {
 	m := map[string]endpoint{}
 	for _, ep := range routeTable() {
@@ -170,10 +170,6 @@ func PolicyOf(pattern string) (Policy, bool) {
 	}
 	return ep.policy(), true
 }
-
-// OperationOf returns the operation a pattern of the route table serves;
-// nil when the table has no such pattern.
-func OperationOf(pattern string) *loci.Operation { return opTable()[pattern].op }
 
 // Operations returns the operation of every route of the table, in table
 // order, once each.
