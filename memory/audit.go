@@ -27,18 +27,6 @@ import (
 // maxAuditIDs bounds the ids one audit entry keeps.
 const maxAuditIDs = 1000
 
-// binding is how a key bound to one agent may call an operation: the
-// operation checks it against the agent it is given (loci.AgentBinding,
-// the enum REST routes declare too).
-type binding = loci.AgentBinding
-
-// The bindings, by the names the operations use.
-const (
-	agentNamed = loci.AgentNamed
-	agentFree  = loci.AgentFree
-	agentDeny  = loci.AgentDeny
-)
-
 // audited is the audit entry of one operation in the making.
 type audited struct {
 	s   *Service
@@ -53,23 +41,23 @@ type audited struct {
 // checks the context's key binding for it: a refusal (EFORBIDDEN) is
 // returned, and audited, when the caller ends the entry. Callers defer
 // a.end(&err) right after, with err the operation's error result.
-func (s *Service) begin(ctx context.Context, op string, kind loci.Kind, sc loci.Scope, b binding) (*audited, error) {
+func (s *Service) begin(ctx context.Context, op string, kind loci.Kind, sc loci.Scope, b loci.AgentBinding) (*audited, error) {
 	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op, Kind: kind, Scope: sc, Status: 200}}
 	return a, checkBinding(ctx, sc.AgentID, b)
 }
 
 // checkBinding refuses a key bound to an agent what its binding forbids.
-func checkBinding(ctx context.Context, agentID string, b binding) error {
+func checkBinding(ctx context.Context, agentID string, b loci.AgentBinding) error {
 	p := loci.PrincipalFrom(ctx)
 	if p == nil || p.AgentID == "" {
 		return nil
 	}
 	switch {
-	case b == agentDeny:
+	case b == loci.AgentDeny:
 		return loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s cannot use this operation", p.AgentID)
 	case agentID != "" && agentID != p.AgentID:
 		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot reach agent %s", p.AgentID, agentID)
-	case agentID == "" && b == agentNamed:
+	case agentID == "" && b == loci.AgentNamed:
 		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", p.AgentID, p.AgentID)
 	}
 	return nil
@@ -242,7 +230,7 @@ func (s *Service) Audit(ctx context.Context, e loci.AuditEntry) error {
 // FindAudit returns the context workspace's entries that match f, newest
 // first, after writing every entry queued before it.
 func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.AuditEntry, _ int, err error) {
-	a, err := s.begin(ctx, "audit.read", "", loci.Scope{AgentID: f.AgentID, UserID: f.UserID}, agentDeny)
+	a, err := s.begin(ctx, "audit.read", "", loci.Scope{AgentID: f.AgentID, UserID: f.UserID}, loci.AgentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -270,7 +258,7 @@ func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.
 // workspace. The prune's own entry is written with it, and is not counted
 // against MaxEntries.
 func (s *Service) PruneAudit(ctx context.Context, r loci.AuditRetention) (n int, err error) {
-	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, loci.AgentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err

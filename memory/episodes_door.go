@@ -12,6 +12,8 @@ import (
 // outcome, a confidence, the cap per user and agent, 30 days of life).
 type episodeDoor struct{ defaultRules }
 
+var _ = registerKind(loci.KindEpisode, episodeDoor{})
+
 func (episodeDoor) route() string {
 	return "POST /v1/episodes (feedback: POST /v1/episodes/{id}/feedback)"
 }

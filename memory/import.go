@@ -8,7 +8,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/loci-memory/loci"
@@ -47,7 +46,7 @@ const (
 // it fails after some batches were stored, the entry keeps what they
 // stored.
 func (s *Service) Import(ctx context.Context, r io.Reader) (_ *loci.ImportResult, err error) {
-	a, err := s.begin(ctx, "import", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, "import", "", loci.Scope{}, loci.AgentDeny)
 	defer a.endPartial(&err)
 	if err != nil {
 		return nil, err
@@ -255,7 +254,7 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 			if keyed(e.rec) {
 				plan.keyHashes = append(plan.keyHashes, maphash.String(plan.seed, keyOf(e.rec)))
 			}
-			if e.rec.Kind == loci.KindBlock {
+			if linkable(e.rec) {
 				plan.blocks[e.rec.ID] = true
 			}
 			if err := plan.rules.add(e); err != nil {
@@ -277,14 +276,14 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 // (history, a record with invalid_at set, may share its key).
 func keyed(r *loci.Record) bool { return r.Key != "" && r.InvalidAt.IsZero() }
 
-// keyOf is what an open record's key is unique in: the kind, scope and key;
-// for a fact, its user's (or the global) slot of that key, whichever agent
-// wrote it.
+// keyOf is what an open record's key is unique in, as its kind says
+// (kindImport.uniqueKey): the kind, scope and key by default.
 func keyOf(r *loci.Record) string {
-	if r.Kind == loci.KindFact {
-		return strings.Join([]string{string(r.Kind), r.UserID, r.Key}, "\x00")
+	k, ok := importOf(r.Kind)
+	if !ok {
+		return defaultRules{}.uniqueKey(r)
 	}
-	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Key}, "\x00")
+	return k.uniqueKey(r)
 }
 
 // findPresent marks the entries whose record is already stored, the same;
@@ -404,7 +403,7 @@ func (s *Service) checkImportLinks(ctx context.Context, ws string, plan *importP
 		}
 		err := s.store.View(ctx, func(tx loci.Tx) error {
 			r, err := tx.GetRecord(ctx, ws, l.link.BlockID)
-			if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && r.Kind != loci.KindBlock) {
+			if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && !linkable(r)) {
 				return lineError(l.line, loci.Errorf(loci.EINVALID, "block link to unknown block %q", l.link.BlockID))
 			}
 			return err

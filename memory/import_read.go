@@ -145,11 +145,8 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		// text analyzed when it is written (readFrame), beside the writes.
 		l.Record.SearchText = deref(l.SearchText)
 		e.rec, e.versions = l.Record, l.Versions
-		switch d := data.(type) {
-		case *sessionData:
-			e.messageCount, e.nextIndex = d.MessageCount, d.nextIndex()
-		case *messageData:
-			e.messageIndex = d.Index
+		if k, ok := importOf(l.Record.Kind); ok {
+			k.keepImportData(&e, data)
 		}
 	case lineBlockLink:
 		var l linkLine

@@ -55,7 +55,7 @@ type sessionTally struct {
 
 func (s *Service) newImportRules(seed maphash.Seed) *importRules {
 	return &importRules{
-		now: s.now(), workingLimit: s.life.workingLimitOr(), episodeCap: s.life.episodeCapOr(), seed: seed,
+		now: s.now(), workingLimit: s.keep.workingLimitOr(), episodeCap: s.keep.episodeCapOr(), seed: seed,
 		sessions: map[string]*sessionTally{}, tasks: map[string]int{}, episodes: map[string]int{},
 	}
 }
@@ -86,7 +86,7 @@ func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRule
 		if r == nil {
 			continue
 		}
-		if rules, ok := rulesOf(r.Kind); ok {
+		if rules, ok := importOf(r.Kind); ok {
 			rules.holdImport(h, ir, r)
 		}
 	}
@@ -132,7 +132,7 @@ func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRule
 // add tallies one checked line as its kind says (tallyImport), and
 // refuses a working value or an episode over its limit.
 func (ir *importRules) add(e *importEntry) error {
-	rules, ok := rulesOf(e.rec.Kind)
+	rules, ok := importOf(e.rec.Kind)
 	if !ok {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (ir *importRules) checkIndexes(sp *spool, refuse func(int, error)) error {
 			return err
 		}
 		r := e.rec
-		if r == nil || r.Kind != loci.KindSession || r.Category != messageCategory {
+		if r == nil || !isMessage(r) {
 			continue
 		}
 		var d messageData

@@ -53,7 +53,7 @@ func checkImportTime(field string, t time.Time, required bool) error {
 // a JSON object whose fields have the kind's types and ranges. It returns
 // the data decoded (the kind's data type; nil when absent).
 func checkImportData(field string, rec *loci.Record, data json.RawMessage) (any, error) {
-	rules, ok := rulesOf(rec.Kind)
+	rules, ok := importOf(rec.Kind)
 	if !ok {
 		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
 	}
@@ -107,7 +107,7 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	if err := checkImportMetadata("metadata", rec.Metadata); err != nil {
 		return nil, err
 	}
-	rules, ok := rulesOf(rec.Kind)
+	rules, ok := importOf(rec.Kind)
 	if !rec.Kind.Valid() || !ok {
 		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
 	}

@@ -11,6 +11,8 @@ import (
 // which holds the task's 50 KB and its 24 h expiry.
 type workingDoor struct{ defaultRules }
 
+var _ = registerKind(loci.KindWorking, workingDoor{})
+
 func (workingDoor) route() string { return "PUT /v1/tasks/{task_id}/working/{key}" }
 func (workingDoor) ttl() bool     { return false }
 
