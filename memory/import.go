@@ -135,17 +135,10 @@ func relabel(err error, format string, args ...any) error {
 // any), and spools the checked lines in order. It returns the first
 // refused line's error, by line number.
 func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *spool) (*importPlan, error) {
-	var some []*loci.Record
-	err := s.store.View(ctx, func(tx loci.Tx) error {
-		var err error
-		some, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Limit: 1})
-		return err
-	})
+	plan, err := s.newImportPlan(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	plan := &importPlan{checkPresent: len(some) > 0, blocks: map[string]bool{}, seed: maphash.MakeSeed()}
-	plan.rules = s.newImportRules(plan.seed)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -160,31 +153,7 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 		defer close(chunks)
 		readDone <- readImportChunks(ctx, r, chunks, inflight)
 	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				select {
-				case c, ok := <-chunks:
-					if !ok {
-						return
-					}
-					c.check()
-					select {
-					case checked <- c:
-					case <-ctx.Done():
-						return
-					}
-				case <-ctx.Done():
-					return
-				}
-			}
-		})
-	}
-	go func() {
-		wg.Wait()
-		close(checked)
-	}()
+	checkChunks(ctx, workers, chunks, checked)
 
 	// Collect in input order, so the first refused line is reported.
 	pending := map[int]*importChunk{}
@@ -223,6 +192,53 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 		return nil, err
 	}
 	return plan, nil
+}
+
+// newImportPlan starts the plan of an import into ws: records already
+// stored are looked for only when the workspace holds any.
+func (s *Service) newImportPlan(ctx context.Context, ws string) (*importPlan, error) {
+	var some []*loci.Record
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		var err error
+		some, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Limit: 1})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	plan := &importPlan{checkPresent: len(some) > 0, blocks: map[string]bool{}, seed: maphash.MakeSeed()}
+	plan.rules = s.newImportRules(plan.seed)
+	return plan, nil
+}
+
+// checkChunks starts workers that check the chunks read from chunks and
+// send them, checked, to checked, which is closed when they are done.
+func checkChunks(ctx context.Context, workers int, chunks <-chan *importChunk, checked chan<- *importChunk) {
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				select {
+				case c, ok := <-chunks:
+					if !ok {
+						return
+					}
+					c.check()
+					select {
+					case checked <- c:
+					case <-ctx.Done():
+						return
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(checked)
+	}()
 }
 
 // errImportRead marks a failure to read the input (not a refused line).
