@@ -220,34 +220,47 @@ func runPassage(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, p.ID)
 	case "list":
-		passages, total, err := svc.ListPassages(ctx, *af.agent, f)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "count": total, "passages": passages})
-		}
-		for _, p := range passages {
-			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.ID, strings.Join(p.Tags, ","), p.Content)
-		}
+		return listPassages(ctx, e, svc, *asJSON, *af.agent, f)
 	case "search":
-		res, err := svc.SearchPassages(ctx, *af.agent, pos[0], f)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(e.stdout, map[string]any{
-				"success": true, "count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings,
-			})
-		}
-		for _, r := range res.Results {
-			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", strconv.FormatFloat(r.Score, 'f', 3, 64), r.ID, r.Content)
-		}
+		return searchPassages(ctx, e, svc, *asJSON, *af.agent, pos[0], f)
 	case "delete":
 		if err := svc.DeletePassage(ctx, *af.agent, pos[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "Deleted: %s\n", pos[0])
+	}
+	return nil
+}
+
+// listPassages prints agent agentID's passages that f selects.
+func listPassages(ctx context.Context, e *env, svc loci.Service, asJSON bool, agentID string, f loci.PassageFilter) error {
+	passages, total, err := svc.ListPassages(ctx, agentID, f)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "count": total, "passages": passages})
+	}
+	for _, p := range passages {
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.ID, strings.Join(p.Tags, ","), p.Content)
+	}
+	return nil
+}
+
+// searchPassages prints agent agentID's passages that answer query, with
+// their scores.
+func searchPassages(ctx context.Context, e *env, svc loci.Service, asJSON bool, agentID, query string, f loci.PassageFilter) error {
+	res, err := svc.SearchPassages(ctx, agentID, query, f)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{
+			"success": true, "count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings,
+		})
+	}
+	for _, r := range res.Results {
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", strconv.FormatFloat(r.Score, 'f', 3, 64), r.ID, r.Content)
 	}
 	return nil
 }
