@@ -12,25 +12,6 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// timeFlag is a flag holding an RFC 3339 time.
-type timeFlag struct{ t time.Time }
-
-func (f *timeFlag) String() string {
-	if f == nil || f.t.IsZero() {
-		return ""
-	}
-	return f.t.Format(time.RFC3339Nano)
-}
-
-func (f *timeFlag) Set(v string) error {
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return fmt.Errorf("not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)")
-	}
-	f.t = t
-	return nil
-}
-
 // runFacts runs the long-term fact verbs on the local database or a
 // server: store (with a key that supersedes), list and search (now, as of
 // a time, or with history), one fact and its history, validate,
