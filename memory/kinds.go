@@ -51,9 +51,9 @@ type kindImport interface {
 	// keepImportData keeps in e what the kind's limits that span records
 	// need of data, e's record's data as checkImportData decoded it.
 	keepImportData(e *importEntry, data any)
-	// holdImport notes in h the groups of records r belongs to whose
-	// limits span records (a task's working bytes, a user and agent's
-	// episodes), so that what the workspace holds of them is read once.
+	// holdImport adds to h (h.hold) a read of each group of records r
+	// belongs to whose limits span records (a task's working bytes, a user
+	// and agent's episodes), so that what the workspace holds is read once.
 	holdImport(h *importHold, ir *importRules, r *loci.Record)
 	// tallyImport counts one checked line of the kind in ir, and refuses
 	// it when it takes a limit that spans records past its bound.
