@@ -65,10 +65,6 @@ func (s *Service) newImportRules(seed maphash.Seed) *importRules {
 // sessionRef names a session as its messages name it: user and session id.
 func sessionRef(r *loci.Record) string { return r.UserID + "\x00" + r.SessionID }
 
-// workingBytes is what a stored working value counts toward its task's
-// limit, as SetWorking counts the values beside the one it writes.
-func workingBytes(r *loci.Record) int { return valueBytes([]byte(r.Content)) }
-
 // importHold is what holdImportRules reads of the workspace: each kind's
 // holdImport adds, once per group its limits span (a task, a user and
 // agent) that the import has not counted yet, a read of what the

@@ -48,6 +48,10 @@ func (workingDoor) checkImportData(field string, rec *loci.Record, data []byte) 
 	return &d, nil
 }
 
+// workingBytes is what a stored working value counts toward its task's
+// limit, as SetWorking counts the values beside the one it writes.
+func workingBytes(r *loci.Record) int { return valueBytes([]byte(r.Content)) }
+
 // taskGroup names r's task among the groups import counts.
 func taskGroup(r *loci.Record) string { return "working\x00" + r.TaskID }
 
