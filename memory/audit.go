@@ -27,6 +27,13 @@ import (
 // maxAuditIDs bounds the ids one audit entry keeps.
 const maxAuditIDs = 1000
 
+// The agent bindings (loci.AgentBinding), by the names the rules use.
+const (
+	agentNamed = loci.AgentNamed
+	agentFree  = loci.AgentFree
+	agentDeny  = loci.AgentDeny
+)
+
 // audited is the audit entry of one operation in the making.
 type audited struct {
 	s   *Service
@@ -230,7 +237,7 @@ func (s *Service) Audit(ctx context.Context, e loci.AuditEntry) error {
 // FindAudit returns the context workspace's entries that match f, newest
 // first, after writing every entry queued before it.
 func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.AuditEntry, _ int, err error) {
-	a, err := s.begin(ctx, "audit.read", "", loci.Scope{AgentID: f.AgentID, UserID: f.UserID}, loci.AgentDeny)
+	a, err := s.begin(ctx, "audit.read", "", loci.Scope{AgentID: f.AgentID, UserID: f.UserID}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -258,7 +265,7 @@ func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.
 // workspace. The prune's own entry is written with it, and is not counted
 // against MaxEntries.
 func (s *Service) PruneAudit(ctx context.Context, r loci.AuditRetention) (n int, err error) {
-	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, loci.AgentDeny)
+	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err

@@ -51,7 +51,7 @@ func episodeSearchText(actionType, description string, d *episodeData) string {
 // RecordEpisode stores an episode that expires after the episode TTL and
 // evicts the oldest of its user+agent beyond the cap.
 func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *loci.Episode, err error) {
-	a, err := s.begin(ctx, "episode.record", loci.KindEpisode, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "episode.record", loci.KindEpisode, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (s *Service) episodeFilter(ctx context.Context, q loci.EpisodeQuery) (loci.
 // outcome and action type asked, filtered before ranking), their
 // confidence weighing in.
 func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *loci.EpisodeResults, err error) {
-	a, err := s.begin(ctx, "episode.search", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "episode.search", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *l
 
 // RecentEpisodes returns live episodes, newest first.
 func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ []*loci.Episode, _ int, err error) {
-	a, err := s.begin(ctx, "episode.list", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "episode.list", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -228,7 +228,7 @@ func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ []
 
 // AddEpisodeFeedback sets the user feedback of a live episode.
 func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.EpisodeFeedback) (_ *loci.Episode, err error) {
-	a, err := s.begin(ctx, "episode.feedback", loci.KindEpisode, loci.Scope{}, loci.AgentDeny)
+	a, err := s.begin(ctx, "episode.feedback", loci.KindEpisode, loci.Scope{}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -281,7 +281,7 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 
 // GetEpisode returns one live episode.
 func (s *Service) GetEpisode(ctx context.Context, id string) (_ *loci.Episode, err error) {
-	a, err := s.begin(ctx, "episode.get", loci.KindEpisode, loci.Scope{}, loci.AgentDeny)
+	a, err := s.begin(ctx, "episode.get", loci.KindEpisode, loci.Scope{}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ func (s *Service) GetEpisode(ctx context.Context, id string) (_ *loci.Episode, e
 // still stored until maintenance expires it, and deleting is what its
 // user asked).
 func (s *Service) DeleteEpisode(ctx context.Context, id string) (err error) {
-	a, err := s.begin(ctx, "episode.delete", loci.KindEpisode, loci.Scope{}, loci.AgentDeny)
+	a, err := s.begin(ctx, "episode.delete", loci.KindEpisode, loci.Scope{}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ type linkLine struct {
 // row, as JSON Lines, from one snapshot of the store, in a stable order. It
 // returns how many records it wrote; its audit entry notes their ids.
 func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) (n int, err error) {
-	a, err := s.begin(ctx, "export", "", loci.Scope{UserID: f.UserID}, loci.AgentDeny)
+	a, err := s.begin(ctx, "export", "", loci.Scope{UserID: f.UserID}, agentDeny)
 	// A stream that fails midway has sent records: the entry keeps them.
 	defer a.endPartial(&err)
 	if err != nil {

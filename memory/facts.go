@@ -61,7 +61,7 @@ func factSearchText(fact string, keywords []string) string {
 // StoreFact stores a fact of a user (or global) with relevance 1.0. A
 // keyed fact takes its place in the key's slot (placeFact).
 func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.add", loci.KindFact, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, loci.AgentFree)
+	a, err := s.begin(ctx, "fact.add", loci.KindFact, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 // relevance is the confidence that weighs in) and bumps the access of what
 // it returns. The query is embedded before the transaction.
 func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.FactResults, err error) {
-	a, err := s.begin(ctx, "fact.search", loci.KindFact, loci.Scope{UserID: q.UserID}, loci.AgentFree)
+	a, err := s.begin(ctx, "fact.search", loci.KindFact, loci.Scope{UserID: q.UserID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -245,7 +245,7 @@ func (s *Service) touchFacts(ctx context.Context, tx loci.Tx, recs []*loci.Recor
 // FactsByKeyword returns the facts carrying q.Keyword, by relevance, and
 // bumps the access of what it returns.
 func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*loci.Fact, _ int, err error) {
-	a, err := s.begin(ctx, "fact.list", loci.KindFact, loci.Scope{UserID: q.UserID}, loci.AgentFree)
+	a, err := s.begin(ctx, "fact.list", loci.KindFact, loci.Scope{UserID: q.UserID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -295,7 +295,7 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*lo
 // ValidateFact adds 0.1 to a fact's relevance, at most 1.0, and marks it
 // validated.
 func (s *Service) ValidateFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.validate", loci.KindFact, loci.Scope{}, loci.AgentFree)
+	a, err := s.begin(ctx, "fact.validate", loci.KindFact, loci.Scope{}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ func (s *Service) ValidateFact(ctx context.Context, id string) (_ *loci.Fact, er
 // ContradictFact takes 0.2 from a fact's relevance, at least 0.0, counts
 // the contradiction and marks the fact disputed.
 func (s *Service) ContradictFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.contradict", loci.KindFact, loci.Scope{}, loci.AgentFree)
+	a, err := s.begin(ctx, "fact.contradict", loci.KindFact, loci.Scope{}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ const (
 // it fails after some batches were stored, the entry keeps what they
 // stored.
 func (s *Service) Import(ctx context.Context, r io.Reader) (_ *loci.ImportResult, err error) {
-	a, err := s.begin(ctx, "import", "", loci.Scope{}, loci.AgentDeny)
+	a, err := s.begin(ctx, "import", "", loci.Scope{}, agentDeny)
 	defer a.endPartial(&err)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 // changed (or would have: a dry run is audited as one) and counts the
 // records created, updated and deleted.
 func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (_ *loci.MaintenanceReport, err error) {
-	a, err := s.begin(ctx, "maintenance", "", loci.Scope{}, loci.AgentDeny)
+	a, err := s.begin(ctx, "maintenance", "", loci.Scope{}, agentDeny)
 	defer a.end(&err)
 	if req.DryRun {
 		a.dryRun()

@@ -75,7 +75,7 @@ func expiryOf(at *time.Time, ttl *int64, now time.Time) (time.Time, error) {
 
 // AddMemory adds one memory.
 func (s *Service) AddMemory(ctx context.Context, in loci.MemoryInput) (_ *loci.MemoryEvent, err error) {
-	a, err := s.begin(ctx, "memory.add", in.Kind, loci.Scope{AgentID: in.AgentID, UserID: in.UserID, SessionID: in.SessionID}, loci.AgentFree)
+	a, err := s.begin(ctx, "memory.add", in.Kind, loci.Scope{AgentID: in.AgentID, UserID: in.UserID, SessionID: in.SessionID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func reachable(ctx context.Context, rec *loci.Record) bool {
 
 // GetMemory returns one memory of any kind.
 func (s *Service) GetMemory(ctx context.Context, id string) (_ *loci.UserMemory, err error) {
-	a, err := s.begin(ctx, "memory.get", "", loci.Scope{}, loci.AgentFree)
+	a, err := s.begin(ctx, "memory.get", "", loci.Scope{}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (s *Service) GetMemory(ctx context.Context, id string) (_ *loci.UserMemory,
 
 // UpdateMemory changes a memory in place, keeping history.
 func (s *Service) UpdateMemory(ctx context.Context, id string, p loci.MemoryPatch) (_ *loci.MemoryEvent, err error) {
-	a, err := s.begin(ctx, "memory.update", "", loci.Scope{}, loci.AgentFree)
+	a, err := s.begin(ctx, "memory.update", "", loci.Scope{}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func (w *memWrite) keepVersion(ctx context.Context, rec *loci.Record) error {
 
 // DeleteMemory deletes a memory of any kind.
 func (s *Service) DeleteMemory(ctx context.Context, id string) (err error) {
-	a, err := s.begin(ctx, "memory.delete", "", loci.Scope{}, loci.AgentFree)
+	a, err := s.begin(ctx, "memory.delete", "", loci.Scope{}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return err
@@ -316,7 +316,7 @@ func (w *memWrite) deleteRecord(ctx context.Context, rec *loci.Record) error {
 // kept versions and its current value; for a keyed fact, every version of
 // its key.
 func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.MemoryVersion, err error) {
-	a, err := s.begin(ctx, "memory.history", "", loci.Scope{}, loci.AgentFree)
+	a, err := s.begin(ctx, "memory.history", "", loci.Scope{}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -368,7 +368,7 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 
 // BatchMemories applies a batch in one transaction.
 func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []loci.MemoryEvent, err error) {
-	a, err := s.begin(ctx, "memory.batch", "", loci.Scope{}, loci.AgentFree)
+	a, err := s.begin(ctx, "memory.batch", "", loci.Scope{}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err

@@ -90,7 +90,7 @@ func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
 // its count. A repeat of the same value needs only the creator role; a
 // change (another value or source, a flagged preference) needs editor.
 func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput) (_ *loci.Preference, _ bool, err error) {
-	a, err := s.begin(ctx, "preference.observe", loci.KindPreference, loci.Scope{UserID: in.UserID, SessionID: in.SessionID}, loci.AgentFree)
+	a, err := s.begin(ctx, "preference.observe", loci.KindPreference, loci.Scope{UserID: in.UserID, SessionID: in.SessionID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, false, err
@@ -252,7 +252,7 @@ func (s *Service) findPref(ctx context.Context, tx loci.Tx, userID, typ, session
 
 // ListPreferences returns the user's preferences by effective confidence.
 func (s *Service) ListPreferences(ctx context.Context, userID, sessionID string) (_ []*loci.Preference, err error) {
-	a, err := s.begin(ctx, "preference.list", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, loci.AgentFree)
+	a, err := s.begin(ctx, "preference.list", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -356,7 +356,7 @@ func (s *Service) ContradictPreference(ctx context.Context, userID, typ, session
 // an argument the caller checked (refused, and audited, before the
 // preference's name is checked).
 func (s *Service) changePref(ctx context.Context, op, userID, typ, sessionID string, invalid error, change func(d *prefData, stored, eff int, now time.Time) int) (_ *loci.Preference, err error) {
-	a, err := s.begin(ctx, op, loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, loci.AgentFree)
+	a, err := s.begin(ctx, op, loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -397,7 +397,7 @@ func (s *Service) changePref(ctx context.Context, op, userID, typ, sessionID str
 
 // ClearPreferences deletes every preference of the user.
 func (s *Service) ClearPreferences(ctx context.Context, userID string) (n int, err error) {
-	a, err := s.begin(ctx, "preference.clear", loci.KindPreference, loci.Scope{UserID: userID}, loci.AgentFree)
+	a, err := s.begin(ctx, "preference.clear", loci.KindPreference, loci.Scope{UserID: userID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
@@ -431,7 +431,7 @@ func deleteTouched(ctx context.Context, tx loci.Tx, a *audited, f loci.RecordFil
 
 // DeletePreference deletes the user's preferences of one type.
 func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (n int, err error) {
-	a, err := s.begin(ctx, "preference.forget", loci.KindPreference, loci.Scope{UserID: userID}, loci.AgentFree)
+	a, err := s.begin(ctx, "preference.forget", loci.KindPreference, loci.Scope{UserID: userID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
@@ -455,7 +455,7 @@ func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (n i
 // the flag (the confidence stays as the contradiction left it), otherwise
 // the preference is forgotten.
 func (s *Service) ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (_ *loci.Preference, err error) {
-	a, err := s.begin(ctx, "preference.resolve", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, loci.AgentFree)
+	a, err := s.begin(ctx, "preference.resolve", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err

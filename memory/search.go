@@ -397,7 +397,7 @@ func explanation(e retrieval.Explanation) *loci.Explanation {
 
 // Search is hybrid search across kinds (POST /v1/search).
 func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.SearchResults, err error) {
-	a, err := s.begin(ctx, "search", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID, SessionID: q.SessionID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "search", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID, SessionID: q.SessionID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err

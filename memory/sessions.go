@@ -105,7 +105,7 @@ func (s *Service) insertMessage(ctx context.Context, tx loci.Tx, sess *loci.Reco
 
 // PutSession stores or replaces a session and its messages.
 func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) (_ *loci.Session, created bool, err error) {
-	a, err := s.begin(ctx, "session.put", loci.KindSession, loci.Scope{UserID: p.UserID, SessionID: id}, loci.AgentFree)
+	a, err := s.begin(ctx, "session.put", loci.KindSession, loci.Scope{UserID: p.UserID, SessionID: id}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, false, err
@@ -201,7 +201,7 @@ func (s *Service) replaceSession(ctx context.Context, tx loci.Tx, a *audited, ol
 
 // AppendSessionMessage appends one message to a session.
 func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Message) (_ *loci.SessionSummary, err error) {
-	a, err := s.begin(ctx, "session.append", loci.KindSession, loci.Scope{SessionID: id}, loci.AgentFree)
+	a, err := s.begin(ctx, "session.append", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func (s *Service) recountMessages(ctx context.Context, tx loci.Tx, sessionIDs []
 
 // GetSession returns a session with its messages in order.
 func (s *Service) GetSession(ctx context.Context, id string) (_ *loci.Session, err error) {
-	a, err := s.begin(ctx, "session.get", loci.KindSession, loci.Scope{SessionID: id}, loci.AgentFree)
+	a, err := s.begin(ctx, "session.get", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -365,7 +365,7 @@ func (s *Service) getSession(ctx context.Context, tx loci.Tx, id string) (*loci.
 
 // DeleteSession deletes a session and its messages.
 func (s *Service) DeleteSession(ctx context.Context, id string) (_ bool, err error) {
-	a, err := s.begin(ctx, "session.delete", loci.KindSession, loci.Scope{SessionID: id}, loci.AgentFree)
+	a, err := s.begin(ctx, "session.delete", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return false, err
@@ -394,7 +394,7 @@ func (s *Service) DeleteSession(ctx context.Context, id string) (_ bool, err err
 // ListUserSessions returns a user's sessions' metadata, most recently
 // updated first.
 func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, offset int) (_ []loci.SessionSummary, _ int, err error) {
-	a, err := s.begin(ctx, "session.list", loci.KindSession, loci.Scope{UserID: userID}, loci.AgentFree)
+	a, err := s.begin(ctx, "session.list", loci.KindSession, loci.Scope{UserID: userID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err

@@ -32,7 +32,7 @@ type contextSessionData struct {
 // It writes (the user, when new) and is audited with the write, noting the
 // ids of the preferences and sessions it returns.
 func (s *Service) UserContext(ctx context.Context, userID string) (_ *loci.UserContext, err error) {
-	a, err := s.begin(ctx, "user.context", "", loci.Scope{UserID: userID}, loci.AgentFree)
+	a, err := s.begin(ctx, "user.context", "", loci.Scope{UserID: userID}, agentFree)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func userFilter(ctx context.Context, userID string) loci.RecordFilter {
 // and then age: what is true at q.AsOf (now when zero), or everything,
 // superseded facts included, with q.IncludeHistory.
 func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMemoryQuery) (_ []*loci.UserMemory, err error) {
-	a, err := s.begin(ctx, "user.memories", "", loci.Scope{UserID: userID}, loci.AgentDeny)
+	a, err := s.begin(ctx, "user.memories", "", loci.Scope{UserID: userID}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // It is audited with the ids of the records it forgot (or, dry, would
 // forget) and of the sessions whose message count it changed.
 func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) (_ []*loci.UserMemory, err error) {
-	a, err := s.begin(ctx, "user.forget", "", loci.Scope{UserID: userID}, loci.AgentDeny)
+	a, err := s.begin(ctx, "user.forget", "", loci.Scope{UserID: userID}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -317,7 +317,7 @@ func (s *Service) forgetFound(ctx context.Context, tx loci.Tx, a *audited, f loc
 // their versions, index entries and embeddings), the messages of the
 // user's sessions that carry no user, and the user.
 func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err error) {
-	a, err := s.begin(ctx, "user.delete", "", loci.Scope{UserID: userID}, loci.AgentDeny)
+	a, err := s.begin(ctx, "user.delete", "", loci.Scope{UserID: userID}, agentDeny)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err

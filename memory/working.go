@@ -43,7 +43,7 @@ func (s *Service) workingFilter(ctx context.Context, taskID string, f loci.Worki
 // SetWorking creates or replaces a working-memory value. The task's live
 // values, this one included, must total at most the task limit.
 func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci.WorkingEntry, _ bool, err error) {
-	a, err := s.begin(ctx, "working.set", loci.KindWorking, loci.Scope{TaskID: in.TaskID, AgentID: in.AgentID, UserID: in.UserID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "working.set", loci.KindWorking, loci.Scope{TaskID: in.TaskID, AgentID: in.AgentID, UserID: in.UserID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return nil, false, err
@@ -148,7 +148,7 @@ func checkTaskBytes(ctx context.Context, tx loci.Tx, ws string, in loci.WorkingI
 
 // GetWorking returns the most recently written live value of key.
 func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (_ *loci.WorkingEntry, err error) {
-	a, err := s.begin(ctx, "working.get", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "working.get", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.Wor
 // ListWorking returns the task's live values by key, the most recently
 // written first within a key.
 func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (_ []*loci.WorkingEntry, err error) {
-	a, err := s.begin(ctx, "working.get_all", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "working.get_all", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.Working
 
 // ClearWorking deletes the task's values (expired ones too).
 func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (n int, err error) {
-	a, err := s.begin(ctx, "working.clear", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "working.clear", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
@@ -244,7 +244,7 @@ func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.Workin
 
 // DeleteWorking deletes the task's entries of one key, narrowed by f.
 func (s *Service) DeleteWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (n int, err error) {
-	a, err := s.begin(ctx, "working.delete", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, loci.AgentNamed)
+	a, err := s.begin(ctx, "working.delete", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
