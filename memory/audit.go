@@ -27,18 +27,6 @@ import (
 // maxAuditIDs bounds the ids one audit entry keeps.
 const maxAuditIDs = 1000
 
-// binding is how a key bound to one agent may call an operation: the
-// operation checks it against the agent it is given (loci.AgentBinding,
-// which each loci.Operation declares).
-type binding = loci.AgentBinding
-
-// The bindings, by the names the rules use.
-const (
-	agentNamed = loci.AgentNamed
-	agentFree  = loci.AgentFree
-	agentDeny  = loci.AgentDeny
-)
-
 // audited is the audit entry of one operation in the making.
 type audited struct {
 	s   *Service
@@ -66,17 +54,17 @@ func (s *Service) beginKind(ctx context.Context, op *loci.Operation, kind loci.K
 }
 
 // checkBinding refuses a key bound to an agent what its binding forbids.
-func checkBinding(ctx context.Context, agentID string, b binding) error {
+func checkBinding(ctx context.Context, agentID string, b loci.AgentBinding) error {
 	p := loci.PrincipalFrom(ctx)
 	if p == nil || p.AgentID == "" {
 		return nil
 	}
 	switch {
-	case b == agentDeny:
+	case b == loci.AgentDeny:
 		return loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s cannot use this operation", p.AgentID)
 	case agentID != "" && agentID != p.AgentID:
 		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot reach agent %s", p.AgentID, agentID)
-	case agentID == "" && b == agentNamed:
+	case agentID == "" && b == loci.AgentNamed:
 		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", p.AgentID, p.AgentID)
 	}
 	return nil

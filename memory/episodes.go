@@ -84,7 +84,7 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *l
 		if err != nil {
 			return err
 		}
-		if over := n - s.life.episodeCapOr() + 1; over > 0 {
+		if over := n - s.keep.episodeCapOr() + 1; over > 0 {
 			f.Order, f.Limit = loci.OrderCreatedAsc, over
 			oldest, err := tx.FindRecords(ctx, f)
 			if err != nil {
@@ -103,7 +103,7 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *l
 			ID: id, Workspace: ws, Kind: loci.KindEpisode, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID},
 			Content: in.ActionDescription, SearchText: episodeSearchText(in.ActionType, in.ActionDescription, &d), Data: data,
 			ActionType: in.ActionType, Outcome: in.Outcome,
-			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.episodeTTLOr()), Version: 1,
+			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.keep.episodeTTLOr()), Version: 1,
 		}
 		if in.ConfidenceScore != nil {
 			rec.Confidence = *in.ConfidenceScore

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -390,3 +391,7 @@ func factStatus(r *loci.Record, d *factData, now time.Time) string {
 	}
 	return loci.FactCurrent
 }
+
+// round6 rounds a score to 6 decimals, so repeated steps of 0.1 and 0.2
+// land on their decimal values (1.0 - 5*0.2 is 0, not 5.55e-17).
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

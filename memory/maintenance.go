@@ -360,3 +360,6 @@ func (s *Service) expireSessions(ctx context.Context, tx loci.Tx, now time.Time,
 	}
 	return nil
 }
+
+// errRollback makes a dry run roll back its transaction.
+var errRollback = errors.New("dry run: roll back")

@@ -128,7 +128,7 @@ func getMemoryTx(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) 
 	} else if err != nil {
 		return nil, err
 	}
-	if (rec.Expired(now) && rec.Kind != loci.KindSession) || !reachable(ctx, rec) {
+	if (rec.Expired(now) && !readExpired(rec)) || !reachable(ctx, rec) {
 		return nil, errMemoryNotFound()
 	}
 	return rec, nil
@@ -331,11 +331,11 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 		}
 		a.e.Kind = rec.Kind
 		recs := []*loci.Record{rec}
-		if rec.Kind == loci.KindFact && rec.Key != "" {
-			if recs, err = tx.FindRecords(ctx, loci.RecordFilter{
-				Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &rec.UserID, Key: &rec.Key, Order: loci.OrderValidDesc,
-			}); err != nil {
-				return err
+		if rules, ok := rulesOf(rec.Kind); ok {
+			if f, ok := rules.historyOf(rec); ok {
+				if recs, err = tx.FindRecords(ctx, f); err != nil {
+					return err
+				}
 			}
 		}
 		for _, r := range recs {
@@ -380,7 +380,7 @@ func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []lo
 		return nil, loci.Errorf(loci.EINVALID, "a batch holds at most %d operations, not %d", loci.MaxBatchOps, n)
 	}
 	for i, in := range b.Add {
-		if err := checkBinding(ctx, in.AgentID, agentFree); err != nil {
+		if err := checkBinding(ctx, in.AgentID, loci.AgentFree); err != nil {
 			return nil, opError("add", i, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -365,9 +364,4 @@ func sameNoteValue(old *loci.Record, value json.RawMessage, text string) bool {
 		return normContent(text) == normContent(old.Content)
 	}
 	return bytes.Equal(d.Value, value)
-}
-
-// lockName names the lock that serializes read-modify-write on one thing.
-func lockName(parts ...string) string {
-	return strings.Join(parts, "\x1f")
 }

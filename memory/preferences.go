@@ -121,59 +121,14 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 		}
 		var rec *loci.Record
 		var d prefData
-		conf := 0
+		var conf int
 		if old == nil {
 			created = true
-			rec = &loci.Record{
-				ID: newID(), Workspace: ws, Kind: loci.KindPreference,
-				Scope: loci.Scope{UserID: in.UserID, SessionID: sessionID}, Key: in.Type,
-				CreatedAt: now, Version: 1,
-			}
-			d = prefData{Type: in.Type, Value: value, FirstObserved: now.Format(time.DateOnly), ObservationCount: 1, Source: in.Source}
-			switch in.Source {
-			case loci.SourceExplicit:
-				conf, d.IsPersistent = loci.PrefExplicitConfidence, true
-			case loci.SourceImplicit:
-				conf = loci.PrefImplicitStart
-			case loci.SourceDecision:
-				conf = loci.PrefDecisionConfidence
-			}
+			rec, d, conf = newPref(ws, in, sessionID, value, now)
 		} else {
 			rec = old
-			if err := decodeData(rec, &d); err != nil {
+			if d, conf, err = observeAgain(ctx, rec, in, value, now); err != nil {
 				return err
-			}
-			eff := effectiveConfidence(int(math.Round(rec.Confidence)), d.LastUsedAt, now)
-			same := bytes.Equal(d.Value, value) && !d.FlaggedForRemoval
-			// Creating needs the creator role (the route's), and so does
-			// observing a known preference again: the same value, from
-			// the same source or as behaviour (implicit), only adds an
-			// observation and raises its confidence, as a use does.
-			// Changing what is known needs editor: another value (or a
-			// preference flagged for removal, which waits for a person),
-			// or another source (an explicit statement of what was
-			// implicit makes it persistent at 100, as confirm does).
-			restated := in.Source == loci.SourceImplicit || in.Source == d.Source
-			if !same || !restated {
-				if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-					return err
-				}
-			}
-			if same {
-				d.ObservationCount++
-			} else {
-				d.Value, d.ObservationCount, d.FirstObserved, d.Peak = value, 1, now.Format(time.DateOnly), 0
-				d.FlaggedForRemoval, d.IsPersistent = false, false
-			}
-			switch {
-			case in.Source == loci.SourceExplicit:
-				conf, d.IsPersistent, d.Source = loci.PrefExplicitConfidence, true, in.Source
-			case in.Source == loci.SourceDecision:
-				conf, d.Source = loci.PrefDecisionConfidence, in.Source
-			case same: // an implicit repeat
-				conf = max(eff, min(eff+loci.PrefImplicitStep, loci.PrefImplicitMax))
-			default: // implicit, new value
-				conf, d.Source = loci.PrefImplicitStart, in.Source
 			}
 		}
 		if in.Context != "" {
@@ -204,6 +159,71 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 		return nil, false, fmt.Errorf("observe preference: %w", err)
 	}
 	return pref, created, nil
+}
+
+// newPref is the record, data and confidence of preference in's first
+// observation (value, in.Value checked), in session sessionID ("" for
+// none), as at now.
+func newPref(ws string, in loci.PreferenceInput, sessionID string, value json.RawMessage, now time.Time) (*loci.Record, prefData, int) {
+	rec := &loci.Record{
+		ID: newID(), Workspace: ws, Kind: loci.KindPreference,
+		Scope: loci.Scope{UserID: in.UserID, SessionID: sessionID}, Key: in.Type,
+		CreatedAt: now, Version: 1,
+	}
+	d := prefData{Type: in.Type, Value: value, FirstObserved: now.Format(time.DateOnly), ObservationCount: 1, Source: in.Source}
+	conf := 0
+	switch in.Source {
+	case loci.SourceExplicit:
+		conf, d.IsPersistent = loci.PrefExplicitConfidence, true
+	case loci.SourceImplicit:
+		conf = loci.PrefImplicitStart
+	case loci.SourceDecision:
+		conf = loci.PrefDecisionConfidence
+	}
+	return rec, d, conf
+}
+
+// observeAgain is the data and confidence of rec, a known preference,
+// observed again as in says (value, in.Value checked), as at now; a change
+// of what is known needs the editor role.
+func observeAgain(ctx context.Context, rec *loci.Record, in loci.PreferenceInput, value json.RawMessage, now time.Time) (prefData, int, error) {
+	var d prefData
+	if err := decodeData(rec, &d); err != nil {
+		return d, 0, err
+	}
+	eff := effectiveConfidence(int(math.Round(rec.Confidence)), d.LastUsedAt, now)
+	same := bytes.Equal(d.Value, value) && !d.FlaggedForRemoval
+	// Creating needs the creator role (the route's), and so does
+	// observing a known preference again: the same value, from the same
+	// source or as behaviour (implicit), only adds an observation and
+	// raises its confidence, as a use does. Changing what is known needs
+	// editor: another value (or a preference flagged for removal, which
+	// waits for a person), or another source (an explicit statement of
+	// what was implicit makes it persistent at 100, as confirm does).
+	restated := in.Source == loci.SourceImplicit || in.Source == d.Source
+	if !same || !restated {
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return d, 0, err
+		}
+	}
+	if same {
+		d.ObservationCount++
+	} else {
+		d.Value, d.ObservationCount, d.FirstObserved, d.Peak = value, 1, now.Format(time.DateOnly), 0
+		d.FlaggedForRemoval, d.IsPersistent = false, false
+	}
+	var conf int
+	switch {
+	case in.Source == loci.SourceExplicit:
+		conf, d.IsPersistent, d.Source = loci.PrefExplicitConfidence, true, in.Source
+	case in.Source == loci.SourceDecision:
+		conf, d.Source = loci.PrefDecisionConfidence, in.Source
+	case same: // an implicit repeat
+		conf = max(eff, min(eff+loci.PrefImplicitStep, loci.PrefImplicitMax))
+	default: // implicit, new value
+		conf, d.Source = loci.PrefImplicitStart, in.Source
+	}
+	return d, conf, nil
 }
 
 // lockPref takes the preference's lock for the rest of tx (concurrent

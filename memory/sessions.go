@@ -152,26 +152,7 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 		case old.UserID != p.UserID:
 			return loci.Errorf(loci.ECONFLICT, "session %s belongs to another user", id)
 		default:
-			// Creating needs the creator role (the route's); replacing a
-			// session needs editor.
-			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-				return err
-			}
-			a.touch(old.ID)
-			f := s.sessionFilter(ctx)
-			f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
-			// The messages it had are replaced: deleted, and noted.
-			if err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-				a.touch(r.ID)
-				return nil
-			}); err != nil {
-				return err
-			}
-			if _, err := tx.DeleteRecords(ctx, f); err != nil {
-				return err
-			}
-			rec.ID, rec.CreatedAt, rec.Version = old.ID, old.CreatedAt, old.Version+1
-			if err := tx.UpdateRecord(ctx, rec, old.Version); err != nil {
+			if err := s.replaceSession(ctx, tx, a, old, rec); err != nil {
 				return err
 			}
 		}
@@ -191,6 +172,31 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 		return nil, false, fmt.Errorf("put session: %w", err)
 	}
 	return sess, created, nil
+}
+
+// replaceSession replaces old, a stored session, with rec, deleting (and
+// noting) the messages it had. Creating needs the creator role (the
+// route's); replacing a session needs editor.
+func (s *Service) replaceSession(ctx context.Context, tx loci.Tx, a *audited, old, rec *loci.Record) error {
+	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+		return err
+	}
+	a.touch(old.ID)
+	id := rec.SessionID
+	f := s.sessionFilter(ctx)
+	f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
+	// The messages it had are replaced: deleted, and noted.
+	if err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+		a.touch(r.ID)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if _, err := tx.DeleteRecords(ctx, f); err != nil {
+		return err
+	}
+	rec.ID, rec.CreatedAt, rec.Version = old.ID, old.CreatedAt, old.Version+1
+	return tx.UpdateRecord(ctx, rec, old.Version)
 }
 
 // AppendSessionMessage appends one message to a session.
