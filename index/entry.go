@@ -151,6 +151,8 @@ type entry struct {
 	groups map[groupKey]*group // conversations, by kind, scope and category
 	strtab []string            // interned strings, by index
 	strIdx map[string]uint32
+	// vals interns docs' metadata values (list.go), boxed once.
+	vals map[any]any
 
 	bytes   int64 // estimated size, for the budget
 	capHint int   // records expected (a load), for the first vector's columns

@@ -244,11 +244,31 @@ func (e *entry) decodeMeta(d *doc) {
 	}
 	for i := range fields {
 		fields[i].Key = e.strtab[e.intern(fields[i].Key)]
-		d.bytes += 48 // the field, and its value's box
+		d.bytes += 32 // the field
 		if l, ok := fields[i].Value.([]any); ok {
 			d.bytes += int32(24 + 32*len(l))
+			continue
 		}
+		fields[i].Value = e.internValue(fields[i].Value)
 	}
 	d.bytes += int32(24 + len(d.metadata))
 	d.meta = fields
+}
+
+// internValue returns the entry's one box of a scalar metadata value, so
+// that docs alike share it: fewer objects, and a filter's pass over the
+// docs reads what is already in the cache.
+func (e *entry) internValue(v any) any {
+	if x, ok := e.vals[v]; ok {
+		return x
+	}
+	if e.vals == nil {
+		e.vals = map[any]any{}
+	}
+	e.vals[v] = v
+	e.bytes += 64
+	if s, ok := v.(string); ok {
+		e.bytes += int64(len(s))
+	}
+	return v
 }
