@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-var _ loci.Tx = (*Tx)(nil)
+var _ loci.StoreTx = (*Tx)(nil)
 
 // Tx is a transaction on a PostgreSQL store.
 type Tx struct {
@@ -40,10 +40,16 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
-// InsertRecord stores a new record. It inserts with ON CONFLICT DO NOTHING
-// rather than raising a unique violation, so that ECONFLICT leaves the
+// insertRecordSQL inserts a record with ON CONFLICT DO NOTHING rather
+// than raising a unique violation, so that ECONFLICT leaves the
 // transaction usable, as it is on SQLite.
-func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
+	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29)
+	ON CONFLICT DO NOTHING`
+
+// insertRecord stores one record: one statement, no batch.
+func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
@@ -59,16 +65,14 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 	return nil
 }
 
-const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29)
-	ON CONFLICT DO NOTHING`
-
 // InsertRecords stores new records in one round trip (a batch of
-// InsertRecord's statement).
+// insertRecordSQL).
 func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
-	if len(rs) == 0 {
+	switch len(rs) {
+	case 0:
 		return nil
+	case 1:
+		return tx.insertRecord(ctx, rs[0])
 	}
 	tx.wroteRecords = true
 	dims := map[int]bool{}
@@ -148,31 +152,6 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		return loci.Errorf(loci.ECONFLICT, "key %q already exists", r.Key)
 	}
 	return nil
-}
-
-// GetRecord returns one record.
-func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
-	rows, err := tx.tx.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = $1 AND id = $2`, workspace, id)
-	if err != nil {
-		return nil, fmt.Errorf("get record: %w", err)
-	}
-	recs, err := scanRecords(rows)
-	if err != nil {
-		return nil, err
-	} else if len(recs) == 0 {
-		return nil, loci.Errorf(loci.ENOTFOUND, "record %s not found", id)
-	}
-	return recs[0], nil
-}
-
-// FindRecords returns the records that match f.
-func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
-	var out []*loci.Record
-	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
 }
 
 // selectRecords is the query of ScanRecords and its arguments.

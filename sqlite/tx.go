@@ -14,7 +14,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-var _ loci.Tx = (*Tx)(nil)
+var _ loci.StoreTx = (*Tx)(nil)
 
 // Tx is a transaction on a SQLite store.
 type Tx struct {
@@ -48,8 +48,8 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
-// InsertRecord stores a new record.
-func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+// insertRecord stores a new record.
+func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	args, err := recordArgs(r)
 	if err != nil {
 		return err
@@ -70,16 +70,16 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 // once is likely to again); a server that never imports keeps 1 MiB.
 const bulkCacheKiB = 32 << 10
 
-// InsertRecords stores new records (a bulk load: import), with the
-// writer's page cache grown for it.
+// InsertRecords stores new records; a bulk load (import: more than one)
+// grows the writer's page cache for it.
 func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
-	if tx.write && !tx.db.bulk.Swap(true) {
+	if len(rs) > 1 && tx.write && !tx.db.bulk.Swap(true) {
 		if _, err := tx.exec(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, bulkCacheKiB)); err != nil {
 			return fmt.Errorf("grow page cache: %w", err)
 		}
 	}
 	for _, r := range rs {
-		if err := tx.InsertRecord(ctx, r); err != nil {
+		if err := tx.insertRecord(ctx, r); err != nil {
 			return err
 		}
 	}
@@ -122,31 +122,6 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		return loci.Errorf(loci.ECONFLICT, "version conflict: expected %d, found %d", prevVersion, v)
 	}
 	return nil
-}
-
-// GetRecord returns one record.
-func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
-	rows, err := tx.query(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = ? AND id = ?`, workspace, id)
-	if err != nil {
-		return nil, fmt.Errorf("get record: %w", err)
-	}
-	recs, err := scanRecords(rows)
-	if err != nil {
-		return nil, err
-	} else if len(recs) == 0 {
-		return nil, loci.Errorf(loci.ENOTFOUND, "record %s not found", id)
-	}
-	return recs[0], nil
-}
-
-// FindRecords returns the records that match f.
-func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
-	var out []*loci.Record
-	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
 }
 
 // ScanRecords calls fn with each record that matches f, in f.Order.
