@@ -54,6 +54,12 @@ func testListUsers(t *testing.T, open Opener) {
 		if err != nil || len(all) != 3 || total != 3 || !all[0].CreatedAt.Equal(base) {
 			t.Errorf("ListUsers(all) = %d users of %d, %v", len(all), total, err)
 		}
+		for ws, want := range map[string]int{loci.DefaultWorkspace: 0, "other": 1} {
+			one, total, err := tx.FindUsers(ctx, loci.UserFilter{Workspace: ws, ID: "u9"})
+			if err != nil || len(one) != want || total != want || (want == 1 && one[0].ID != "u9") {
+				t.Errorf("FindUsers(%s, u9) = %d users of %d, %v; want %d", ws, len(one), total, err, want)
+			}
+		}
 		return nil
 	})
 }
@@ -86,6 +92,8 @@ func testKeys(t *testing.T, open Opener) {
 				t.Errorf("GetKeyByHash = %+v, want %+v", got, k1)
 			}
 			_, err = tx.GetKeyByHash(ctx, "nope")
+			wantCode(t, err, loci.ENOTFOUND)
+			_, err = tx.GetKeyByHash(ctx, "") // not "every key"
 			wantCode(t, err, loci.ENOTFOUND)
 			return nil
 		})
