@@ -462,6 +462,14 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if len(f.Tags) > 0 {
 		conds = append(conds, p+"tags @> "+a.add(f.Tags)+"::text[]")
 	}
+	conds = append(conds, whereValues(f, p, a)...)
+	return strings.Join(conds, " AND ")
+}
+
+// whereValues is the rest of whereClause: f's creation bounds, content
+// hash, expiry, validity, review and confidence.
+func whereValues(f loci.RecordFilter, p string, a *args) []string {
+	var conds []string
 	if !f.CreatedAfter.IsZero() {
 		conds = append(conds, p+"created_at > "+a.add(f.CreatedAfter))
 	}
@@ -499,7 +507,7 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if f.MaxConfidence != nil {
 		conds = append(conds, p+"confidence < "+a.add(*f.MaxConfidence))
 	}
-	return strings.Join(conds, " AND ")
+	return conds
 }
 
 // orderClause matches SQLite's orders: NULL keys first, ties on id.
