@@ -40,15 +40,10 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
-// insertRecordSQL inserts a record with ON CONFLICT DO NOTHING rather
-// than raising a unique violation, so that ECONFLICT leaves the
-// transaction usable, as it is on SQLite.
-const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29)
-	ON CONFLICT DO NOTHING`
-
-// insertRecord stores one record: one statement, no batch.
+// insertRecord stores a new record (InsertRecords of one: one statement,
+// no batch). It inserts with ON CONFLICT DO NOTHING rather than raising a
+// unique violation, so that ECONFLICT leaves the transaction usable, as it
+// is on SQLite.
 func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
@@ -65,8 +60,13 @@ func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	return nil
 }
 
+const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
+	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29)
+	ON CONFLICT DO NOTHING`
+
 // InsertRecords stores new records in one round trip (a batch of
-// insertRecordSQL).
+// InsertRecord's statement).
 func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
 	switch len(rs) {
 	case 0:
