@@ -200,6 +200,14 @@ func testAudit(t *testing.T, open Opener) {
 			return nil
 		})
 	})
+	testPruneAudit(t, s, entry, find)
+}
+
+// testPruneAudit prunes testAudit's log (e1 to e4, e4 in another
+// workspace) by age, by count and by both.
+func testPruneAudit(t *testing.T, s loci.Store, entry func(id string, at time.Time, agent, user string) *loci.AuditEntry,
+	find func(f loci.AuditFilter) ([]string, int)) {
+	ctx := context.Background()
 	t.Run("PruneBefore", func(t *testing.T) {
 		var n int
 		MustUpdate(t, s, func(tx loci.Tx) (err error) {

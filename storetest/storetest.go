@@ -118,29 +118,7 @@ func testRecords(t *testing.T, open Opener) {
 	r.Embedding, r.EmbeddingModel = []float32{0.5, -0.25, 1}, "hash-v1"
 	MustInsert(t, s, r)
 
-	t.Run("GetRoundTrip", func(t *testing.T) {
-		var got *loci.Record
-		if err := s.View(ctx, func(tx loci.Tx) (err error) {
-			got, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if got.Content != r.Content || got.Kind != r.Kind || got.Scope != r.Scope || got.Category != r.Category ||
-			got.Confidence != r.Confidence || !slices.Equal(got.Tags, r.Tags) || !slices.Equal(got.Embedding, r.Embedding) ||
-			got.EmbeddingModel != r.EmbeddingModel || got.Version != 1 {
-			t.Fatalf("got %+v, want %+v", got, r)
-		}
-		if !got.CreatedAt.Equal(r.CreatedAt) || !got.ExpiresAt.Equal(r.ExpiresAt) || !got.LastAccessedAt.Equal(r.LastAccessedAt) {
-			t.Fatalf("times: got %v %v %v", got.CreatedAt, got.ExpiresAt, got.LastAccessedAt)
-		}
-		var a, b any
-		json.Unmarshal(got.Data, &a)
-		json.Unmarshal(r.Data, &b)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Fatalf("data = %s, want %s", got.Data, r.Data)
-		}
-	})
+	t.Run("GetRoundTrip", func(t *testing.T) { testGetRoundTrip(t, s, r) })
 	t.Run("ErrNotFound", func(t *testing.T) {
 		err := s.View(ctx, func(tx loci.Tx) error {
 			_, err := tx.GetRecord(ctx, loci.DefaultWorkspace, "missing")
@@ -184,74 +162,9 @@ func testRecords(t *testing.T, open Opener) {
 			t.Fatalf("access_count %d last_accessed_at %v", got[0].AccessCount, got[0].LastAccessedAt)
 		}
 	})
-	t.Run("UpdateKeepsAccess", func(t *testing.T) {
-		// An access recorded after the record was read survives an update
-		// made from that read.
-		var read *loci.Record
-		s.View(ctx, func(tx loci.Tx) (err error) { read, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID); return err })
-		at := read.LastAccessedAt.Add(time.Hour)
-		if err := s.Update(ctx, func(tx loci.Tx) error {
-			return tx.TouchRecords(ctx, loci.DefaultWorkspace, []string{r.ID}, at)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		u := *read
-		u.Content, u.Version = "updated from a stale read", read.Version+1
-		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, read.Version) }); err != nil {
-			t.Fatal(err)
-		}
-		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
-		if got[0].AccessCount != read.AccessCount+1 || !got[0].LastAccessedAt.Equal(at) || got[0].Content != u.Content {
-			t.Fatalf("access_count %d last_accessed_at %v content %q; want %d, %v and the update",
-				got[0].AccessCount, got[0].LastAccessedAt, got[0].Content, read.AccessCount+1, at)
-		}
-		// A record never accessed keeps no access time.
-		fresh := NewRecord(loci.KindNote, loci.Scope{AgentID: "fresh"}, "k", "v")
-		MustInsert(t, s, fresh)
-		f2 := *fresh
-		f2.Content, f2.Version = "v2", 2
-		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &f2, 1) }); err != nil {
-			t.Fatal(err)
-		}
-		if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); !got[0].LastAccessedAt.IsZero() || got[0].AccessCount != 0 {
-			t.Fatalf("never-accessed record: %+v", got[0])
-		}
-	})
-	t.Run("ErrDuplicateKey", func(t *testing.T) {
-		a := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "one")
-		MustInsert(t, s, a)
-		b := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "two")
-		err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecord(ctx, b) })
-		wantCode(t, err, loci.ECONFLICT)
-		// The same key in another scope or kind is another record.
-		MustInsert(t, s, NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "three"),
-			NewRecord(loci.KindWorking, loci.Scope{AgentID: "a", TaskID: "t"}, "k", "four"))
-	})
-	t.Run("InsertMany", func(t *testing.T) {
-		var batch []*loci.Record
-		for i := range 50 {
-			r := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", fmt.Sprint("passage ", i))
-			r.Embedding, r.EmbeddingModel = []float32{1, float32(i)}, "m"
-			batch = append(batch, r)
-		}
-		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, batch) }); err != nil {
-			t.Fatal(err)
-		}
-		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("many"), Order: loci.OrderCreatedAsc})
-		if len(got) != 50 || got[7].Content != "passage 7" || got[7].Embedding[1] != 7 {
-			t.Fatalf("stored %d records: %+v", len(got), got)
-		}
-		// A batch holding a taken id or key fails, and rolled back it
-		// stores nothing.
-		dup := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "dup")
-		dup.ID = batch[3].ID
-		fresh := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "fresh")
-		err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, []*loci.Record{fresh, dup}) })
-		wantCode(t, err, loci.ECONFLICT)
-		if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); len(got) != 0 {
-			t.Fatalf("a failed batch stored %+v", got)
-		}
-	})
+	t.Run("UpdateKeepsAccess", func(t *testing.T) { testUpdateKeepsAccess(t, s, r) })
+	t.Run("ErrDuplicateKey", func(t *testing.T) { testDuplicateKey(t, s) })
+	t.Run("InsertMany", func(t *testing.T) { testInsertMany(t, s) })
 	t.Run("Delete", func(t *testing.T) {
 		var n int
 		if err := s.Update(ctx, func(tx loci.Tx) (err error) {
@@ -264,6 +177,109 @@ func testRecords(t *testing.T, open Opener) {
 			t.Fatalf("record still there: %+v", got)
 		}
 	})
+}
+
+// testGetRoundTrip reads r back with every field it was stored with.
+func testGetRoundTrip(t *testing.T, s loci.Store, r *loci.Record) {
+	ctx := context.Background()
+	var got *loci.Record
+	if err := s.View(ctx, func(tx loci.Tx) (err error) {
+		got, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got.Content != r.Content || got.Kind != r.Kind || got.Scope != r.Scope || got.Category != r.Category ||
+		got.Confidence != r.Confidence || !slices.Equal(got.Tags, r.Tags) || !slices.Equal(got.Embedding, r.Embedding) ||
+		got.EmbeddingModel != r.EmbeddingModel || got.Version != 1 {
+		t.Fatalf("got %+v, want %+v", got, r)
+	}
+	if !got.CreatedAt.Equal(r.CreatedAt) || !got.ExpiresAt.Equal(r.ExpiresAt) || !got.LastAccessedAt.Equal(r.LastAccessedAt) {
+		t.Fatalf("times: got %v %v %v", got.CreatedAt, got.ExpiresAt, got.LastAccessedAt)
+	}
+	var a, b any
+	json.Unmarshal(got.Data, &a)
+	json.Unmarshal(r.Data, &b)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("data = %s, want %s", got.Data, r.Data)
+	}
+}
+
+// testUpdateKeepsAccess: an access recorded after r was read survives an
+// update made from that read.
+func testUpdateKeepsAccess(t *testing.T, s loci.Store, r *loci.Record) {
+	ctx := context.Background()
+	var read *loci.Record
+	s.View(ctx, func(tx loci.Tx) (err error) { read, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID); return err })
+	at := read.LastAccessedAt.Add(time.Hour)
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		return tx.TouchRecords(ctx, loci.DefaultWorkspace, []string{r.ID}, at)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	u := *read
+	u.Content, u.Version = "updated from a stale read", read.Version+1
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, read.Version) }); err != nil {
+		t.Fatal(err)
+	}
+	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
+	if got[0].AccessCount != read.AccessCount+1 || !got[0].LastAccessedAt.Equal(at) || got[0].Content != u.Content {
+		t.Fatalf("access_count %d last_accessed_at %v content %q; want %d, %v and the update",
+			got[0].AccessCount, got[0].LastAccessedAt, got[0].Content, read.AccessCount+1, at)
+	}
+	// A record never accessed keeps no access time.
+	fresh := NewRecord(loci.KindNote, loci.Scope{AgentID: "fresh"}, "k", "v")
+	MustInsert(t, s, fresh)
+	f2 := *fresh
+	f2.Content, f2.Version = "v2", 2
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &f2, 1) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); !got[0].LastAccessedAt.IsZero() || got[0].AccessCount != 0 {
+		t.Fatalf("never-accessed record: %+v", got[0])
+	}
+}
+
+// testDuplicateKey: a key is unique in its workspace, kind and scope.
+func testDuplicateKey(t *testing.T, s loci.Store) {
+	ctx := context.Background()
+	a := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "one")
+	MustInsert(t, s, a)
+	b := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "two")
+	err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecord(ctx, b) })
+	wantCode(t, err, loci.ECONFLICT)
+	// The same key in another scope or kind is another record.
+	MustInsert(t, s, NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "three"),
+		NewRecord(loci.KindWorking, loci.Scope{AgentID: "a", TaskID: "t"}, "k", "four"))
+}
+
+// testInsertMany stores a batch of records, and a batch with a taken id
+// that fails whole.
+func testInsertMany(t *testing.T, s loci.Store) {
+	ctx := context.Background()
+	var batch []*loci.Record
+	for i := range 50 {
+		r := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", fmt.Sprint("passage ", i))
+		r.Embedding, r.EmbeddingModel = []float32{1, float32(i)}, "m"
+		batch = append(batch, r)
+	}
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, batch) }); err != nil {
+		t.Fatal(err)
+	}
+	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("many"), Order: loci.OrderCreatedAsc})
+	if len(got) != 50 || got[7].Content != "passage 7" || got[7].Embedding[1] != 7 {
+		t.Fatalf("stored %d records: %+v", len(got), got)
+	}
+	// A batch holding a taken id or key fails, and rolled back it
+	// stores nothing.
+	dup := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "dup")
+	dup.ID = batch[3].ID
+	fresh := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "fresh")
+	err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, []*loci.Record{fresh, dup}) })
+	wantCode(t, err, loci.ECONFLICT)
+	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); len(got) != 0 {
+		t.Fatalf("a failed batch stored %+v", got)
+	}
 }
 
 // testEveryKind stores, reads and filters one record of each of the eight
@@ -392,36 +408,42 @@ func testFilters(t *testing.T, open Opener) {
 			if tc.f.Workspace == "" {
 				tc.f.Workspace = loci.DefaultWorkspace
 			}
-			got := ids(MustFind(t, s, tc.f))
-			if !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-			var n int
-			if err := s.View(context.Background(), func(tx loci.Tx) (err error) {
-				n, err = tx.CountRecords(context.Background(), tc.f)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if tc.f.Limit == 0 && n != len(tc.want) {
-				t.Fatalf("count = %d, want %d", n, len(tc.want))
-			}
-			// RecordFilter.Match, which in-memory indexes filter with,
-			// must agree with the backend.
-			if tc.f.Limit == 0 && tc.f.Offset == 0 {
-				var matched []string
-				for _, r := range append(MustFind(t, s, all()), MustFind(t, s, loci.RecordFilter{Workspace: hist})...) {
-					if tc.f.Match(r) {
-						matched = append(matched, r.ID)
-					}
-				}
-				slices.Sort(matched)
-				want := slices.Sorted(slices.Values(tc.want))
-				if !slices.Equal(matched, want) && !(len(matched) == 0 && len(want) == 0) {
-					t.Fatalf("Match selects %v, want %v", matched, want)
-				}
-			}
+			checkFilter(t, s, tc.f, tc.want, hist)
 		})
+	}
+}
+
+// checkFilter checks that f selects want (in order) from s, that
+// CountRecords counts them and that RecordFilter.Match, which in-memory
+// indexes filter with, agrees with the backend over the default and hist
+// workspaces.
+func checkFilter(t *testing.T, s loci.Store, f loci.RecordFilter, want []string, hist string) {
+	got := ids(MustFind(t, s, f))
+	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	var n int
+	if err := s.View(context.Background(), func(tx loci.Tx) (err error) {
+		n, err = tx.CountRecords(context.Background(), f)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if f.Limit == 0 && n != len(want) {
+		t.Fatalf("count = %d, want %d", n, len(want))
+	}
+	if f.Limit == 0 && f.Offset == 0 {
+		var matched []string
+		for _, r := range append(MustFind(t, s, all()), MustFind(t, s, loci.RecordFilter{Workspace: hist})...) {
+			if f.Match(r) {
+				matched = append(matched, r.ID)
+			}
+		}
+		slices.Sort(matched)
+		sorted := slices.Sorted(slices.Values(want))
+		if !slices.Equal(matched, sorted) && !(len(matched) == 0 && len(sorted) == 0) {
+			t.Fatalf("Match selects %v, want %v", matched, sorted)
+		}
 	}
 }
 
