@@ -150,9 +150,17 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 	return nil
 }
 
+// sqlRecordByID reads one record by id (prepared when first run).
+const sqlRecordByID = `SELECT ` + recordColumns + ` FROM records WHERE id = ? AND +workspace = ?`
+
 // selectRecords is the query of ScanRecords.
 func selectRecords(f loci.RecordFilter) (string, []any, error) {
 	if onlyIDs(f) {
+		if len(f.IDs) == 1 {
+			// One record (Tx.GetRecord): its id's index, without
+			// decoding a list.
+			return sqlRecordByID, []any{f.IDs[0], f.Workspace}, nil
+		}
 		// Records by id, as searches read their results: one prepared
 		// statement whatever the number of ids.
 		ids, err := json.Marshal(f.IDs)
