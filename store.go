@@ -9,6 +9,12 @@ import (
 // Store is a storage backend: SQLite (sqlite/) or PostgreSQL (postgres/).
 // It knows records, not rules: the rules live once, above the backends, in
 // memory/, and run inside the transactions Store hands out.
+//
+// A backend implements Store and StoreTx (what only it can do; the rest is
+// derived once, on Tx). Another backend is a package of its own that
+// passes the conformance suite (storetest.Run and storetest.RunIndex in
+// its tests), wired in where a store is opened (cmd/loci/store.go) and
+// where the rules' tests open each backend (internal/testdb).
 type Store interface {
 	// Update runs fn in a read-write transaction, committed when fn returns
 	// nil and rolled back otherwise. fn's error is returned as is.
