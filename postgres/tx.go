@@ -441,9 +441,12 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 		conds = append(conds, p+"kind = ANY("+a.add(kinds)+"::text[])")
 	}
 	if f.IDs != nil {
-		if len(f.IDs) == 0 {
+		switch len(f.IDs) {
+		case 0:
 			conds = append(conds, "false")
-		} else {
+		case 1: // one record (Tx.GetRecord): a plain equality, planned as such
+			conds = append(conds, p+"id = "+a.add(f.IDs[0]))
+		default:
 			conds = append(conds, p+"id = ANY("+a.add(f.IDs)+"::text[])")
 		}
 	}
