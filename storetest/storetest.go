@@ -1,6 +1,8 @@
 // Package storetest is the conformance suite every loci.Store backend runs:
 // SQLite always, PostgreSQL whenever a DSN is configured. Each test opens a
-// fresh store with the opener it is given.
+// fresh store with the opener it is given. It tests every method of
+// loci.StoreTx, what a backend implements, and the methods loci.Tx derives
+// from them, over each backend.
 package storetest
 
 import (
