@@ -127,7 +127,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 			if len(v) > 0 && !exactly {
 				var vs map[string][]float32
 				var err error
-				if v, vs, err = rescore(ctx, tx, c.cfg.model, q.Vector, v, q.minSimilarity()); err != nil {
+				if v, vs, err = rescore(ctx, tx, c.cfg.model, q.Vector, v, q.minSimilarity(), q.Vectors); err != nil {
 					return nil, err
 				}
 				for id, x := range vs {
