@@ -128,30 +128,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}
-	for _, p := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 || (len(o.sizes) > 0 && n <= o.sizes[len(o.sizes)-1]) {
-			return usagef("--n must be ascending positive numbers, comma-separated")
-		}
-		o.sizes = append(o.sizes, n)
-	}
-	if o.queries <= 0 || o.single <= 0 || o.batch <= 0 || o.tenants < 0 || o.memories <= 0 {
-		return usagef("--queries, --single, --batch and --memories must be positive, --tenants not negative")
-	}
-	if o.dsn != "" && !isPostgresDSN(o.dsn) {
-		return usagef("--db must be a postgres:// URL (for SQLite, use --dir)")
-	}
-	if o.skipLoad && (o.tenants == 0 || o.dir == "" || o.dsn != "") {
-		return usagef("--skip-load needs --tenants and the --dir of an earlier run (SQLite)")
-	}
-	if o.replicas < 1 || o.replicas > 1 && (!o.http || o.tenants == 0) {
-		return usagef("--replicas must be positive, and more than one needs --http and --tenants")
-	}
-	if o.http && o.dsn != "" && o.tenants == 0 {
-		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")
-	}
-	if o.dims < 0 || o.dims > 0 && (o.http || cfg.given["hash-vectors"] || cfg.Embedder.Kind == "openai") {
-		return usagef("--dims must be positive, and runs in process with its own embedder: not with --http, --hash-vectors or LOCI_EMBEDDER")
+	if err := o.check(*sizes, cfg); err != nil {
+		return err
 	}
 	if o.dims > 0 {
 		o.emb = newSynthEmbedder(o.dims)
@@ -171,6 +149,32 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runHTTPBench(ctx, e, o)
 	}
 	return runStoreBench(ctx, e, o)
+}
+
+// check parses sizes (--n) into o.sizes and checks the flags together.
+func (o *benchOptions) check(sizes string, cfg Config) error {
+	for _, p := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 || (len(o.sizes) > 0 && n <= o.sizes[len(o.sizes)-1]) {
+			return usagef("--n must be ascending positive numbers, comma-separated")
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	switch {
+	case o.queries <= 0 || o.single <= 0 || o.batch <= 0 || o.tenants < 0 || o.memories <= 0:
+		return usagef("--queries, --single, --batch and --memories must be positive, --tenants not negative")
+	case o.dsn != "" && !isPostgresDSN(o.dsn):
+		return usagef("--db must be a postgres:// URL (for SQLite, use --dir)")
+	case o.skipLoad && (o.tenants == 0 || o.dir == "" || o.dsn != ""):
+		return usagef("--skip-load needs --tenants and the --dir of an earlier run (SQLite)")
+	case o.replicas < 1 || o.replicas > 1 && (!o.http || o.tenants == 0):
+		return usagef("--replicas must be positive, and more than one needs --http and --tenants")
+	case o.http && o.dsn != "" && o.tenants == 0:
+		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")
+	case o.dims < 0 || o.dims > 0 && (o.http || cfg.given["hash-vectors"] || cfg.Embedder.Kind == "openai"):
+		return usagef("--dims must be positive, and runs in process with its own embedder: not with --http, --hash-vectors or LOCI_EMBEDDER")
+	}
+	return nil
 }
 
 // serviceOptions are the options of the bench's in-process services: its
