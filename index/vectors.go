@@ -220,8 +220,9 @@ func (v *vecs) hammingAll(q *query, ok []bool, ham []uint16, none uint16, hist [
 		b := v.bits[s*w : s*w+len(qb)]
 		n, i := 0, 0
 		for ; i+4 <= len(qb); i += 4 {
-			n += bits.OnesCount64(qb[i]^b[i]) + bits.OnesCount64(qb[i+1]^b[i+1]) +
-				bits.OnesCount64(qb[i+2]^b[i+2]) + bits.OnesCount64(qb[i+3]^b[i+3])
+			q4, b4 := qb[i:i+4:i+4], b[i:i+4:i+4]
+			n += bits.OnesCount64(q4[0]^b4[0]) + bits.OnesCount64(q4[1]^b4[1]) +
+				bits.OnesCount64(q4[2]^b4[2]) + bits.OnesCount64(q4[3]^b4[3])
 		}
 		for ; i < len(qb); i++ {
 			n += bits.OnesCount64(qb[i] ^ b[i])
@@ -242,7 +243,8 @@ func (v *vecs) dot4(q *query, s int) float32 {
 	var a0, a1, a2, a3 int32
 	d, i := 0, 0
 	for ; i+1 < v.dims/2; i += 2 {
-		b0, b1 := nib[i], nib[i+1]
+		bs := nib[i : i+2 : i+2]
+		b0, b1 := bs[0], bs[1]
 		xs := x[d : d+4 : d+4]
 		a0 += int32(xs[0]) * int32(int8(b0<<4)>>4)
 		a1 += int32(xs[1]) * int32(int8(b0)>>4)
