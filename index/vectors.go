@@ -173,34 +173,18 @@ func (v *vecs) compact(newSlot []int32, n int) {
 	*v = *out
 }
 
-// query is a query vector prepared for the compact passes: as given, its
-// sign bits, and as int16s (x times qScale, rounded), which the 4-bit
-// pass multiplies with the codes in integers (no conversion per
-// dimension: about twice as fast as float32).
+// query is a query vector prepared for the compact passes: as given, and
+// its sign bits.
 type query struct {
-	x      []float32
-	bits   []uint64
-	q16    []int16
-	qScale float32
+	x    []float32
+	bits []uint64
 }
 
-// qRange is the largest int16 of a prepared query: 1,536 dimensions of
-// products up to 7*qRange sum within an int32.
-const qRange = 32767
-
 func (v *vecs) prepare(x []float32) query {
-	q := query{x: x, bits: make([]uint64, v.words), q16: make([]int16, len(x))}
-	var m float32
+	q := query{x: x, bits: make([]uint64, v.words)}
 	for d, f := range x {
 		if f > 0 {
 			q.bits[d/64] |= 1 << (d % 64)
-		}
-		m = max(m, float32(math.Abs(float64(f))))
-	}
-	if m > 0 && len(x)*7 <= math.MaxInt32/qRange {
-		q.qScale = qRange / m
-		for d, f := range x {
-			q.q16[d] = int16(math.Round(float64(f * q.qScale)))
 		}
 	}
 	return q
@@ -232,59 +216,39 @@ func (v *vecs) hammingAll(q *query, ok []bool, ham []uint16, none uint16, hist [
 	}
 }
 
-// dot4 returns the dot product of q with slot s's 4-bit codes: in
-// integers with the query's int16s, when prepared (see query).
-func (v *vecs) dot4(q *query, s int) float32 {
-	nib := v.nib[s*v.half : (s+1)*v.half]
-	if q.qScale == 0 {
-		return v.dot4Float(q, s)
+// nibValue is a 4-bit code's value: its low or high half of a byte, as
+// a two's complement in -8..7 (codes are -7..7).
+var nibValue = func() (t [16]float32) {
+	for i := range t {
+		t[i] = float32(int8(i<<4) >> 4)
 	}
-	x := q.q16
-	var a0, a1, a2, a3 int32
-	d, i := 0, 0
-	for ; i+1 < v.dims/2; i += 2 {
-		bs := nib[i : i+2 : i+2]
-		b0, b1 := bs[0], bs[1]
-		xs := x[d : d+4 : d+4]
-		a0 += int32(xs[0]) * int32(int8(b0<<4)>>4)
-		a1 += int32(xs[1]) * int32(int8(b0)>>4)
-		a2 += int32(xs[2]) * int32(int8(b1<<4)>>4)
-		a3 += int32(xs[3]) * int32(int8(b1)>>4)
-		d += 4
-	}
-	for ; d < v.dims; d++ {
-		b := nib[d/2]
-		if d%2 == 0 {
-			a0 += int32(x[d]) * int32(int8(b<<4)>>4)
-		} else {
-			a1 += int32(x[d]) * int32(int8(b)>>4)
-		}
-	}
-	return float32(a0+a1+a2+a3) / q.qScale * v.scale[s]
-}
+	return t
+}()
 
-// dot4Float is dot4 in float32, for a query of zeros or too many
-// dimensions for int32 sums.
-func (v *vecs) dot4Float(q *query, s int) float32 {
+// dot4 returns the dot product of q with slot s's 4-bit codes, each
+// code's value looked up (measured 30% faster than sign-extending it, and
+// than integer products with a quantized query).
+func (v *vecs) dot4(q *query, s int) float32 {
 	nib := v.nib[s*v.half : (s+1)*v.half]
 	x := q.x
 	var a0, a1, a2, a3 float32
 	d, i := 0, 0
 	for ; i+1 < v.dims/2; i += 2 {
-		b0, b1 := nib[i], nib[i+1]
+		bs := nib[i : i+2 : i+2]
+		b0, b1 := bs[0], bs[1]
 		xs := x[d : d+4 : d+4]
-		a0 += xs[0] * float32(int8(b0<<4)>>4)
-		a1 += xs[1] * float32(int8(b0)>>4)
-		a2 += xs[2] * float32(int8(b1<<4)>>4)
-		a3 += xs[3] * float32(int8(b1)>>4)
+		a0 += xs[0] * nibValue[b0&15]
+		a1 += xs[1] * nibValue[b0>>4]
+		a2 += xs[2] * nibValue[b1&15]
+		a3 += xs[3] * nibValue[b1>>4]
 		d += 4
 	}
 	for ; d < v.dims; d++ {
 		b := nib[d/2]
 		if d%2 == 0 {
-			a0 += x[d] * float32(int8(b<<4)>>4)
+			a0 += x[d] * nibValue[b&15]
 		} else {
-			a1 += x[d] * float32(int8(b)>>4)
+			a1 += x[d] * nibValue[b>>4]
 		}
 	}
 	return (a0 + a1 + a2 + a3) * v.scale[s]

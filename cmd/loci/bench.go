@@ -53,6 +53,7 @@ type benchOptions struct {
 	indexMemory       int64
 	stderr            io.Writer
 	cpuProfile        string
+	heapProfile       string
 	serverHeap        string
 	skipLoad          bool
 	replicas          int
@@ -62,8 +63,12 @@ type benchOptions struct {
 	emb loci.Embedder
 }
 
-// profile runs fn under the CPU profiler when --cpuprofile is set.
+// profile runs fn under the CPU profiler when --cpuprofile is set, and
+// writes a heap profile after it when --heapprofile is.
 func (o benchOptions) profile(fn func() error) error {
+	if o.heapProfile != "" {
+		defer o.writeHeapProfile()
+	}
 	if o.cpuProfile == "" {
 		return fn()
 	}
@@ -77,6 +82,21 @@ func (o benchOptions) profile(fn func() error) error {
 	}
 	defer pprof.StopCPUProfile()
 	return fn()
+}
+
+// writeHeapProfile writes the heap profile of --heapprofile (what is
+// live after a collection: -sample_index=inuse_space).
+func (o benchOptions) writeHeapProfile() {
+	f, err := os.Create(o.heapProfile)
+	if err != nil {
+		o.progress("heap profile: %v", err)
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		o.progress("heap profile: %v", err)
+	}
 }
 
 // progress reports what the bench is doing, on stderr.
@@ -105,6 +125,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	cfg.indexMemoryFlag(fs)
 	cfg.hashVectorsFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
+	heapProfile := fs.String("heapprofile", "", "write a heap profile of this process after the timed searches to this file")
 	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
 	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
@@ -120,7 +141,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	o := benchOptions{emb: emb, dims: *dims, queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
-		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad,
+		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, heapProfile: *heapProfile, serverHeap: *serverHeap, skipLoad: *skipLoad,
 		replicas: *replicas}
 	if cfg.given["hash-vectors"] && cfg.Embedder.HashVectors {
 		o.serveArgs = append(o.serveArgs, "--hash-vectors")
