@@ -590,7 +590,17 @@ func encodeVector(v []float32) []byte {
 }
 
 func decodeVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
+	return decodeVectorInto(nil, b)
+}
+
+// decodeVectorInto decodes b into buf, grown if short, and returns it.
+func decodeVectorInto(buf []float32, b []byte) []float32 {
+	n := len(b) / 4
+	if cap(buf) < n {
+		buf = make([]float32, n)
+	}
+	v := buf[:n]
+	b = b[:4*n]
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
