@@ -490,7 +490,7 @@ func rescore(ctx context.Context, tx loci.Tx, model string, q []float32, hits []
 	}
 	ws := hits[0].Doc.Meta.Workspace
 	var err error
-	if vr, ok := tx.(VectorReader); ok {
+	if vr, ok := tx.StoreTx.(VectorReader); ok {
 		err = vr.ReadVectors(ctx, ws, ids, score)
 	} else {
 		f := loci.RecordFilter{Workspace: ws, IDs: ids, Order: loci.OrderNone}

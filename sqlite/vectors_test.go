@@ -48,7 +48,7 @@ func TestReadVectors(t *testing.T) {
 	}
 	out := map[string]got{}
 	err = db.View(ctx, func(tx loci.Tx) error {
-		return tx.(*Tx).ReadVectors(ctx, "w", []string{"a", "b", "c", "d", "zz"}, func(id, model string, vec []float32) error {
+		return tx.StoreTx.(*Tx).ReadVectors(ctx, "w", []string{"a", "b", "c", "d", "zz"}, func(id, model string, vec []float32) error {
 			out[id] = got{model, slices.Clone(vec)}
 			return nil
 		})
