@@ -50,6 +50,10 @@ type DB struct {
 	vectorSchema string
 	// vectorIndexes holds the dimensions known to have an HNSW index.
 	vectorIndexes sync.Map
+	// iterative reports whether pgvector scans its HNSW indexes
+	// iteratively (0.8 and later), so that a filtered search finds as
+	// many rows as asked (NearestRecords).
+	iterative bool
 	// timeout bounds every wait for the database (WithTimeout).
 	timeout time.Duration
 	// full is what writes met of a full disk (Ping reports it).
@@ -116,6 +120,12 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...Option) (*DB, 
 			pool.Close()
 			return nil, fmt.Errorf("inspect schema: %w", err)
 		}
+		var version string
+		if err := pool.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&version); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("inspect pgvector: %w", err)
+		}
+		db.iterative = versionAtLeast(version, 0, 8)
 	}
 	return db, nil
 }

@@ -207,6 +207,12 @@ func selectRecords(f loci.RecordFilter) (string, []any) {
 // ScanRecords calls fn with each record that matches f, in f.Order.
 func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
 	q, a := selectRecords(f)
+	return tx.scan(ctx, q, a, fn)
+}
+
+// scan calls fn with each record that q (selecting selectColumns or
+// selectColumnsNoEmbedding) returns.
+func (tx *Tx) scan(ctx context.Context, q string, a []any, fn func(*loci.Record) error) error {
 	rows, err := tx.tx.Query(ctx, q, a...)
 	if err != nil {
 		return fmt.Errorf("find records: %w", err)
@@ -328,7 +334,7 @@ func (tx *Tx) ensureVectorIndex(ctx context.Context, v []float32) error {
 	if _, ok := tx.db.vectorIndexes.Load(dims); ok {
 		return nil
 	}
-	name := "records_embedding_hnsw_" + strconv.Itoa(dims)
+	name := vectorIndexName(dims)
 	if err := tx.Lock(ctx, "loci:vector-index"); err != nil {
 		return err
 	}
