@@ -319,6 +319,11 @@ func applyMigration(ctx context.Context, conn *pgx.Conn, version int, base, name
 			return fmt.Errorf("migration %s: %w", base, err)
 		}
 	}
+	if version == embeddingBytesMigration {
+		if err := backfillEmbeddingBytes(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`,
 		version, strings.TrimSuffix(base, ".sql")); err != nil {
 		return fmt.Errorf("record migration %s: %w", base, err)

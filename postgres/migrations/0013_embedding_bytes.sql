@@ -7,8 +7,9 @@
 -- defeat anyway (and which then costs every write).
 --
 -- Writes store embedding_f32; the real[] column keeps the embedding only
--- where the pgvector column is generated from it. Rows written before
--- keep their real[] embedding and are read from it (embedding_f32 NULL)
--- until they are written again: no rewrite of the table here.
+-- where the pgvector column is generated from it. The embeddings written
+-- before are converted after this script, in Go, in batches
+-- (backfillEmbeddingBytes in embedding.go); a row without bytes is still
+-- read from its real[].
 ALTER TABLE records ADD COLUMN embedding_f32 bytea;
 ALTER TABLE records ALTER COLUMN embedding_f32 SET STORAGE EXTERNAL;
