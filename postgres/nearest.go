@@ -57,14 +57,15 @@ func (tx *Tx) NearestRecords(ctx context.Context, f loci.RecordFilter, model str
 		` + dist + ` AS distance
 		FROM records WHERE ` + where + ` AND embedding_model = ` + a.add(model) +
 		` AND ` + s + `.vector_dims(embedding_vec) = ` + strconv.Itoa(dims) +
-		` ORDER BY ` + dist + ` LIMIT %d) SELECT * FROM c ORDER BY distance`
+		` ORDER BY ` + dist + ` LIMIT `
+	const sorted = `) SELECT * FROM c ORDER BY distance`
 	seen := map[string]bool{}
 	for limit := 2 * max(want, 10); ; limit *= 4 {
 		if _, err := tx.tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
 			set_config('hnsw.ef_search', $1, true)`, strconv.Itoa(min(max(2*limit, 400), 1000))); err != nil {
 			return false, fmt.Errorf("nearest records: %w", err)
 		}
-		rows, err := tx.tx.Query(ctx, fmt.Sprintf(query, limit), a...)
+		rows, err := tx.tx.Query(ctx, query+strconv.Itoa(limit)+sorted, a...)
 		if err != nil {
 			return false, fmt.Errorf("nearest records: %w", err)
 		}
