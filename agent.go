@@ -58,3 +58,11 @@ type AgentService interface {
 	// neither the agent nor any record of it exists.
 	DeleteAgent(ctx context.Context, id string) error
 }
+
+// The operations on agents (Operation, declared once: see operations.go).
+var (
+	OpAgentCreate = declare(Operation{Name: "agent.create", Role: RoleCreator, Agent: AgentDeny, Summary: "Create an agent"})
+	OpAgentList   = declare(Operation{Name: "agent.list", Role: RoleViewer, Agent: AgentDeny, Summary: "List agents"})
+	OpAgentGet    = declare(Operation{Name: "agent.get", Role: RoleViewer, Agent: AgentNamed, Summary: "Get an agent"})
+	OpAgentDelete = declare(Operation{Name: "agent.delete", Role: RoleEditor, Agent: AgentNamed, Summary: "Delete an agent and everything it owns"})
+)

@@ -58,3 +58,8 @@ type AgentSearchService interface {
 	// ETOOLARGE for a query over MaxQueryBytes.
 	SearchAgentMemory(ctx context.Context, q AgentSearchQuery) (*SearchResults, error)
 }
+
+// The operations on an agent's search (MCP search_memory) (Operation, declared once: see operations.go).
+var (
+	OpMemorySearch = declare(Operation{Name: "memory.search", Role: RoleViewer, Agent: AgentNamed, Summary: "Search an agent's memory (MCP search_memory)"})
+)

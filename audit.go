@@ -96,3 +96,9 @@ type AuditRetention struct {
 // DefaultAuditRetention is the retention loci serve enforces unless told
 // otherwise: 90 days and a million entries (a few hundred MB at most).
 var DefaultAuditRetention = AuditRetention{MaxAge: 90 * 24 * time.Hour, MaxEntries: 1_000_000}
+
+// The operations on the audit log (Operation, declared once: see operations.go).
+var (
+	OpAuditRead  = declare(Operation{Name: "audit.read", Role: RoleAdmin, Agent: AgentDeny, Summary: "The access log"})
+	OpAuditPrune = declare(Operation{Name: "audit.prune", Role: RoleAdmin, Agent: AgentDeny, Summary: "Prune the audit log"})
+)

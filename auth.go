@@ -189,3 +189,11 @@ func (b AgentBinding) String() string {
 	}
 	return "unknown"
 }
+
+// The operations on API keys (Operation, declared once: see operations.go).
+var (
+	OpKeyCreate = declare(Operation{Name: "key.create", Role: RoleAdmin, Agent: AgentDeny, Summary: "Create an API key"})
+	OpKeyList   = declare(Operation{Name: "key.list", Role: RoleAdmin, Agent: AgentDeny, Summary: "List the workspace's active keys"})
+	OpKeyRevoke = declare(Operation{Name: "key.revoke", Role: RoleAdmin, Agent: AgentDeny, Summary: "Revoke an API key"})
+	OpKeyWhoami = declare(Operation{Name: "key.whoami", Role: RoleViewer, Agent: AgentFree, Summary: "The caller's key: its role and bound agent"})
+)

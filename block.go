@@ -158,3 +158,16 @@ type BlockService interface {
 	// when the agent is absent.
 	Prompt(ctx context.Context, agentID string) (string, error)
 }
+
+// The operations on core memory blocks and the prompt they render (Operation, declared once: see operations.go).
+var (
+	OpBlockList      = declare(Operation{Name: "block.list", Kind: KindBlock, Role: RoleViewer, Agent: AgentNamed, Summary: "List an agent's blocks"})
+	OpBlockCreate    = declare(Operation{Name: "block.create", Kind: KindBlock, Role: RoleCreator, Agent: AgentNamed, Summary: "Create a block"})
+	OpBlockGet       = declare(Operation{Name: "block.get", Kind: KindBlock, Role: RoleViewer, Agent: AgentNamed, Summary: "Get a block"})
+	OpBlockPut       = declare(Operation{Name: "block.put", Kind: KindBlock, Role: RoleCreator, Agent: AgentNamed, Summary: "Create or replace a block's content"})
+	OpBlockHistory   = declare(Operation{Name: "block.history", Kind: KindBlock, Role: RoleViewer, Agent: AgentNamed, Summary: "Every content a block has had"})
+	OpBlockAttach    = declare(Operation{Name: "block.attach", Kind: KindBlock, Role: RoleEditor, Agent: AgentDeny, Summary: "Attach a shared block to an agent"})
+	OpBlockDetach    = declare(Operation{Name: "block.detach", Kind: KindBlock, Role: RoleEditor, Agent: AgentNamed, Summary: "Detach a shared block from an agent"})
+	OpBlockConsumers = declare(Operation{Name: "block.consumers", Kind: KindBlock, Role: RoleViewer, Agent: AgentFree, Summary: "The agents a shared block is attached to"})
+	OpAgentPrompt    = declare(Operation{Name: "agent.prompt", Kind: KindBlock, Role: RoleViewer, Agent: AgentNamed, Summary: "The agent's blocks as prompt text"})
+)

@@ -144,3 +144,13 @@ type EpisodeService interface {
 	// absent.
 	DeleteEpisode(ctx context.Context, id string) error
 }
+
+// The operations on episodes (Operation, declared once: see operations.go).
+var (
+	OpEpisodeRecord   = declare(Operation{Name: "episode.record", Kind: KindEpisode, Role: RoleCreator, Agent: AgentNamed, Summary: "Record an episode"})
+	OpEpisodeSearch   = declare(Operation{Name: "episode.search", Kind: KindEpisode, Role: RoleViewer, Agent: AgentNamed, Summary: "Similar past episodes"})
+	OpEpisodeList     = declare(Operation{Name: "episode.list", Kind: KindEpisode, Role: RoleViewer, Agent: AgentNamed, Summary: "Recent episodes, newest first"})
+	OpEpisodeFeedback = declare(Operation{Name: "episode.feedback", Kind: KindEpisode, Role: RoleEditor, Agent: AgentDeny, Summary: "Attach user feedback to an episode"})
+	OpEpisodeGet      = declare(Operation{Name: "episode.get", Kind: KindEpisode, Role: RoleViewer, Agent: AgentDeny, Summary: "One episode"})
+	OpEpisodeDelete   = declare(Operation{Name: "episode.delete", Kind: KindEpisode, Role: RoleEditor, Agent: AgentDeny, Summary: "Delete an episode"})
+)

@@ -39,3 +39,9 @@ type ExportService interface {
 	// same import run again skips what is already there.
 	Import(ctx context.Context, r io.Reader) (*ImportResult, error)
 }
+
+// The operations on export and import (Operation, declared once: see operations.go).
+var (
+	OpExport = declare(Operation{Name: "export", Role: RoleAdmin, Agent: AgentDeny, Summary: "Export the workspace as JSON Lines"})
+	OpImport = declare(Operation{Name: "import", Role: RoleAdmin, Agent: AgentDeny, Summary: "Import JSON Lines written by export"})
+)

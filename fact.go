@@ -238,3 +238,17 @@ type FactService interface {
 	// absent.
 	DeleteFact(ctx context.Context, id string) error
 }
+
+// The operations on facts (Operation, declared once: see operations.go).
+var (
+	OpFactAdd        = declare(Operation{Name: "fact.add", Kind: KindFact, Role: RoleCreator, Agent: AgentFree, Summary: "Store a fact"})
+	OpFactSearch     = declare(Operation{Name: "fact.search", Kind: KindFact, Role: RoleViewer, Agent: AgentFree, Summary: "Search facts"})
+	OpFactList       = declare(Operation{Name: "fact.list", Kind: KindFact, Role: RoleViewer, Agent: AgentFree, Summary: "Facts with a keyword, by relevance"})
+	OpFactValidate   = declare(Operation{Name: "fact.validate", Kind: KindFact, Role: RoleEditor, Agent: AgentFree, Summary: "Validate a fact"})
+	OpFactContradict = declare(Operation{Name: "fact.contradict", Kind: KindFact, Role: RoleEditor, Agent: AgentFree, Summary: "Contradict a fact"})
+	OpFactGet        = declare(Operation{Name: "fact.get", Kind: KindFact, Role: RoleViewer, Agent: AgentFree, Summary: "One fact"})
+	OpFactDelete     = declare(Operation{Name: "fact.delete", Kind: KindFact, Role: RoleEditor, Agent: AgentFree, Summary: "Delete a fact"})
+	OpFactHistory    = declare(Operation{Name: "fact.history", Kind: KindFact, Role: RoleViewer, Agent: AgentFree, Summary: "Every version of a fact's key"})
+	OpFactInvalidate = declare(Operation{Name: "fact.invalidate", Kind: KindFact, Role: RoleEditor, Agent: AgentFree, Summary: "Mark a fact no longer true"})
+	OpFactResolve    = declare(Operation{Name: "fact.resolve", Kind: KindFact, Role: RoleEditor, Agent: AgentFree, Summary: "Resolve a disputed fact"})
+)

@@ -41,3 +41,9 @@ type MaintenanceService interface {
 	// transaction. EINVALID for an unknown task.
 	Maintain(ctx context.Context, req MaintenanceRequest) (*MaintenanceReport, error)
 }
+
+// The operations on maintenance and embeddings (Operation, declared once: see operations.go).
+var (
+	OpMaintenance      = declare(Operation{Name: "maintenance", Role: RoleAdmin, Agent: AgentDeny, Summary: "Run maintenance"})
+	OpEmbeddingReindex = declare(Operation{Name: "embedding.reindex", Role: RoleAdmin, Agent: AgentDeny, Summary: "Reindex embeddings"})
+)

@@ -128,3 +128,13 @@ type MemoryService interface {
 	// delete[i]) refuses the whole batch.
 	BatchMemories(ctx context.Context, b MemoryBatch) ([]MemoryEvent, error)
 }
+
+// The operations on the memories API (any kind by id) (Operation, declared once: see operations.go).
+var (
+	OpMemoryAdd     = declare(Operation{Name: "memory.add", Role: RoleCreator, Agent: AgentFree, Summary: "Add a memory"})
+	OpMemoryBatch   = declare(Operation{Name: "memory.batch", Role: RoleCreator, Agent: AgentFree, Summary: "Add, update and delete memories in one transaction"})
+	OpMemoryGet     = declare(Operation{Name: "memory.get", Role: RoleViewer, Agent: AgentFree, Summary: "One memory of any kind"})
+	OpMemoryUpdate  = declare(Operation{Name: "memory.update", Role: RoleEditor, Agent: AgentFree, Summary: "Change a memory in place, keeping history"})
+	OpMemoryDelete  = declare(Operation{Name: "memory.delete", Role: RoleEditor, Agent: AgentFree, Summary: "Delete a memory of any kind"})
+	OpMemoryHistory = declare(Operation{Name: "memory.history", Role: RoleViewer, Agent: AgentFree, Summary: "Every value a memory has had, newest first"})
+)

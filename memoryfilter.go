@@ -209,91 +209,128 @@ func isScalar(v any) bool {
 // newLeaf checks op and value for the field's type and returns the leaf.
 func newLeaf(field, op string, val any) (*MemoryFilter, error) {
 	leaf := &MemoryFilter{Field: field, Op: op, Value: val}
-	wrong := func(want string) error {
-		return Errorf(EINVALID, "%s %s takes %s", field, op, want)
-	}
 	list, isList := val.([]any)
 	if isList && len(list) > MaxFilterList {
 		return nil, Errorf(EINVALID, "%s %s: at most %d values", field, op, MaxFilterList)
 	}
+	var err error
 	switch {
 	case strings.HasPrefix(field, "metadata."):
-		switch op {
-		case FilterIn, FilterNin:
-			if !isList || !allOf(list, isScalar) {
-				return nil, wrong("an array of strings, numbers or booleans")
-			}
-		case FilterGt, FilterGte, FilterLt, FilterLte:
-			if _, ok := val.(string); !ok {
-				if _, ok := val.(json.Number); !ok {
-					return nil, wrong("a number or a string")
-				}
-			}
-		case FilterContains:
-			if !isScalar(val) {
-				return nil, wrong("a string, number or boolean")
-			}
-		default: // eq, ne
-			if !isScalar(val) && !(isList && allOf(list, isScalar)) {
-				return nil, wrong("a string, number or boolean, or an array of those")
-			}
-		}
+		err = checkMetadataLeaf(field, op, val)
 	case field == "tags":
-		switch op {
-		case FilterEq, FilterNe, FilterContains:
-			if _, ok := val.(string); !ok {
-				return nil, wrong("a string (a tag the record holds)")
-			}
-		case FilterIn, FilterNin:
-			if !isList || !allOf(list, isString) {
-				return nil, wrong("an array of strings")
-			}
-		default:
-			return nil, Errorf(EINVALID, "tags take eq, ne, contains, in and nin")
-		}
+		err = checkTagsLeaf(field, op, val)
 	case field == "created_at" || field == "updated_at":
-		if op == FilterContains {
-			return nil, Errorf(EINVALID, "%s does not take contains (it applies to tags and arrays in metadata)", field)
-		}
-		vals := []any{val}
-		if op == FilterIn || op == FilterNin {
-			if !isList {
-				return nil, wrong("an array of RFC 3339 times")
-			}
-			vals = list
-		}
-		for _, v := range vals {
-			s, ok := v.(string)
-			t, err := time.Parse(time.RFC3339Nano, s)
-			if !ok || err != nil {
-				return nil, wrong("RFC 3339 times")
-			}
-			leaf.times = append(leaf.times, t.UTC())
-		}
+		leaf.times, err = timesOfLeaf(field, op, val)
 	default: // the string fields
-		if op == FilterContains {
-			return nil, Errorf(EINVALID, "%s does not take contains (it applies to tags and arrays in metadata)", field)
+		err = checkStringLeaf(field, op, val)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return leaf, nil
+}
+
+// wrongLeaf refuses a leaf whose value is not what op on field takes.
+func wrongLeaf(field, op, want string) error {
+	return Errorf(EINVALID, "%s %s takes %s", field, op, want)
+}
+
+// checkMetadataLeaf checks op and val on a metadata field.
+func checkMetadataLeaf(field, op string, val any) error {
+	list, isList := val.([]any)
+	switch op {
+	case FilterIn, FilterNin:
+		if !isList || !allOf(list, isScalar) {
+			return wrongLeaf(field, op, "an array of strings, numbers or booleans")
 		}
-		vals := []any{val}
-		if op == FilterIn || op == FilterNin {
-			if !isList {
-				return nil, wrong("an array of strings")
+	case FilterGt, FilterGte, FilterLt, FilterLte:
+		if _, ok := val.(string); !ok {
+			if _, ok := val.(json.Number); !ok {
+				return wrongLeaf(field, op, "a number or a string")
 			}
-			vals = list
 		}
-		for _, v := range vals {
-			s, ok := v.(string)
-			if !ok {
-				return nil, wrong("strings")
-			}
-			if field == "kind" {
-				if _, err := ParseKind(s); err != nil {
-					return nil, err
-				}
+	case FilterContains:
+		if !isScalar(val) {
+			return wrongLeaf(field, op, "a string, number or boolean")
+		}
+	default: // eq, ne
+		if !isScalar(val) && !(isList && allOf(list, isScalar)) {
+			return wrongLeaf(field, op, "a string, number or boolean, or an array of those")
+		}
+	}
+	return nil
+}
+
+// checkTagsLeaf checks op and val on tags.
+func checkTagsLeaf(field, op string, val any) error {
+	switch op {
+	case FilterEq, FilterNe, FilterContains:
+		if _, ok := val.(string); !ok {
+			return wrongLeaf(field, op, "a string (a tag the record holds)")
+		}
+	case FilterIn, FilterNin:
+		if list, isList := val.([]any); !isList || !allOf(list, isString) {
+			return wrongLeaf(field, op, "an array of strings")
+		}
+	default:
+		return Errorf(EINVALID, "tags take eq, ne, contains, in and nin")
+	}
+	return nil
+}
+
+// leafValues returns the values op compares field with: val, or the
+// elements of val for in and nin (want names what they must be).
+func leafValues(field, op, want string, val any) ([]any, error) {
+	if op == FilterContains {
+		return nil, Errorf(EINVALID, "%s does not take contains (it applies to tags and arrays in metadata)", field)
+	}
+	if op == FilterIn || op == FilterNin {
+		list, isList := val.([]any)
+		if !isList {
+			return nil, wrongLeaf(field, op, want)
+		}
+		return list, nil
+	}
+	return []any{val}, nil
+}
+
+// timesOfLeaf checks op and val on a time field and returns its times.
+func timesOfLeaf(field, op string, val any) ([]time.Time, error) {
+	vals, err := leafValues(field, op, "an array of RFC 3339 times", val)
+	if err != nil {
+		return nil, err
+	}
+	var times []time.Time
+	for _, v := range vals {
+		s, ok := v.(string)
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if !ok || err != nil {
+			return nil, wrongLeaf(field, op, "RFC 3339 times")
+		}
+		times = append(times, t.UTC())
+	}
+	return times, nil
+}
+
+// checkStringLeaf checks op and val on a string field (a kind must be
+// one of the kinds).
+func checkStringLeaf(field, op string, val any) error {
+	vals, err := leafValues(field, op, "an array of strings", val)
+	if err != nil {
+		return err
+	}
+	for _, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			return wrongLeaf(field, op, "strings")
+		}
+		if field == "kind" {
+			if _, err := ParseKind(s); err != nil {
+				return err
 			}
 		}
 	}
-	return leaf, nil
+	return nil
 }
 
 func isString(v any) bool { _, ok := v.(string); return ok }

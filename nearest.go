@@ -2,7 +2,7 @@ package loci
 
 import "context"
 
-// NearestTx is what a Tx may implement when its store holds a
+// NearestTx is what a StoreTx may implement when its store holds a
 // nearest-neighbour index of its own over the records' embeddings
 // (PostgreSQL with pgvector: HNSW). The search indexes (index/) use it for
 // a scope too large for their memory budget, which they would otherwise

@@ -62,3 +62,12 @@ type NoteService interface {
 	// ENOTFOUND when absent.
 	History(ctx context.Context, agentID, key string) ([]NoteVersion, error)
 }
+
+// The operations on notes (Operation, declared once: see operations.go).
+var (
+	OpNoteRemember  = declare(Operation{Name: "note.remember", Kind: KindNote, Role: RoleCreator, Agent: AgentNamed, Summary: "Remember a note"})
+	OpNoteRecall    = declare(Operation{Name: "note.recall", Kind: KindNote, Role: RoleViewer, Agent: AgentNamed, Summary: "Recall a note"})
+	OpNoteRecallAll = declare(Operation{Name: "note.recall_all", Kind: KindNote, Role: RoleViewer, Agent: AgentNamed, Summary: "Recall every note of an agent"})
+	OpNoteForget    = declare(Operation{Name: "note.forget", Kind: KindNote, Role: RoleEditor, Agent: AgentNamed, Summary: "Forget a note"})
+	OpNoteHistory   = declare(Operation{Name: "note.history", Kind: KindNote, Role: RoleViewer, Agent: AgentNamed, Summary: "Every value a note has had"})
+)

@@ -27,10 +27,12 @@ type UserSummary struct {
 }
 
 // UserFilter selects users of one workspace. Match, when set, keeps the
-// users whose id holds it, ignoring case.
+// users whose id holds it, ignoring case (ListUserSummaries); ID, when
+// set, keeps that user alone (FindUsers).
 type UserFilter struct {
 	Workspace string
 	Match     string
+	ID        string
 	Limit     int // 0: no limit
 	Offset    int
 }
@@ -170,3 +172,10 @@ type OverviewService interface {
 	// after After.
 	ListMemories(ctx context.Context, q MemoryQuery) ([]*UserMemory, int, error)
 }
+
+// The operations on the overview (users, stats, the listing of memories) (Operation, declared once: see operations.go).
+var (
+	OpUserList   = declare(Operation{Name: "user.list", Role: RoleViewer, Agent: AgentDeny, Summary: "List users, newest first"})
+	OpStats      = declare(Operation{Name: "stats", Role: RoleViewer, Agent: AgentNamed, Summary: "An overview of the memory"})
+	OpMemoryList = declare(Operation{Name: "memory.list", Role: RoleViewer, Agent: AgentNamed, Summary: "Memories of every kind, newest first (a timeline)"})
+)

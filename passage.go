@@ -64,3 +64,11 @@ type PassageService interface {
 	// absent.
 	DeletePassage(ctx context.Context, agentID, id string) error
 }
+
+// The operations on passages (Operation, declared once: see operations.go).
+var (
+	OpPassageAdd    = declare(Operation{Name: "passage.add", Kind: KindPassage, Role: RoleCreator, Agent: AgentNamed, Summary: "Add an archival passage"})
+	OpPassageList   = declare(Operation{Name: "passage.list", Kind: KindPassage, Role: RoleViewer, Agent: AgentNamed, Summary: "List passages, newest first"})
+	OpPassageSearch = declare(Operation{Name: "passage.search", Kind: KindPassage, Role: RoleViewer, Agent: AgentNamed, Summary: "Search passages"})
+	OpPassageDelete = declare(Operation{Name: "passage.delete", Kind: KindPassage, Role: RoleEditor, Agent: AgentNamed, Summary: "Delete a passage"})
+)

@@ -167,3 +167,15 @@ type PreferenceService interface {
 	// when it is not flagged.
 	ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (*Preference, error)
 }
+
+// The operations on preferences (Operation, declared once: see operations.go).
+var (
+	OpPreferenceObserve    = declare(Operation{Name: "preference.observe", Kind: KindPreference, Role: RoleCreator, Agent: AgentFree, Summary: "Observe a preference"})
+	OpPreferenceList       = declare(Operation{Name: "preference.list", Kind: KindPreference, Role: RoleViewer, Agent: AgentFree, Summary: "List a user's preferences"})
+	OpPreferenceUse        = declare(Operation{Name: "preference.use", Kind: KindPreference, Role: RoleCreator, Agent: AgentFree, Summary: "Record a use of a preference"})
+	OpPreferenceConfirm    = declare(Operation{Name: "preference.confirm", Kind: KindPreference, Role: RoleEditor, Agent: AgentFree, Summary: "Confirm a preference"})
+	OpPreferenceContradict = declare(Operation{Name: "preference.contradict", Kind: KindPreference, Role: RoleEditor, Agent: AgentFree, Summary: "Contradict a preference"})
+	OpPreferenceResolve    = declare(Operation{Name: "preference.resolve", Kind: KindPreference, Role: RoleEditor, Agent: AgentFree, Summary: "Resolve a preference flagged for removal"})
+	OpPreferenceClear      = declare(Operation{Name: "preference.clear", Kind: KindPreference, Role: RoleEditor, Agent: AgentFree, Summary: "Clear a user's preferences"})
+	OpPreferenceForget     = declare(Operation{Name: "preference.forget", Kind: KindPreference, Role: RoleEditor, Agent: AgentFree, Summary: "Forget one preference"})
+)

@@ -70,3 +70,8 @@ type ReviewService interface {
 	// ResolvePreference. EINVALID for an empty user.
 	ReviewQueue(ctx context.Context, q ReviewQuery) ([]*ReviewItem, int, error)
 }
+
+// The operations on the review queue (Operation, declared once: see operations.go).
+var (
+	OpUserReview = declare(Operation{Name: "user.review", Role: RoleViewer, Agent: AgentFree, Summary: "What waits for review"})
+)

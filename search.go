@@ -129,3 +129,8 @@ type SearchService interface {
 	// out of range.
 	Search(ctx context.Context, q SearchQuery) (*SearchResults, error)
 }
+
+// The operations on search across kinds (Operation, declared once: see operations.go).
+var (
+	OpSearch = declare(Operation{Name: "search", Role: RoleViewer, Agent: AgentNamed, Summary: "Hybrid search across kinds"})
+)

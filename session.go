@@ -116,3 +116,12 @@ type SessionService interface {
 	// updated first, and how many there are.
 	ListUserSessions(ctx context.Context, userID string, limit, offset int) ([]SessionSummary, int, error)
 }
+
+// The operations on sessions (Operation, declared once: see operations.go).
+var (
+	OpSessionPut    = declare(Operation{Name: "session.put", Kind: KindSession, Role: RoleCreator, Agent: AgentFree, Summary: "Store or replace a session"})
+	OpSessionAppend = declare(Operation{Name: "session.append", Kind: KindSession, Role: RoleCreator, Agent: AgentFree, Summary: "Append a message to a session"})
+	OpSessionGet    = declare(Operation{Name: "session.get", Kind: KindSession, Role: RoleViewer, Agent: AgentFree, Summary: "Get a session with its messages"})
+	OpSessionDelete = declare(Operation{Name: "session.delete", Kind: KindSession, Role: RoleEditor, Agent: AgentFree, Summary: "Delete a session"})
+	OpSessionList   = declare(Operation{Name: "session.list", Kind: KindSession, Role: RoleViewer, Agent: AgentFree, Summary: "List a user's sessions (metadata only)"})
+)

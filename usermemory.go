@@ -116,3 +116,11 @@ type UserMemoryService interface {
 	// many records it deleted.
 	DeleteUser(ctx context.Context, userID string) (int, error)
 }
+
+// The operations on a user's memory (Operation, declared once: see operations.go).
+var (
+	OpUserContext  = declare(Operation{Name: "user.context", Role: RoleViewer, Agent: AgentFree, Summary: "Session start: a user's preferences and recent sessions"})
+	OpUserMemories = declare(Operation{Name: "user.memories", Role: RoleViewer, Agent: AgentDeny, Summary: "Everything remembered about a user"})
+	OpUserForget   = declare(Operation{Name: "user.forget", Role: RoleEditor, Agent: AgentDeny, Summary: "Forget what matches"})
+	OpUserDelete   = declare(Operation{Name: "user.delete", Role: RoleEditor, Agent: AgentDeny, Summary: "Delete everything about a user"})
+)

@@ -92,3 +92,12 @@ type WorkingService interface {
 	// it deleted. ENOTFOUND when there is none.
 	DeleteWorking(ctx context.Context, taskID, key string, f WorkingFilter) (int, error)
 }
+
+// The operations on working memory (Operation, declared once: see operations.go).
+var (
+	OpWorkingSet    = declare(Operation{Name: "working.set", Kind: KindWorking, Role: RoleCreator, Agent: AgentNamed, Summary: "Set a working memory value"})
+	OpWorkingGet    = declare(Operation{Name: "working.get", Kind: KindWorking, Role: RoleViewer, Agent: AgentNamed, Summary: "Get a working memory value"})
+	OpWorkingGetAll = declare(Operation{Name: "working.get_all", Kind: KindWorking, Role: RoleViewer, Agent: AgentNamed, Summary: "Get a task's working memory"})
+	OpWorkingDelete = declare(Operation{Name: "working.delete", Kind: KindWorking, Role: RoleEditor, Agent: AgentNamed, Summary: "Delete one working memory value"})
+	OpWorkingClear  = declare(Operation{Name: "working.clear", Kind: KindWorking, Role: RoleEditor, Agent: AgentNamed, Summary: "Clear a task's working memory"})
+)

@@ -15,9 +15,9 @@ import (
 func adminRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/keys", handler: (*Server).handleCreateKey,
-			policy: Policy{Role: admin, Agent: AgentDeny, Op: "key.create"},
+			op: loci.OpKeyCreate,
 			doc: &apidoc.Op{ID: "createKey", Tag: "admin",
-				Summary: "Create an API key", Desc: "The secret is answered once, as `api_key`. The first key turns authentication on.",
+				Desc: "The secret is answered once, as `api_key`. The first key turns authentication on.",
 				Body: apidoc.Closed([]string{"role"}, apidoc.Obj{
 					"role": apidoc.Ref("Role"), "agent_id": apidoc.Str("Bind the key to one agent."), "name": apidoc.Str("A label for people."),
 				}),
@@ -26,20 +26,19 @@ func adminRoutes() []endpoint {
 					"agent_id": apidoc.Str(""), "name": apidoc.Str(""), "workspace": apidoc.Str(""), "created_at": apidoc.Timestamp(""),
 				})))}},
 		{pattern: "GET /v1/keys", handler: (*Server).handleListKeys,
-			policy: Policy{Role: admin, Agent: AgentDeny, Op: "key.list"},
+			op: loci.OpKeyList,
 			doc: &apidoc.Op{ID: "listKeys", Tag: "admin",
-				Summary: "List the workspace's active keys",
 				OK: apidoc.Okay("The keys.", apidoc.Success(apidoc.Object([]string{"count", "keys"}, apidoc.Obj{
 					"count": apidoc.Integer(""), "keys": apidoc.Nullable(apidoc.Array(apidoc.Ref("APIKey"), "Never the secrets.")),
 				})))}},
 		{pattern: "DELETE /v1/keys/{id}", handler: (*Server).handleRevokeKey,
-			policy: Policy{Role: admin, Agent: AgentDeny, Op: "key.revoke"},
+			op: loci.OpKeyRevoke,
 			doc: &apidoc.Op{ID: "revokeKey", Tag: "admin",
-				Summary: "Revoke an API key", OK: apidoc.Okay("Revoked.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+				OK: apidoc.Okay("Revoked.", apidoc.PlainSuccess), Errs: []int{notFound}}},
 		{pattern: "GET /v1/audit", handler: (*Server).handleAudit,
-			policy: Policy{Role: admin, Agent: AgentDeny, Op: "audit.read"},
+			op: loci.OpAuditRead,
 			doc: &apidoc.Op{ID: "audit", Tag: "admin",
-				Summary: "The access log", Desc: "Newest first.",
+				Desc: "Newest first.",
 				Query: []apidoc.Obj{
 					apidoc.QueryString("agent_id", ""), apidoc.QueryString("user_id", ""), apidoc.QueryString("key_id", ""), apidoc.QueryString("operation", `e.g. "note.recall".`),
 					apidoc.Query("since", "Only entries at or after this time.", apidoc.Obj{"type": "string", "format": "date-time"}),
@@ -47,16 +46,14 @@ func adminRoutes() []endpoint {
 				},
 				OK: apidoc.Okay("The entries.", apidoc.List("entries", apidoc.Ref("AuditEntry"), "How many entries match."))}},
 		{pattern: "GET /v1/export", handler: (*Server).handleExport,
-			policy: Policy{Role: admin, Agent: AgentDeny, Op: "export"},
+			op: loci.OpExport,
 			doc: &apidoc.Op{ID: "export", Tag: "admin",
-				Summary: "Export the workspace as JSON Lines",
-				Desc:    "One JSON object per line, each with a `type`: `agent`, `user`, `record` (with its versions) or `block_link`. One snapshot of the workspace, whatever is written meanwhile. Lossless: POST /v1/import restores it.",
-				Query:   []apidoc.Obj{apidoc.QueryString("user_id", "Only this user's records and user row.")},
-				OK:      map[int]apidoc.Resp{http.StatusOK: {Desc: "The export.", Schema: apidoc.Obj{"type": "string"}, Media: "application/x-ndjson"}}}},
+				Desc:  "One JSON object per line, each with a `type`: `agent`, `user`, `record` (with its versions) or `block_link`. One snapshot of the workspace, whatever is written meanwhile. Lossless: POST /v1/import restores it.",
+				Query: []apidoc.Obj{apidoc.QueryString("user_id", "Only this user's records and user row.")},
+				OK:    map[int]apidoc.Resp{http.StatusOK: {Desc: "The export.", Schema: apidoc.Obj{"type": "string"}, Media: "application/x-ndjson"}}}},
 		{pattern: "POST /v1/import", handler: (*Server).handleImport,
-			policy: Policy{Role: admin, Agent: AgentDeny, Op: "import", Stream: true},
+			op: loci.OpImport, stream: true,
 			doc: &apidoc.Op{ID: "import", Tag: "admin",
-				Summary: "Import JSON Lines written by export",
 				Desc: "The body is at most 1 GiB by default (loci serve --max-import-bytes; a larger declared Content-Length is 413 " +
 					"at once) and must keep arriving (nothing for 30 s fails it). Every line is read and checked, as strictly as the " +
 					"API checks a write (the rules that span records included: a task's working values in all, the episodes of a user " +
@@ -70,11 +67,22 @@ func adminRoutes() []endpoint {
 				Body: apidoc.Obj{"type": "string"}, BodyMedia: "application/x-ndjson",
 				OK: apidoc.Created("Imported.", apidoc.Success(apidoc.Ref("ImportResult"))), Errs: []int{conflict}}},
 		{pattern: "GET /metrics", handler: (*Server).handleMetrics,
-			policy: Policy{Role: viewer, Agent: AgentFree},
+			op: loci.OpMetrics,
 			doc: &apidoc.Op{ID: "metrics", Tag: "operations",
-				Summary: "Prometheus metrics", Desc: "404 when the server runs without metrics.",
+				Desc: "404 when the server runs without metrics.",
 				OK:   map[int]apidoc.Resp{http.StatusOK: {Desc: "The Prometheus text exposition.", Schema: apidoc.Obj{"type": "string"}, Media: "text/plain"}},
 				Errs: []int{notFound}}},
+		{pattern: "POST /v1/maintenance", handler: (*Server).handleMaintain,
+			op: loci.OpMaintenance,
+			doc: &apidoc.Op{ID: "maintain", Tag: "admin",
+				Desc: "An empty body runs every task. `tasks` maps each task run to what it changed.",
+				Body: apidoc.Closed(nil, apidoc.Obj{
+					"tasks":   apidoc.Array(apidoc.Ref("MaintenanceTask"), "Absent or empty: all."),
+					"dry_run": apidoc.Boolean("Report without changing anything."),
+				}), BodyOptional: true,
+				OK: apidoc.Okay("What each task changed.", apidoc.Success(apidoc.Object([]string{"dry_run", "tasks"}, apidoc.Obj{
+					"dry_run": apidoc.Boolean(""), "tasks": apidoc.MapOf(apidoc.Ref("MaintenanceResult"), "Task name to result."),
+				})))}},
 	}
 }
 
@@ -91,7 +99,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	k, secret, err := s.svc.CreateKey(r.Context(), loci.KeySpec{Role: loci.Role(req.Role), AgentID: req.AgentID, Name: req.Name})
+	k, secret, err := s.KeyService.CreateKey(r.Context(), loci.KeySpec{Role: loci.Role(req.Role), AgentID: req.AgentID, Name: req.Name})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -105,7 +113,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) {
-	keys, err := s.svc.ListKeys(r.Context(), false)
+	keys, err := s.KeyService.ListKeys(r.Context(), false)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -114,7 +122,7 @@ func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRevokeKey(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.RevokeKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.KeyService.RevokeKey(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -129,7 +137,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="loci-export.jsonl"`)
 	cw := &countingWriter{w: w, rc: http.NewResponseController(w), idle: s.streamIdle}
-	_, err := s.svc.Export(r.Context(), f, cw)
+	_, err := s.ExportService.Export(r.Context(), f, cw)
 	if err != nil {
 		if cw.n == 0 {
 			w.Header().Set("Content-Type", "application/json")
@@ -204,7 +212,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := &importBody{r: r.Body, rc: rc, idle: s.streamIdle}
-	res, err := s.svc.Import(r.Context(), body)
+	res, err := s.ExportService.Import(r.Context(), body)
 	switch {
 	case body.tooLarge:
 		refuse(loci.Errorf(loci.ETOOLARGE, "import body must be at most %d bytes", s.maxImportBytes))
@@ -231,4 +239,21 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.ServeHTTP(w, r)
+}
+
+// handleMaintain runs maintenance; an empty body runs every task.
+func (s *Server) handleMaintain(w http.ResponseWriter, r *http.Request) {
+	var req loci.MaintenanceRequest
+	if r.ContentLength != 0 {
+		if err := decode(r, &req); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+	}
+	rep, err := s.MaintenanceService.Maintain(r.Context(), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"dry_run": rep.DryRun, "tasks": rep.Tasks})
 }

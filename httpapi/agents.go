@@ -8,19 +8,14 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// agentRoutes are the routes of agents and core memory blocks (seed 002).
-// Attaching puts one agent's shared block into another agent's memory: it
-// spans two agents, so bound keys are denied. Detaching changes only the
-// consumer the path names. Listing consumers names the block by id: the
-// rule lets a bound key list those of its own agent's blocks only.
+// agentRoutes are the routes of agents (seed 002). Creating and listing
+// span agents: bound keys are denied.
 func agentRoutes() []endpoint {
-	withAction := apidoc.Success(apidoc.Ref("Block"), apidoc.ActionField)
 	return []endpoint{
 		{pattern: "POST /v1/agents", handler: (*Server).handleCreateAgent,
-			policy: Policy{Role: creator, Agent: AgentDeny, Op: "agent.create"},
+			op: loci.OpAgentCreate,
 			doc: &apidoc.Op{ID: "createAgent", Tag: "agents",
-				Summary: "Create an agent",
-				Desc:    "Without `blocks` the agent gets the standard blocks `personality`, `relationships` and `current_state`, empty; with `blocks` (even empty) exactly those.",
+				Desc: "Without `blocks` the agent gets the standard blocks `personality`, `relationships` and `current_state`, empty; with `blocks` (even empty) exactly those.",
 				Body: apidoc.Closed([]string{"id"}, apidoc.Obj{
 					"id":     apidoc.Str(fmt.Sprintf("At most %d bytes.", loci.MaxAgentIDBytes)),
 					"name":   apidoc.Str(""),
@@ -31,86 +26,21 @@ func agentRoutes() []endpoint {
 					"blocks": apidoc.Array(apidoc.Ref("Block"), ""),
 				}))), Errs: []int{conflict}}},
 		{pattern: "GET /v1/agents", handler: (*Server).handleListAgents,
-			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "agent.list"},
+			op: loci.OpAgentList,
 			doc: &apidoc.Op{ID: "listAgents", Tag: "agents",
-				Summary: "List agents", Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
 				Desc: "By id: the agents created (explicitly, or by a block or passage write) and those known only by their " +
 					"memories (an agent with only notes, working entries or episodes; no name, and 404 for its blocks until it has one).",
 				OK: apidoc.Okay("The agents.", apidoc.List("agents", apidoc.Ref("Agent"), "How many agents there are."))}},
 		{pattern: "GET /v1/agents/{agent_id}", handler: (*Server).handleGetAgent,
-			policy: Policy{Role: viewer, Op: "agent.get"},
+			op: loci.OpAgentGet,
 			doc: &apidoc.Op{ID: "getAgent", Tag: "agents",
-				Summary: "Get an agent", OK: apidoc.Okay("The agent.", apidoc.Success(apidoc.Ref("Agent"))), Errs: []int{notFound}}},
+				OK: apidoc.Okay("The agent.", apidoc.Success(apidoc.Ref("Agent"))), Errs: []int{notFound}}},
 		{pattern: "DELETE /v1/agents/{agent_id}", handler: (*Server).handleDeleteAgent,
-			policy: Policy{Role: editor, Op: "agent.delete"},
+			op: loci.OpAgentDelete,
 			doc: &apidoc.Op{ID: "deleteAgent", Tag: "agents",
-				Summary: "Delete an agent and everything it owns",
-				Desc:    "Cascades to the agent's notes, blocks (and the links of its shared blocks), passages and other records.",
-				OK:      apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
-		{pattern: "GET /v1/agents/{agent_id}/blocks", handler: (*Server).handleListBlocks,
-			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "block.list"},
-			doc: &apidoc.Op{ID: "listBlocks", Tag: "blocks",
-				Summary: "List an agent's blocks", Desc: "Owned blocks and attached shared ones.",
-				OK: apidoc.Okay("The blocks.", apidoc.List("blocks", apidoc.Ref("Block"), "")), Errs: []int{notFound}}},
-		{pattern: "POST /v1/agents/{agent_id}/blocks", handler: (*Server).handleCreateBlock,
-			policy: Policy{Role: creator, Kind: loci.KindBlock, Op: "block.create"},
-			doc: &apidoc.Op{ID: "createBlock", Tag: "blocks",
-				Summary: "Create a block", Desc: "With `shared: true` other agents may then be attached to it.",
-				Body: apidoc.Closed([]string{"label"}, apidoc.Obj{
-					"label":   apidoc.Str(""),
-					"content": apidoc.Str(""),
-					"shared":  apidoc.Boolean(""),
-					"limit":   apidoc.Integer(fmt.Sprintf("Characters; default %d, at most %d.", loci.DefaultBlockLimit, loci.MaxBlockLimit)),
-				}),
-				OK: apidoc.Created("Created.", apidoc.Success(apidoc.Ref("Block"))), Errs: []int{notFound, conflict, tooLarge}}},
-		{pattern: "GET /v1/agents/{agent_id}/blocks/{label}", handler: (*Server).handleGetBlock,
-			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "block.get"},
-			doc: &apidoc.Op{ID: "getBlock", Tag: "blocks",
-				Summary: "Get a block", OK: apidoc.Okay("The block.", apidoc.Success(apidoc.Ref("Block"))), Errs: []int{notFound}}},
-		{pattern: "PUT /v1/agents/{agent_id}/blocks/{label}", handler: (*Server).handleSetBlock,
-			policy: Policy{Role: creator, Kind: loci.KindBlock, Op: "block.put"},
-			doc: &apidoc.Op{ID: "setBlock", Tag: "blocks",
-				Summary: "Create or replace a block's content",
-				Desc:    "409 when `expected_version` is given and stale; 413 when the content is over the block's limit.",
-				Body: apidoc.Closed([]string{"content"}, apidoc.Obj{
-					"content":          apidoc.Str(""),
-					"expected_version": apidoc.Integer("Compare-and-set: the version the caller last read."),
-					"limit":            apidoc.Integer("Characters; sets the block's limit."),
-				}),
-				OK: apidoc.Upsert(withAction), Errs: []int{notFound, conflict, tooLarge}}},
-		{pattern: "GET /v1/agents/{agent_id}/blocks/{label}/history", handler: (*Server).handleBlockHistory,
-			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "block.history"},
-			doc: &apidoc.Op{ID: "blockHistory", Tag: "blocks",
-				Summary: "Every content a block has had",
-				Desc:    "The current content first, then each earlier one, newest first. An attached shared block answers the shared block's history.",
-				OK: apidoc.Okay("The versions.", apidoc.Success(apidoc.Object([]string{"label", "count", "versions"}, apidoc.Obj{
-					"label": apidoc.Str(""), "count": apidoc.Integer(""), "versions": apidoc.Array(apidoc.Ref("BlockVersion"), "The current content first."),
-				}))), Errs: []int{notFound}}},
-		{pattern: "PUT /v1/blocks/{block_id}/consumers/{agent_id}", handler: (*Server).handleAttachBlock,
-			policy: Policy{Role: editor, Agent: AgentDeny, Kind: loci.KindBlock, Op: "block.attach"},
-			doc: &apidoc.Op{ID: "attachBlock", Tag: "blocks",
-				Summary: "Attach a shared block to an agent", Desc: "Idempotent. 409 when the agent already holds another block with the shared block's label.",
-				OK: apidoc.Okay("Attached.", apidoc.Success(apidoc.Object([]string{"block_id", "agent_id"}, apidoc.Obj{
-					"block_id": apidoc.Str(""), "agent_id": apidoc.Str(""),
-				}))), Errs: []int{notFound, conflict}}},
-		{pattern: "DELETE /v1/blocks/{block_id}/consumers/{agent_id}", handler: (*Server).handleDetachBlock,
-			policy: Policy{Role: editor, Kind: loci.KindBlock, Op: "block.detach"},
-			doc: &apidoc.Op{ID: "detachBlock", Tag: "blocks",
-				Summary: "Detach a shared block from an agent", OK: apidoc.Okay("Detached.", apidoc.PlainSuccess), Errs: []int{notFound}}},
-		{pattern: "GET /v1/blocks/{block_id}/consumers", handler: (*Server).handleListConsumers,
-			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindBlock, Op: "block.consumers"},
-			doc: &apidoc.Op{ID: "listBlockConsumers", Tag: "blocks",
-				Summary: "The agents a shared block is attached to",
-				OK: apidoc.Okay("The consumers.", apidoc.Success(apidoc.Object([]string{"block_id", "count", "consumers"}, apidoc.Obj{
-					"block_id": apidoc.Str(""), "count": apidoc.Integer(""), "consumers": apidoc.Array(apidoc.Ref("BlockLink"), ""),
-				}))), Errs: []int{notFound}}},
-		{pattern: "GET /v1/agents/{agent_id}/prompt", handler: (*Server).handlePrompt,
-			policy: Policy{Role: viewer, Kind: loci.KindBlock, Op: "agent.prompt"},
-			doc: &apidoc.Op{ID: "agentPrompt", Tag: "blocks",
-				Summary: "The agent's blocks as prompt text",
-				Desc:    "Every block with content as `### {label}\\n{content}`, a blank line between, owned blocks first by label; empty blocks are left out (an agent whose blocks are all empty has an empty prompt).",
-				OK:      map[int]apidoc.Resp{http.StatusOK: {Desc: "The prompt.", Schema: apidoc.Obj{"type": "string"}, Media: "text/plain"}},
-				Errs:    []int{notFound}}},
+				Desc: "Cascades to the agent's notes, blocks (and the links of its shared blocks), passages and other records.",
+				OK:   apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
 	}
 }
 
@@ -131,7 +61,7 @@ func (s *Server) handleCreateAgent(w http.ResponseWriter, r *http.Request) {
 	if req.Blocks != nil {
 		in.Blocks = append([]loci.BlockSpec{}, *req.Blocks...)
 	}
-	a, blocks, err := s.svc.CreateAgent(r.Context(), in)
+	a, blocks, err := s.AgentService.CreateAgent(r.Context(), in)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -148,7 +78,7 @@ func (s *Server) handleListAgents(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	agents, total, err := s.svc.ListAgents(r.Context(), limit, offset)
+	agents, total, err := s.AgentService.ListAgents(r.Context(), limit, offset)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -157,7 +87,7 @@ func (s *Server) handleListAgents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetAgent(w http.ResponseWriter, r *http.Request) {
-	a, err := s.svc.GetAgent(r.Context(), r.PathValue("agent_id"))
+	a, err := s.AgentService.GetAgent(r.Context(), r.PathValue("agent_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -166,137 +96,9 @@ func (s *Server) handleGetAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteAgent(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeleteAgent(r.Context(), r.PathValue("agent_id")); err != nil {
+	if err := s.AgentService.DeleteAgent(r.Context(), r.PathValue("agent_id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
 	ok(w, http.StatusOK, nil)
-}
-
-func (s *Server) handleListBlocks(w http.ResponseWriter, r *http.Request) {
-	blocks, err := s.svc.ListBlocks(r.Context(), r.PathValue("agent_id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, map[string]any{"count": len(blocks), "blocks": blocks})
-}
-
-func (s *Server) handleGetBlock(w http.ResponseWriter, r *http.Request) {
-	b, err := s.svc.GetBlock(r.Context(), r.PathValue("agent_id"), r.PathValue("label"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, blockFields(b))
-}
-
-// setBlockRequest is the body of PUT /v1/agents/{agent_id}/blocks/{label}.
-type setBlockRequest struct {
-	Content         *string `json:"content"`
-	ExpectedVersion *int    `json:"expected_version"`
-	Limit           int     `json:"limit"`
-}
-
-func (s *Server) handleSetBlock(w http.ResponseWriter, r *http.Request) {
-	var req setBlockRequest
-	if err := decode(r, &req); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	if req.Content == nil {
-		s.Error(w, r, loci.Errorf(loci.EINVALID, "content is required"))
-		return
-	}
-	b, created, err := s.svc.SetBlock(r.Context(), r.PathValue("agent_id"), r.PathValue("label"),
-		loci.BlockWrite{Content: *req.Content, ExpectedVersion: req.ExpectedVersion, Limit: req.Limit})
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	status, action := http.StatusOK, loci.ActionUpdated
-	if created {
-		status, action = http.StatusCreated, loci.ActionCreated
-	}
-	fields := blockFields(b)
-	fields["action"] = action
-	ok(w, status, fields)
-}
-
-// createBlockRequest is the body of POST /v1/agents/{agent_id}/blocks.
-type createBlockRequest struct {
-	Label   string `json:"label"`
-	Content string `json:"content"`
-	Shared  bool   `json:"shared"`
-	Limit   int    `json:"limit"`
-}
-
-func (s *Server) handleCreateBlock(w http.ResponseWriter, r *http.Request) {
-	var req createBlockRequest
-	if err := decode(r, &req); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	b, err := s.svc.CreateBlock(r.Context(), r.PathValue("agent_id"),
-		loci.BlockSpec{Label: req.Label, Content: req.Content, Limit: req.Limit}, req.Shared)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusCreated, blockFields(b))
-}
-
-func (s *Server) handleAttachBlock(w http.ResponseWriter, r *http.Request) {
-	blockID, agentID := r.PathValue("block_id"), r.PathValue("agent_id")
-	if err := s.svc.AttachBlock(r.Context(), blockID, agentID); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, map[string]any{"block_id": blockID, "agent_id": agentID})
-}
-
-func (s *Server) handleDetachBlock(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DetachBlock(r.Context(), r.PathValue("block_id"), r.PathValue("agent_id")); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, nil)
-}
-
-func (s *Server) handleListConsumers(w http.ResponseWriter, r *http.Request) {
-	links, err := s.svc.ListBlockConsumers(r.Context(), r.PathValue("block_id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, map[string]any{"block_id": r.PathValue("block_id"), "count": len(links), "consumers": links})
-}
-
-func (s *Server) handleBlockHistory(w http.ResponseWriter, r *http.Request) {
-	versions, err := s.svc.BlockHistory(r.Context(), r.PathValue("agent_id"), r.PathValue("label"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, map[string]any{"label": r.PathValue("label"), "count": len(versions), "versions": versions})
-}
-
-func (s *Server) handlePrompt(w http.ResponseWriter, r *http.Request) {
-	text, err := s.svc.Prompt(r.Context(), r.PathValue("agent_id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	w.Write([]byte(text))
-}
-
-// blockFields is a block as the API answers it.
-func blockFields(b *loci.Block) map[string]any {
-	return map[string]any{
-		"id": b.ID, "label": b.Label, "content": b.Content, "is_shared": b.IsShared,
-		"owner_agent_id": b.OwnerAgentID, "limit": b.Limit, "version": b.Version,
-		"created_at": b.CreatedAt, "updated_at": b.UpdatedAt,
-	}
 }

@@ -28,7 +28,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Since = t
 	}
-	entries, total, err := s.svc.FindAudit(r.Context(), f)
+	entries, total, err := s.AuditService.FindAudit(r.Context(), f)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -213,3 +213,20 @@ func jsonProblem(err error) string {
 		return strings.TrimPrefix(err.Error(), "json: ")
 	}
 }
+
+// resolveRequest is the body of the resolve routes: keep is required.
+type resolveRequest struct {
+	Keep *bool `json:"keep"`
+}
+
+// readResolve reads a resolve body.
+func readResolve(w http.ResponseWriter, r *http.Request) (bool, error) {
+	var req resolveRequest
+	if err := decode(r, &req); err != nil {
+		return false, err
+	}
+	if req.Keep == nil {
+		return false, loci.Errorf(loci.EINVALID, "keep is required: true keeps it, false does not")
+	}
+	return *req.Keep, nil
+}

@@ -61,7 +61,7 @@ func (b poisonedBody) Close() error { return nil }
 func TestBodyReadOnce(t *testing.T) {
 	s := NewServer(nil, slog.New(slog.DiscardHandler))
 	// A documented route (TestMain checks what each answers), public here.
-	rt := Route{Method: "PUT", Pattern: "/v1/agents/{agent_id}/notes/{key}", Policy: Policy{Role: public, Agent: AgentFree}}
+	rt := Route{Method: "PUT", Pattern: "/v1/agents/{agent_id}/notes/{key}", Policy: Policy{Role: public, Agent: loci.AgentFree}}
 	var got struct{ Value json.RawMessage }
 	h := s.guard(rt, func(w http.ResponseWriter, r *http.Request) {
 		r.Body = poisonedBody{t}

@@ -85,11 +85,11 @@ func WithStreamIdleTimeout(d time.Duration) Option { return func(s *Server) { s.
 func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Principal, error) {
 	secret := bearer(r)
 	if secret != "" || s.authRequired {
-		p, err := s.svc.Authenticate(ctx, secret)
+		p, err := s.KeyService.Authenticate(ctx, secret)
 		if err == nil || s.authRequired || loci.ErrorCode(err) != loci.EUNAUTHORIZED {
 			return p, err
 		}
-		has, herr := s.svc.HasKeys(ctx)
+		has, herr := s.KeyService.HasKeys(ctx)
 		switch {
 		case herr != nil:
 			return nil, herr
@@ -98,7 +98,7 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (*loci.Princ
 		}
 		return nil, nil
 	}
-	has, err := s.svc.HasKeys(ctx)
+	has, err := s.KeyService.HasKeys(ctx)
 	if err != nil || !has {
 		return nil, err
 	}
@@ -144,18 +144,7 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
-		defer func() {
-			status := rec.status
-			if status == 0 {
-				status = http.StatusOK
-			}
-			if s.observer != nil {
-				s.observer.ObserveRequest(r.Method, routeLabel(route), status, time.Since(start))
-			}
-			if h := answerHook.Load(); h != nil {
-				(*h)(route, status)
-			}
-		}()
+		defer s.observe(route, rec, r, start)
 
 		if err := checkPathAndQuery(r, wildcards); err != nil {
 			s.Error(rec, r, err)
@@ -179,37 +168,8 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		ctx := loci.WithVia(r.Context(), loci.ViaREST)
-		var principal *loci.Principal
-		if pol.Role != public {
-			var err error
-			principal, err = s.authenticate(ctx, r)
-			if err != nil {
-				if loci.ErrorCode(err) == loci.EUNAUTHORIZED {
-					rec.Header().Set("WWW-Authenticate", `Bearer realm="loci"`)
-					s.refuse(ctx, rec, r, pol, err)
-					return
-				}
-				s.Error(rec, r, err)
-				return
-			}
-			if principal != nil {
-				ctx = loci.WithPrincipal(loci.WithWorkspace(ctx, principal.Workspace), principal)
-			}
-		}
-		if s.limiter != nil {
-			who := "ip:" + clientIP(r)
-			if principal != nil {
-				who = "key:" + principal.KeyID
-			}
-			if wait, allowed := s.limiter.allow(who); !allowed {
-				rec.Header().Set("Retry-After", strconv.Itoa(wait))
-				s.refuse(ctx, rec, r, pol, loci.Errorf(loci.ERATELIMIT, "too many requests; retry after %d s", wait))
-				return
-			}
-		}
-		if principal != nil && !principal.Role.Allows(pol.Role) {
-			s.refuse(ctx, rec, r, pol, loci.Errorf(loci.EFORBIDDEN, "this needs the %s role; the key has %s", pol.Role, principal.Role))
+		ctx, admitted := s.admit(rec, r, pol)
+		if !admitted {
 			return
 		}
 		if hasBody {
@@ -234,6 +194,62 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// admit is the part of the guard that decides who may call the route:
+// authentication (unless the route is public), the rate limit and the
+// route's role. It answers and logs a refusal itself and reports whether
+// the request may go on, with the context that carries its principal.
+func (s *Server) admit(rec http.ResponseWriter, r *http.Request, pol Policy) (context.Context, bool) {
+	ctx := loci.WithVia(r.Context(), loci.ViaREST)
+	var principal *loci.Principal
+	if pol.Role != public {
+		var err error
+		principal, err = s.authenticate(ctx, r)
+		if err != nil {
+			if loci.ErrorCode(err) == loci.EUNAUTHORIZED {
+				rec.Header().Set("WWW-Authenticate", `Bearer realm="loci"`)
+				s.refuse(ctx, rec, r, pol, err)
+				return ctx, false
+			}
+			s.Error(rec, r, err)
+			return ctx, false
+		}
+		if principal != nil {
+			ctx = loci.WithPrincipal(loci.WithWorkspace(ctx, principal.Workspace), principal)
+		}
+	}
+	if s.limiter != nil {
+		who := "ip:" + clientIP(r)
+		if principal != nil {
+			who = "key:" + principal.KeyID
+		}
+		if wait, allowed := s.limiter.allow(who); !allowed {
+			rec.Header().Set("Retry-After", strconv.Itoa(wait))
+			s.refuse(ctx, rec, r, pol, loci.Errorf(loci.ERATELIMIT, "too many requests; retry after %d s", wait))
+			return ctx, false
+		}
+	}
+	if principal != nil && !principal.Role.Allows(pol.Role) {
+		s.refuse(ctx, rec, r, pol, loci.Errorf(loci.EFORBIDDEN, "this needs the %s role; the key has %s", pol.Role, principal.Role))
+		return ctx, false
+	}
+	return ctx, true
+}
+
+// observe reports an answered request to the observer (metrics) and the
+// tests' answer hook.
+func (s *Server) observe(route Route, rec *recorder, r *http.Request, start time.Time) {
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if s.observer != nil {
+		s.observer.ObserveRequest(r.Method, routeLabel(route), status, time.Since(start))
+	}
+	if h := answerHook.Load(); h != nil {
+		(*h)(route, status)
+	}
+}
+
 // refuse answers err, a refusal of the request before any operation ran
 // (no valid key, a role too low, the rate limit), and logs it: the
 // operation the route would have run, the scope its path and query name.
@@ -243,7 +259,7 @@ func (s *Server) refuse(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	e := loci.AuditEntry{Operation: pol.Op, Kind: pol.Kind, Scope: pathQueryScope(r), Status: loci.StatusOf(loci.ErrorCode(err))}
-	if aerr := s.svc.Audit(context.WithoutCancel(ctx), e); aerr != nil {
+	if aerr := s.AuditService.Audit(context.WithoutCancel(ctx), e); aerr != nil {
 		s.logger.Error("audit log write failed", "op", pol.Op, "err", aerr)
 	}
 }

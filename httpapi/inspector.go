@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/loci-memory/loci"
+)
 
 // WithInspector serves h, the web inspector (package web), at GET / and
 // its static assets at GET /ui/{asset}. The routes run behind the guard
@@ -16,9 +20,9 @@ func inspectorRoutes() []endpoint {
 	enabled := func(s *Server) bool { return s.inspector != nil }
 	return []endpoint{
 		{pattern: "GET /{$}", handler: (*Server).serveInspector,
-			policy: Policy{Role: public, Agent: AgentFree}, undocumented: why, enabled: enabled},
+			op: loci.OpInspector, undocumented: why, enabled: enabled},
 		{pattern: "GET /ui/{asset}", handler: (*Server).serveInspector,
-			policy: Policy{Role: public, Agent: AgentFree}, undocumented: why, enabled: enabled},
+			op: loci.OpInspector, undocumented: why, enabled: enabled},
 	}
 }
 

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"net/http"
 	"time"
+
+	"github.com/loci-memory/loci"
 )
 
 // WithMCP serves h, MCP's streamable HTTP handler, at /mcp behind the
@@ -20,7 +22,7 @@ func mcpRoutes() []endpoint {
 	var eps []endpoint
 	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 		eps = append(eps, endpoint{pattern: method + " /mcp", handler: (*Server).serveMCP,
-			policy:       Policy{Role: viewer, Agent: AgentFree},
+			op:           loci.OpMCP,
 			undocumented: "MCP's streamable HTTP transport, described by MCP, not by this API",
 			enabled:      func(s *Server) bool { return s.mcpHandler != nil }})
 	}

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -35,8 +32,8 @@ import (
 // query parameters it does not take itself.
 func mem0Routes() []endpoint {
 	why := "mem0's platform API (API.md v1.2, Framework doors), described by mem0, not by this API"
-	route := func(pattern string, pol Policy, takes []string, h func(*Server, http.ResponseWriter, *http.Request)) endpoint {
-		return endpoint{pattern: pattern, policy: pol, undocumented: why,
+	route := func(pattern string, op *loci.Operation, takes []string, h func(*Server, http.ResponseWriter, *http.Request)) endpoint {
+		return endpoint{pattern: pattern, op: op, undocumented: why,
 			handler: func(s *Server, w http.ResponseWriter, r *http.Request) {
 				if err := checkQuery(r, takes); err != nil {
 					s.Error(w, r, err)
@@ -46,17 +43,17 @@ func mem0Routes() []endpoint {
 			}}
 	}
 	return []endpoint{
-		route("GET /mem0/v1/ping/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.ping"}, nil, (*Server).handleMem0Ping),
-		route("POST /mem0/v3/memories/add/{$}", Policy{Role: creator, Agent: AgentFree, Op: "mem0.add"}, nil, (*Server).handleMem0Add),
-		route("POST /mem0/v3/memories/search/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.search"}, nil, (*Server).handleMem0Search),
-		route("POST /mem0/v3/memories/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.list"}, []string{"page", "page_size"}, (*Server).handleMem0List),
-		route("GET /mem0/v1/memories/{id}/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.get"}, nil, (*Server).handleMem0Get),
-		route("PUT /mem0/v1/memories/{id}/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.update"}, nil, (*Server).handleMem0Update),
-		route("DELETE /mem0/v1/memories/{id}/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.delete"}, []string{"delete_linked"}, (*Server).handleMem0Delete),
-		route("DELETE /mem0/v1/memories/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.delete_all"}, []string{"user_id", "agent_id", "run_id", "app_id"}, (*Server).handleMem0DeleteAll),
-		route("GET /mem0/v1/memories/{id}/history/{$}", Policy{Role: viewer, Agent: AgentFree, Op: "mem0.history"}, nil, (*Server).handleMem0History),
-		route("PUT /mem0/v1/batch/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.batch_update"}, nil, (*Server).handleMem0BatchUpdate),
-		route("DELETE /mem0/v1/batch/{$}", Policy{Role: editor, Agent: AgentFree, Op: "mem0.batch_delete"}, nil, (*Server).handleMem0BatchDelete),
+		route("GET /mem0/v1/ping/{$}", loci.OpMem0Ping, nil, (*Server).handleMem0Ping),
+		route("POST /mem0/v3/memories/add/{$}", loci.OpMem0Add, nil, (*Server).handleMem0Add),
+		route("POST /mem0/v3/memories/search/{$}", loci.OpMem0Search, nil, (*Server).handleMem0Search),
+		route("POST /mem0/v3/memories/{$}", loci.OpMem0List, []string{"page", "page_size"}, (*Server).handleMem0List),
+		route("GET /mem0/v1/memories/{id}/{$}", loci.OpMem0Get, nil, (*Server).handleMem0Get),
+		route("PUT /mem0/v1/memories/{id}/{$}", loci.OpMem0Update, nil, (*Server).handleMem0Update),
+		route("DELETE /mem0/v1/memories/{id}/{$}", loci.OpMem0Delete, []string{"delete_linked"}, (*Server).handleMem0Delete),
+		route("DELETE /mem0/v1/memories/{$}", loci.OpMem0DeleteAll, []string{"user_id", "agent_id", "run_id", "app_id"}, (*Server).handleMem0DeleteAll),
+		route("GET /mem0/v1/memories/{id}/history/{$}", loci.OpMem0History, nil, (*Server).handleMem0History),
+		route("PUT /mem0/v1/batch/{$}", loci.OpMem0BatchUpdate, nil, (*Server).handleMem0BatchUpdate),
+		route("DELETE /mem0/v1/batch/{$}", loci.OpMem0BatchDelete, nil, (*Server).handleMem0BatchDelete),
 	}
 }
 
@@ -196,14 +193,14 @@ func (s *Server) handleMem0Add(w http.ResponseWriter, r *http.Request) {
 		b.Add = append(b.Add, loci.MemoryInput{Content: c, UserID: req.UserID, AgentID: req.AgentID, SessionID: req.RunID,
 			Metadata: req.Metadata, ExpiresAt: at})
 	}
-	evs, err := s.svc.BatchMemories(r.Context(), b)
+	evs, err := s.MemoryService.BatchMemories(r.Context(), b)
 	if err != nil {
 		s.Error(w, r, mem0BatchError(err, "add", "messages"))
 		return
 	}
 	out := make([]map[string]any, 0, len(evs))
 	for _, ev := range evs {
-		m, err := s.svc.GetMemory(r.Context(), ev.ID)
+		m, err := s.MemoryService.GetMemory(r.Context(), ev.ID)
 		if err != nil {
 			s.Error(w, r, err)
 			return
@@ -271,314 +268,6 @@ type mem0SearchRequest struct {
 	Version       string          `json:"version"`
 }
 
-// mem0Common checks the options search and get all share, and returns
-// the filter they make in loci's language (nil for none).
-func mem0Common(filters, metadata json.RawMessage, categories []string, latestOnly, showExpired *bool) (*mem0Query, error) {
-	var parts []any
-	if f, err := translateMem0Filters(filters); err != nil {
-		return nil, err
-	} else if f != nil {
-		parts = append(parts, f)
-	}
-	if m := bytes.TrimSpace(metadata); len(m) > 0 && string(m) != "null" {
-		var v any
-		if err := unmarshalNumbers(m, &v); err != nil {
-			return nil, loci.Errorf(loci.EINVALID, "metadata must be an object")
-		}
-		f, err := mem0Field("metadata", v)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, f)
-	}
-	if len(categories) > 0 {
-		parts = append(parts, map[string]any{"category": map[string]any{"in": categories}})
-	}
-	if latestOnly != nil && !*latestOnly {
-		return nil, loci.Errorf(loci.EINVALID, "latest_only false is not supported: loci answers what is current (history: GET /v1/memories/{id}/history/)")
-	}
-	if showExpired != nil && *showExpired {
-		return nil, loci.Errorf(loci.EINVALID, "show_expired is not supported: an expired memory is answered nowhere")
-	}
-	q := &mem0Query{}
-	switch len(parts) {
-	case 0:
-		return q, nil
-	case 1:
-		q.filter = parts[0]
-	default:
-		q.filter = map[string]any{"and": parts}
-	}
-	raw, err := json.Marshal(q.filter)
-	if err != nil {
-		return nil, loci.Errorf(loci.EINVALID, "filters: %v", err)
-	}
-	if q.parsed, err = loci.ParseMemoryFilter(raw); err != nil {
-		return nil, loci.Errorf(loci.ErrorCode(err), "filters: %s", loci.ErrorMessage(err))
-	}
-	q.raw = raw
-	q.scope = liftScope(q.filter)
-	return q, nil
-}
-
-// mem0Query is a search's or listing's selection in loci's terms.
-type mem0Query struct {
-	filter any
-	raw    json.RawMessage
-	parsed *loci.MemoryFilter
-	scope  loci.Scope
-}
-
-// liftScope returns the user, agent and session that the filter requires
-// by equality at its top, so that the read is scoped by them (as a key
-// bound to an agent needs); the filter still holds them.
-func liftScope(f any) loci.Scope {
-	var sc loci.Scope
-	var leaves []any
-	if m, ok := f.(map[string]any); ok {
-		if and, ok := m["and"].([]any); ok && len(m) == 1 {
-			leaves = and
-		} else {
-			leaves = []any{m}
-		}
-	}
-	for _, l := range leaves {
-		m, ok := l.(map[string]any)
-		if !ok || len(m) != 1 {
-			continue
-		}
-		for k, v := range m {
-			if op, ok := v.(map[string]any); ok && len(op) == 1 {
-				v = op["eq"]
-			}
-			s, ok := v.(string)
-			if !ok {
-				continue
-			}
-			switch k {
-			case "user_id":
-				sc.UserID = s
-			case "agent_id":
-				sc.AgentID = s
-			case "session_id":
-				sc.SessionID = s
-			}
-		}
-	}
-	return sc
-}
-
-func unmarshalNumbers(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(v)
-}
-
-// translateMem0Filters translates mem0's filters ({"AND": [...]},
-// {"OR": [...]}, {"NOT": ...}, {"user_id": "u"}, {"created_at": {"gte":
-// "2024-07-01"}}, {"categories": {"in": [...]}}, {"metadata": {"k": v}})
-// into loci's filter language; nil for none.
-func translateMem0Filters(raw json.RawMessage) (any, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var v any
-	if err := unmarshalNumbers(raw, &v); err != nil {
-		return nil, loci.Errorf(loci.EINVALID, "filters must be a JSON object")
-	}
-	f, err := mem0Node(v, 0)
-	if err != nil {
-		return nil, err
-	}
-	if m, ok := f.(map[string]any); ok && len(m) == 0 {
-		return nil, nil
-	}
-	return f, nil
-}
-
-func mem0Node(v any, depth int) (any, error) {
-	if depth > loci.MaxFilterDepth {
-		return nil, loci.Errorf(loci.EINVALID, "filters nest at most %d deep", loci.MaxFilterDepth)
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, loci.Errorf(loci.EINVALID, "filters: a filter must be a JSON object")
-	}
-	names := make([]string, 0, len(obj))
-	for k := range obj {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var parts []any
-	for _, name := range names {
-		val := obj[name]
-		switch strings.ToUpper(name) {
-		case "AND", "OR", "NOT":
-			list, isList := val.([]any)
-			if !isList {
-				if strings.ToUpper(name) != "NOT" {
-					return nil, loci.Errorf(loci.EINVALID, "filters: %s takes an array of filters", name)
-				}
-				list = []any{val}
-			}
-			if len(list) == 0 {
-				return nil, loci.Errorf(loci.EINVALID, "filters: %s takes a non-empty array of filters", name)
-			}
-			subs := make([]any, len(list))
-			for i, e := range list {
-				sub, err := mem0Node(e, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				subs[i] = sub
-			}
-			switch strings.ToUpper(name) {
-			case "AND":
-				parts = append(parts, map[string]any{"and": subs})
-			case "OR":
-				parts = append(parts, map[string]any{"or": subs})
-			default:
-				if len(subs) == 1 {
-					parts = append(parts, map[string]any{"not": subs[0]})
-				} else {
-					parts = append(parts, map[string]any{"not": map[string]any{"and": subs}})
-				}
-			}
-		default:
-			f, err := mem0Field(name, val)
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, f)
-		}
-	}
-	if len(parts) == 1 {
-		return parts[0], nil
-	}
-	return map[string]any{"and": parts}, nil
-}
-
-// mem0Ops maps mem0's filter operators to loci's.
-var mem0Ops = map[string]string{"eq": "eq", "ne": "ne", "in": "in", "nin": "nin", "gt": "gt", "gte": "gte", "lt": "lt", "lte": "lte", "contains": "contains"}
-
-var dateOnlyRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-
-// mem0Field translates the condition on one of mem0's fields.
-func mem0Field(name string, val any) (any, error) {
-	switch name {
-	case "user_id", "agent_id", "created_at", "updated_at":
-		return mem0Leaf(name, name, val)
-	case "run_id":
-		return mem0Leaf("run_id", "session_id", val)
-	case "categories":
-		// A memory has one category in loci: contains/eq name it, in lists them.
-		if ops, ok := val.(map[string]any); ok {
-			if c, ok := ops["contains"]; ok && len(ops) == 1 {
-				val = c
-			}
-		}
-		return mem0Leaf("categories", "category", val)
-	case "metadata":
-		obj, ok := val.(map[string]any)
-		if !ok || len(obj) == 0 {
-			return nil, loci.Errorf(loci.EINVALID, `filters: metadata takes an object of keys and values ({"metadata": {"topic": "food"}})`)
-		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var parts []any
-		for _, k := range keys {
-			leaf, err := mem0Leaf("metadata."+k, "metadata."+k, obj[k])
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, leaf)
-		}
-		if len(parts) == 1 {
-			return parts[0], nil
-		}
-		return map[string]any{"and": parts}, nil
-	case "app_id":
-		return nil, errMem0AppID()
-	}
-	return nil, loci.Errorf(loci.EINVALID, "filters: the field %q does not map to loci; loci's mem0 door filters on user_id, agent_id, run_id, created_at, updated_at, categories and metadata", name)
-}
-
-// mem0Leaf translates one field's value or operators.
-func mem0Leaf(name, field string, val any) (any, error) {
-	conv := func(v any) (any, error) {
-		if s, ok := v.(string); ok {
-			if s == "*" {
-				return nil, loci.Errorf(loci.EINVALID, "filters: %s: the wildcard \"*\" is not supported; leave the field out to match any", name)
-			}
-			if (field == "created_at" || field == "updated_at") && dateOnlyRE.MatchString(s) {
-				return s + "T00:00:00Z", nil
-			}
-		}
-		if list, ok := v.([]any); ok {
-			out := make([]any, len(list))
-			for i, e := range list {
-				c, err := convScalar(name, field, e)
-				if err != nil {
-					return nil, err
-				}
-				out[i] = c
-			}
-			return out, nil
-		}
-		return v, nil
-	}
-	ops, isOps := val.(map[string]any)
-	if !isOps {
-		v, err := conv(val)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{field: v}, nil
-	}
-	out := map[string]any{}
-	for op, v := range ops {
-		lop, ok := mem0Ops[op]
-		if !ok {
-			if op == "icontains" {
-				return nil, loci.Errorf(loci.EINVALID, "filters: %s: icontains is not supported; loci filters match exactly (use search for text)", name)
-			}
-			return nil, loci.Errorf(loci.EINVALID, "filters: %s: unknown operator %q; loci's mem0 door takes %s", name, op, strings.Join(slices.Sorted(mapKeys(mem0Ops)), ", "))
-		}
-		c, err := conv(v)
-		if err != nil {
-			return nil, err
-		}
-		out[lop] = c
-	}
-	return map[string]any{field: out}, nil
-}
-
-func convScalar(name, field string, v any) (any, error) {
-	if s, ok := v.(string); ok {
-		if s == "*" {
-			return nil, loci.Errorf(loci.EINVALID, "filters: %s: the wildcard \"*\" is not supported; leave the field out to match any", name)
-		}
-		if (field == "created_at" || field == "updated_at") && dateOnlyRE.MatchString(s) {
-			return s + "T00:00:00Z", nil
-		}
-	}
-	return v, nil
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 	var req mem0SearchRequest
 	if err := decode(r, &req); err != nil {
@@ -613,14 +302,14 @@ func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 		}
 		sq.Limit = *req.TopK
 	}
-	res, err := s.svc.Search(r.Context(), sq)
+	res, err := s.SearchService.Search(r.Context(), sq)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
 	out := make([]map[string]any, 0, len(res.Results))
 	for _, hit := range res.Results {
-		m, err := s.svc.GetMemory(r.Context(), hit.ID)
+		m, err := s.MemoryService.GetMemory(r.Context(), hit.ID)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {
 			continue // deleted since
 		} else if err != nil {
@@ -696,7 +385,7 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 	if !mq.After.IsZero() {
 		mq.After = mq.After.Add(-time.Microsecond) // start_date is inclusive, After exclusive
 	}
-	mems, total, err := s.svc.ListMemories(r.Context(), mq)
+	mems, total, err := s.OverviewService.ListMemories(r.Context(), mq)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -724,7 +413,7 @@ func boundScope(r *http.Request, sc loci.Scope) loci.Scope {
 }
 
 func (s *Server) handleMem0Get(w http.ResponseWriter, r *http.Request) {
-	m, err := s.svc.GetMemory(r.Context(), r.PathValue("id"))
+	m, err := s.MemoryService.GetMemory(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -763,12 +452,12 @@ func (s *Server) handleMem0Update(w http.ResponseWriter, r *http.Request) {
 	if meta != nil && strings.TrimSpace(string(meta)) == "null" {
 		meta = json.RawMessage("{}")
 	}
-	ev, err := s.svc.UpdateMemory(r.Context(), r.PathValue("id"), loci.MemoryPatch{Content: req.Text, Metadata: meta, ExpiresAt: at})
+	ev, err := s.MemoryService.UpdateMemory(r.Context(), r.PathValue("id"), loci.MemoryPatch{Content: req.Text, Metadata: meta, ExpiresAt: at})
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	m, err := s.svc.GetMemory(r.Context(), ev.ID)
+	m, err := s.MemoryService.GetMemory(r.Context(), ev.ID)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -783,7 +472,7 @@ func (s *Server) handleMem0Delete(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "delete_linked is not supported: a fact's earlier versions are kept as its history"))
 		return
 	}
-	if err := s.svc.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.MemoryService.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -806,7 +495,7 @@ func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
 	sc = boundScope(r, sc)
 	deleted := 0
 	for {
-		mems, _, err := s.svc.ListMemories(r.Context(), loci.MemoryQuery{Scope: sc, Limit: loci.MaxBatchOps})
+		mems, _, err := s.OverviewService.ListMemories(r.Context(), loci.MemoryQuery{Scope: sc, Limit: loci.MaxBatchOps})
 		if err != nil {
 			s.Error(w, r, err)
 			return
@@ -818,7 +507,7 @@ func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
 		for i, m := range mems {
 			ids[i] = m.ID
 		}
-		if _, err := s.svc.BatchMemories(r.Context(), loci.MemoryBatch{Delete: ids}); err != nil {
+		if _, err := s.MemoryService.BatchMemories(r.Context(), loci.MemoryBatch{Delete: ids}); err != nil {
 			s.Error(w, r, err)
 			return
 		}
@@ -829,12 +518,12 @@ func (s *Server) handleMem0DeleteAll(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleMem0History(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	m, err := s.svc.GetMemory(r.Context(), id)
+	m, err := s.MemoryService.GetMemory(r.Context(), id)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	vs, err := s.svc.MemoryHistory(r.Context(), id)
+	vs, err := s.MemoryService.MemoryHistory(r.Context(), id)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -904,7 +593,7 @@ func (s *Server) mem0Batch(w http.ResponseWriter, r *http.Request, update bool) 
 		}
 		b.Update = append(b.Update, loci.MemoryUpdate{ID: m.MemoryID, MemoryPatch: loci.MemoryPatch{Content: m.Text, Metadata: m.Metadata}})
 	}
-	evs, err := s.svc.BatchMemories(r.Context(), b)
+	evs, err := s.MemoryService.BatchMemories(r.Context(), b)
 	if err != nil {
 		op := "delete"
 		if update {

@@ -17,9 +17,8 @@ func memoryRoutes() []endpoint {
 	idNotFound := "404 when absent or expired, and for a record of another agent under a key bound to one."
 	return []endpoint{
 		{pattern: "POST /v1/memories", handler: (*Server).handleAddMemory,
-			policy: Policy{Role: creator, Agent: AgentFree, Op: "memory.add"},
+			op: loci.OpMemoryAdd,
 			doc: &apidoc.Op{ID: "addMemory", Tag: "memories",
-				Summary: "Add a memory",
 				Desc: "`kind` defaults to `fact` (category `general_fact`); `passage` and `note` are accepted where their rules hold " +
 					"(an agent; a note needs a `key`). Other kinds are written through their own routes (400 names the route). " +
 					"201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's " +
@@ -32,9 +31,8 @@ func memoryRoutes() []endpoint {
 					http.StatusOK:      {Desc: "The same content is already current (NOOP).", Schema: apidoc.Success(apidoc.Ref("MemoryEvent"))},
 				}, Errs: []int{tooLarge}}},
 		{pattern: "POST /v1/memories/batch", handler: (*Server).handleBatchMemories,
-			policy: Policy{Role: creator, Agent: AgentFree, Op: "memory.batch"},
+			op: loci.OpMemoryBatch,
 			doc: &apidoc.Op{ID: "batchMemories", Tag: "memories",
-				Summary: "Add, update and delete memories in one transaction",
 				Desc: fmt.Sprintf("At most %d operations: the adds, then the updates, then the deletes, each in body order; "+
 					"`results` holds one event each, in that order. One invalid operation is 400 (or the code of its error) naming it "+
 					"as `add[2]`, `update[0]` or `delete[1]`, and nothing is applied. Updates and deletes need the editor role.", loci.MaxBatchOps),
@@ -48,14 +46,13 @@ func memoryRoutes() []endpoint {
 					"results": apidoc.Array(apidoc.Ref("MemoryEvent"), "One event per operation: adds, updates, deletes."),
 				}))), Errs: []int{notFound, conflict, tooLarge}}},
 		{pattern: "GET /v1/memories/{id}", handler: (*Server).handleGetMemory,
-			policy: Policy{Role: viewer, Agent: AgentFree, Op: "memory.get"},
+			op: loci.OpMemoryGet,
 			doc: &apidoc.Op{ID: "getMemory", Tag: "memories",
-				Summary: "One memory of any kind", Desc: "Its kind's own fields are in `data`. " + idNotFound,
-				OK: apidoc.Okay("The memory.", apidoc.Success(apidoc.Ref("UserMemory"))), Errs: []int{notFound}}},
+				Desc: "Its kind's own fields are in `data`. " + idNotFound,
+				OK:   apidoc.Okay("The memory.", apidoc.Success(apidoc.Ref("UserMemory"))), Errs: []int{notFound}}},
 		{pattern: "PATCH /v1/memories/{id}", handler: (*Server).handlePatchMemory,
-			policy: Policy{Role: editor, Agent: AgentFree, Op: "memory.update"},
+			op: loci.OpMemoryUpdate,
 			doc: &apidoc.Op{ID: "patchMemory", Tag: "memories",
-				Summary: "Change a memory in place, keeping history",
 				Desc: "`UPDATE` with the new `version`; a keyed fact's new content is a new version of its key (`id` then names the new " +
 					"current record, `previous_id` the one patched, kept as history). The same content and fields: `NOOP`, version " +
 					"unchanged. Content of working memory, episodes, preferences and sessions is written through their own routes: 409 " +
@@ -63,17 +60,15 @@ func memoryRoutes() []endpoint {
 				Body: apidoc.Ref("MemoryPatch"),
 				OK:   apidoc.Okay("Updated, or NOOP.", apidoc.Success(apidoc.Ref("MemoryEvent"))), Errs: []int{notFound, conflict, tooLarge}}},
 		{pattern: "DELETE /v1/memories/{id}", handler: (*Server).handleDeleteMemory,
-			policy: Policy{Role: editor, Agent: AgentFree, Op: "memory.delete"},
+			op: loci.OpMemoryDelete,
 			doc: &apidoc.Op{ID: "deleteMemory", Tag: "memories",
-				Summary: "Delete a memory of any kind",
 				Desc: "As the kind's own delete: a session with its messages, a message leaving its session one message less, a fact " +
 					"unlinked from its key's other versions, a block with its links. " + idNotFound,
 				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
 		{pattern: "GET /v1/memories/{id}/history", handler: (*Server).handleMemoryHistory,
-			policy: Policy{Role: viewer, Agent: AgentFree, Op: "memory.history"},
+			op: loci.OpMemoryHistory,
 			doc: &apidoc.Op{ID: "memoryHistory", Tag: "memories",
-				Summary: "Every value a memory has had, newest first",
-				Desc:    "Each with `event` (`ADD` for the first, `UPDATE` after), `content`, `metadata` and its time; for a keyed fact, every version of its key. After a delete, 404 like the record. " + idNotFound,
+				Desc: "Each with `event` (`ADD` for the first, `UPDATE` after), `content`, `metadata` and its time; for a keyed fact, every version of its key. After a delete, 404 like the record. " + idNotFound,
 				OK: apidoc.Okay("The versions.", apidoc.Success(apidoc.Object([]string{"id", "count", "versions"}, apidoc.Obj{
 					"id":       apidoc.Str(""),
 					"count":    apidoc.Integer(""),
@@ -149,7 +144,7 @@ func (s *Server) handleAddMemory(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ev, err := s.svc.AddMemory(r.Context(), in)
+	ev, err := s.MemoryService.AddMemory(r.Context(), in)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -195,7 +190,7 @@ func (s *Server) handleBatchMemories(w http.ResponseWriter, r *http.Request) {
 		b.Update = append(b.Update, loci.MemoryUpdate{ID: u.ID, MemoryPatch: p})
 	}
 	b.Delete = req.Delete
-	evs, err := s.svc.BatchMemories(r.Context(), b)
+	evs, err := s.MemoryService.BatchMemories(r.Context(), b)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -204,7 +199,7 @@ func (s *Server) handleBatchMemories(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetMemory(w http.ResponseWriter, r *http.Request) {
-	m, err := s.svc.GetMemory(r.Context(), r.PathValue("id"))
+	m, err := s.MemoryService.GetMemory(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -227,7 +222,7 @@ func (s *Server) handlePatchMemory(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ev, err := s.svc.UpdateMemory(r.Context(), r.PathValue("id"), p)
+	ev, err := s.MemoryService.UpdateMemory(r.Context(), r.PathValue("id"), p)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -236,7 +231,7 @@ func (s *Server) handlePatchMemory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteMemory(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.MemoryService.DeleteMemory(r.Context(), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -244,7 +239,7 @@ func (s *Server) handleDeleteMemory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleMemoryHistory(w http.ResponseWriter, r *http.Request) {
-	vs, err := s.svc.MemoryHistory(r.Context(), r.PathValue("id"))
+	vs, err := s.MemoryService.MemoryHistory(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -13,36 +13,35 @@ import (
 // noteRoutes are the routes of notes (seed 000).
 func noteRoutes() []endpoint {
 	remember := endpoint{pattern: "PUT /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRemember,
-		policy: Policy{Role: creator, Kind: loci.KindNote, Op: "note.remember"},
+		op: loci.OpNoteRemember,
 		doc: &apidoc.Op{ID: "remember", Tag: "notes",
-			Summary: "Remember a note",
 			Desc: "Creates or replaces the note. An empty or whitespace-only key or value is 400 and nothing is stored. " +
 				fmt.Sprintf("A key is at most %d bytes, a value %s. ", loci.MaxNoteKeyBytes, apidoc.Bytes(loci.MaxNoteValueBytes)) + "The path `/v1/agents/{agent_id}/notes/` (empty key) answers 400 for PUT, GET and DELETE.",
 			Body: apidoc.Closed([]string{"value"}, apidoc.Obj{"value": apidoc.AnyJSON("A string or any JSON.")}),
 			OK:   apidoc.Upsert(apidoc.Success(apidoc.Ref("RememberResult"))), Errs: []int{tooLarge}}}
 	recall := endpoint{pattern: "GET /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRecall,
-		policy: Policy{Role: viewer, Kind: loci.KindNote, Op: "note.recall"},
+		op: loci.OpNoteRecall,
 		doc: &apidoc.Op{ID: "recall", Tag: "notes",
-			Summary: "Recall a note", Desc: `404 with "error": "Memory not found" when absent.`,
-			OK: apidoc.Okay("The note.", apidoc.Success(apidoc.Ref("Note"))), Errs: []int{notFound}}}
+			Desc: `404 with "error": "Memory not found" when absent.`,
+			OK:   apidoc.Okay("The note.", apidoc.Success(apidoc.Ref("Note"))), Errs: []int{notFound}}}
 	forget := endpoint{pattern: "DELETE /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleForget,
-		policy: Policy{Role: editor, Kind: loci.KindNote, Op: "note.forget"},
+		op: loci.OpNoteForget,
 		doc: &apidoc.Op{ID: "forget", Tag: "notes",
-			Summary: "Forget a note", OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}}
+			OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}}
 	return []endpoint{
 		remember,
 		recall,
 		{pattern: "GET /v1/agents/{agent_id}/notes", handler: (*Server).handleRecallAll,
-			policy: Policy{Role: viewer, Kind: loci.KindNote, Op: "note.recall_all"},
+			op: loci.OpNoteRecallAll,
 			doc: &apidoc.Op{ID: "recallAll", Tag: "notes",
-				Summary: "Recall every note of an agent", Desc: "By key. An agent with none (or unknown) gets count 0; `count` is the total, the page holds at most `limit`.",
+				Desc:  "By key. An agent with none (or unknown) gets count 0; `count` is the total, the page holds at most `limit`.",
 				Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
 				OK:    apidoc.Okay("The notes.", apidoc.List("memories", apidoc.Ref("Note"), "How many notes the agent has."))}},
 		forget,
 		{pattern: "GET /v1/agents/{agent_id}/notes/{key}/history", handler: (*Server).handleHistory,
-			policy: Policy{Role: viewer, Kind: loci.KindNote, Op: "note.history"},
+			op: loci.OpNoteHistory,
 			doc: &apidoc.Op{ID: "noteHistory", Tag: "notes",
-				Summary: "Every value a note has had", Desc: "Newest first: the current value is the first version.",
+				Desc: "Newest first: the current value is the first version.",
 				OK: apidoc.Okay("The versions.", apidoc.Success(apidoc.Object([]string{"key", "count", "versions"}, apidoc.Obj{
 					"key":      apidoc.Str(""),
 					"count":    apidoc.Integer(""),
@@ -74,7 +73,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	res, err := s.svc.Remember(r.Context(), r.PathValue("agent_id"), r.PathValue("key"), req.Value)
+	res, err := s.NoteService.Remember(r.Context(), r.PathValue("agent_id"), r.PathValue("key"), req.Value)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -92,7 +91,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.Recall(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
+	n, err := s.NoteService.Recall(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -106,7 +105,7 @@ func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	notes, total, err := s.svc.ListNotes(r.Context(), r.PathValue("agent_id"), limit, offset)
+	notes, total, err := s.NoteService.ListNotes(r.Context(), r.PathValue("agent_id"), limit, offset)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -115,7 +114,7 @@ func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.Forget(r.Context(), r.PathValue("agent_id"), r.PathValue("key")); err != nil {
+	if err := s.NoteService.Forget(r.Context(), r.PathValue("agent_id"), r.PathValue("key")); err != nil {
 		s.Error(w, r, err)
 		return
 	}
@@ -123,7 +122,7 @@ func (s *Server) handleForget(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
-	versions, err := s.svc.History(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
+	versions, err := s.NoteService.History(r.Context(), r.PathValue("agent_id"), r.PathValue("key"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

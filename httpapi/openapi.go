@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"net/http"
 
+	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
@@ -23,10 +24,9 @@ func OpenAPIDocument() []byte { return append([]byte(nil), openAPIDocument...) }
 func openAPIRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "GET /v1/openapi.json", handler: (*Server).handleOpenAPI,
-			policy: Policy{Role: public, Agent: AgentFree},
+			op: loci.OpOpenAPI,
 			doc: &apidoc.Op{ID: "openapi", Tag: "operations", NoStorage: true,
-				Summary: "This document",
-				OK:      apidoc.Okay("The OpenAPI 3.1 document.", apidoc.Obj{"type": "object"})}},
+				OK: apidoc.Okay("The OpenAPI 3.1 document.", apidoc.Obj{"type": "object"})}},
 	}
 }
 

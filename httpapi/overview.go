@@ -19,17 +19,15 @@ func overviewRoutes() []endpoint {
 	kinds := apidoc.Query("kind", "Only these kinds: repeat the parameter or separate kinds by commas.", apidoc.Array(apidoc.Ref("Kind"), ""))
 	return []endpoint{
 		{pattern: "GET /v1/users", handler: (*Server).handleListUsers,
-			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "user.list"},
+			op: loci.OpUserList,
 			doc: &apidoc.Op{ID: "listUsers", Tag: "overview",
-				Summary: "List users, newest first",
 				Desc: "Every user of the workspace: those a session start or an import registered, and every user id a record names. " +
 					"Newest first by `created_at`, then by id.",
 				Query: []apidoc.Obj{apidoc.QueryString("q", "Only users whose id holds this text, ignoring case."), apidoc.Limit, apidoc.Offset},
 				OK:    apidoc.Okay("The users.", apidoc.List("users", apidoc.Ref("UserSummary"), "How many users match."))}},
 		{pattern: "GET /v1/stats", handler: (*Server).handleStats,
-			policy: Policy{Role: viewer, Agent: AgentNamed, Op: "stats"},
+			op: loci.OpStats,
 			doc: &apidoc.Op{ID: "stats", Tag: "overview",
-				Summary: "An overview of the memory",
 				Desc: "Counts per kind, per agent and per user, growth per day, the newest records and the embedding queue, " +
 					"of the workspace or of the agent and/or user named. Computed by the database from its indexes. " +
 					"A key bound to an agent must name it (`agent_id`).",
@@ -42,9 +40,8 @@ func overviewRoutes() []endpoint {
 				},
 				OK: apidoc.Okay("The overview.", apidoc.Success(apidoc.Ref("Stats")))}},
 		{pattern: "GET /v1/memories", handler: (*Server).handleListMemories,
-			policy: Policy{Role: viewer, Agent: AgentNamed, Op: "memory.list"},
+			op: loci.OpMemoryList,
 			doc: &apidoc.Op{ID: "listMemories", Tag: "overview",
-				Summary: "Memories of every kind, newest first (a timeline)",
 				Desc: "The records the scope selects, of every kind or of those named, newest first by `created_at`, then by id; `filters` narrows them before paging, so a page holds `limit` records whenever that many match. Expired records are left out. " +
 					"A key bound to an agent must name it (`agent_id`).",
 				Query: []apidoc.Obj{
@@ -56,10 +53,9 @@ func overviewRoutes() []endpoint {
 				},
 				OK: apidoc.Okay("The memories.", apidoc.List("memories", apidoc.Ref("UserMemory"), "How many records match."))}},
 		{pattern: "GET /v1/whoami", handler: (*Server).handleWhoami,
-			policy: Policy{Role: viewer, Agent: AgentFree, Op: "key.whoami"},
+			op: loci.OpKeyWhoami,
 			doc: &apidoc.Op{ID: "whoami", Tag: "overview",
-				Summary: "The caller's key: its role and bound agent",
-				Desc:    "With authentication off the caller is trusted: `auth` false, no key, the admin role's rights.",
+				Desc: "With authentication off the caller is trusted: `auth` false, no key, the admin role's rights.",
 				OK: apidoc.Okay("The key.", apidoc.Success(apidoc.Object([]string{"auth", "key_id", "role", "agent_id", "workspace"}, apidoc.Obj{
 					"auth":      apidoc.Boolean("Whether the server requires a key."),
 					"key_id":    apidoc.Str("Empty when authentication is off."),
@@ -76,7 +72,7 @@ func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	users, total, err := s.svc.ListUsers(r.Context(), loci.UserFilter{Match: r.URL.Query().Get("q"), Limit: limit, Offset: offset})
+	users, total, err := s.OverviewService.ListUsers(r.Context(), loci.UserFilter{Match: r.URL.Query().Get("q"), Limit: limit, Offset: offset})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -100,7 +96,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "top and days must be at least 1"))
 		return
 	}
-	st, err := s.svc.Stats(r.Context(), loci.StatsQuery{AgentID: q.Get("agent_id"), UserID: q.Get("user_id"), Top: top, Days: days})
+	st, err := s.OverviewService.Stats(r.Context(), loci.StatsQuery{AgentID: q.Get("agent_id"), UserID: q.Get("user_id"), Top: top, Days: days})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -152,7 +148,7 @@ func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	mems, total, err := s.svc.ListMemories(r.Context(), mq)
+	mems, total, err := s.OverviewService.ListMemories(r.Context(), mq)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -12,29 +12,28 @@ import (
 func passageRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/agents/{agent_id}/passages", handler: (*Server).handleAddPassage,
-			policy: Policy{Role: creator, Kind: loci.KindPassage, Op: "passage.add"},
+			op: loci.OpPassageAdd,
 			doc: &apidoc.Op{ID: "addPassage", Tag: "passages",
-				Summary: "Add an archival passage", Desc: fmt.Sprintf("Content at most %s; at most %d tags of %d bytes.", apidoc.Bytes(loci.MaxPassageBytes), loci.MaxPassageTags, loci.MaxTagBytes),
+				Desc: fmt.Sprintf("Content at most %s; at most %d tags of %d bytes.", apidoc.Bytes(loci.MaxPassageBytes), loci.MaxPassageTags, loci.MaxTagBytes),
 				Body: apidoc.Closed([]string{"content"}, apidoc.Obj{"content": apidoc.Str(""), "tags": apidoc.StrList("")}),
 				OK: apidoc.Created("Added.", apidoc.Success(apidoc.Object([]string{"id", "created_at", "tags"}, apidoc.Obj{
 					"id": apidoc.Str(""), "created_at": apidoc.Timestamp(""), "tags": apidoc.Nullable(apidoc.StrList("The normalized tags.")),
 				}))), Errs: []int{notFound}}},
 		{pattern: "GET /v1/agents/{agent_id}/passages", handler: (*Server).handleListPassages,
-			policy: Policy{Role: viewer, Kind: loci.KindPassage, Op: "passage.list"},
+			op: loci.OpPassageList,
 			doc: &apidoc.Op{ID: "listPassages", Tag: "passages",
-				Summary: "List passages, newest first", Query: []apidoc.Obj{apidoc.QueryString("tag", "Only passages with this tag."), apidoc.Limit, apidoc.Offset},
-				OK: apidoc.Okay("The passages.", apidoc.List("passages", apidoc.Ref("Passage"), "How many passages match."))}},
+				Query: []apidoc.Obj{apidoc.QueryString("tag", "Only passages with this tag."), apidoc.Limit, apidoc.Offset},
+				OK:    apidoc.Okay("The passages.", apidoc.List("passages", apidoc.Ref("Passage"), "How many passages match."))}},
 		{pattern: "GET /v1/agents/{agent_id}/passages/search", handler: (*Server).handleSearchPassages,
-			policy: Policy{Role: viewer, Kind: loci.KindPassage, Op: "passage.search"},
+			op: loci.OpPassageSearch,
 			doc: &apidoc.Op{ID: "searchPassages", Tag: "passages",
-				Summary: "Search passages",
-				Desc:    "Hybrid retrieval over the agent's passages; `tag` filters before ranking. A passage is found lexically as soon as it is written.",
-				Query:   []apidoc.Obj{apidoc.QueryRequired("q", "The query text.", apidoc.Obj{"type": "string"}), apidoc.QueryString("tag", "Only passages with this tag."), apidoc.SearchLimit, apidoc.Explain},
-				OK:      apidoc.Ranked(apidoc.Ref("PassageResult"))}},
+				Desc:  "Hybrid retrieval over the agent's passages; `tag` filters before ranking. A passage is found lexically as soon as it is written.",
+				Query: []apidoc.Obj{apidoc.QueryRequired("q", "The query text.", apidoc.Obj{"type": "string"}), apidoc.QueryString("tag", "Only passages with this tag."), apidoc.SearchLimit, apidoc.Explain},
+				OK:    apidoc.Ranked(apidoc.Ref("PassageResult"))}},
 		{pattern: "DELETE /v1/agents/{agent_id}/passages/{id}", handler: (*Server).handleDeletePassage,
-			policy: Policy{Role: editor, Kind: loci.KindPassage, Op: "passage.delete"},
+			op: loci.OpPassageDelete,
 			doc: &apidoc.Op{ID: "deletePassage", Tag: "passages",
-				Summary: "Delete a passage", OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
 	}
 }
 
@@ -50,7 +49,7 @@ func (s *Server) handleAddPassage(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	p, err := s.svc.AddPassage(r.Context(), r.PathValue("agent_id"), req.Content, req.Tags)
+	p, err := s.PassageService.AddPassage(r.Context(), r.PathValue("agent_id"), req.Content, req.Tags)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -65,7 +64,7 @@ func (s *Server) handleListPassages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := loci.PassageFilter{Tag: r.URL.Query().Get("tag"), Limit: limit, Offset: offset}
-	passages, total, err := s.svc.ListPassages(r.Context(), r.PathValue("agent_id"), f)
+	passages, total, err := s.PassageService.ListPassages(r.Context(), r.PathValue("agent_id"), f)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -86,7 +85,7 @@ func (s *Server) handleSearchPassages(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	f := loci.PassageFilter{Tag: q.Get("tag"), Limit: limit, Explain: explain}
-	res, err := s.svc.SearchPassages(r.Context(), r.PathValue("agent_id"), q.Get("q"), f)
+	res, err := s.PassageService.SearchPassages(r.Context(), r.PathValue("agent_id"), q.Get("q"), f)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -95,7 +94,7 @@ func (s *Server) handleSearchPassages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeletePassage(w http.ResponseWriter, r *http.Request) {
-	if err := s.svc.DeletePassage(r.Context(), r.PathValue("agent_id"), r.PathValue("id")); err != nil {
+	if err := s.PassageService.DeletePassage(r.Context(), r.PathValue("agent_id"), r.PathValue("id")); err != nil {
 		s.Error(w, r, err)
 		return
 	}

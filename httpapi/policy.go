@@ -2,20 +2,9 @@ package httpapi
 
 import "github.com/loci-memory/loci"
 
-// AgentRule says how a key bound to one agent may use a route: the
-// domain's loci.AgentBinding, the one enum the operations check.
-type AgentRule = loci.AgentBinding
-
-// The agent rules of a route (loci.AgentNamed, loci.AgentFree,
-// loci.AgentDeny), by the names the route table uses.
-const (
-	AgentNamed = loci.AgentNamed
-	AgentFree  = loci.AgentFree
-	AgentDeny  = loci.AgentDeny
-)
-
 // Policy is what the guard in front of every handler enforces for one
-// route; each entry of the route table (routes.go) sets its route's.
+// route, derived from the operation its entry of the route table
+// (routes.go) names (loci.Operation, declared in operations.go).
 //
 // Roles (seed 000): viewer reads; creator also adds; editor also updates
 // and deletes; admin also manages keys, wipes, maintenance, the audit log,
@@ -29,7 +18,7 @@ type Policy struct {
 	// public (no key needed even when authentication is on).
 	Role loci.Role
 	// Agent is how agent-bound keys are checked.
-	Agent AgentRule
+	Agent loci.AgentBinding
 	// Kind is the kind the route touches, for the audit log; "" for
 	// several or none.
 	Kind loci.Kind
@@ -50,6 +39,6 @@ const (
 	public  = loci.Role("")
 )
 
-// fallbackPolicy applies to a route whose table entry has no policy (the
-// zero Policy): fail closed.
-var fallbackPolicy = Policy{Role: admin, Agent: AgentDeny, Op: "unlisted"}
+// fallbackPolicy applies to a route whose table entry names no operation:
+// fail closed.
+var fallbackPolicy = Policy{Role: admin, Agent: loci.AgentDeny, Op: "unlisted"}

@@ -10,29 +10,45 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// endpoint is one entry of the route table: a route declared once, with
-// its handler, its policy (what the guard enforces) and its documentation
-// (the operation the OpenAPI document describes). The server registers it,
-// the guard enforces its policy, and the OpenAPI document and the role
-// matrix are derived from it (OpenAPI, Routes).
+// endpoint is one entry of the route table: a route with its handler, the
+// operation it serves (loci.Operation, declared once in the root package:
+// its role, agent binding, audit name and summary) and its documentation
+// (the rest of the operation the OpenAPI document describes). The server
+// registers it, the guard enforces the policy its operation gives, and the
+// OpenAPI document and the role matrix are derived from it (OpenAPI,
+// Routes).
 //
 // Adding a route means adding one entry to the table of its file (the
 // function named …Routes beside its handlers; a new file's function joins
-// routeTable), then `go generate ./httpapi` to refresh openapi.json.
+// routeTable), naming its operation (a new one is one line in
+// operations.go), then `go generate ./httpapi` to refresh openapi.json.
 type endpoint struct {
 	// pattern is the ServeMux pattern: "METHOD /path/{wildcards}".
 	pattern string
 	// handler serves the route, behind the guard.
 	handler func(*Server, http.ResponseWriter, *http.Request)
-	// policy is what the guard enforces. A zero policy (forgotten) fails
+	// op is the operation the route serves. A nil op (forgotten) fails
 	// closed: the server applies fallbackPolicy, admin only.
-	policy Policy
-	// doc documents the route in the OpenAPI document; nil leaves it out,
-	// for the reason undocumented gives.
+	op *loci.Operation
+	// stream marks a route whose handler reads a large, non-JSON body
+	// itself (import): the guard neither buffers nor checks it.
+	stream bool
+	// doc documents the route in the OpenAPI document (its summary is
+	// the operation's); nil leaves it out, for the reason undocumented
+	// gives.
 	doc          *apidoc.Op
 	undocumented string
 	// enabled says whether a server registers the route; nil: always.
 	enabled func(*Server) bool
+}
+
+// policy is what the guard enforces for the route: its operation's
+// role, agent binding, kind and audit name.
+func (ep endpoint) policy() Policy {
+	if ep.op == nil {
+		return fallbackPolicy
+	}
+	return Policy{Role: ep.op.Role, Agent: ep.op.Agent, Kind: ep.op.Kind, Op: ep.op.AuditName(), Stream: ep.stream}
 }
 
 // routeTable is every route the server can serve, in registration order:
@@ -44,11 +60,15 @@ func routeTable() []endpoint {
 		mem0Routes(),
 		noteRoutes(),
 		agentRoutes(),
+		blockRoutes(),
 		passageRoutes(),
 		sessionRoutes(),
-		lifecycleRoutes(),
+		workingRoutes(),
+		episodeRoutes(),
 		factRoutes(),
+		factHistoryRoutes(),
 		preferenceRoutes(),
+		userRoutes(),
 		adminRoutes(),
 		openAPIRoutes(),
 		mcpRoutes(),
@@ -83,12 +103,9 @@ func (s *Server) register() {
 // runs behind the guard: auth, role and agent policy, limits, metrics and
 // the audit log.
 func (s *Server) handle(ep endpoint) {
-	rt := Route{Pattern: ep.pattern, Policy: ep.policy}
+	rt := Route{Pattern: ep.pattern, Policy: ep.policy()}
 	if method, path, ok := strings.Cut(ep.pattern, " "); ok {
 		rt.Method, rt.Pattern = method, path
-	}
-	if rt.Policy == (Policy{}) {
-		rt.Policy = fallbackPolicy
 	}
 	s.routes = append(s.routes, rt)
 	h := ep.handler
@@ -97,7 +114,7 @@ func (s *Server) handle(ep endpoint) {
 		// no other: a misspelt one (user= for user_id=) must never widen
 		// a read (API.md v1.2).
 		takes := ep.doc.QueryNames()
-		if ep.policy.Agent != AgentDeny && !strings.Contains(ep.pattern, "{agent_id}") && !slices.Contains(takes, "agent_id") {
+		if rt.Policy.Agent != loci.AgentDeny && !strings.Contains(ep.pattern, "{agent_id}") && !slices.Contains(takes, "agent_id") {
 			// The key's agent, which the guard checks against a bound key.
 			takes = append(takes, "agent_id")
 		}
@@ -135,27 +152,40 @@ func checkQuery(r *http.Request, takes []string) error {
 	return loci.Errorf(loci.EINVALID, "unknown query parameter %s: this route takes %s", strings.Join(unknown, ", "), strings.Join(takes, ", "))
 }
 
-// policyTable maps each pattern of the route table to its policy.
-var policyTable = sync.OnceValue(func() map[string]Policy {
-	m := map[string]Policy{}
+// opTable maps each pattern of the route table to its entry.
+var opTable = sync.OnceValue(func() map[string]endpoint {
+	m := map[string]endpoint{}
 	for _, ep := range routeTable() {
-		m[ep.pattern] = ep.policy
+		m[ep.pattern] = ep
 	}
 	return m
 })
 
 // PolicyOf returns the policy of a pattern of the route table ("METHOD
-// /path/{wildcards}") and whether the table has it.
+// /path/{wildcards}") and whether the table has it with an operation.
 func PolicyOf(pattern string) (Policy, bool) {
-	p, ok := policyTable()[pattern]
-	if !ok || p == (Policy{}) {
+	ep, ok := opTable()[pattern]
+	if !ok || ep.op == nil {
 		return fallbackPolicy, false
 	}
-	return p, true
+	return ep.policy(), true
+}
+
+// Operations returns the operation of every route of the table, in table
+// order, once each.
+func Operations() []*loci.Operation {
+	var ops []*loci.Operation
+	for _, ep := range routeTable() {
+		if ep.op != nil && !slices.Contains(ops, ep.op) {
+			ops = append(ops, ep.op)
+		}
+	}
+	return ops
 }
 
 // OpenAPI builds the OpenAPI document of the route table: each documented
-// route's operation with the role and agent binding of its policy.
+// route's operation with the summary, role and agent binding its
+// loci.Operation declares.
 // `go generate ./httpapi` writes it to openapi.json, which the server
 // embeds and serves at GET /v1/openapi.json.
 func OpenAPI() ([]byte, error) {
@@ -165,8 +195,12 @@ func OpenAPI() ([]byte, error) {
 			continue
 		}
 		method, path, _ := strings.Cut(ep.pattern, " ")
-		routes = append(routes, apidoc.Route{Method: method, Path: path, Role: string(ep.policy.Role),
-			AgentBinding: ep.policy.Agent.String(), Op: *ep.doc})
+		pol, doc := ep.policy(), *ep.doc
+		if ep.op != nil {
+			doc.Summary = ep.op.Summary
+		}
+		routes = append(routes, apidoc.Route{Method: method, Path: path, Role: string(pol.Role),
+			AgentBinding: pol.Agent.String(), Op: doc})
 	}
 	return apidoc.JSON(routes, apidoc.Limits{PathValueBytes: maxPathValue, BodyBytes: MaxBodyBytes, JSONDepth: MaxJSONDepth})
 }

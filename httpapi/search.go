@@ -15,9 +15,8 @@ var _ loci.SearchService = (*Client)(nil)
 func searchRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/search", handler: (*Server).handleSearch,
-			policy: Policy{Role: viewer, Agent: AgentNamed, Op: "search"},
+			op: loci.OpSearch,
 			doc: &apidoc.Op{ID: "search", Tag: "search",
-				Summary: "Hybrid search across kinds",
 				Desc: "Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence. " +
 					"Conversation messages gain from the messages next to them (most, the answer after a matching question) and from their " +
 					"conversation's best matches; dates a query names (\"on 1 February, 2023\", \"in May\", \"last week\") lift the records " +
@@ -47,7 +46,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	res, err := s.svc.Search(r.Context(), req)
+	res, err := s.SearchService.Search(r.Context(), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return

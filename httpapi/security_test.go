@@ -94,11 +94,11 @@ func TestRouteTable(t *testing.T) {
 			t.Errorf("%s: declared twice", ep.pattern)
 		}
 		seen[ep.pattern] = true
-		if ep.policy == (Policy{}) {
+		if ep.op == nil {
 			t.Errorf("%s: no policy", ep.pattern)
 		}
-		if ep.policy.Role == public && ep.policy.Agent != AgentFree {
-			t.Errorf("%s: a public route must be free to bound keys (AgentFree)", ep.pattern)
+		if ep.policy().Role == public && ep.policy().Agent != loci.AgentFree {
+			t.Errorf("%s: a public route must be free to bound keys (loci.AgentFree)", ep.pattern)
 		}
 		if (ep.doc == nil) == (ep.undocumented == "") {
 			t.Errorf("%s: give exactly one of doc and undocumented (the reason it is left out)", ep.pattern)
@@ -114,8 +114,8 @@ func TestRouteTable(t *testing.T) {
 		t.Errorf("the server registers %d routes, the table has %d", len(routes), len(table))
 	}
 	for i, rt := range routes {
-		if i < len(table) && (rt.String() != table[i].pattern || rt.Policy != table[i].policy) {
-			t.Errorf("route %d: registered %s %+v, the table says %s %+v", i, rt, rt.Policy, table[i].pattern, table[i].policy)
+		if i < len(table) && (rt.String() != table[i].pattern || rt.Policy != table[i].policy()) {
+			t.Errorf("route %d: registered %s %+v, the table says %s %+v", i, rt, rt.Policy, table[i].pattern, table[i].policy())
 		}
 	}
 
@@ -147,7 +147,7 @@ func TestRouteTable(t *testing.T) {
 func TestZeroPolicyFailsClosed(t *testing.T) {
 	s := &Server{mux: http.NewServeMux()}
 	s.handle(endpoint{pattern: "GET /forgotten", handler: (*Server).handleHealth})
-	if got := s.Routes()[0].Policy; got != fallbackPolicy || got.Role != admin || got.Agent != AgentDeny {
+	if got := s.Routes()[0].Policy; got != fallbackPolicy || got.Role != admin || got.Agent != loci.AgentDeny {
 		t.Errorf("policy = %+v, want the fallback (admin, deny)", got)
 	}
 	if pol, ok := PolicyOf("GET /forgotten"); ok || pol != fallbackPolicy {
@@ -404,7 +404,7 @@ func TestRateLimit(t *testing.T) {
 // need viewer (or admin), adds creator at least, deletes editor at least.
 func TestPolicySemantics(t *testing.T) {
 	for _, ep := range routeTable() {
-		pattern, pol := ep.pattern, ep.policy
+		pattern, pol := ep.pattern, ep.policy()
 		method, _, _ := strings.Cut(pattern, " ")
 		var ok bool
 		switch method {

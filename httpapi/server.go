@@ -18,9 +18,32 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// Server routes HTTP requests to a loci.Service.
+// Server routes HTTP requests to loci's services. It holds one field per
+// service interface (WTF Dial's http.Server holds its DialService,
+// UserService…); each route group calls only its own, so a test may
+// replace one (set the field after NewServer: handlers read it at each
+// request).
 type Server struct {
-	svc    loci.Service
+	AgentService       loci.AgentService
+	AuditService       loci.AuditService
+	BlockService       loci.BlockService
+	EpisodeService     loci.EpisodeService
+	ExportService      loci.ExportService
+	FactService        loci.FactService
+	KeyService         loci.KeyService
+	MaintenanceService loci.MaintenanceService
+	MemoryService      loci.MemoryService
+	NoteService        loci.NoteService
+	OverviewService    loci.OverviewService
+	PassageService     loci.PassageService
+	PingService        loci.PingService
+	PreferenceService  loci.PreferenceService
+	ReviewService      loci.ReviewService
+	SearchService      loci.SearchService
+	SessionService     loci.SessionService
+	UserMemoryService  loci.UserMemoryService
+	WorkingService     loci.WorkingService
+
 	logger *slog.Logger
 	mux    *http.ServeMux
 	routes []Route
@@ -60,19 +83,36 @@ func (rt Route) String() string {
 // Routes returns every registered endpoint, in registration order.
 func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
 
-// NewServer returns a handler for svc. By default authentication is on
-// once a key exists, the audit log is on and there is no rate limit.
+// NewServer returns a handler for svc, split into the server's service
+// fields (wiring: no handler depends on the whole of loci.Service). By
+// default authentication is on once a key exists, the audit log is on and
+// there is no rate limit.
 func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Server{svc: svc, logger: logger, mux: http.NewServeMux(), audit: true, maxImportBytes: DefaultMaxImportBytes,
+	s := &Server{logger: logger, mux: http.NewServeMux(), audit: true, maxImportBytes: DefaultMaxImportBytes,
 		streamIdle: DefaultStreamIdleTimeout}
+	s.setServices(svc)
 	for _, o := range opts {
 		o(s)
 	}
 	s.register()
 	return s
+}
+
+// setServices fills each service field from svc.
+func (s *Server) setServices(svc loci.Service) {
+	if svc == nil {
+		return
+	}
+	s.AgentService, s.AuditService, s.BlockService = svc, svc, svc
+	s.EpisodeService, s.ExportService, s.FactService = svc, svc, svc
+	s.KeyService, s.MaintenanceService, s.MemoryService = svc, svc, svc
+	s.NoteService, s.OverviewService, s.PassageService = svc, svc, svc
+	s.PingService, s.PreferenceService, s.ReviewService = svc, svc, svc
+	s.SearchService, s.SessionService, s.UserMemoryService = svc, svc, svc
+	s.WorkingService = svc
 }
 
 // operationRoutes are the health endpoints. /healthz never touches the
@@ -83,13 +123,12 @@ func operationRoutes() []endpoint {
 	}
 	return []endpoint{
 		{pattern: "GET /healthz", handler: (*Server).handleHealth,
-			policy: Policy{Role: public, Agent: AgentFree},
+			op: loci.OpHealth,
 			doc: &apidoc.Op{ID: "health", Tag: "operations", NoStorage: true,
-				Summary: "Liveness", OK: apidoc.Okay("The process is up.", status("ok"))}},
+				OK: apidoc.Okay("The process is up.", status("ok"))}},
 		{pattern: "GET /readyz", handler: (*Server).handleReady,
-			policy: Policy{Role: public, Agent: AgentFree},
+			op: loci.OpReady,
 			doc: &apidoc.Op{ID: "ready", Tag: "operations",
-				Summary: "Readiness: reads are served; the state of writes",
 				Desc: "200 `ready` while the storage answers reads, with the state of writes in `writes`: `ok`, or " +
 					"`storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure " +
 					"(a small write may fit where the next will not), at most a minute. " +
@@ -168,7 +207,7 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	writes := writesOK
-	if err := s.svc.Ping(ctx); err != nil {
+	if err := s.PingService.Ping(ctx); err != nil {
 		if loci.ErrorCode(err) == loci.ESTORAGEFULL {
 			writes = writesFull
 		} else {
@@ -219,4 +258,13 @@ func ok(w http.ResponseWriter, status int, fields map[string]any) {
 	}
 	fields["success"] = true
 	writeJSON(w, status, fields)
+}
+
+// objectFields returns v's JSON fields as a map, so a single object is
+// answered with its fields beside "success".
+func objectFields(v any) map[string]any {
+	raw, _ := json.Marshal(v)
+	m := map[string]any{}
+	json.Unmarshal(raw, &m)
+	return m
 }

@@ -19,10 +19,9 @@ func sessionRoutes() []endpoint {
 	withAction := apidoc.Success(apidoc.Ref("Session"), apidoc.ActionField)
 	return []endpoint{
 		{pattern: "PUT /v1/sessions/{session_id}", handler: (*Server).handlePutSession,
-			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindSession, Op: "session.put"},
+			op: loci.OpSessionPut,
 			doc: &apidoc.Op{ID: "putSession", Tag: "sessions",
-				Summary: "Store or replace a session",
-				Desc:    "A session id is unique in the workspace: 409 when the session exists for another user.",
+				Desc: "A session id is unique in the workspace: 409 when the session exists for another user.",
 				Body: apidoc.Closed([]string{"user_id"}, apidoc.Obj{
 					"user_id":       apidoc.Str(""),
 					"context":       apidoc.AnyJSON("A JSON object."),
@@ -34,27 +33,27 @@ func sessionRoutes() []endpoint {
 				}),
 				OK: apidoc.Upsert(withAction), Errs: []int{conflict}}},
 		{pattern: "POST /v1/sessions/{session_id}/messages", handler: (*Server).handleAppendMessage,
-			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindSession, Op: "session.append"},
+			op: loci.OpSessionAppend,
 			doc: &apidoc.Op{ID: "appendMessage", Tag: "sessions",
-				Summary: "Append a message to a session", Body: message,
+				Body: message,
 				OK: apidoc.Created("Appended.", apidoc.Success(apidoc.Object([]string{"session_id", "index", "message_count", "updated_at"}, apidoc.Obj{
 					"session_id": apidoc.Str(""), "index": apidoc.Integer("The new message's position, from 0."),
 					"message_count": apidoc.Integer(""), "updated_at": apidoc.Timestamp(""),
 				}))), Errs: []int{notFound}}},
 		{pattern: "GET /v1/sessions/{session_id}", handler: (*Server).handleGetSession,
-			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindSession, Op: "session.get"},
+			op: loci.OpSessionGet,
 			doc: &apidoc.Op{ID: "getSession", Tag: "sessions",
-				Summary: "Get a session with its messages", OK: apidoc.Okay("The session.", apidoc.Success(apidoc.Ref("Session"))), Errs: []int{notFound}}},
+				OK: apidoc.Okay("The session.", apidoc.Success(apidoc.Ref("Session"))), Errs: []int{notFound}}},
 		{pattern: "DELETE /v1/sessions/{session_id}", handler: (*Server).handleDeleteSession,
-			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindSession, Op: "session.delete"},
+			op: loci.OpSessionDelete,
 			doc: &apidoc.Op{ID: "deleteSession", Tag: "sessions",
-				Summary: "Delete a session", Desc: "200 whether or not it existed.",
-				OK: apidoc.Okay("Deleted.", apidoc.Success(apidoc.Object([]string{"deleted"}, apidoc.Obj{"deleted": apidoc.Boolean("Whether it existed.")})))}},
+				Desc: "200 whether or not it existed.",
+				OK:   apidoc.Okay("Deleted.", apidoc.Success(apidoc.Object([]string{"deleted"}, apidoc.Obj{"deleted": apidoc.Boolean("Whether it existed.")})))}},
 		{pattern: "GET /v1/users/{user_id}/sessions", handler: (*Server).handleListUserSessions,
-			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindSession, Op: "session.list"},
+			op: loci.OpSessionList,
 			doc: &apidoc.Op{ID: "listUserSessions", Tag: "sessions",
-				Summary: "List a user's sessions (metadata only)", Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
-				OK: apidoc.Okay("The sessions.", apidoc.List("sessions", apidoc.Ref("SessionSummary"), "How many sessions the user has."))}},
+				Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
+				OK:    apidoc.Okay("The sessions.", apidoc.List("sessions", apidoc.Ref("SessionSummary"), "How many sessions the user has."))}},
 	}
 }
 
@@ -94,7 +93,7 @@ func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 	for i, m := range req.Messages {
 		p.Messages[i] = loci.Message{Role: m.Role, Content: m.Content, CreatedAt: m.CreatedAt}
 	}
-	sess, created, err := s.svc.PutSession(r.Context(), r.PathValue("session_id"), p)
+	sess, created, err := s.SessionService.PutSession(r.Context(), r.PathValue("session_id"), p)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -114,7 +113,7 @@ func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	sum, err := s.svc.AppendSessionMessage(r.Context(), r.PathValue("session_id"),
+	sum, err := s.SessionService.AppendSessionMessage(r.Context(), r.PathValue("session_id"),
 		loci.Message{Role: req.Role, Content: req.Content, CreatedAt: req.CreatedAt})
 	if err != nil {
 		s.Error(w, r, err)
@@ -127,7 +126,7 @@ func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.svc.GetSession(r.Context(), r.PathValue("session_id"))
+	sess, err := s.SessionService.GetSession(r.Context(), r.PathValue("session_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -136,7 +135,7 @@ func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
-	existed, err := s.svc.DeleteSession(r.Context(), r.PathValue("session_id"))
+	existed, err := s.SessionService.DeleteSession(r.Context(), r.PathValue("session_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -150,7 +149,7 @@ func (s *Server) handleListUserSessions(w http.ResponseWriter, r *http.Request) 
 		s.Error(w, r, err)
 		return
 	}
-	sessions, total, err := s.svc.ListUserSessions(r.Context(), r.PathValue("user_id"), limit, offset)
+	sessions, total, err := s.SessionService.ListUserSessions(r.Context(), r.PathValue("user_id"), limit, offset)
 	if err != nil {
 		s.Error(w, r, err)
 		return

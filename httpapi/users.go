@@ -1,83 +1,26 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// preferenceRoutes are the routes of preferences and of everything about
-// a user (seeds 001 and 004): about users, not owned by agents, so free to
-// bound keys, except those that span every agent's records of a user.
-func preferenceRoutes() []endpoint {
-	session := apidoc.QueryString("session_id", "The session, for session-scoped decisions.")
-	pref := apidoc.Success(apidoc.Ref("Preference"))
+// userRoutes are the routes of everything about a user (seed 004): a
+// user's context, memories of every kind, review queue, forgetting and
+// deletion. Free to bound keys, except those that span every agent's
+// records of a user.
+func userRoutes() []endpoint {
 	kinds := apidoc.Obj{}
 	for _, k := range apidoc.KindNames() {
 		kinds[k] = apidoc.Array(apidoc.Ref("UserMemory"), "")
 	}
 	return []endpoint{
-		{pattern: "POST /v1/users/{user_id}/preferences", handler: (*Server).handleObservePreference,
-			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.observe"},
-			doc: &apidoc.Op{ID: "observePreference", Tag: "preferences",
-				Summary: "Observe a preference",
-				Desc: "explicit sets 100 and persistent; implicit starts at 40, +15 per repeat, at most 85; decision is session-scoped and not persistent. " +
-					"A creator may observe a new preference and observe a known one again with the same value (its confidence rises, as with a use); " +
-					"another value, an explicit observation of an implicit preference (it becomes persistent at 100, as a confirm makes it) " +
-					"or a preference flagged for removal needs editor (403).",
-				Body: apidoc.Closed([]string{"type", "value", "source"}, apidoc.Obj{
-					"type": apidoc.Str(""), "value": apidoc.AnyJSON(""), "source": apidoc.Ref("PreferenceSource"),
-					"session_id": apidoc.Str("Required for a decision."), "context": apidoc.Str(""),
-				}),
-				OK: apidoc.Upsert(apidoc.Success(apidoc.Ref("Preference"), apidoc.ActionField))}},
-		{pattern: "GET /v1/users/{user_id}/preferences", handler: (*Server).handleListPreferences,
-			policy: Policy{Role: viewer, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.list"},
-			doc: &apidoc.Op{ID: "listPreferences", Tag: "preferences",
-				Summary: "List a user's preferences", Query: []apidoc.Obj{session, apidoc.Limit, apidoc.Offset},
-				OK: apidoc.Okay("The preferences.", apidoc.List("preferences", apidoc.Ref("Preference"), "How many preferences the user has."))}},
-		{pattern: "POST /v1/users/{user_id}/preferences/{type}/use", handler: (*Server).handleUsePreference,
-			policy: Policy{Role: creator, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.use"},
-			doc: &apidoc.Op{ID: "usePreference", Tag: "preferences",
-				Summary: "Record a use of a preference", Desc: "+5 confidence, up to its peak.", Query: []apidoc.Obj{session},
-				OK: apidoc.Okay("The preference.", pref), Errs: []int{notFound}}},
-		{pattern: "POST /v1/users/{user_id}/preferences/{type}/confirm", handler: (*Server).handleConfirmPreference,
-			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.confirm"},
-			doc: &apidoc.Op{ID: "confirmPreference", Tag: "preferences",
-				Summary: "Confirm a preference", Desc: "Confidence 100.", Query: []apidoc.Obj{session},
-				OK: apidoc.Okay("The preference.", pref), Errs: []int{notFound}}},
-		{pattern: "POST /v1/users/{user_id}/preferences/{type}/contradict", handler: (*Server).handleContradictPreference,
-			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.contradict"},
-			doc: &apidoc.Op{ID: "contradictPreference", Tag: "preferences",
-				Summary: "Contradict a preference", Desc: "-30 for an implicit preference; 0 and flagged for removal for an explicit one (it then waits in the user's review queue).",
-				Query: []apidoc.Obj{session},
-				Body:  apidoc.Closed([]string{"source"}, apidoc.Obj{"source": apidoc.Ref("PreferenceSource")}),
-				OK:    apidoc.Okay("The preference.", pref), Errs: []int{notFound}}},
-		{pattern: "POST /v1/users/{user_id}/preferences/{type}/resolve", handler: (*Server).handleResolvePreference,
-			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.resolve"},
-			doc: &apidoc.Op{ID: "resolvePreference", Tag: "preferences",
-				Summary: "Resolve a preference flagged for removal",
-				Desc: "`keep: true` clears the flag (the confidence stays as the contradiction left it; confirm sets 100); `keep: false` forgets the preference. " +
-					"Answers the preference as kept, or as it was when forgotten, with `kept`. 409 when it is not flagged for removal.",
-				Query: []apidoc.Obj{session},
-				Body:  apidoc.Closed([]string{"keep"}, apidoc.Obj{"keep": apidoc.Boolean("Whether the preference stays.")}),
-				OK: apidoc.Okay("The preference.", apidoc.Success(apidoc.Ref("Preference"), apidoc.Object([]string{"kept"}, apidoc.Obj{
-					"kept": apidoc.Boolean("Whether it was kept (false: it is forgotten)."),
-				}))), Errs: []int{notFound, conflict}}},
-		{pattern: "DELETE /v1/users/{user_id}/preferences", handler: (*Server).handleClearPreferences,
-			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.clear"},
-			doc: &apidoc.Op{ID: "clearPreferences", Tag: "preferences",
-				Summary: "Clear a user's preferences", OK: apidoc.Okay("Cleared.", apidoc.DeletedCount)}},
-		{pattern: "DELETE /v1/users/{user_id}/preferences/{type}", handler: (*Server).handleDeletePreference,
-			policy: Policy{Role: editor, Agent: AgentFree, Kind: loci.KindPreference, Op: "preference.forget"},
-			doc: &apidoc.Op{ID: "deletePreference", Tag: "preferences",
-				Summary: "Forget one preference", OK: apidoc.Okay("Deleted.", apidoc.DeletedCount), Errs: []int{notFound}}},
 		{pattern: "GET /v1/users/{user_id}/context", handler: (*Server).handleUserContext,
-			policy: Policy{Role: viewer, Agent: AgentFree, Op: "user.context"},
+			op: loci.OpUserContext,
 			doc: &apidoc.Op{ID: "userContext", Tag: "users",
-				Summary: "Session start: a user's preferences and recent sessions",
-				Desc:    "The last 5 sessions that are persistent or unexpired, by confidence descending. Creates the user with empty defaults if new (`created`).",
+				Desc: "The last 5 sessions that are persistent or unexpired, by confidence descending. Creates the user with empty defaults if new (`created`).",
 				OK: apidoc.Okay("The user's context.", apidoc.Success(apidoc.Object([]string{"user_id", "created", "defaults", "preferences", "sessions"}, apidoc.Obj{
 					"user_id":     apidoc.Str(""),
 					"created":     apidoc.Boolean("Whether this call created the user."),
@@ -86,28 +29,25 @@ func preferenceRoutes() []endpoint {
 					"sessions":    apidoc.Nullable(apidoc.Array(apidoc.Ref("ContextSession"), "")),
 				})))}},
 		{pattern: "GET /v1/users/{user_id}/memories", handler: (*Server).handleUserMemories,
-			policy: Policy{Role: viewer, Agent: AgentDeny, Op: "user.memories"},
+			op: loci.OpUserMemories,
 			doc: &apidoc.Op{ID: "userMemories", Tag: "users",
-				Summary: "Everything remembered about a user",
-				Desc:    "Grouped by kind; every kind is present, empty when the user has none of it. Facts true at `as_of` (default now), or every version with `include_history`.",
-				Query:   []apidoc.Obj{apidoc.AsOf, apidoc.IncludeHistory},
+				Desc:  "Grouped by kind; every kind is present, empty when the user has none of it. Facts true at `as_of` (default now), or every version with `include_history`.",
+				Query: []apidoc.Obj{apidoc.AsOf, apidoc.IncludeHistory},
 				OK: apidoc.Okay("The user's memories.", apidoc.Success(apidoc.Object([]string{"user_id", "count", "memories"}, apidoc.Obj{
 					"user_id":  apidoc.Str(""),
 					"count":    apidoc.Integer("How many records in all."),
 					"memories": apidoc.Object(apidoc.KindNames(), kinds),
 				})))}},
 		{pattern: "GET /v1/users/{user_id}/review", handler: (*Server).handleReviewQueue,
-			policy: Policy{Role: viewer, Agent: AgentFree, Op: "user.review"},
+			op: loci.OpUserReview,
 			doc: &apidoc.Op{ID: "reviewQueue", Tag: "users",
-				Summary: "What waits for review",
 				Desc: "The user's facts contradicted and not yet resolved, and preferences flagged for removal (an explicit contradiction), " +
 					"most recently changed first. Each item is the fact's or the preference's fields with `kind` and `reason`.",
 				Query: []apidoc.Obj{apidoc.Limit, apidoc.Offset},
 				OK:    apidoc.Okay("The items.", apidoc.List("items", apidoc.Ref("ReviewItem"), "How many items wait in all."))}},
 		{pattern: "POST /v1/users/{user_id}/forget", handler: (*Server).handleForgetUserMemories,
-			policy: Policy{Role: editor, Agent: AgentDeny, Op: "user.forget"},
+			op: loci.OpUserForget,
 			doc: &apidoc.Op{ID: "forgetUserMemories", Tag: "users",
-				Summary: "Forget what matches",
 				Desc: "Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, " +
 					"a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly " +
 					"the matching versions go) or whose id is in `ids`, and answers them; `filters` narrows either, or alone selects the user's records it matches. " +
@@ -125,114 +65,16 @@ func preferenceRoutes() []endpoint {
 					"notice":          apidoc.Str("Present when they were not: agent-scoped memory is searched only with `include_agents`."),
 				})))}},
 		{pattern: "DELETE /v1/users/{user_id}", handler: (*Server).handleDeleteUser,
-			policy: Policy{Role: editor, Agent: AgentDeny, Op: "user.delete"},
+			op: loci.OpUserDelete,
 			doc: &apidoc.Op{ID: "deleteUser", Tag: "users",
-				Summary: "Delete everything about a user",
 				Desc: "Every record of the user, of every kind, and the user. Agent-scoped memory that names the user (agents' notes, blocks and " +
 					"passages, which carry no user) is not deleted: `POST /v1/users/{user_id}/forget` with `include_agents` reaches it.",
 				OK: apidoc.Okay("Deleted.", apidoc.DeletedCount)}},
 	}
 }
 
-// preferenceRequest is the body of POST /v1/users/{user_id}/preferences.
-type preferenceRequest struct {
-	Type      string          `json:"type"`
-	Value     json.RawMessage `json:"value"`
-	Source    string          `json:"source"`
-	SessionID string          `json:"session_id,omitempty"`
-	Context   string          `json:"context,omitempty"`
-}
-
-func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request) {
-	var req preferenceRequest
-	if err := decode(r, &req); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	p, created, err := s.svc.ObservePreference(r.Context(), loci.PreferenceInput{
-		UserID: r.PathValue("user_id"), Type: req.Type, Value: req.Value, Source: req.Source,
-		SessionID: req.SessionID, Context: req.Context,
-	})
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	status, action := http.StatusOK, loci.ActionUpdated
-	if created {
-		status, action = http.StatusCreated, loci.ActionCreated
-	}
-	fields := objectFields(p)
-	fields["action"] = action
-	ok(w, status, fields)
-}
-
-func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
-	limit, offset, err := pageParams(r, loci.DefaultListLimit)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	prefs, err := s.svc.ListPreferences(r.Context(), r.PathValue("user_id"), r.URL.Query().Get("session_id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, map[string]any{"count": len(prefs), "preferences": page(prefs, limit, offset)})
-}
-
-func (s *Server) handleUsePreference(w http.ResponseWriter, r *http.Request) {
-	p, err := s.svc.UsePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
-	s.answerPreference(w, r, p, err)
-}
-
-func (s *Server) handleConfirmPreference(w http.ResponseWriter, r *http.Request) {
-	p, err := s.svc.ConfirmPreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
-	s.answerPreference(w, r, p, err)
-}
-
-// contradictRequest is the body of POST .../preferences/{type}/contradict.
-type contradictRequest struct {
-	Source string `json:"source"`
-}
-
-func (s *Server) handleContradictPreference(w http.ResponseWriter, r *http.Request) {
-	var req contradictRequest
-	if err := decode(r, &req); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	p, err := s.svc.ContradictPreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"), req.Source)
-	s.answerPreference(w, r, p, err)
-}
-
-func (s *Server) answerPreference(w http.ResponseWriter, r *http.Request, p *loci.Preference, err error) {
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, objectFields(p))
-}
-
-func (s *Server) handleClearPreferences(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.ClearPreferences(r.Context(), r.PathValue("user_id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, map[string]any{"deleted": n})
-}
-
-func (s *Server) handleDeletePreference(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.DeletePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	ok(w, http.StatusOK, map[string]any{"deleted": n})
-}
-
 func (s *Server) handleUserContext(w http.ResponseWriter, r *http.Request) {
-	c, err := s.svc.UserContext(r.Context(), r.PathValue("user_id"))
+	c, err := s.UserMemoryService.UserContext(r.Context(), r.PathValue("user_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -256,7 +98,7 @@ func (s *Server) handleUserMemories(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	mems, err := s.svc.UserMemories(r.Context(), r.PathValue("user_id"), loci.UserMemoryQuery{AsOf: asOf, IncludeHistory: history})
+	mems, err := s.UserMemoryService.UserMemories(r.Context(), r.PathValue("user_id"), loci.UserMemoryQuery{AsOf: asOf, IncludeHistory: history})
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -277,7 +119,7 @@ func (s *Server) handleForgetUserMemories(w http.ResponseWriter, r *http.Request
 		s.Error(w, r, err)
 		return
 	}
-	mems, err := s.svc.ForgetUserMemories(r.Context(), r.PathValue("user_id"), req)
+	mems, err := s.UserMemoryService.ForgetUserMemories(r.Context(), r.PathValue("user_id"), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -294,10 +136,25 @@ const forgetNotice = "agent-scoped memory (agents' notes, blocks and passages, w
 	"set include_agents to true (editor) to forget what they hold too"
 
 func (s *Server) handleDeleteUser(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.DeleteUser(r.Context(), r.PathValue("user_id"))
+	n, err := s.UserMemoryService.DeleteUser(r.Context(), r.PathValue("user_id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
 	ok(w, http.StatusOK, map[string]any{"deleted": n})
+}
+
+// handleReviewQueue answers what of the user's memory waits for review.
+func (s *Server) handleReviewQueue(w http.ResponseWriter, r *http.Request) {
+	limit, offset, err := pageParams(r, 0)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	items, total, err := s.ReviewService.ReviewQueue(r.Context(), loci.ReviewQuery{UserID: r.PathValue("user_id"), Limit: limit, Offset: offset})
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	ok(w, http.StatusOK, map[string]any{"count": total, "items": items})
 }

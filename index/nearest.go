@@ -54,6 +54,6 @@ func (c *Cache) nearest(ctx context.Context, nt loci.NearestTx, f loci.RecordFil
 	return ok, exhausted, nil
 }
 
-// nonNearest is a Tx without its NearestTx methods: a scope streamed
-// whole.
-type nonNearest struct{ loci.Tx }
+// nonNearest is a StoreTx without its NearestTx methods: a scope
+// streamed whole.
+type nonNearest struct{ loci.StoreTx }

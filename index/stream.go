@@ -42,7 +42,7 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 	// (nearest.go), the scope is read without its embeddings.
 	var indexed, exhausted bool
 	withVec := 0 // the records of f that hold a vector, then
-	if nt, ok := tx.(loci.NearestTx); ok && q != nil && c.cfg.model != "" && n > 0 {
+	if nt, ok := tx.StoreTx.(loci.NearestTx); ok && q != nil && c.cfg.model != "" && n > 0 {
 		var err error
 		if indexed, exhausted, err = c.nearest(ctx, nt, f, q, n, min, s); err != nil {
 			return nil, err
@@ -119,7 +119,7 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 	if indexed && exhausted && len(s.vec.h) < n && len(s.vec.h) < withVec {
 		// The store's index gave fewer than the scope holds (a graph
 		// its scan did not reach through): the scope is streamed whole.
-		return c.stream(ctx, nonNearest{tx}, f, terms, q, n, min)
+		return c.stream(ctx, loci.Tx{StoreTx: nonNearest{tx.StoreTx}}, f, terms, q, n, min)
 	}
 	return s, nil
 }

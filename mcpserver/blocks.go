@@ -87,7 +87,7 @@ var (
 )
 
 func (s *server) blockTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpBlockList, &mcp.Tool{
 		Name:  "core_memory_read",
 		Title: "Read core memory",
 		Description: "Read your core memory: the labelled blocks (personality, relationships, current_state, and any others) " +
@@ -98,7 +98,7 @@ func (s *server) blockTools() {
 		OutputSchema: coreMemoryReadOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.coreMemoryRead)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpBlockPut, &mcp.Tool{
 		Name:  "update_memory",
 		Title: "Update core memory",
 		Description: "Update one block of your core memory by label, to keep what you know about yourself, the people you deal with " +
@@ -131,7 +131,7 @@ func (s *server) coreMemoryResource() {
 func (s *server) coreMemoryRead(ctx context.Context, in CoreMemoryReadInput) (*CoreMemoryReadOutput, error) {
 	var blocks []*loci.Block
 	if in.Label != "" {
-		b, err := s.svc.GetBlock(ctx, s.id.AgentID, in.Label)
+		b, err := s.BlockService.GetBlock(ctx, s.id.AgentID, in.Label)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {
 			// The agent or the block: for a model, both are a block it
 			// does not have.
@@ -142,7 +142,7 @@ func (s *server) coreMemoryRead(ctx context.Context, in CoreMemoryReadInput) (*C
 		blocks = []*loci.Block{b}
 	} else {
 		var err error
-		blocks, err = s.svc.ListBlocks(ctx, s.id.AgentID)
+		blocks, err = s.BlockService.ListBlocks(ctx, s.id.AgentID)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {
 			blocks = nil // an agent that has not written memory yet
 		} else if err != nil {
@@ -164,7 +164,7 @@ func (s *server) updateMemory(ctx context.Context, in UpdateMemoryInput) (*Updat
 	)
 	switch in.Mode {
 	case ModeReplace:
-		b, created, err = s.svc.SetBlock(ctx, s.id.AgentID, in.Label, loci.BlockWrite{Content: in.Content, ExpectedVersion: in.ExpectedVersion})
+		b, created, err = s.BlockService.SetBlock(ctx, s.id.AgentID, in.Label, loci.BlockWrite{Content: in.Content, ExpectedVersion: in.ExpectedVersion})
 	case ModeAppend:
 		b, created, err = s.appendBlock(ctx, in.Label, in.Content, in.ExpectedVersion)
 	default:
@@ -191,7 +191,7 @@ func (s *server) appendBlock(ctx context.Context, label, text string, expected *
 	}
 	for attempt := 1; ; attempt++ {
 		old, version := "", 0
-		b, err := s.svc.GetBlock(ctx, s.id.AgentID, label)
+		b, err := s.BlockService.GetBlock(ctx, s.id.AgentID, label)
 		if err == nil {
 			old, version = b.Content, b.Version
 		} else if loci.ErrorCode(err) != loci.ENOTFOUND {
@@ -205,7 +205,7 @@ func (s *server) appendBlock(ctx context.Context, label, text string, expected *
 		if expected != nil {
 			want = expected
 		}
-		nb, created, err := s.svc.SetBlock(ctx, s.id.AgentID, label, loci.BlockWrite{Content: content, ExpectedVersion: want})
+		nb, created, err := s.BlockService.SetBlock(ctx, s.id.AgentID, label, loci.BlockWrite{Content: content, ExpectedVersion: want})
 		if loci.ErrorCode(err) == loci.ECONFLICT && expected == nil && attempt < casRetries {
 			continue
 		}
@@ -217,7 +217,7 @@ func (s *server) readCoreMemory(ctx context.Context, req *mcp.ReadResourceReques
 	if req.Params.URI != CoreMemoryURI {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	text, err := s.svc.Prompt(s.ctx(ctx), s.id.AgentID)
+	text, err := s.BlockService.Prompt(s.ctx(ctx), s.id.AgentID)
 	if loci.ErrorCode(err) == loci.ENOTFOUND {
 		text, err = "", nil // an agent that has not written memory yet
 	}

@@ -25,7 +25,7 @@ import (
 // compactTools adds the default set.
 func (s *server) compactTools() {
 	s.seedNoteTools()
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemoryAdd, &mcp.Tool{
 		Name:  "add_memory",
 		Title: "Add memory",
 		Description: "Store something worth remembering in later conversations and runs: a conclusion, a decision, a fact about the user or the work. " +
@@ -36,7 +36,7 @@ func (s *server) compactTools() {
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.addMemory)
 	s.findTool()
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemoryUpdate, &mcp.Tool{
 		Name:  "update_memory",
 		Title: "Update memory",
 		Description: "Change a memory found with search_memory, by its id: its content, tags, metadata or time to live. " +
@@ -45,7 +45,7 @@ func (s *server) compactTools() {
 		OutputSchema: memoryEventOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, s.patchMemory)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemoryDelete, &mcp.Tool{
 		Name:  "delete_memory",
 		Title: "Delete memory",
 		Description: "Delete a memory found with search_memory, by its id, when it is wrong or no longer wanted. " +
@@ -144,7 +144,7 @@ func (s *server) addMemory(ctx context.Context, in AddMemoryInput) (*MemoryEvent
 	if mi.Kind == "" || mi.Kind == loci.KindFact {
 		mi.UserID = s.id.UserID // a fact is about the connection's user, when it has one
 	}
-	ev, err := s.svc.AddMemory(ctx, mi)
+	ev, err := s.MemoryService.AddMemory(ctx, mi)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (s *server) reach(ctx context.Context, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return loci.Errorf(loci.EINVALID, "id is required")
 	}
-	m, err := s.svc.GetMemory(ctx, id)
+	m, err := s.MemoryService.GetMemory(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (s *server) patchMemory(ctx context.Context, in PatchMemoryInput) (*MemoryE
 	if err := s.reach(ctx, in.ID); err != nil {
 		return nil, err
 	}
-	ev, err := s.svc.UpdateMemory(ctx, in.ID, loci.MemoryPatch{
+	ev, err := s.MemoryService.UpdateMemory(ctx, in.ID, loci.MemoryPatch{
 		Content: in.Content, Tags: in.Tags, Metadata: in.Metadata, TTLSeconds: in.TTLSeconds,
 	})
 	if err != nil {
@@ -186,7 +186,7 @@ func (s *server) deleteMemory(ctx context.Context, in DeleteMemoryInput) (*Delet
 	if err := s.reach(ctx, in.ID); err != nil {
 		return nil, err
 	}
-	if err := s.svc.DeleteMemory(ctx, in.ID); err != nil {
+	if err := s.MemoryService.DeleteMemory(ctx, in.ID); err != nil {
 		return nil, err
 	}
 	return &DeleteMemoryOutput{Success: true, ID: in.ID}, nil

@@ -86,7 +86,7 @@ func (s *server) noteTools() {
 
 // seedNoteTools adds seed 000's remember and recall (both sets).
 func (s *server) seedNoteTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpNoteRemember, &mcp.Tool{
 		Name:  "remember",
 		Title: "Remember",
 		Description: "Store a piece of long-term memory under a key, so you can recall it in later conversations and runs. " +
@@ -96,7 +96,7 @@ func (s *server) seedNoteTools() {
 		OutputSchema: rememberOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.remember)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpNoteRecall, &mcp.Tool{
 		Name:  "recall",
 		Title: "Recall",
 		Description: "Read your long-term memory. With a key, returns that memory's value and when it was stored; " +
@@ -108,7 +108,7 @@ func (s *server) seedNoteTools() {
 }
 
 func (s *server) forgetTool() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpNoteForget, &mcp.Tool{
 		Name:  "forget",
 		Title: "Forget",
 		Description: "Delete one memory by key, with all its earlier values. Use it when a memory is wrong or no longer wanted. " +
@@ -123,7 +123,7 @@ func (s *server) remember(ctx context.Context, in RememberInput) (*RememberOutpu
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Remember(ctx, s.id.AgentID, in.Key, value)
+	res, err := s.NoteService.Remember(ctx, s.id.AgentID, in.Key, value)
 	if err != nil {
 		return nil, err
 	}
@@ -135,14 +135,14 @@ func (s *server) remember(ctx context.Context, in RememberInput) (*RememberOutpu
 
 func (s *server) recall(ctx context.Context, in RecallInput) (*RecallOutput, error) {
 	if in.Key != "" {
-		n, err := s.svc.Recall(ctx, s.id.AgentID, in.Key)
+		n, err := s.NoteService.Recall(ctx, s.id.AgentID, in.Key)
 		if err != nil {
 			return nil, err
 		}
 		v, at := noteText(n.Value), n.UpdatedAt.UTC()
 		return &RecallOutput{Success: true, Key: n.Key, Value: &v, UpdatedAt: &at}, nil
 	}
-	notes, err := s.svc.RecallAll(ctx, s.id.AgentID)
+	notes, err := s.NoteService.RecallAll(ctx, s.id.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (*RecallOutput, err
 }
 
 func (s *server) forget(ctx context.Context, in ForgetInput) (*ForgetOutput, error) {
-	if err := s.svc.Forget(ctx, s.id.AgentID, in.Key); err != nil {
+	if err := s.NoteService.Forget(ctx, s.id.AgentID, in.Key); err != nil {
 		return nil, err
 	}
 	return &ForgetOutput{Success: true, Message: "Forgotten: " + in.Key, Key: in.Key}, nil

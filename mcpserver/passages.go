@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loci-memory/loci"
 )
 
 // The archival memory tools (seed 002): store_memory. Searching passages
@@ -30,7 +32,7 @@ var (
 )
 
 func (s *server) passageTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpPassageAdd, &mcp.Tool{
 		Name:  "store_memory",
 		Title: "Store in archival memory",
 		Description: "Store a passage of text in your archival memory: long-term storage, unlimited in size overall, that is not part of your prompt " +
@@ -44,7 +46,7 @@ func (s *server) passageTools() {
 }
 
 func (s *server) storeMemory(ctx context.Context, in StoreMemoryInput) (*StoreMemoryOutput, error) {
-	p, err := s.svc.AddPassage(ctx, s.id.AgentID, in.Content, in.Tags)
+	p, err := s.PassageService.AddPassage(ctx, s.id.AgentID, in.Content, in.Tags)
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func (s *server) preferenceTools() {
 	if s.id.UserID == "" {
 		return
 	}
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpPreferenceObserve, &mcp.Tool{
 		Name:  "observe_preference",
 		Title: "Observe preference",
 		Description: "Record a preference of the user as soon as you observe it, so later sessions start from it. " +
@@ -103,7 +103,7 @@ func (s *server) preferenceTools() {
 		OutputSchema: observePreferenceOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, s.observePreference)
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpUserContext, &mcp.Tool{
 		Name:  "get_user_context",
 		Title: "Get user context",
 		Description: "Call this once at the start of a session: it loads the user's defaults, the preferences to apply and up to 5 recent sessions (creating the user with empty defaults if new). " +
@@ -128,7 +128,7 @@ func (s *server) observePreference(ctx context.Context, in ObservePreferenceInpu
 	if err := s.needUser(); err != nil {
 		return nil, err
 	}
-	p, created, err := s.svc.ObservePreference(ctx, loci.PreferenceInput{
+	p, created, err := s.PreferenceService.ObservePreference(ctx, loci.PreferenceInput{
 		UserID: s.id.UserID, Type: in.Type, Value: in.Value, Source: in.Source, SessionID: in.SessionID, Context: in.Context,
 	})
 	if err != nil {
@@ -145,7 +145,7 @@ func (s *server) userContext(ctx context.Context, _ UserContextInput) (*UserCont
 	if err := s.needUser(); err != nil {
 		return nil, err
 	}
-	c, err := s.svc.UserContext(ctx, s.id.UserID)
+	c, err := s.UserMemoryService.UserContext(ctx, s.id.UserID)
 	if err != nil {
 		return nil, err
 	}

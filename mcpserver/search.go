@@ -63,7 +63,7 @@ var (
 )
 
 func (s *server) searchTools() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemorySearch, &mcp.Tool{
 		Name:  "search_memory",
 		Title: "Search memory",
 		Description: "Search everything you remember, by meaning and by words at once (hybrid search): notes, core memory blocks, archival passages, " +
@@ -123,7 +123,7 @@ var (
 // findTool adds the default set's search_memory: the same search, with a
 // shorter description and result.
 func (s *server) findTool() {
-	addTool(s, &mcp.Tool{
+	addTool(s, loci.OpMemorySearch, &mcp.Tool{
 		Name:  "search_memory",
 		Title: "Search memory",
 		Description: "Search what you remember, by meaning and by words, best first: use it before answering when past knowledge may help, " +
@@ -155,7 +155,7 @@ func (s *server) searchMemory(ctx context.Context, in SearchMemoryInput) (*Searc
 	for _, k := range in.Kinds {
 		q.Kinds = append(q.Kinds, loci.Kind(k))
 	}
-	res, err := s.svc.SearchAgentMemory(ctx, q)
+	res, err := s.AgentSearchService.SearchAgentMemory(ctx, q)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,7 +17,9 @@ import (
 // refuses. A connection without a key (stdio, or HTTP with authentication
 // off) is trusted, as the REST API trusts a request without one.
 
-// ToolPolicy is what guard enforces for one tool.
+// ToolPolicy is what guard enforces for one tool: the role and kind of
+// the operation the tool serves (loci.Operation, declared once in the
+// root package).
 type ToolPolicy struct {
 	// Role is the least role that may call the tool. A create-or-update
 	// tool needs creator; the service then asks for editor when the record
@@ -27,51 +31,66 @@ type ToolPolicy struct {
 	Kind loci.Kind
 }
 
-// toolPolicies is the one table of tool policies, per tool set (a name
-// may mean another tool in another set: the default set's update_memory
-// edits any memory by id, the full set's a core memory block). Every
-// registered tool must have an entry (TestToolPolicyCoversEveryTool); a
-// tool without one is admin-only.
-var toolPolicies = map[ToolSet]map[string]ToolPolicy{
-	ToolsDefault: {
-		"remember":      {Role: loci.RoleCreator, Kind: loci.KindNote},
-		"recall":        {Role: loci.RoleViewer, Kind: loci.KindNote},
-		"add_memory":    {Role: loci.RoleCreator},
-		"search_memory": {Role: loci.RoleViewer},
-		"update_memory": {Role: loci.RoleEditor},
-		"delete_memory": {Role: loci.RoleEditor},
-	},
-	ToolsAll: {
-		"remember":              {Role: loci.RoleCreator, Kind: loci.KindNote},
-		"recall":                {Role: loci.RoleViewer, Kind: loci.KindNote},
-		"forget":                {Role: loci.RoleEditor, Kind: loci.KindNote},
-		"core_memory_read":      {Role: loci.RoleViewer, Kind: loci.KindBlock},
-		"update_memory":         {Role: loci.RoleCreator, Kind: loci.KindBlock},
-		"store_memory":          {Role: loci.RoleCreator, Kind: loci.KindPassage},
-		"set_working":           {Role: loci.RoleCreator, Kind: loci.KindWorking},
-		"get_working":           {Role: loci.RoleViewer, Kind: loci.KindWorking},
-		"record_episode":        {Role: loci.RoleCreator, Kind: loci.KindEpisode},
-		"find_similar_episodes": {Role: loci.RoleViewer, Kind: loci.KindEpisode},
-		"store_fact":            {Role: loci.RoleCreator, Kind: loci.KindFact},
-		"search_facts":          {Role: loci.RoleViewer, Kind: loci.KindFact},
-		"list_review":           {Role: loci.RoleViewer},
-		"observe_preference":    {Role: loci.RoleCreator, Kind: loci.KindPreference},
-		"get_user_context":      {Role: loci.RoleViewer},
-		"search_memory":         {Role: loci.RoleViewer},
-	},
+// toolTable maps each tool of a tool set to the operation it serves, as
+// its registration names it (addTool): a name may mean another tool in
+// another set (the default set's update_memory edits any memory by id,
+// the full set's a core memory block). It is read once per set from a
+// server of the set on a connection with a user (which lists every tool
+// of the set); its services are never called. A tool without an entry is
+// admin-only.
+func toolTable(set ToolSet) map[string]*loci.Operation {
+	switch set {
+	case ToolsDefault:
+		return defaultToolTable()
+	case ToolsAll:
+		return allToolTable()
+	}
+	return nil
 }
 
-// resourcePolicy applies to reading the core memory resource.
-var resourcePolicy = ToolPolicy{Role: loci.RoleViewer, Kind: loci.KindBlock}
+var (
+	defaultToolTable = sync.OnceValue(func() map[string]*loci.Operation { return readToolTable(ToolsDefault) })
+	allToolTable     = sync.OnceValue(func() map[string]*loci.Operation { return readToolTable(ToolsAll) })
+)
+
+// readToolTable registers the tools of set on a server that records their
+// operations.
+func readToolTable(set ToolSet) map[string]*loci.Operation {
+	s := &server{ops: map[string]*loci.Operation{}, id: Identity{AgentID: "tools", UserID: "tools"}, tools: set,
+		mcp: mcp.NewServer(&mcp.Implementation{Name: "loci"}, nil)}
+	s.register()
+	return s.ops
+}
+
+// resourceOp is the operation of reading the core memory resource (the
+// agent's prompt).
+var resourceOp = loci.OpAgentPrompt
+
+// policyOf is the policy of a tool serving op.
+func policyOf(op *loci.Operation) ToolPolicy { return ToolPolicy{Role: op.Role, Kind: op.Kind} }
 
 // PolicyOfTool returns the policy of a tool of a set and whether the
 // table has an entry for it; a tool without one is admin-only.
 func PolicyOfTool(set ToolSet, name string) (ToolPolicy, bool) {
-	p, ok := toolPolicies[set][name]
+	op, ok := toolTable(set)[name]
 	if !ok {
 		return ToolPolicy{Role: loci.RoleAdmin}, false
 	}
-	return p, true
+	return policyOf(op), true
+}
+
+// Operations returns the operation of every tool of every set, and of
+// reading the core memory resource, once each.
+func Operations() []*loci.Operation {
+	ops := []*loci.Operation{resourceOp}
+	for _, set := range []ToolSet{ToolsDefault, ToolsAll} {
+		for _, op := range toolTable(set) {
+			if !slices.Contains(ops, op) {
+				ops = append(ops, op)
+			}
+		}
+	}
+	return ops
 }
 
 // Refusals are logged as "mcp." and the tool's name, as reading the
@@ -105,8 +124,8 @@ func (s *server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		case *mcp.ReadResourceRequest:
 			ctx = s.ctx(ctx)
-			if err := loci.Authorize(ctx, resourcePolicy.Role); err != nil {
-				s.refused(ctx, auditResourceOp, resourcePolicy.Kind, err)
+			if err := loci.Authorize(ctx, resourceOp.Role); err != nil {
+				s.refused(ctx, auditResourceOp, resourceOp.Kind, err)
 				return nil, s.toolError("resource", err)
 			}
 			return next(ctx, method, req)
@@ -125,7 +144,7 @@ func (s *server) refused(ctx context.Context, op string, kind loci.Kind, err err
 		Operation: op, Kind: kind, Status: loci.StatusOf(loci.ErrorCode(err)),
 		Scope: loci.Scope{AgentID: s.id.AgentID, UserID: s.id.UserID},
 	}
-	if aerr := s.svc.Audit(context.WithoutCancel(ctx), e); aerr != nil {
+	if aerr := s.AuditService.Audit(context.WithoutCancel(ctx), e); aerr != nil {
 		s.logger.Error("audit log write failed", "op", op, "err", aerr)
 	}
 }

@@ -94,7 +94,7 @@ func TestToolPolicyCoversEveryTool(t *testing.T) {
 			}
 			for _, name := range names {
 				if _, ok := mcpserver.PolicyOfTool(set, name); !ok {
-					t.Errorf("tool %s has no entry in the tool policy table (mcpserver/security.go)", name)
+					t.Errorf("tool %s has no operation in the tool table (addTool names it)", name)
 				}
 				if _, ok := setArgs[set][name]; !ok {
 					t.Errorf("tool %s has no sample arguments in toolArgs", name)

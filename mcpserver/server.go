@@ -1,5 +1,5 @@
 // Package mcpserver is loci's MCP transport: the memory tools of the Model
-// Context Protocol, built with the official Go SDK, over a loci.Service.
+// Context Protocol, built with the official Go SDK, over loci's services.
 //
 // A server is bound to one Identity (an agent, optionally a user) for the
 // whole connection. No tool takes an agent or user id as an argument, so a
@@ -107,9 +107,25 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
-// server is one MCP server bound to one identity.
+// server is one MCP server bound to one identity. It holds one field per
+// service interface its tools call; each tool group calls only its own.
 type server struct {
-	svc      loci.Service
+	AgentSearchService loci.AgentSearchService
+	AuditService       loci.AuditService
+	BlockService       loci.BlockService
+	EpisodeService     loci.EpisodeService
+	FactService        loci.FactService
+	MemoryService      loci.MemoryService
+	NoteService        loci.NoteService
+	PassageService     loci.PassageService
+	PreferenceService  loci.PreferenceService
+	ReviewService      loci.ReviewService
+	UserMemoryService  loci.UserMemoryService
+	WorkingService     loci.WorkingService
+
+	// ops maps each tool registered to its operation, when the server
+	// is built to read its tool table (toolTable); nil otherwise.
+	ops      map[string]*loci.Operation
 	id       Identity
 	logger   *slog.Logger
 	mcp      *mcp.Server
@@ -129,7 +145,12 @@ func New(svc loci.Service, id Identity, opts ...Option) (*mcp.Server, error) {
 }
 
 func newServer(svc loci.Service, id Identity, c *config, tools ToolSet, sessionID func() string) *mcp.Server {
-	s := &server{svc: svc, id: id, logger: c.logger, cfgAudit: c.audit, tools: tools}
+	s := &server{id: id, logger: c.logger, cfgAudit: c.audit, tools: tools}
+	if svc != nil {
+		s.AgentSearchService, s.AuditService, s.BlockService, s.EpisodeService = svc, svc, svc, svc
+		s.FactService, s.MemoryService, s.NoteService, s.PassageService = svc, svc, svc, svc
+		s.PreferenceService, s.ReviewService, s.UserMemoryService, s.WorkingService = svc, svc, svc, svc
+	}
 	instr := instructions(id)
 	if tools != ToolsAll {
 		instr = compactInstructions(id)
@@ -156,7 +177,12 @@ func (s *server) register() {
 	s.noteTools()
 	s.blockTools()
 	s.passageTools()
-	s.lifecycleTools()
+	s.workingTools()
+	s.factTools()
+	if s.id.UserID != "" {
+		s.episodeTools()
+		s.reviewTools()
+	}
 	s.preferenceTools()
 	s.searchTools()
 }
@@ -204,11 +230,15 @@ func (s *server) ctx(ctx context.Context) context.Context {
 	return ctx
 }
 
-// addTool registers a typed tool whose handler sees only its input: the
-// SDK infers the input and output schemas from In and Out, validates the
-// arguments, and returns Out as structured content (and as JSON text).
-// A returned error becomes a tool error through toolError.
-func addTool[In, Out any](s *server, t *mcp.Tool, h func(ctx context.Context, in In) (Out, error)) {
+// addTool registers a typed tool serving operation op (its policy: the
+// least role and the kind, loci.Operation) whose handler sees only its
+// input: the SDK infers the input and output schemas from In and Out,
+// validates the arguments, and returns Out as structured content (and as
+// JSON text). A returned error becomes a tool error through toolError.
+func addTool[In, Out any](s *server, op *loci.Operation, t *mcp.Tool, h func(ctx context.Context, in In) (Out, error)) {
+	if s.ops != nil {
+		s.ops[t.Name] = op
+	}
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		out, err := h(s.ctx(ctx), in)
 		if err != nil {
@@ -293,3 +323,22 @@ func dropNull(s *jsonschema.Schema) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// needUserMessage is the tool error of a user-scoped tool on a connection
+// opened without a user.
+const needUserMessage = "this tool needs a user, and this connection has none: start loci mcp with --user ID, or open the HTTP session with the X-Loci-User header (or ?user=ID)"
+
+// needUser returns EINVALID when the connection has no user.
+func (s *server) needUser() error {
+	if s.id.UserID == "" {
+		return loci.Errorf(loci.EINVALID, needUserMessage)
+	}
+	return nil
+}
+
+func searchQueryError(err error) error {
+	if loci.ErrorCode(err) == loci.EINVALID && loci.ErrorMessage(err) == "q must contain at least one word" {
+		return loci.Errorf(loci.EINVALID, "query must contain at least one word")
+	}
+	return err
+}

@@ -63,7 +63,7 @@ func (s *Service) ensureAgent(ctx context.Context, tx loci.Tx, id, skip string) 
 
 // CreateAgent creates an agent and its blocks.
 func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (_ *loci.Agent, _ []*loci.Block, err error) {
-	au, err := s.begin(ctx, "agent.create", "", loci.Scope{AgentID: in.ID}, agentDeny)
+	au, err := s.begin(ctx, loci.OpAgentCreate, loci.Scope{AgentID: in.ID})
 	defer au.end(&err)
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +122,7 @@ func (s *Service) CreateAgent(ctx context.Context, in loci.AgentCreate) (_ *loci
 
 // GetAgent returns an agent.
 func (s *Service) GetAgent(ctx context.Context, id string) (_ *loci.Agent, err error) {
-	au, err := s.begin(ctx, "agent.get", "", loci.Scope{AgentID: id}, agentNamed)
+	au, err := s.begin(ctx, loci.OpAgentGet, loci.Scope{AgentID: id})
 	defer au.end(&err)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (s *Service) GetAgent(ctx context.Context, id string) (_ *loci.Agent, err e
 // ListAgents returns the workspace's agents by id: those created and those
 // known only by their memories (an agent with only notes).
 func (s *Service) ListAgents(ctx context.Context, limit, offset int) (_ []*loci.Agent, _ int, err error) {
-	au, err := s.begin(ctx, "agent.list", "", loci.Scope{}, agentDeny)
+	au, err := s.begin(ctx, loci.OpAgentList, loci.Scope{})
 	defer au.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -166,7 +166,7 @@ func (s *Service) ListAgents(ctx context.Context, limit, offset int) (_ []*loci.
 
 // DeleteAgent deletes an agent and everything it owns.
 func (s *Service) DeleteAgent(ctx context.Context, id string) (err error) {
-	au, err := s.begin(ctx, "agent.delete", "", loci.Scope{AgentID: id}, agentNamed)
+	au, err := s.begin(ctx, loci.OpAgentDelete, loci.Scope{AgentID: id})
 	defer au.end(&err)
 	if err != nil {
 		return err

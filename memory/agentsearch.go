@@ -18,7 +18,7 @@ import (
 // No route calls it (the MCP tool search_memory does): its operation is
 // named "memory.search".
 func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery) (_ *loci.SearchResults, err error) {
-	a, err := s.begin(ctx, "memory.search", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpMemorySearch, loci.Scope{AgentID: q.AgentID, UserID: q.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err

@@ -27,18 +27,6 @@ import (
 // maxAuditIDs bounds the ids one audit entry keeps.
 const maxAuditIDs = 1000
 
-// binding is how a key bound to one agent may call an operation: the
-// operation checks it against the agent it is given (loci.AgentBinding,
-// the enum REST routes declare too).
-type binding = loci.AgentBinding
-
-// The bindings, by the names the operations use.
-const (
-	agentNamed = loci.AgentNamed
-	agentFree  = loci.AgentFree
-	agentDeny  = loci.AgentDeny
-)
-
 // audited is the audit entry of one operation in the making.
 type audited struct {
 	s   *Service
@@ -49,27 +37,34 @@ type audited struct {
 	inserted, written bool
 }
 
-// begin starts the audit entry of operation op on kind in scope sc, and
-// checks the context's key binding for it: a refusal (EFORBIDDEN) is
-// returned, and audited, when the caller ends the entry. Callers defer
-// a.end(&err) right after, with err the operation's error result.
-func (s *Service) begin(ctx context.Context, op string, kind loci.Kind, sc loci.Scope, b binding) (*audited, error) {
-	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op, Kind: kind, Scope: sc, Status: 200}}
-	return a, checkBinding(ctx, sc.AgentID, b)
+// begin starts the audit entry of operation op (its audit name and kind)
+// in scope sc, and checks the context's key binding against op's agent
+// binding: a refusal (EFORBIDDEN) is returned, and audited, when the caller
+// ends the entry. Callers defer a.end(&err) right after, with err the
+// operation's error result.
+func (s *Service) begin(ctx context.Context, op *loci.Operation, sc loci.Scope) (*audited, error) {
+	return s.beginKind(ctx, op, op.Kind, sc)
+}
+
+// beginKind is begin for an operation over several kinds that logs the
+// kind of the call (adding a memory of a kind).
+func (s *Service) beginKind(ctx context.Context, op *loci.Operation, kind loci.Kind, sc loci.Scope) (*audited, error) {
+	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op.AuditName(), Kind: kind, Scope: sc, Status: 200}}
+	return a, checkBinding(ctx, sc.AgentID, op.Agent)
 }
 
 // checkBinding refuses a key bound to an agent what its binding forbids.
-func checkBinding(ctx context.Context, agentID string, b binding) error {
+func checkBinding(ctx context.Context, agentID string, b loci.AgentBinding) error {
 	p := loci.PrincipalFrom(ctx)
 	if p == nil || p.AgentID == "" {
 		return nil
 	}
 	switch {
-	case b == agentDeny:
+	case b == loci.AgentDeny:
 		return loci.Errorf(loci.EFORBIDDEN, "a key bound to agent %s cannot use this operation", p.AgentID)
 	case agentID != "" && agentID != p.AgentID:
 		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s and cannot reach agent %s", p.AgentID, agentID)
-	case agentID == "" && b == agentNamed:
+	case agentID == "" && b == loci.AgentNamed:
 		return loci.Errorf(loci.EFORBIDDEN, "this key is bound to agent %s: name agent_id=%s", p.AgentID, p.AgentID)
 	}
 	return nil
@@ -242,7 +237,7 @@ func (s *Service) Audit(ctx context.Context, e loci.AuditEntry) error {
 // FindAudit returns the context workspace's entries that match f, newest
 // first, after writing every entry queued before it.
 func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.AuditEntry, _ int, err error) {
-	a, err := s.begin(ctx, "audit.read", "", loci.Scope{AgentID: f.AgentID, UserID: f.UserID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpAuditRead, loci.Scope{AgentID: f.AgentID, UserID: f.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -270,7 +265,7 @@ func (s *Service) FindAudit(ctx context.Context, f loci.AuditFilter) (_ []*loci.
 // workspace. The prune's own entry is written with it, and is not counted
 // against MaxEntries.
 func (s *Service) PruneAudit(ctx context.Context, r loci.AuditRetention) (n int, err error) {
-	a, err := s.begin(ctx, "audit.prune", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpAuditPrune, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
@@ -286,21 +281,15 @@ func (s *Service) PruneAudit(ctx context.Context, r loci.AuditRetention) (n int,
 		return 0, err
 	}
 	err = a.update(func(tx loci.Tx) error {
-		n = 0
+		var before time.Time
 		if r.MaxAge > 0 {
-			d, err := tx.DeleteAuditBefore(ctx, s.now().Add(-r.MaxAge))
-			if err != nil {
-				return err
-			}
-			n += d
+			before = s.now().Add(-r.MaxAge)
 		}
-		if r.MaxEntries > 0 {
-			d, err := tx.DeleteAuditBeyond(ctx, r.MaxEntries)
-			if err != nil {
-				return err
-			}
-			n += d
+		d, err := tx.PruneAudit(ctx, before, r.MaxEntries)
+		if err != nil {
+			return err
 		}
+		n = d
 		a.count(n)
 		if n == 0 {
 			a.quiet()

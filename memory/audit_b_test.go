@@ -418,8 +418,8 @@ func TestAuditBindingB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Allowed: a bound key names its own agent (agentNamed), or none
-		// where the operation holds no agent's memory (agentFree).
+		// Allowed: a bound key names its own agent (loci.AgentNamed), or none
+		// where the operation holds no agent's memory (loci.AgentFree).
 		if _, err := svc.RecordEpisode(bound, loci.EpisodeInput{UserID: "u1", AgentID: "a1", ActionType: "x", ActionDescription: "z", Outcome: loci.OutcomeSuccess}); err != nil {
 			t.Fatalf("a bound key records its own agent's episode: %v", err)
 		}
@@ -430,20 +430,20 @@ func TestAuditBindingB(t *testing.T) {
 			op   string
 			call func() error
 		}{
-			{"episode.record", func() error { // agentNamed: another agent
+			{"episode.record", func() error { // loci.AgentNamed: another agent
 				_, err := svc.RecordEpisode(bound, loci.EpisodeInput{UserID: "u1", AgentID: "a2", ActionType: "x", ActionDescription: "y", Outcome: loci.OutcomeSuccess})
 				return err
 			}},
-			{"episode.list", func() error { // agentNamed: no agent
+			{"episode.list", func() error { // loci.AgentNamed: no agent
 				_, _, err := svc.RecentEpisodes(bound, loci.EpisodeQuery{UserID: "u1"})
 				return err
 			}},
-			{"fact.add", func() error { // agentFree: another agent
+			{"fact.add", func() error { // loci.AgentFree: another agent
 				_, err := svc.StoreFact(bound, loci.FactInput{UserID: "u1", AgentID: "a2", Category: loci.CategoryGeneralFact, Fact: "f"})
 				return err
 			}},
-			{"episode.delete", func() error { return svc.DeleteEpisode(bound, ep.ID) }}, // agentDeny
-			{"maintenance", func() error { // agentDeny
+			{"episode.delete", func() error { return svc.DeleteEpisode(bound, ep.ID) }}, // loci.AgentDeny
+			{"maintenance", func() error { // loci.AgentDeny
 				_, err := svc.Maintain(bound, loci.MaintenanceRequest{DryRun: true})
 				return err
 			}},

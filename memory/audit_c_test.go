@@ -662,9 +662,9 @@ func TestAuditGroupCErrors(t *testing.T) {
 }
 
 // TestAuditGroupCBinding: a key bound to an agent is refused every
-// operation that spans agents or names none it could own (agentDeny), and
+// operation that spans agents or names none it could own (loci.AgentDeny), and
 // the refusal is audited; the operations on a user's preferences and
-// sessions (agentFree: they hold no agent's memory and name no agent)
+// sessions (loci.AgentFree: they hold no agent's memory and name no agent)
 // take it.
 func TestAuditGroupCBinding(t *testing.T) {
 	denied := []struct {

@@ -17,18 +17,18 @@ func TestCheckBinding(t *testing.T) {
 		name    string
 		ctx     context.Context
 		agent   string
-		b       binding
+		b       loci.AgentBinding
 		wantErr bool
 	}{
-		{"NamedOwn", bound, "a1", agentNamed, false},
-		{"ErrNamedOther", bound, "a2", agentNamed, true},
-		{"ErrNamedNone", bound, "", agentNamed, true},
-		{"FreeNone", bound, "", agentFree, false},
-		{"FreeOwn", bound, "a1", agentFree, false},
-		{"ErrFreeOther", bound, "a2", agentFree, true},
-		{"ErrDeny", bound, "a1", agentDeny, true},
-		{"UnboundKey", free, "a2", agentDeny, false},
-		{"NoKey", context.Background(), "", agentNamed, false},
+		{"NamedOwn", bound, "a1", loci.AgentNamed, false},
+		{"ErrNamedOther", bound, "a2", loci.AgentNamed, true},
+		{"ErrNamedNone", bound, "", loci.AgentNamed, true},
+		{"FreeNone", bound, "", loci.AgentFree, false},
+		{"FreeOwn", bound, "a1", loci.AgentFree, false},
+		{"ErrFreeOther", bound, "a2", loci.AgentFree, true},
+		{"ErrDeny", bound, "a1", loci.AgentDeny, true},
+		{"UnboundKey", free, "a2", loci.AgentDeny, false},
+		{"NoKey", context.Background(), "", loci.AgentNamed, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

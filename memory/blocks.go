@@ -131,7 +131,7 @@ func (s *Service) agentBlocks(ctx context.Context, tx loci.Tx, agentID string) (
 
 // ListBlocks returns the agent's owned, then attached, blocks.
 func (s *Service) ListBlocks(ctx context.Context, agentID string) (_ []*loci.Block, err error) {
-	a, err := s.begin(ctx, "block.list", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpBlockList, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ func (s *Service) listBlocks(ctx context.Context, a *audited, agentID string) ([
 
 // GetBlock returns the agent's block with that label.
 func (s *Service) GetBlock(ctx context.Context, agentID, label string) (_ *loci.Block, err error) {
-	a, err := s.begin(ctx, "block.get", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpBlockGet, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func (s *Service) GetBlock(ctx context.Context, agentID, label string) (_ *loci.
 // SetBlock creates or replaces a block, compare-and-set when
 // w.ExpectedVersion is set.
 func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.BlockWrite) (_ *loci.Block, _ bool, err error) {
-	a, err := s.begin(ctx, "block.put", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpBlockPut, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, false, err
@@ -296,7 +296,7 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 
 // CreateBlock creates a block owned by the agent, shared or not.
 func (s *Service) CreateBlock(ctx context.Context, agentID string, spec loci.BlockSpec, shared bool) (_ *loci.Block, err error) {
-	a, err := s.begin(ctx, "block.create", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpBlockCreate, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -356,7 +356,7 @@ func (s *Service) getBlockByID(ctx context.Context, tx loci.Tx, blockID string) 
 func (s *Service) AttachBlock(ctx context.Context, blockID, agentID string) (err error) {
 	// It puts one agent's block into another agent's memory: it spans two
 	// agents, so keys bound to an agent are refused.
-	a, err := s.begin(ctx, "block.attach", loci.KindBlock, loci.Scope{AgentID: agentID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpBlockAttach, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return err
@@ -398,7 +398,7 @@ func (s *Service) AttachBlock(ctx context.Context, blockID, agentID string) (err
 
 // DetachBlock detaches a shared block from an agent.
 func (s *Service) DetachBlock(ctx context.Context, blockID, agentID string) (err error) {
-	a, err := s.begin(ctx, "block.detach", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpBlockDetach, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return err
@@ -428,7 +428,7 @@ func (s *Service) DetachBlock(ctx context.Context, blockID, agentID string) (err
 func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) (_ []loci.BlockLink, err error) {
 	// The call names a block, not an agent: the rule checks a bound key
 	// against the block's owner below.
-	a, err := s.begin(ctx, "block.consumers", loci.KindBlock, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpBlockConsumers, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -460,7 +460,7 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) (_ []l
 // BlockHistory returns every content the agent's block has had, the
 // current one first.
 func (s *Service) BlockHistory(ctx context.Context, agentID, label string) (_ []loci.BlockVersion, err error) {
-	a, err := s.begin(ctx, "block.history", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpBlockHistory, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -504,7 +504,7 @@ func (s *Service) BlockHistory(ctx context.Context, agentID, label string) (_ []
 
 // Prompt renders the agent's blocks for its system prompt.
 func (s *Service) Prompt(ctx context.Context, agentID string) (_ string, err error) {
-	a, err := s.begin(ctx, "agent.prompt", loci.KindBlock, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpAgentPrompt, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return "", err

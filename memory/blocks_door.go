@@ -11,6 +11,8 @@ import (
 // version; created through the agent's routes (a label, a limit, sharing).
 type blockDoor struct{ defaultRules }
 
+var _ = registerKind(loci.KindBlock, blockDoor{})
+
 func (blockDoor) route() string { return "PUT /v1/agents/{agent_id}/blocks/{label}" }
 func (blockDoor) ttl() bool     { return false }
 
@@ -36,6 +38,9 @@ func (blockDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *mem
 func (blockDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
 	return w.deleteRecord(ctx, rec)
 }
+
+// linkable: a block link points at a block.
+func (blockDoor) linkable() bool { return true }
 
 func (blockDoor) importLimits() importLimits {
 	// A block's limit is in characters.

@@ -227,7 +227,7 @@ func embedText(r *loci.Record) string {
 // when it ends with the ids of the records whose embedding it stored
 // (kept when it fails midway: the batches before are stored).
 func (s *Service) Reindex(ctx context.Context, progress func(done, total int)) (done int, err error) {
-	a, err := s.begin(ctx, "embedding.reindex", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpEmbeddingReindex, loci.Scope{})
 	defer a.endPartial(&err)
 	if err != nil {
 		return 0, err

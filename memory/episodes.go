@@ -51,7 +51,7 @@ func episodeSearchText(actionType, description string, d *episodeData) string {
 // RecordEpisode stores an episode that expires after the episode TTL and
 // evicts the oldest of its user+agent beyond the cap.
 func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *loci.Episode, err error) {
-	a, err := s.begin(ctx, "episode.record", loci.KindEpisode, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpEpisodeRecord, loci.Scope{UserID: in.UserID, AgentID: in.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *l
 		if err != nil {
 			return err
 		}
-		if over := n - s.life.episodeCapOr() + 1; over > 0 {
+		if over := n - s.keep.episodeCapOr() + 1; over > 0 {
 			f.Order, f.Limit = loci.OrderCreatedAsc, over
 			oldest, err := tx.FindRecords(ctx, f)
 			if err != nil {
@@ -103,7 +103,7 @@ func (s *Service) RecordEpisode(ctx context.Context, in loci.EpisodeInput) (_ *l
 			ID: id, Workspace: ws, Kind: loci.KindEpisode, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID},
 			Content: in.ActionDescription, SearchText: episodeSearchText(in.ActionType, in.ActionDescription, &d), Data: data,
 			ActionType: in.ActionType, Outcome: in.Outcome,
-			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.episodeTTLOr()), Version: 1,
+			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.keep.episodeTTLOr()), Version: 1,
 		}
 		if in.ConfidenceScore != nil {
 			rec.Confidence = *in.ConfidenceScore
@@ -146,7 +146,7 @@ func (s *Service) episodeFilter(ctx context.Context, q loci.EpisodeQuery) (loci.
 // outcome and action type asked, filtered before ranking), their
 // confidence weighing in.
 func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *loci.EpisodeResults, err error) {
-	a, err := s.begin(ctx, "episode.search", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpEpisodeSearch, loci.Scope{UserID: q.UserID, AgentID: q.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *l
 
 // RecentEpisodes returns live episodes, newest first.
 func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ []*loci.Episode, _ int, err error) {
-	a, err := s.begin(ctx, "episode.list", loci.KindEpisode, loci.Scope{UserID: q.UserID, AgentID: q.AgentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpEpisodeList, loci.Scope{UserID: q.UserID, AgentID: q.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -228,7 +228,7 @@ func (s *Service) RecentEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ []
 
 // AddEpisodeFeedback sets the user feedback of a live episode.
 func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.EpisodeFeedback) (_ *loci.Episode, err error) {
-	a, err := s.begin(ctx, "episode.feedback", loci.KindEpisode, loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpEpisodeFeedback, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -281,7 +281,7 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 
 // GetEpisode returns one live episode.
 func (s *Service) GetEpisode(ctx context.Context, id string) (_ *loci.Episode, err error) {
-	a, err := s.begin(ctx, "episode.get", loci.KindEpisode, loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpEpisodeGet, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ func (s *Service) GetEpisode(ctx context.Context, id string) (_ *loci.Episode, e
 // still stored until maintenance expires it, and deleting is what its
 // user asked).
 func (s *Service) DeleteEpisode(ctx context.Context, id string) (err error) {
-	a, err := s.begin(ctx, "episode.delete", loci.KindEpisode, loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpEpisodeDelete, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -11,6 +12,8 @@ import (
 // by id; recorded, and given feedback, through their own routes (an
 // outcome, a confidence, the cap per user and agent, 30 days of life).
 type episodeDoor struct{ defaultRules }
+
+var _ = registerKind(loci.KindEpisode, episodeDoor{})
 
 func (episodeDoor) route() string {
 	return "POST /v1/episodes (feedback: POST /v1/episodes/{id}/feedback)"
@@ -48,12 +51,15 @@ func (episodeDoor) checkImportData(field string, rec *loci.Record, data []byte) 
 	return &d, nil
 }
 
-// holdImport notes r's user and agent, to count the episodes they hold.
+// episodeGroup names r's user and agent among the groups import counts.
+func episodeGroup(r *loci.Record) string { return "episodes\x00" + r.UserID + "\x00" + r.AgentID }
+
+// holdImport counts the episodes r's user and agent hold.
 func (episodeDoor) holdImport(h *importHold, ir *importRules, r *loci.Record) {
-	if _, ok := ir.episodes[episodeRef(r)]; !ok && !h.seenPair[episodeRef(r)] {
-		h.seenPair[episodeRef(r)] = true
-		h.pairs = append(h.pairs, r)
-	}
+	userID, agentID := r.UserID, r.AgentID
+	h.hold(episodeGroup(r), func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error) {
+		return tx.CountRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, UserID: &userID, AgentID: &agentID})
+	})
 }
 
 // tallyImport counts a new episode toward its user and agent's cap (one
@@ -63,8 +69,8 @@ func (episodeDoor) tallyImport(ir *importRules, e *importEntry) error {
 	if e.present {
 		return nil
 	}
-	ir.episodes[episodeRef(r)]++
-	if ir.episodes[episodeRef(r)] > ir.episodeCap {
+	ir.counts[episodeGroup(r)]++
+	if ir.counts[episodeGroup(r)] > ir.episodeCap {
 		return lineError(e.line, loci.Errorf(loci.EINVALID, "user %q and agent %q would have more than %d episodes",
 			r.UserID, r.AgentID, ir.episodeCap))
 	}

@@ -50,7 +50,7 @@ type linkLine struct {
 // row, as JSON Lines, from one snapshot of the store, in a stable order. It
 // returns how many records it wrote; its audit entry notes their ids.
 func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) (n int, err error) {
-	a, err := s.begin(ctx, "export", "", loci.Scope{UserID: f.UserID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpExport, loci.Scope{UserID: f.UserID})
 	// A stream that fails midway has sent records: the entry keeps them.
 	defer a.endPartial(&err)
 	if err != nil {
@@ -79,35 +79,11 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		}
 		n = 0
 		rf := loci.RecordFilter{Workspace: ws, Order: loci.OrderCreatedAsc}
-		if f.UserID == "" {
-			agents, _, err := tx.ListAgents(ctx, ws, 0, 0)
-			if err != nil {
-				return err
-			}
-			for _, a := range agents {
-				if err := enc.Encode(agentLine{lineAgent, a}); err != nil {
-					return err
-				}
-			}
-			users, _, err := tx.ListUsers(ctx, ws, 0, 0)
-			if err != nil {
-				return err
-			}
-			for _, u := range users {
-				if err := enc.Encode(userLine{lineUser, u}); err != nil {
-					return err
-				}
-			}
-		} else {
+		if f.UserID != "" {
 			rf.UserID = &f.UserID
-			u, err := tx.GetUser(ctx, ws, f.UserID)
-			if err == nil {
-				if err := enc.Encode(userLine{lineUser, u}); err != nil {
-					return err
-				}
-			} else if loci.ErrorCode(err) != loci.ENOTFOUND {
-				return err
-			}
+		}
+		if err := exportAccounts(ctx, tx, ws, f.UserID, enc); err != nil {
+			return err
 		}
 		recs, err := tx.FindRecords(ctx, rf)
 		if err != nil {
@@ -127,16 +103,7 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		if f.UserID != "" {
 			return nil
 		}
-		links, err := tx.ListBlockLinks(ctx, ws, "", "")
-		if err != nil {
-			return err
-		}
-		for _, l := range links {
-			if err := enc.Encode(linkLine{lineBlockLink, l}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return exportBlockLinks(ctx, tx, ws, enc)
 	})
 	// n, not the ids noted: a retry that finds the stream used forgets
 	// the ids its first attempt noted, not what it wrote.
@@ -145,6 +112,53 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		return n, fmt.Errorf("export: %w", err)
 	}
 	return n, nil
+}
+
+// exportAccounts writes the agents and users of workspace ws, or user
+// userID's row alone (none if it has none) when userID is given.
+func exportAccounts(ctx context.Context, tx loci.Tx, ws, userID string, enc *json.Encoder) error {
+	if userID != "" {
+		u, err := tx.GetUser(ctx, ws, userID)
+		if err == nil {
+			return enc.Encode(userLine{lineUser, u})
+		} else if loci.ErrorCode(err) != loci.ENOTFOUND {
+			return err
+		}
+		return nil
+	}
+	agents, _, err := tx.ListAgents(ctx, ws, 0, 0)
+	if err != nil {
+		return err
+	}
+	for _, a := range agents {
+		if err := enc.Encode(agentLine{lineAgent, a}); err != nil {
+			return err
+		}
+	}
+	users, _, err := tx.ListUsers(ctx, ws, 0, 0)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if err := enc.Encode(userLine{lineUser, u}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportBlockLinks writes the block links of workspace ws.
+func exportBlockLinks(ctx context.Context, tx loci.Tx, ws string, enc *json.Encoder) error {
+	links, err := tx.ListBlockLinks(ctx, ws, "", "")
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if err := enc.Encode(linkLine{lineBlockLink, l}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // strict decodes raw into v, rejecting unknown fields.

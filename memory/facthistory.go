@@ -227,7 +227,7 @@ func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn fu
 
 // GetFact returns one fact, whatever its status.
 func (s *Service) GetFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.get", loci.KindFact, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactGet, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -252,7 +252,7 @@ func (s *Service) GetFact(ctx context.Context, id string) (_ *loci.Fact, err err
 // FactHistory returns every version of the fact's key and slot, newest
 // valid_at first; a fact without a key is its own history.
 func (s *Service) FactHistory(ctx context.Context, id string) (_ []*loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.history", loci.KindFact, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactHistory, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -296,7 +296,7 @@ func (s *Service) FactHistory(ctx context.Context, id string) (_ []*loci.Fact, e
 // InvalidateFact marks a fact no longer true from at (now when zero),
 // keeping it as history and ending its dispute.
 func (s *Service) InvalidateFact(ctx context.Context, id string, at time.Time) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.invalidate", loci.KindFact, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactInvalidate, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -328,7 +328,7 @@ func (s *Service) InvalidateFact(ctx context.Context, id string, at time.Time) (
 // ResolveFact settles a fact's dispute: keep clears it; otherwise the fact
 // ends now (or at its valid_at when that is later), kept as history.
 func (s *Service) ResolveFact(ctx context.Context, id string, keep bool) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.resolve", loci.KindFact, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactResolve, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -361,7 +361,7 @@ func (s *Service) ResolveFact(ctx context.Context, id string, keep bool) (_ *loc
 // naming it (the one it superseded stays ended: deleting a fact does not
 // make an older one true again).
 func (s *Service) DeleteFact(ctx context.Context, id string) (err error) {
-	a, err := s.begin(ctx, "fact.delete", loci.KindFact, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactDelete, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return err

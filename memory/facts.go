@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ func factSearchText(fact string, keywords []string) string {
 // StoreFact stores a fact of a user (or global) with relevance 1.0. A
 // keyed fact takes its place in the key's slot (placeFact).
 func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.add", loci.KindFact, loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactAdd, loci.Scope{UserID: in.UserID, AgentID: in.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -173,7 +174,7 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 // relevance is the confidence that weighs in) and bumps the access of what
 // it returns. The query is embedded before the transaction.
 func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.FactResults, err error) {
-	a, err := s.begin(ctx, "fact.search", loci.KindFact, loci.Scope{UserID: q.UserID}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactSearch, loci.Scope{UserID: q.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -244,7 +245,7 @@ func (s *Service) touchFacts(ctx context.Context, tx loci.Tx, recs []*loci.Recor
 // FactsByKeyword returns the facts carrying q.Keyword, by relevance, and
 // bumps the access of what it returns.
 func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*loci.Fact, _ int, err error) {
-	a, err := s.begin(ctx, "fact.list", loci.KindFact, loci.Scope{UserID: q.UserID}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactList, loci.Scope{UserID: q.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -294,7 +295,7 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*lo
 // ValidateFact adds 0.1 to a fact's relevance, at most 1.0, and marks it
 // validated.
 func (s *Service) ValidateFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.validate", loci.KindFact, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactValidate, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -308,7 +309,7 @@ func (s *Service) ValidateFact(ctx context.Context, id string) (_ *loci.Fact, er
 // ContradictFact takes 0.2 from a fact's relevance, at least 0.0, counts
 // the contradiction and marks the fact disputed.
 func (s *Service) ContradictFact(ctx context.Context, id string) (_ *loci.Fact, err error) {
-	a, err := s.begin(ctx, "fact.contradict", loci.KindFact, loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpFactContradict, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -390,3 +391,7 @@ func factStatus(r *loci.Record, d *factData, now time.Time) string {
 	}
 	return loci.FactCurrent
 }
+
+// round6 rounds a score to 6 decimals, so repeated steps of 0.1 and 0.2
+// land on their decimal values (1.0 - 5*0.2 is 0, not 5.55e-17).
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -11,6 +12,8 @@ import (
 // memory: a user's (or global) knowledge, in category general_fact unless
 // named; with a key, a slot whose new content supersedes the old.
 type factDoor struct{ defaultRules }
+
+var _ = registerKind(loci.KindFact, factDoor{})
 
 func (factDoor) route() string { return "POST /v1/facts" }
 func (factDoor) ttl() bool     { return true }
@@ -130,6 +133,22 @@ func (factDoor) checkImportData(field string, rec *loci.Record, data []byte) (an
 }
 
 // confidence01 is a fact's confidence, kept on 0..1.
+// uniqueKey: a fact's key is unique in its user's (or the global) slot of
+// that key, whichever agent wrote it.
+func (factDoor) uniqueKey(r *loci.Record) string {
+	return strings.Join([]string{string(r.Kind), r.UserID, r.Key}, "\x00")
+}
+
+// historyOf: a keyed fact's history is its slot's, newest first.
+func (factDoor) historyOf(r *loci.Record) (loci.RecordFilter, bool) {
+	if r.Key == "" {
+		return loci.RecordFilter{}, false
+	}
+	return loci.RecordFilter{
+		Workspace: r.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &r.UserID, Key: &r.Key, Order: loci.OrderValidDesc,
+	}, true
+}
+
 func (factDoor) confidence01(r *loci.Record) (float64, bool) { return r.Confidence, true }
 
 // reviewItem asks about a disputed fact.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/loci-memory/loci"
@@ -47,7 +46,7 @@ const (
 // it fails after some batches were stored, the entry keeps what they
 // stored.
 func (s *Service) Import(ctx context.Context, r io.Reader) (_ *loci.ImportResult, err error) {
-	a, err := s.begin(ctx, "import", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpImport, loci.Scope{})
 	defer a.endPartial(&err)
 	if err != nil {
 		return nil, err
@@ -136,17 +135,10 @@ func relabel(err error, format string, args ...any) error {
 // any), and spools the checked lines in order. It returns the first
 // refused line's error, by line number.
 func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *spool) (*importPlan, error) {
-	var some []*loci.Record
-	err := s.store.View(ctx, func(tx loci.Tx) error {
-		var err error
-		some, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Limit: 1})
-		return err
-	})
+	plan, err := s.newImportPlan(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
-	plan := &importPlan{checkPresent: len(some) > 0, blocks: map[string]bool{}, seed: maphash.MakeSeed()}
-	plan.rules = s.newImportRules(plan.seed)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -161,31 +153,7 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 		defer close(chunks)
 		readDone <- readImportChunks(ctx, r, chunks, inflight)
 	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				select {
-				case c, ok := <-chunks:
-					if !ok {
-						return
-					}
-					c.check()
-					select {
-					case checked <- c:
-					case <-ctx.Done():
-						return
-					}
-				case <-ctx.Done():
-					return
-				}
-			}
-		})
-	}
-	go func() {
-		wg.Wait()
-		close(checked)
-	}()
+	checkChunks(ctx, workers, chunks, checked)
 
 	// Collect in input order, so the first refused line is reported.
 	pending := map[int]*importChunk{}
@@ -226,6 +194,53 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 	return plan, nil
 }
 
+// newImportPlan starts the plan of an import into ws: records already
+// stored are looked for only when the workspace holds any.
+func (s *Service) newImportPlan(ctx context.Context, ws string) (*importPlan, error) {
+	var some []*loci.Record
+	err := s.store.View(ctx, func(tx loci.Tx) error {
+		var err error
+		some, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Limit: 1})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	plan := &importPlan{checkPresent: len(some) > 0, blocks: map[string]bool{}, seed: maphash.MakeSeed()}
+	plan.rules = s.newImportRules(plan.seed)
+	return plan, nil
+}
+
+// checkChunks starts workers that check the chunks read from chunks and
+// send them, checked, to checked, which is closed when they are done.
+func checkChunks(ctx context.Context, workers int, chunks <-chan *importChunk, checked chan<- *importChunk) {
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				select {
+				case c, ok := <-chunks:
+					if !ok {
+						return
+					}
+					c.check()
+					select {
+					case checked <- c:
+					case <-ctx.Done():
+						return
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(checked)
+	}()
+}
+
 // errImportRead marks a failure to read the input (not a refused line).
 type errImportRead struct{ err error }
 
@@ -255,7 +270,7 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 			if keyed(e.rec) {
 				plan.keyHashes = append(plan.keyHashes, maphash.String(plan.seed, keyOf(e.rec)))
 			}
-			if e.rec.Kind == loci.KindBlock {
+			if linkable(e.rec) {
 				plan.blocks[e.rec.ID] = true
 			}
 			if err := plan.rules.add(e); err != nil {
@@ -277,14 +292,14 @@ func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, 
 // (history, a record with invalid_at set, may share its key).
 func keyed(r *loci.Record) bool { return r.Key != "" && r.InvalidAt.IsZero() }
 
-// keyOf is what an open record's key is unique in: the kind, scope and key;
-// for a fact, its user's (or the global) slot of that key, whichever agent
-// wrote it.
+// keyOf is what an open record's key is unique in, as its kind says
+// (kindImport.uniqueKey): the kind, scope and key by default.
 func keyOf(r *loci.Record) string {
-	if r.Kind == loci.KindFact {
-		return strings.Join([]string{string(r.Kind), r.UserID, r.Key}, "\x00")
+	k, ok := importOf(r.Kind)
+	if !ok {
+		return defaultRules{}.uniqueKey(r)
 	}
-	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Key}, "\x00")
+	return k.uniqueKey(r)
 }
 
 // findPresent marks the entries whose record is already stored, the same;
@@ -404,7 +419,7 @@ func (s *Service) checkImportLinks(ctx context.Context, ws string, plan *importP
 		}
 		err := s.store.View(ctx, func(tx loci.Tx) error {
 			r, err := tx.GetRecord(ctx, ws, l.link.BlockID)
-			if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && r.Kind != loci.KindBlock) {
+			if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && !linkable(r)) {
 				return lineError(l.line, loci.Errorf(loci.EINVALID, "block link to unknown block %q", l.link.BlockID))
 			}
 			return err

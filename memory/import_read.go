@@ -130,26 +130,8 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		}
 		e.user = l.User
 	case lineRecord:
-		l := recordLine{Record: &loci.Record{}}
-		if err := strict(raw, &l); err != nil {
+		if err := checkRecordLine(raw, &e); err != nil {
 			return e, err
-		}
-		data, err := checkImportRecord(l.Record, deref(l.SearchText), l.Versions)
-		if err != nil {
-			if l.ID != "" && utf8.ValidString(l.ID) && len(l.ID) <= maxImportIDBytes {
-				return e, relabel(err, "record %s: %s", l.ID, loci.ErrorMessage(err))
-			}
-			return e, err
-		}
-		// A record without search text (a file written by hand) has its
-		// text analyzed when it is written (readFrame), beside the writes.
-		l.Record.SearchText = deref(l.SearchText)
-		e.rec, e.versions = l.Record, l.Versions
-		switch d := data.(type) {
-		case *sessionData:
-			e.messageCount, e.nextIndex = d.MessageCount, d.nextIndex()
-		case *messageData:
-			e.messageIndex = d.Index
 		}
 	case lineBlockLink:
 		var l linkLine
@@ -167,6 +149,30 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		return e, loci.Errorf(loci.EINVALID, "unknown line type %q", head.Type)
 	}
 	return e, nil
+}
+
+// checkRecordLine checks raw, a record's line, and keeps in e the record,
+// its versions and what its kind's import rules need of its data.
+func checkRecordLine(raw []byte, e *importEntry) error {
+	l := recordLine{Record: &loci.Record{}}
+	if err := strict(raw, &l); err != nil {
+		return err
+	}
+	data, err := checkImportRecord(l.Record, deref(l.SearchText), l.Versions)
+	if err != nil {
+		if l.ID != "" && utf8.ValidString(l.ID) && len(l.ID) <= maxImportIDBytes {
+			return relabel(err, "record %s: %s", l.ID, loci.ErrorMessage(err))
+		}
+		return err
+	}
+	// A record without search text (a file written by hand) has its
+	// text analyzed when it is written (readFrame), beside the writes.
+	l.Record.SearchText = deref(l.SearchText)
+	e.rec, e.versions = l.Record, l.Versions
+	if k, ok := importOf(l.Record.Kind); ok {
+		k.keepImportData(e, data)
+	}
+	return nil
 }
 
 func deref(s *string) string {

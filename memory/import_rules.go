@@ -38,8 +38,10 @@ type importRules struct {
 
 	sessions map[string]*sessionTally // by sessionRef
 	indexes  []uint64                 // per message: its session and index, hashed
-	tasks    map[string]int           // live working bytes, held ones included
-	episodes map[string]int           // per user and agent, held ones included
+	// counts is, per group of records a kind's limit spans (named by the
+	// kind: a task's live working bytes, a user and agent's episodes),
+	// what the group totals, held ones included.
+	counts map[string]int
 }
 
 // sessionTally is what the file holds of one session (a user's session id).
@@ -55,76 +57,75 @@ type sessionTally struct {
 
 func (s *Service) newImportRules(seed maphash.Seed) *importRules {
 	return &importRules{
-		now: s.now(), workingLimit: s.life.workingLimitOr(), episodeCap: s.life.episodeCapOr(), seed: seed,
-		sessions: map[string]*sessionTally{}, tasks: map[string]int{}, episodes: map[string]int{},
+		now: s.now(), workingLimit: s.keep.workingLimitOr(), episodeCap: s.keep.episodeCapOr(), seed: seed,
+		sessions: map[string]*sessionTally{}, counts: map[string]int{},
 	}
 }
 
 // sessionRef names a session as its messages name it: user and session id.
 func sessionRef(r *loci.Record) string { return r.UserID + "\x00" + r.SessionID }
 
-func episodeRef(r *loci.Record) string { return r.UserID + "\x00" + r.AgentID }
-
-// workingBytes is what a stored working value counts toward its task's
-// limit, as SetWorking counts the values beside the one it writes.
-func workingBytes(r *loci.Record) int { return valueBytes([]byte(r.Content)) }
-
-// importHold is what holdImportRules reads of the workspace: the tasks
-// and users+agents that entries name for the first time.
+// importHold is what holdImportRules reads of the workspace: each kind's
+// holdImport adds, once per group its limits span (a task, a user and
+// agent) that the import has not counted yet, a read of what the
+// workspace holds of the group.
 type importHold struct {
-	tasks, pairs       []*loci.Record
-	seenTask, seenPair map[string]bool
+	ir    *importRules
+	seen  map[string]bool
+	reads []heldRead
 }
 
-// holdImportRules adds to ir what the workspace holds of the tasks and users+agents that
-// entries name for the first time: the live working bytes of each task,
-// the episodes of each user and agent.
+// heldRead is the read of what the workspace holds of one group: read
+// returns what it counts toward the group's limit.
+type heldRead struct {
+	group string
+	read  func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error)
+}
+
+// hold adds read, the read of group, unless the import counts the group
+// already or reads it already.
+func (h *importHold) hold(group string, read func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error)) {
+	if _, ok := h.ir.counts[group]; ok || h.seen[group] {
+		return
+	}
+	h.seen[group] = true
+	h.reads = append(h.reads, heldRead{group, read})
+}
+
+// holdImportRules adds to ir what the workspace holds of the groups that
+// entries name for the first time, as their kinds read it (holdImport):
+// the live working bytes of each task, the episodes of each user and
+// agent.
 func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRules, entries []importEntry) error {
-	h := &importHold{seenTask: map[string]bool{}, seenPair: map[string]bool{}}
+	h := &importHold{ir: ir, seen: map[string]bool{}}
 	for i := range entries {
 		r := entries[i].rec
 		if r == nil {
 			continue
 		}
-		if rules, ok := rulesOf(r.Kind); ok {
+		if rules, ok := importOf(r.Kind); ok {
 			rules.holdImport(h, ir, r)
 		}
 	}
-	tasks, pairs := h.tasks, h.pairs
-	if len(tasks) == 0 && len(pairs) == 0 {
+	if len(h.reads) == 0 {
 		return nil
 	}
-	held := map[string]int{}
-	heldEpisodes := map[string]int{}
+	held := make([]int, len(h.reads))
 	err := s.store.View(ctx, func(tx loci.Tx) error {
-		clear(held)
-		clear(heldEpisodes)
-		for _, r := range tasks {
-			live, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &r.TaskID, LiveAt: ir.now})
+		for i, hr := range h.reads {
+			n, err := hr.read(ctx, tx, ws, ir.now)
 			if err != nil {
 				return err
 			}
-			for _, w := range live {
-				held[r.TaskID] += workingBytes(w)
-			}
-		}
-		for _, r := range pairs {
-			n, err := tx.CountRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, UserID: &r.UserID, AgentID: &r.AgentID})
-			if err != nil {
-				return err
-			}
-			heldEpisodes[episodeRef(r)] = n
+			held[i] = n
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, r := range tasks {
-		ir.tasks[r.TaskID] = held[r.TaskID]
-	}
-	for _, r := range pairs {
-		ir.episodes[episodeRef(r)] = heldEpisodes[episodeRef(r)]
+	for i, hr := range h.reads {
+		ir.counts[hr.group] = held[i]
 	}
 	return nil
 }
@@ -132,7 +133,7 @@ func (s *Service) holdImportRules(ctx context.Context, ws string, ir *importRule
 // add tallies one checked line as its kind says (tallyImport), and
 // refuses a working value or an episode over its limit.
 func (ir *importRules) add(e *importEntry) error {
-	rules, ok := rulesOf(e.rec.Kind)
+	rules, ok := importOf(e.rec.Kind)
 	if !ok {
 		return nil
 	}
@@ -212,7 +213,7 @@ func (ir *importRules) checkIndexes(sp *spool, refuse func(int, error)) error {
 			return err
 		}
 		r := e.rec
-		if r == nil || r.Kind != loci.KindSession || r.Category != messageCategory {
+		if r == nil || !isMessage(r) {
 			continue
 		}
 		var d messageData

@@ -102,49 +102,18 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 	var touched []string
 	err := s.store.Update(ctx, func(tx loci.Tx) error {
 		done, touched = loci.ImportResult{}, touched[:0] // the retry policy may run this twice
-		var ids []string
-		lineOf := map[string]int{}
-		for _, e := range b.entries {
-			if e.rec != nil {
-				ids = append(ids, e.rec.ID)
-				lineOf[e.rec.ID] = e.line
-			}
-		}
-		stored := map[string]*loci.Record{}
-		if len(ids) > 0 {
-			recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids})
-			if err != nil {
-				return err
-			}
-			for _, r := range recs {
-				stored[r.ID] = r
-			}
+		stored, lineOf, err := findStoredImport(ctx, tx, ws, b.entries)
+		if err != nil {
+			return err
 		}
 		var recs []*loci.Record
 		var versions []loci.RecordVersion
 		for _, e := range b.entries {
 			switch {
-			case e.agent != nil:
-				a := *e.agent
-				a.Workspace = ws
-				if err := tx.InsertAgent(ctx, &a); loci.ErrorCode(err) == loci.ECONFLICT {
-					continue // already there: kept
-				} else if err != nil {
-					return lineError(e.line, err)
+			case e.agent != nil, e.user != nil:
+				if err := importAccount(ctx, tx, ws, &e, &done); err != nil {
+					return err
 				}
-				done.Agents++
-			case e.user != nil:
-				u := *e.user
-				u.Workspace = ws
-				if _, created, err := tx.EnsureUser(ctx, ws, u.ID, u.CreatedAt); err != nil {
-					return lineError(e.line, err)
-				} else if !created {
-					continue // already there: kept
-				}
-				if err := tx.UpdateUser(ctx, &u); err != nil {
-					return lineError(e.line, err)
-				}
-				done.Users++
 			case e.rec != nil:
 				if old := stored[e.rec.ID]; old != nil {
 					if !sameRecord(old, e.rec) {
@@ -163,22 +132,8 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 				}
 			}
 		}
-		if err := tx.InsertRecords(ctx, recs); err != nil {
-			if loci.ErrorCode(err) == loci.ECONFLICT {
-				// Name the line: the record's id, or its key, is taken.
-				for _, r := range recs {
-					if strings.Contains(loci.ErrorMessage(err), r.ID) {
-						return lineError(lineOf[r.ID], loci.Errorf(loci.ECONFLICT, "record %s (or its key) already exists", r.ID))
-					}
-				}
-				return loci.Errorf(loci.ECONFLICT, "a record of lines %d to %d (or its key) already exists", b.entries[0].line, b.entries[len(b.entries)-1].line)
-			}
+		if err := insertImported(ctx, tx, b, recs, versions, lineOf); err != nil {
 			return err
-		}
-		for _, v := range versions {
-			if err := tx.InsertVersion(ctx, v); err != nil {
-				return lineError(lineOf[v.RecordID], err)
-			}
 		}
 		done.Records += len(recs)
 		for _, r := range recs {
@@ -204,5 +159,80 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 	res.BlockLinks += done.BlockLinks
 	res.Skipped += done.Skipped
 	a.touch(touched...)
+	return nil
+}
+
+// findStoredImport reads the records of entries already stored in ws, by
+// id, and returns them with the line of each entry's record.
+func findStoredImport(ctx context.Context, tx loci.Tx, ws string, entries []importEntry) (map[string]*loci.Record, map[string]int, error) {
+	var ids []string
+	lineOf := map[string]int{}
+	for _, e := range entries {
+		if e.rec != nil {
+			ids = append(ids, e.rec.ID)
+			lineOf[e.rec.ID] = e.line
+		}
+	}
+	stored := map[string]*loci.Record{}
+	if len(ids) > 0 {
+		recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range recs {
+			stored[r.ID] = r
+		}
+	}
+	return stored, lineOf, nil
+}
+
+// importAccount stores e's agent or user in ws, counting it in done; one
+// already there is kept.
+func importAccount(ctx context.Context, tx loci.Tx, ws string, e *importEntry, done *loci.ImportResult) error {
+	if e.agent != nil {
+		a := *e.agent
+		a.Workspace = ws
+		if err := tx.InsertAgent(ctx, &a); loci.ErrorCode(err) == loci.ECONFLICT {
+			return nil // already there: kept
+		} else if err != nil {
+			return lineError(e.line, err)
+		}
+		done.Agents++
+		return nil
+	}
+	u := *e.user
+	u.Workspace = ws
+	if _, created, err := tx.EnsureUser(ctx, ws, u.ID, u.CreatedAt); err != nil {
+		return lineError(e.line, err)
+	} else if !created {
+		return nil // already there: kept
+	}
+	if err := tx.UpdateUser(ctx, &u); err != nil {
+		return lineError(e.line, err)
+	}
+	done.Users++
+	return nil
+}
+
+// insertImported inserts batch b's new records and their versions, naming
+// the line (lineOf a record's id) of what is refused.
+func insertImported(ctx context.Context, tx loci.Tx, b importBatch, recs []*loci.Record, versions []loci.RecordVersion, lineOf map[string]int) error {
+	if err := tx.InsertRecords(ctx, recs); err != nil {
+		if loci.ErrorCode(err) == loci.ECONFLICT {
+			// Name the line: the record's id, or its key, is taken.
+			for _, r := range recs {
+				if strings.Contains(loci.ErrorMessage(err), r.ID) {
+					return lineError(lineOf[r.ID], loci.Errorf(loci.ECONFLICT, "record %s (or its key) already exists", r.ID))
+				}
+			}
+			return loci.Errorf(loci.ECONFLICT, "a record of lines %d to %d (or its key) already exists", b.entries[0].line, b.entries[len(b.entries)-1].line)
+		}
+		return err
+	}
+	for _, v := range versions {
+		if err := tx.InsertVersion(ctx, v); err != nil {
+			return lineError(lineOf[v.RecordID], err)
+		}
+	}
 	return nil
 }

@@ -53,7 +53,7 @@ func checkImportTime(field string, t time.Time, required bool) error {
 // a JSON object whose fields have the kind's types and ranges. It returns
 // the data decoded (the kind's data type; nil when absent).
 func checkImportData(field string, rec *loci.Record, data json.RawMessage) (any, error) {
-	rules, ok := rulesOf(rec.Kind)
+	rules, ok := importOf(rec.Kind)
 	if !ok {
 		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
 	}
@@ -107,11 +107,35 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	if err := checkImportMetadata("metadata", rec.Metadata); err != nil {
 		return nil, err
 	}
-	rules, ok := rulesOf(rec.Kind)
+	rules, ok := importOf(rec.Kind)
 	if !rec.Kind.Valid() || !ok {
 		return nil, loci.Errorf(loci.EINVALID, "unknown kind %q", rec.Kind)
 	}
 	limits := rules.importLimits()
+	if err := checkImportTexts(rec, searchText, limits); err != nil {
+		return nil, err
+	}
+	if err := rules.checkImportScope(rec); err != nil {
+		return nil, err
+	}
+	if err := checkImportTags(rec.Tags); err != nil {
+		return nil, err
+	}
+	if data, err = checkImportData("data", rec, rec.Data); err != nil {
+		return nil, err
+	}
+	if err := checkImportRanges(rec, limits); err != nil {
+		return nil, err
+	}
+	if err := checkImportVersions(rec, versions); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// checkImportTexts checks the sizes of an imported record's texts: its
+// scope, key, category, content (its kind's bound) and search text.
+func checkImportTexts(rec *loci.Record, searchText string, limits importLimits) error {
 	for _, f := range []struct {
 		name, v string
 		max     int
@@ -124,71 +148,83 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 		{"embedding_model", rec.EmbeddingModel, maxImportModelBytes},
 	} {
 		if err := loci.CheckText(f.name, f.v, f.max); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := rules.checkImportScope(rec); err != nil {
-		return nil, err
+	return nil
+}
+
+// checkImportTags checks an imported record's tags: how many, their
+// sizes, none twice.
+func checkImportTags(tags []string) error {
+	if len(tags) > maxImportTags {
+		return loci.Errorf(loci.EINVALID, "at most %d tags", maxImportTags)
 	}
-	if len(rec.Tags) > maxImportTags {
-		return nil, loci.Errorf(loci.EINVALID, "at most %d tags", maxImportTags)
-	}
-	for i, tag := range rec.Tags {
+	for i, tag := range tags {
 		if err := loci.RequireText("tag", tag, maxImportTagBytes); err != nil {
-			return nil, err
-		} else if slices.Contains(rec.Tags[:i], tag) {
-			return nil, loci.Errorf(loci.EINVALID, "tag %q is given twice", tag)
+			return err
+		} else if slices.Contains(tags[:i], tag) {
+			return loci.Errorf(loci.EINVALID, "tag %q is given twice", tag)
 		}
 	}
-	if data, err = checkImportData("data", rec, rec.Data); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// checkImportRanges checks an imported record's scores, counters, times
+// and embedding are in range.
+func checkImportRanges(rec *loci.Record, limits importLimits) error {
 	maxConfidence := limits.maxConfidence
 	if math.IsNaN(rec.Confidence) || rec.Confidence < 0 || rec.Confidence > maxConfidence {
-		return nil, loci.Errorf(loci.EINVALID, "confidence of a %s must be from 0 to %g", rec.Kind, maxConfidence)
+		return loci.Errorf(loci.EINVALID, "confidence of a %s must be from 0 to %g", rec.Kind, maxConfidence)
 	}
 	if rec.AccessCount < 0 || rec.AccessCount > maxImportInt {
-		return nil, loci.Errorf(loci.EINVALID, "access_count must be from 0 to %d", maxImportInt)
+		return loci.Errorf(loci.EINVALID, "access_count must be from 0 to %d", maxImportInt)
 	}
 	if rec.Version < 1 || rec.Version > maxImportInt {
-		return nil, loci.Errorf(loci.EINVALID, "version must be from 1 to %d", maxImportInt)
+		return loci.Errorf(loci.EINVALID, "version must be from 1 to %d", maxImportInt)
 	}
 	if err := checkImportTime("created_at", rec.CreatedAt, true); err != nil {
-		return nil, err
+		return err
 	} else if err := checkImportTime("updated_at", rec.UpdatedAt, true); err != nil {
-		return nil, err
+		return err
 	} else if err := checkImportTime("last_accessed_at", rec.LastAccessedAt, false); err != nil {
-		return nil, err
+		return err
 	} else if err := checkImportTime("expires_at", rec.ExpiresAt, false); err != nil {
-		return nil, err
+		return err
 	}
 	if rec.UpdatedAt.Before(rec.CreatedAt) {
-		return nil, loci.Errorf(loci.EINVALID, "updated_at must not be before created_at")
+		return loci.Errorf(loci.EINVALID, "updated_at must not be before created_at")
 	}
 	if len(rec.Embedding) > 0 || rec.EmbeddingModel != "" {
 		if len(rec.Embedding) == 0 || rec.EmbeddingModel == "" {
-			return nil, loci.Errorf(loci.EINVALID, "embedding and embedding_model go together")
+			return loci.Errorf(loci.EINVALID, "embedding and embedding_model go together")
 		} else if len(rec.Embedding) > maxImportDims {
-			return nil, loci.Errorf(loci.EINVALID, "an embedding has at most %d dimensions", maxImportDims)
+			return loci.Errorf(loci.EINVALID, "an embedding has at most %d dimensions", maxImportDims)
 		}
 	}
+	return nil
+}
+
+// checkImportVersions checks an imported record's kept versions as the
+// record itself is checked.
+func checkImportVersions(rec *loci.Record, versions []loci.RecordVersion) error {
 	seen := map[int]bool{}
 	for _, v := range versions {
 		if v.Version < 1 || v.Version >= rec.Version || seen[v.Version] {
-			return nil, loci.Errorf(loci.EINVALID, "each kept version must be distinct and below the record's version %d", rec.Version)
+			return loci.Errorf(loci.EINVALID, "each kept version must be distinct and below the record's version %d", rec.Version)
 		}
 		seen[v.Version] = true
 		if err := loci.CheckText("a version's content", v.Content, maxImportContentBytes); err != nil {
-			return nil, err
+			return err
 		} else if err := checkImportMetadata("a version's metadata", v.Metadata); err != nil {
-			return nil, err
+			return err
 		} else if _, err := checkImportData("a version's data", rec, v.Data); err != nil {
-			return nil, err
+			return err
 		} else if err := checkImportTime("a version's updated_at", v.UpdatedAt, true); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return data, nil
+	return nil
 }
 
 // need refuses a record of a kind that requires field without it.

@@ -25,7 +25,7 @@ func hashKey(secret string) string {
 // secret once. A key bound to an agent cannot create keys (nor list or
 // revoke them). The audit entry names the key's id, never its secret.
 func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (_ *loci.APIKey, _ string, err error) {
-	a, err := s.begin(ctx, "key.create", "", loci.Scope{AgentID: spec.AgentID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpKeyCreate, loci.Scope{AgentID: spec.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, "", err
@@ -59,7 +59,7 @@ func (s *Service) CreateKey(ctx context.Context, spec loci.KeySpec) (_ *loci.API
 // ListKeys returns the keys of the context's workspace, or of every
 // workspace when all is set and the caller is trusted (no principal).
 func (s *Service) ListKeys(ctx context.Context, all bool) (_ []*loci.APIKey, err error) {
-	a, err := s.begin(ctx, "key.list", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpKeyList, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (s *Service) ListKeys(ctx context.Context, all bool) (_ []*loci.APIKey, err
 // RevokeKey revokes a key: of the principal's workspace when there is a
 // principal, of any workspace for a trusted caller (the local CLI).
 func (s *Service) RevokeKey(ctx context.Context, id string) (err error) {
-	a, err := s.begin(ctx, "key.revoke", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpKeyRevoke, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return err

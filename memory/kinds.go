@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -12,7 +13,7 @@ import (
 // kindDoor is what the memories door (memories.go) asks a kind: how a
 // memory of the kind is added, edited and deleted by id, under the kind's
 // own rules. Each kind declares its door beside its rules (notes_door.go,
-// facts_door.go, …); kindDoors registers them, one line a kind, and no
+// facts_door.go, …) and registers it there (registerKind), and no
 // cross-kind code switches on the kind.
 type kindDoor interface {
 	// route names the kind's own route, for the errors of what the door
@@ -33,11 +34,10 @@ type kindDoor interface {
 	ttl() bool
 }
 
-// kindRules is what import, search and review ask a kind: the facts an
-// import checks a record of the kind against, the rules that span its
-// records, and how its confidence and its review questions read. Each
-// kind declares its rules in its door file, beside its door.
-type kindRules interface {
+// kindImport is what import asks a kind: the facts an import checks a
+// record of the kind against and the rules that span its records. Each
+// kind declares them in its door file, beside its door.
+type kindImport interface {
 	// importLimits are the bounds an imported record of the kind keeps.
 	importLimits() importLimits
 	// checkImportScope checks the scope and fields a record of the kind
@@ -48,19 +48,44 @@ type kindRules interface {
 	// errors), against what a record of the kind stores (rec's category
 	// chooses, for sessions): its fields' types and ranges.
 	checkImportData(field string, rec *loci.Record, data []byte) (any, error)
-	// holdImport notes in h the groups of records r belongs to whose
-	// limits span records (a task's working bytes, a user and agent's
-	// episodes), so that what the workspace holds of them is read once.
+	// keepImportData keeps in e what the kind's limits that span records
+	// need of data, e's record's data as checkImportData decoded it.
+	keepImportData(e *importEntry, data any)
+	// holdImport adds to h (h.hold) a read of each group of records r
+	// belongs to whose limits span records (a task's working bytes, a user
+	// and agent's episodes), so that what the workspace holds is read once.
 	holdImport(h *importHold, ir *importRules, r *loci.Record)
 	// tallyImport counts one checked line of the kind in ir, and refuses
 	// it when it takes a limit that spans records past its bound.
 	tallyImport(ir *importRules, e *importEntry) error
+	// uniqueKey is what an open record's key is unique in: the kind,
+	// scope and key unless the kind says otherwise.
+	uniqueKey(r *loci.Record) string
+	// linkable reports whether a block link may point at a record of the
+	// kind: blocks alone.
+	linkable() bool
+}
+
+// kindRules is what search, review and the memories door ask a kind
+// about one of its records: how its confidence and its review questions
+// read, whether it lends context, whether it is read once expired.
+type kindRules interface {
 	// confidence01 returns a record's confidence on 0..1, if the kind
 	// has one; ok false: the record is neither helped nor penalised.
 	confidence01(r *loci.Record) (c float64, ok bool)
 	// reviewItem fills it, a review-queue item, from r, as at now; an
 	// error for a kind that is never asked about.
 	reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) error
+	// isMessage reports whether r is a conversation message: only
+	// messages lend context to their neighbours in search, and a
+	// forgotten one leaves its session with one message less.
+	isMessage(r *loci.Record) bool
+	// readExpired reports whether a record of the kind past its expiry is
+	// still read by id (a session's expiry ends it, its record stays).
+	readExpired() bool
+	// historyOf selects the records whose versions are r's history (a
+	// keyed fact: every fact of its slot); ok false: r's alone.
+	historyOf(r *loci.Record) (f loci.RecordFilter, ok bool)
 }
 
 // importLimits are the bounds of an imported record of one kind.
@@ -70,22 +95,27 @@ type importLimits struct {
 	dataRequired  bool    // data must be given, not empty
 }
 
-// memKind is all a kind declares: its door and its rules.
+// memKind is all a kind declares: its door, its import and its rules.
 type memKind interface {
 	kindDoor
+	kindImport
 	kindRules
 }
 
-// kindDoors registers every kind, its door and its rules.
-var kindDoors = map[loci.Kind]memKind{
-	loci.KindNote:       noteDoor{},
-	loci.KindBlock:      blockDoor{},
-	loci.KindPassage:    passageDoor{},
-	loci.KindWorking:    workingDoor{},
-	loci.KindEpisode:    episodeDoor{},
-	loci.KindFact:       factDoor{},
-	loci.KindPreference: preferenceDoor{},
-	loci.KindSession:    sessionDoor{},
+// kindDoors holds every kind, registered by its door file with
+// registerKind.
+var kindDoors = map[loci.Kind]memKind{}
+
+// registerKind registers kind k's door, import and rules; each door file
+// calls it once, in a package-level declaration
+// (var _ = registerKind(loci.KindNote, noteDoor{})), so a kind is
+// registered where it is declared. It panics on a kind registered twice.
+func registerKind(k loci.Kind, m memKind) bool {
+	if _, dup := kindDoors[k]; dup {
+		panic("memory: kind " + string(k) + " registered twice")
+	}
+	kindDoors[k] = m
+	return true
 }
 
 // doorOf returns the door of kind k.
@@ -103,84 +133,74 @@ func rulesOf(k loci.Kind) (kindRules, bool) {
 	return d, ok
 }
 
+// importOf returns what import asks of kind k, and false for an unknown
+// kind.
+func importOf(k loci.Kind) (kindImport, bool) {
+	d, ok := kindDoors[k]
+	return d, ok
+}
+
+// The questions cross-kind code asks of one record, answered by its kind.
+
+// confidence01 returns r's confidence on 0..1, if its kind has one, as
+// the kind says (kindRules.confidence01): facts and episodes keep 0..1,
+// preferences and sessions 0..100. An episode recorded without a
+// confidence_score, and a conversation message, have none: they are
+// neither helped nor penalised.
+func confidence01(r *loci.Record) (float64, bool) {
+	rules, ok := rulesOf(r.Kind)
+	if !ok {
+		return 0, false
+	}
+	return rules.confidence01(r)
+}
+
+// isMessage reports whether r is a conversation message, as its kind says
+// (kindRules.isMessage): only messages lend context to their neighbours,
+// since a turn's answer is often the next message; a passage or fact
+// written a minute after another is not its context.
+func isMessage(r *loci.Record) bool {
+	rules, ok := rulesOf(r.Kind)
+	return ok && rules.isMessage(r)
+}
+
+// readExpired reports whether rec, past its expiry, is still read by id,
+// as its kind says (kindRules.readExpired).
+func readExpired(rec *loci.Record) bool {
+	rules, ok := rulesOf(rec.Kind)
+	return ok && rules.readExpired()
+}
+
+// linkable reports whether a block link may point at r, as its kind
+// says (kindImport.linkable).
+func linkable(r *loci.Record) bool {
+	k, ok := importOf(r.Kind)
+	return ok && k.linkable()
+}
+
 // defaultRules are the rules a kind keeps unless it declares its own: no
 // limit that spans records, no confidence, no review questions, any JSON
-// object as data. Each kind embeds it.
+// object as data, a key unique in its kind and scope, no messages, no
+// block links, not read once expired. Each kind embeds it.
 type defaultRules struct{}
 
 func (defaultRules) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
 	m := map[string]json.RawMessage{}
 	return &m, decodeImport(field, rec, data, &m)
 }
+func (defaultRules) keepImportData(*importEntry, any)                   {}
 func (defaultRules) holdImport(*importHold, *importRules, *loci.Record) {}
 func (defaultRules) tallyImport(*importRules, *importEntry) error       { return nil }
 func (defaultRules) confidence01(*loci.Record) (float64, bool)          { return 0, false }
+func (defaultRules) isMessage(*loci.Record) bool                        { return false }
+func (defaultRules) linkable() bool                                     { return false }
+func (defaultRules) historyOf(*loci.Record) (loci.RecordFilter, bool) {
+	return loci.RecordFilter{}, false
+}
+func (defaultRules) readExpired() bool { return false }
+func (defaultRules) uniqueKey(r *loci.Record) string {
+	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Key}, "\x00")
+}
 func (defaultRules) reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) error {
 	return fmt.Errorf("review queue: record %s is a %s", r.ID, r.Kind)
-}
-
-// memInput is a MemoryInput checked for its common fields.
-type memInput struct {
-	loci.MemoryInput
-	metadata  []byte    // canonical, nil for none
-	expiresAt time.Time // zero: never
-}
-
-// memEdit is the content and tags of a patch (nil: unchanged), with the
-// metadata and expiry the door applies around the kind's edit.
-type memEdit struct {
-	content *string
-	tags    *[]string
-}
-
-// memWrite is one write of the memories door: the service, the
-// transaction, the audit entry and the time.
-type memWrite struct {
-	s   *Service
-	tx  loci.Tx
-	a   *audited
-	ws  string
-	now time.Time
-}
-
-// seenRecord is a repeat's record: its id and version.
-type seenRecord struct {
-	id      string
-	version int
-}
-
-// normContent is content as a repeat is compared: case and spacing aside.
-func normContent(s string) string { return loci.NormalizeContent(s) }
-
-// sameContent finds a live record selected by f, not history, of key key
-// ("" for none), whose content is c (case and spacing aside) and returns
-// its id and version (id "" for none). The content's hash is indexed, so
-// it reads the few records that share it, whatever the scope's size; a
-// batch sees its own earlier writes, in its transaction.
-func (w *memWrite) sameContent(ctx context.Context, f loci.RecordFilter, key, c string) (seenRecord, error) {
-	h := loci.ContentHash(c)
-	f.ContentHash, f.LiveAt = &h, w.now
-	recs, err := w.tx.FindRecords(ctx, f)
-	if err != nil {
-		return seenRecord{}, err
-	}
-	norm := normContent(c)
-	for _, r := range recs {
-		if r.InvalidAt.IsZero() && r.Key == key && normContent(r.Content) == norm {
-			return seenRecord{r.ID, r.Version}, nil
-		}
-	}
-	return seenRecord{}, nil
-}
-
-// errNoTTL refuses a time to live on a kind that takes none.
-func errNoTTL(k loci.Kind) error {
-	return loci.Errorf(loci.EINVALID, "a %s takes no expires_at or ttl_seconds (notes, passages and facts do)", k)
-}
-
-// ownRoute refuses what the door does not do for a kind: 400 for an add,
-// 409 for an edit, naming the kind's own route.
-func ownRoute(code string, k loci.Kind, what string) error {
-	d, _ := doorOf(k)
-	return loci.Errorf(code, "a %s is not %s through /v1/memories: use %s", k, what, d.route())
 }

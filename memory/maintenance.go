@@ -18,7 +18,7 @@ import (
 // changed (or would have: a dry run is audited as one) and counts the
 // records created, updated and deleted.
 func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (_ *loci.MaintenanceReport, err error) {
-	a, err := s.begin(ctx, "maintenance", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpMaintenance, loci.Scope{})
 	defer a.end(&err)
 	if req.DryRun {
 		a.dryRun()
@@ -360,3 +360,6 @@ func (s *Service) expireSessions(ctx context.Context, tx loci.Tx, now time.Time,
 	}
 	return nil
 }
+
+// errRollback makes a dry run roll back its transaction.
+var errRollback = errors.New("dry run: roll back")

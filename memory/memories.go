@@ -75,7 +75,7 @@ func expiryOf(at *time.Time, ttl *int64, now time.Time) (time.Time, error) {
 
 // AddMemory adds one memory.
 func (s *Service) AddMemory(ctx context.Context, in loci.MemoryInput) (_ *loci.MemoryEvent, err error) {
-	a, err := s.begin(ctx, "memory.add", in.Kind, loci.Scope{AgentID: in.AgentID, UserID: in.UserID, SessionID: in.SessionID}, agentFree)
+	a, err := s.beginKind(ctx, loci.OpMemoryAdd, in.Kind, loci.Scope{AgentID: in.AgentID, UserID: in.UserID, SessionID: in.SessionID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func getMemoryTx(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) 
 	} else if err != nil {
 		return nil, err
 	}
-	if (rec.Expired(now) && rec.Kind != loci.KindSession) || !reachable(ctx, rec) {
+	if (rec.Expired(now) && !readExpired(rec)) || !reachable(ctx, rec) {
 		return nil, errMemoryNotFound()
 	}
 	return rec, nil
@@ -145,7 +145,7 @@ func reachable(ctx context.Context, rec *loci.Record) bool {
 
 // GetMemory returns one memory of any kind.
 func (s *Service) GetMemory(ctx context.Context, id string) (_ *loci.UserMemory, err error) {
-	a, err := s.begin(ctx, "memory.get", "", loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpMemoryGet, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (s *Service) GetMemory(ctx context.Context, id string) (_ *loci.UserMemory,
 
 // UpdateMemory changes a memory in place, keeping history.
 func (s *Service) UpdateMemory(ctx context.Context, id string, p loci.MemoryPatch) (_ *loci.MemoryEvent, err error) {
-	a, err := s.begin(ctx, "memory.update", "", loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpMemoryUpdate, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func (w *memWrite) keepVersion(ctx context.Context, rec *loci.Record) error {
 
 // DeleteMemory deletes a memory of any kind.
 func (s *Service) DeleteMemory(ctx context.Context, id string) (err error) {
-	a, err := s.begin(ctx, "memory.delete", "", loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpMemoryDelete, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return err
@@ -316,7 +316,7 @@ func (w *memWrite) deleteRecord(ctx context.Context, rec *loci.Record) error {
 // kept versions and its current value; for a keyed fact, every version of
 // its key.
 func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.MemoryVersion, err error) {
-	a, err := s.begin(ctx, "memory.history", "", loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpMemoryHistory, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -331,11 +331,11 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 		}
 		a.e.Kind = rec.Kind
 		recs := []*loci.Record{rec}
-		if rec.Kind == loci.KindFact && rec.Key != "" {
-			if recs, err = tx.FindRecords(ctx, loci.RecordFilter{
-				Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindFact}, UserID: &rec.UserID, Key: &rec.Key, Order: loci.OrderValidDesc,
-			}); err != nil {
-				return err
+		if rules, ok := rulesOf(rec.Kind); ok {
+			if f, ok := rules.historyOf(rec); ok {
+				if recs, err = tx.FindRecords(ctx, f); err != nil {
+					return err
+				}
 			}
 		}
 		for _, r := range recs {
@@ -368,7 +368,7 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 
 // BatchMemories applies a batch in one transaction.
 func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []loci.MemoryEvent, err error) {
-	a, err := s.begin(ctx, "memory.batch", "", loci.Scope{}, agentFree)
+	a, err := s.begin(ctx, loci.OpMemoryBatch, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -380,7 +380,7 @@ func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []lo
 		return nil, loci.Errorf(loci.EINVALID, "a batch holds at most %d operations, not %d", loci.MaxBatchOps, n)
 	}
 	for i, in := range b.Add {
-		if err := checkBinding(ctx, in.AgentID, agentFree); err != nil {
+		if err := checkBinding(ctx, in.AgentID, loci.AgentFree); err != nil {
 			return nil, opError("add", i, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -98,7 +97,7 @@ func (s *Service) findNote(ctx context.Context, tx loci.Tx, agentID, key string)
 // Remember creates or updates a note, keeping the previous value as a
 // version.
 func (s *Service) Remember(ctx context.Context, agentID, key string, value json.RawMessage) (_ *loci.RememberResult, err error) {
-	a, err := s.begin(ctx, "note.remember", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpNoteRemember, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -192,7 +191,7 @@ func (s *Service) writeNote(ctx context.Context, tx loci.Tx, a *audited, agentID
 
 // Recall returns one note.
 func (s *Service) Recall(ctx context.Context, agentID, key string) (_ *loci.Note, err error) {
-	a, err := s.begin(ctx, "note.recall", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpNoteRecall, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -215,7 +214,7 @@ func (s *Service) Recall(ctx context.Context, agentID, key string) (_ *loci.Note
 
 // RecallAll returns every note of the agent, by key.
 func (s *Service) RecallAll(ctx context.Context, agentID string) (_ []*loci.Note, err error) {
-	a, err := s.begin(ctx, "note.recall_all", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpNoteRecallAll, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -249,7 +248,7 @@ func (s *Service) RecallAll(ctx context.Context, agentID string) (_ []*loci.Note
 // ListNotes returns one page of the agent's notes, by key, and how many
 // notes the agent has: it reads, and audits, only the page.
 func (s *Service) ListNotes(ctx context.Context, agentID string, limit, offset int) (_ []*loci.Note, total int, err error) {
-	a, err := s.begin(ctx, "note.recall_all", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpNoteRecallAll, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -288,7 +287,7 @@ func (s *Service) ListNotes(ctx context.Context, agentID string, limit, offset i
 
 // Forget deletes a note and all its versions.
 func (s *Service) Forget(ctx context.Context, agentID, key string) (err error) {
-	a, err := s.begin(ctx, "note.forget", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpNoteForget, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return err
@@ -309,7 +308,7 @@ func (s *Service) Forget(ctx context.Context, agentID, key string) (err error) {
 
 // History returns every value the note has had, the current one first.
 func (s *Service) History(ctx context.Context, agentID, key string) (_ []loci.NoteVersion, err error) {
-	a, err := s.begin(ctx, "note.history", loci.KindNote, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpNoteHistory, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -365,9 +364,4 @@ func sameNoteValue(old *loci.Record, value json.RawMessage, text string) bool {
 		return normContent(text) == normContent(old.Content)
 	}
 	return bytes.Equal(d.Value, value)
-}
-
-// lockName names the lock that serializes read-modify-write on one thing.
-func lockName(parts ...string) string {
-	return strings.Join(parts, "\x1f")
 }

@@ -12,6 +12,8 @@ import (
 // memories, added with a key (the content is the value, as a string).
 type noteDoor struct{ defaultRules }
 
+var _ = registerKind(loci.KindNote, noteDoor{})
+
 func (noteDoor) route() string { return "PUT /v1/agents/{agent_id}/notes/{key}" }
 func (noteDoor) ttl() bool     { return true }
 

@@ -16,7 +16,7 @@ import (
 // ListUsers returns the users the workspace knows, newest first.
 func (s *Service) ListUsers(ctx context.Context, f loci.UserFilter) (_ []*loci.UserSummary, _ int, err error) {
 	// The user list spans agents: keys bound to an agent are refused.
-	a, err := s.begin(ctx, "user.list", "", loci.Scope{}, agentDeny)
+	a, err := s.begin(ctx, loci.OpUserList, loci.Scope{})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -71,7 +71,7 @@ func startOfDay(t time.Time) time.Time {
 // Stats returns the overview of the workspace, or of one agent or user.
 func (s *Service) Stats(ctx context.Context, q loci.StatsQuery) (_ *loci.Stats, err error) {
 	// The workspace's stats span agents: a bound key names its own.
-	a, err := s.begin(ctx, "stats", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpStats, loci.Scope{AgentID: q.AgentID, UserID: q.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func sortNewestFirst(recs []*loci.Record) {
 // ListMemories returns the records of every kind q selects, newest first.
 func (s *Service) ListMemories(ctx context.Context, q loci.MemoryQuery) (_ []*loci.UserMemory, _ int, err error) {
 	// The timeline spans agents: a bound key names its own.
-	a, err := s.begin(ctx, "memory.list", "", q.Scope, agentNamed)
+	a, err := s.begin(ctx, loci.OpMemoryList, q.Scope)
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err

@@ -43,7 +43,7 @@ func (s *Service) passageFilter(ctx context.Context, agentID string, f loci.Pass
 
 // AddPassage stores a passage in the agent's archival memory.
 func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags []string) (_ *loci.Passage, err error) {
-	a, err := s.begin(ctx, "passage.add", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpPassageAdd, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 
 // ListPassages returns the agent's passages, newest first.
 func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.PassageFilter) (_ []*loci.Passage, _ int, err error) {
-	a, err := s.begin(ctx, "passage.list", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpPassageList, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -133,7 +133,7 @@ func (s *Service) ListPassages(ctx context.Context, agentID string, f loci.Passa
 // SearchPassages ranks the agent's passages against query by hybrid
 // retrieval; the tag filter applies before ranking.
 func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f loci.PassageFilter) (_ *loci.PassageResults, err error) {
-	a, err := s.begin(ctx, "passage.search", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpPassageSearch, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 
 // DeletePassage deletes one of the agent's passages.
 func (s *Service) DeletePassage(ctx context.Context, agentID, id string) (err error) {
-	a, err := s.begin(ctx, "passage.delete", loci.KindPassage, loci.Scope{AgentID: agentID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpPassageDelete, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
 	if err != nil {
 		return err

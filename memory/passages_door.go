@@ -12,6 +12,8 @@ import (
 // archival memory, one record per passage, with tags.
 type passageDoor struct{ defaultRules }
 
+var _ = registerKind(loci.KindPassage, passageDoor{})
+
 func (passageDoor) route() string { return "POST /v1/agents/{agent_id}/passages" }
 func (passageDoor) ttl() bool     { return true }
 

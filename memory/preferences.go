@@ -90,7 +90,7 @@ func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
 // its count. A repeat of the same value needs only the creator role; a
 // change (another value or source, a flagged preference) needs editor.
 func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput) (_ *loci.Preference, _ bool, err error) {
-	a, err := s.begin(ctx, "preference.observe", loci.KindPreference, loci.Scope{UserID: in.UserID, SessionID: in.SessionID}, agentFree)
+	a, err := s.begin(ctx, loci.OpPreferenceObserve, loci.Scope{UserID: in.UserID, SessionID: in.SessionID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, false, err
@@ -121,59 +121,14 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 		}
 		var rec *loci.Record
 		var d prefData
-		conf := 0
+		var conf int
 		if old == nil {
 			created = true
-			rec = &loci.Record{
-				ID: newID(), Workspace: ws, Kind: loci.KindPreference,
-				Scope: loci.Scope{UserID: in.UserID, SessionID: sessionID}, Key: in.Type,
-				CreatedAt: now, Version: 1,
-			}
-			d = prefData{Type: in.Type, Value: value, FirstObserved: now.Format(time.DateOnly), ObservationCount: 1, Source: in.Source}
-			switch in.Source {
-			case loci.SourceExplicit:
-				conf, d.IsPersistent = loci.PrefExplicitConfidence, true
-			case loci.SourceImplicit:
-				conf = loci.PrefImplicitStart
-			case loci.SourceDecision:
-				conf = loci.PrefDecisionConfidence
-			}
+			rec, d, conf = newPref(ws, in, sessionID, value, now)
 		} else {
 			rec = old
-			if err := decodeData(rec, &d); err != nil {
+			if d, conf, err = observeAgain(ctx, rec, in, value, now); err != nil {
 				return err
-			}
-			eff := effectiveConfidence(int(math.Round(rec.Confidence)), d.LastUsedAt, now)
-			same := bytes.Equal(d.Value, value) && !d.FlaggedForRemoval
-			// Creating needs the creator role (the route's), and so does
-			// observing a known preference again: the same value, from
-			// the same source or as behaviour (implicit), only adds an
-			// observation and raises its confidence, as a use does.
-			// Changing what is known needs editor: another value (or a
-			// preference flagged for removal, which waits for a person),
-			// or another source (an explicit statement of what was
-			// implicit makes it persistent at 100, as confirm does).
-			restated := in.Source == loci.SourceImplicit || in.Source == d.Source
-			if !same || !restated {
-				if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-					return err
-				}
-			}
-			if same {
-				d.ObservationCount++
-			} else {
-				d.Value, d.ObservationCount, d.FirstObserved, d.Peak = value, 1, now.Format(time.DateOnly), 0
-				d.FlaggedForRemoval, d.IsPersistent = false, false
-			}
-			switch {
-			case in.Source == loci.SourceExplicit:
-				conf, d.IsPersistent, d.Source = loci.PrefExplicitConfidence, true, in.Source
-			case in.Source == loci.SourceDecision:
-				conf, d.Source = loci.PrefDecisionConfidence, in.Source
-			case same: // an implicit repeat
-				conf = max(eff, min(eff+loci.PrefImplicitStep, loci.PrefImplicitMax))
-			default: // implicit, new value
-				conf, d.Source = loci.PrefImplicitStart, in.Source
 			}
 		}
 		if in.Context != "" {
@@ -206,6 +161,71 @@ func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput
 	return pref, created, nil
 }
 
+// newPref is the record, data and confidence of preference in's first
+// observation (value, in.Value checked), in session sessionID ("" for
+// none), as at now.
+func newPref(ws string, in loci.PreferenceInput, sessionID string, value json.RawMessage, now time.Time) (*loci.Record, prefData, int) {
+	rec := &loci.Record{
+		ID: newID(), Workspace: ws, Kind: loci.KindPreference,
+		Scope: loci.Scope{UserID: in.UserID, SessionID: sessionID}, Key: in.Type,
+		CreatedAt: now, Version: 1,
+	}
+	d := prefData{Type: in.Type, Value: value, FirstObserved: now.Format(time.DateOnly), ObservationCount: 1, Source: in.Source}
+	conf := 0
+	switch in.Source {
+	case loci.SourceExplicit:
+		conf, d.IsPersistent = loci.PrefExplicitConfidence, true
+	case loci.SourceImplicit:
+		conf = loci.PrefImplicitStart
+	case loci.SourceDecision:
+		conf = loci.PrefDecisionConfidence
+	}
+	return rec, d, conf
+}
+
+// observeAgain is the data and confidence of rec, a known preference,
+// observed again as in says (value, in.Value checked), as at now; a change
+// of what is known needs the editor role.
+func observeAgain(ctx context.Context, rec *loci.Record, in loci.PreferenceInput, value json.RawMessage, now time.Time) (prefData, int, error) {
+	var d prefData
+	if err := decodeData(rec, &d); err != nil {
+		return d, 0, err
+	}
+	eff := effectiveConfidence(int(math.Round(rec.Confidence)), d.LastUsedAt, now)
+	same := bytes.Equal(d.Value, value) && !d.FlaggedForRemoval
+	// Creating needs the creator role (the route's), and so does
+	// observing a known preference again: the same value, from the same
+	// source or as behaviour (implicit), only adds an observation and
+	// raises its confidence, as a use does. Changing what is known needs
+	// editor: another value (or a preference flagged for removal, which
+	// waits for a person), or another source (an explicit statement of
+	// what was implicit makes it persistent at 100, as confirm does).
+	restated := in.Source == loci.SourceImplicit || in.Source == d.Source
+	if !same || !restated {
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return d, 0, err
+		}
+	}
+	if same {
+		d.ObservationCount++
+	} else {
+		d.Value, d.ObservationCount, d.FirstObserved, d.Peak = value, 1, now.Format(time.DateOnly), 0
+		d.FlaggedForRemoval, d.IsPersistent = false, false
+	}
+	var conf int
+	switch {
+	case in.Source == loci.SourceExplicit:
+		conf, d.IsPersistent, d.Source = loci.PrefExplicitConfidence, true, in.Source
+	case in.Source == loci.SourceDecision:
+		conf, d.Source = loci.PrefDecisionConfidence, in.Source
+	case same: // an implicit repeat
+		conf = max(eff, min(eff+loci.PrefImplicitStep, loci.PrefImplicitMax))
+	default: // implicit, new value
+		conf, d.Source = loci.PrefImplicitStart, in.Source
+	}
+	return d, conf, nil
+}
+
 // lockPref takes the preference's lock for the rest of tx (concurrent
 // read-modify-writes of one preference take turns) and reads it.
 func (s *Service) lockPref(ctx context.Context, tx loci.Tx, ws, userID, typ, sessionID string) (*loci.Record, error) {
@@ -232,7 +252,7 @@ func (s *Service) findPref(ctx context.Context, tx loci.Tx, userID, typ, session
 
 // ListPreferences returns the user's preferences by effective confidence.
 func (s *Service) ListPreferences(ctx context.Context, userID, sessionID string) (_ []*loci.Preference, err error) {
-	a, err := s.begin(ctx, "preference.list", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
+	a, err := s.begin(ctx, loci.OpPreferenceList, loci.Scope{UserID: userID, SessionID: sessionID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -294,7 +314,7 @@ func (s *Service) preferencesOf(ctx context.Context, tx loci.Tx, f loci.RecordFi
 // UsePreference adds 5 to the effective confidence, up to the peak, and
 // marks the preference used now.
 func (s *Service) UsePreference(ctx context.Context, userID, typ, sessionID string) (*loci.Preference, error) {
-	return s.changePref(ctx, "preference.use", userID, typ, sessionID, nil, func(d *prefData, stored, eff int, now time.Time) int {
+	return s.changePref(ctx, loci.OpPreferenceUse, userID, typ, sessionID, nil, func(d *prefData, stored, eff int, now time.Time) int {
 		d.LastUsedAt = now
 		return min(eff+loci.PrefUseStep, max(d.Peak, eff))
 	})
@@ -303,7 +323,7 @@ func (s *Service) UsePreference(ctx context.Context, userID, typ, sessionID stri
 // ConfirmPreference sets the confidence to 100 and makes the preference
 // persistent.
 func (s *Service) ConfirmPreference(ctx context.Context, userID, typ, sessionID string) (*loci.Preference, error) {
-	return s.changePref(ctx, "preference.confirm", userID, typ, sessionID, nil, func(d *prefData, stored, eff int, now time.Time) int {
+	return s.changePref(ctx, loci.OpPreferenceConfirm, userID, typ, sessionID, nil, func(d *prefData, stored, eff int, now time.Time) int {
 		d.LastUsedAt, d.IsPersistent, d.FlaggedForRemoval = now, true, false
 		d.Peak = loci.PrefExplicitConfidence
 		return loci.PrefExplicitConfidence
@@ -328,15 +348,15 @@ func (s *Service) ContradictPreference(ctx context.Context, userID, typ, session
 	default:
 		invalid = loci.Errorf(loci.EINVALID, "source must be implicit or explicit")
 	}
-	return s.changePref(ctx, "preference.contradict", userID, typ, sessionID, invalid, change)
+	return s.changePref(ctx, loci.OpPreferenceContradict, userID, typ, sessionID, invalid, change)
 }
 
 // changePref is operation op: it applies change, which returns the new
 // stored confidence, to a preference. A non-nil invalid is the error of
 // an argument the caller checked (refused, and audited, before the
 // preference's name is checked).
-func (s *Service) changePref(ctx context.Context, op, userID, typ, sessionID string, invalid error, change func(d *prefData, stored, eff int, now time.Time) int) (_ *loci.Preference, err error) {
-	a, err := s.begin(ctx, op, loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
+func (s *Service) changePref(ctx context.Context, op *loci.Operation, userID, typ, sessionID string, invalid error, change func(d *prefData, stored, eff int, now time.Time) int) (_ *loci.Preference, err error) {
+	a, err := s.begin(ctx, op, loci.Scope{UserID: userID, SessionID: sessionID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -377,7 +397,7 @@ func (s *Service) changePref(ctx context.Context, op, userID, typ, sessionID str
 
 // ClearPreferences deletes every preference of the user.
 func (s *Service) ClearPreferences(ctx context.Context, userID string) (n int, err error) {
-	a, err := s.begin(ctx, "preference.clear", loci.KindPreference, loci.Scope{UserID: userID}, agentFree)
+	a, err := s.begin(ctx, loci.OpPreferenceClear, loci.Scope{UserID: userID})
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
@@ -411,7 +431,7 @@ func deleteTouched(ctx context.Context, tx loci.Tx, a *audited, f loci.RecordFil
 
 // DeletePreference deletes the user's preferences of one type.
 func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (n int, err error) {
-	a, err := s.begin(ctx, "preference.forget", loci.KindPreference, loci.Scope{UserID: userID}, agentFree)
+	a, err := s.begin(ctx, loci.OpPreferenceForget, loci.Scope{UserID: userID})
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
@@ -435,7 +455,7 @@ func (s *Service) DeletePreference(ctx context.Context, userID, typ string) (n i
 // the flag (the confidence stays as the contradiction left it), otherwise
 // the preference is forgotten.
 func (s *Service) ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (_ *loci.Preference, err error) {
-	a, err := s.begin(ctx, "preference.resolve", loci.KindPreference, loci.Scope{UserID: userID, SessionID: sessionID}, agentFree)
+	a, err := s.begin(ctx, loci.OpPreferenceResolve, loci.Scope{UserID: userID, SessionID: sessionID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 // confidence framework of seed 001.
 type preferenceDoor struct{ defaultRules }
 
+var _ = registerKind(loci.KindPreference, preferenceDoor{})
+
 func (preferenceDoor) route() string { return "POST /v1/users/{user_id}/preferences" }
 func (preferenceDoor) ttl() bool     { return false }
 

@@ -13,7 +13,7 @@ import (
 // changed first, with how many there are in all. Both kinds carry the
 // reason in the record's review column, so the queue is one query.
 func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loci.ReviewItem, _ int, err error) {
-	a, err := s.begin(ctx, "user.review", "", loci.Scope{UserID: q.UserID}, agentFree)
+	a, err := s.begin(ctx, loci.OpUserReview, loci.Scope{UserID: q.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err

@@ -383,27 +383,6 @@ func zero(v []float32) bool {
 	return true
 }
 
-// confidence01 returns r's confidence on 0..1, if its kind has one, as
-// the kind says (kindRules.confidence01): facts and episodes keep 0..1,
-// preferences and sessions 0..100. An episode recorded without a
-// confidence_score, and a conversation message, have none: they are
-// neither helped nor penalised.
-func confidence01(r *loci.Record) (float64, bool) {
-	rules, ok := rulesOf(r.Kind)
-	if !ok {
-		return 0, false
-	}
-	return rules.confidence01(r)
-}
-
-// isMessage reports whether r is a conversation message: only messages
-// lend context to their neighbours, since a turn's answer is often the
-// next message; a passage or fact written a minute after another is not
-// its context.
-func isMessage(r *loci.Record) bool {
-	return r.Kind == loci.KindSession && r.Category == messageCategory
-}
-
 func explanation(e retrieval.Explanation) *loci.Explanation {
 	out := &loci.Explanation{
 		Signals: map[string]loci.SignalScore{}, Fused: e.Fused, Recency: e.Recency,
@@ -418,7 +397,7 @@ func explanation(e retrieval.Explanation) *loci.Explanation {
 
 // Search is hybrid search across kinds (POST /v1/search).
 func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.SearchResults, err error) {
-	a, err := s.begin(ctx, "search", "", loci.Scope{AgentID: q.AgentID, UserID: q.UserID, SessionID: q.SessionID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpSearch, loci.Scope{AgentID: q.AgentID, UserID: q.UserID, SessionID: q.SessionID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ type Service struct {
 	store  loci.Store
 	clock  loci.Clock
 	logger *slog.Logger
-	life   lifecycle // working, episode limits (lifecycle.go)
+	keep   retention // working, episode limits (retention.go)
 
 	embedder loci.Embedder // nil: lexical search only
 	ranking  RankingParams

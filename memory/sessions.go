@@ -105,7 +105,7 @@ func (s *Service) insertMessage(ctx context.Context, tx loci.Tx, sess *loci.Reco
 
 // PutSession stores or replaces a session and its messages.
 func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) (_ *loci.Session, created bool, err error) {
-	a, err := s.begin(ctx, "session.put", loci.KindSession, loci.Scope{UserID: p.UserID, SessionID: id}, agentFree)
+	a, err := s.begin(ctx, loci.OpSessionPut, loci.Scope{UserID: p.UserID, SessionID: id})
 	defer a.end(&err)
 	if err != nil {
 		return nil, false, err
@@ -152,26 +152,7 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 		case old.UserID != p.UserID:
 			return loci.Errorf(loci.ECONFLICT, "session %s belongs to another user", id)
 		default:
-			// Creating needs the creator role (the route's); replacing a
-			// session needs editor.
-			if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-				return err
-			}
-			a.touch(old.ID)
-			f := s.sessionFilter(ctx)
-			f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
-			// The messages it had are replaced: deleted, and noted.
-			if err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-				a.touch(r.ID)
-				return nil
-			}); err != nil {
-				return err
-			}
-			if _, err := tx.DeleteRecords(ctx, f); err != nil {
-				return err
-			}
-			rec.ID, rec.CreatedAt, rec.Version = old.ID, old.CreatedAt, old.Version+1
-			if err := tx.UpdateRecord(ctx, rec, old.Version); err != nil {
+			if err := s.replaceSession(ctx, tx, a, old, rec); err != nil {
 				return err
 			}
 		}
@@ -193,9 +174,34 @@ func (s *Service) PutSession(ctx context.Context, id string, p loci.SessionPut) 
 	return sess, created, nil
 }
 
+// replaceSession replaces old, a stored session, with rec, deleting (and
+// noting) the messages it had. Creating needs the creator role (the
+// route's); replacing a session needs editor.
+func (s *Service) replaceSession(ctx context.Context, tx loci.Tx, a *audited, old, rec *loci.Record) error {
+	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+		return err
+	}
+	a.touch(old.ID)
+	id := rec.SessionID
+	f := s.sessionFilter(ctx)
+	f.SessionID, f.UserID, f.Category = &id, &old.UserID, loci.Ptr(messageCategory)
+	// The messages it had are replaced: deleted, and noted.
+	if err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+		a.touch(r.ID)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if _, err := tx.DeleteRecords(ctx, f); err != nil {
+		return err
+	}
+	rec.ID, rec.CreatedAt, rec.Version = old.ID, old.CreatedAt, old.Version+1
+	return tx.UpdateRecord(ctx, rec, old.Version)
+}
+
 // AppendSessionMessage appends one message to a session.
 func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Message) (_ *loci.SessionSummary, err error) {
-	a, err := s.begin(ctx, "session.append", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
+	a, err := s.begin(ctx, loci.OpSessionAppend, loci.Scope{SessionID: id})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -294,7 +300,7 @@ func (s *Service) recountMessages(ctx context.Context, tx loci.Tx, sessionIDs []
 
 // GetSession returns a session with its messages in order.
 func (s *Service) GetSession(ctx context.Context, id string) (_ *loci.Session, err error) {
-	a, err := s.begin(ctx, "session.get", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
+	a, err := s.begin(ctx, loci.OpSessionGet, loci.Scope{SessionID: id})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -359,7 +365,7 @@ func (s *Service) getSession(ctx context.Context, tx loci.Tx, id string) (*loci.
 
 // DeleteSession deletes a session and its messages.
 func (s *Service) DeleteSession(ctx context.Context, id string) (_ bool, err error) {
-	a, err := s.begin(ctx, "session.delete", loci.KindSession, loci.Scope{SessionID: id}, agentFree)
+	a, err := s.begin(ctx, loci.OpSessionDelete, loci.Scope{SessionID: id})
 	defer a.end(&err)
 	if err != nil {
 		return false, err
@@ -388,7 +394,7 @@ func (s *Service) DeleteSession(ctx context.Context, id string) (_ bool, err err
 // ListUserSessions returns a user's sessions' metadata, most recently
 // updated first.
 func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, offset int) (_ []loci.SessionSummary, _ int, err error) {
-	a, err := s.begin(ctx, "session.list", loci.KindSession, loci.Scope{UserID: userID}, agentFree)
+	a, err := s.begin(ctx, loci.OpSessionList, loci.Scope{UserID: userID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err

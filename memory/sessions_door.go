@@ -13,6 +13,8 @@ import (
 // session's routes, which keep its messages in order.
 type sessionDoor struct{ defaultRules }
 
+var _ = registerKind(loci.KindSession, sessionDoor{})
+
 func (sessionDoor) route() string {
 	return "PUT /v1/sessions/{session_id} or POST /v1/sessions/{session_id}/messages"
 }
@@ -82,6 +84,24 @@ func (sessionDoor) checkImportData(field string, rec *loci.Record, data []byte) 
 	return &d, nil
 }
 
+// keepImportData keeps a session's message count and next index, and a
+// message's index, for the session rules.
+func (sessionDoor) keepImportData(e *importEntry, data any) {
+	switch d := data.(type) {
+	case *sessionData:
+		e.messageCount, e.nextIndex = d.MessageCount, d.nextIndex()
+	case *messageData:
+		e.messageIndex = d.Index
+	}
+}
+
+// isMessage reports whether r is a conversation message, not a session.
+func (sessionDoor) isMessage(r *loci.Record) bool { return r.Category == messageCategory }
+
+// readExpired: a session past its expiry has ended; its record is still
+// read by id, with its messages.
+func (sessionDoor) readExpired() bool { return true }
+
 // tallyImport tallies a session, or one of its messages, for the session
 // rules importRules.check applies once every line is seen.
 func (sessionDoor) tallyImport(ir *importRules, e *importEntry) error {
@@ -108,8 +128,8 @@ func (sessionDoor) tallyImport(ir *importRules, e *importEntry) error {
 
 // confidence01 is a session's confidence, kept on 0..100; a conversation
 // message has none.
-func (sessionDoor) confidence01(r *loci.Record) (float64, bool) {
-	if isMessage(r) {
+func (d sessionDoor) confidence01(r *loci.Record) (float64, bool) {
+	if d.isMessage(r) {
 		return 0, false
 	}
 	return r.Confidence / 100, true

@@ -32,7 +32,7 @@ type contextSessionData struct {
 // It writes (the user, when new) and is audited with the write, noting the
 // ids of the preferences and sessions it returns.
 func (s *Service) UserContext(ctx context.Context, userID string) (_ *loci.UserContext, err error) {
-	a, err := s.begin(ctx, "user.context", "", loci.Scope{UserID: userID}, agentFree)
+	a, err := s.begin(ctx, loci.OpUserContext, loci.Scope{UserID: userID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func userFilter(ctx context.Context, userID string) loci.RecordFilter {
 // and then age: what is true at q.AsOf (now when zero), or everything,
 // superseded facts included, with q.IncludeHistory.
 func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMemoryQuery) (_ []*loci.UserMemory, err error) {
-	a, err := s.begin(ctx, "user.memories", "", loci.Scope{UserID: userID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpUserMemories, loci.Scope{UserID: userID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // It is audited with the ids of the records it forgot (or, dry, would
 // forget) and of the sessions whose message count it changed.
 func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) (_ []*loci.UserMemory, err error) {
-	a, err := s.begin(ctx, "user.forget", "", loci.Scope{UserID: userID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpUserForget, loci.Scope{UserID: userID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -157,27 +157,9 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	if req.DryRun {
 		a.dryRun()
 	}
-	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
-		return nil, err
-	}
-	terms := tokens(req.Query)
-	if strings.TrimSpace(req.Query) != "" && len(terms) == 0 {
-		return nil, loci.Errorf(loci.EINVALID, "query must contain at least one word")
-	}
-	where, err := loci.ParseMemoryFilter(req.Filters)
+	terms, where, err := checkForget(ctx, userID, req)
 	if err != nil {
 		return nil, err
-	}
-	if len(terms) == 0 && len(req.IDs) == 0 && where == nil {
-		return nil, loci.Errorf(loci.EINVALID, "forget needs a query, ids or filters")
-	}
-	if req.IncludeAgents {
-		if len(terms) == 0 {
-			return nil, loci.Errorf(loci.EINVALID, "include_agents extends a query to agents' notes, blocks and passages: it needs a query")
-		}
-		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
-			return nil, err
-		}
 	}
 	out := []*loci.UserMemory{}
 	// A dry run changes nothing: it reads, and its entry is queued.
@@ -188,31 +170,9 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	err = run(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
-		var found []*loci.Record
-		if len(req.IDs) > 0 {
-			byID := f
-			byID.IDs = req.IDs
-			recs, err := tx.FindRecords(ctx, byID)
-			if err != nil {
-				return err
-			}
-			found = append(found, recs...)
-		}
-		if len(terms) > 0 || (len(req.IDs) == 0 && where != nil) {
-			// Every record of the user's scope is read once (streamed,
-			// not held): a forget needs every match, not the best few.
-			err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-				if (len(terms) == 0 || holdsEvery(r, terms)) && where.Match(r) {
-					found = append(found, r)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		if where != nil {
-			found = slices.DeleteFunc(found, func(r *loci.Record) bool { return !where.Match(r) })
+		found, err := forgetMatches(ctx, tx, f, req.IDs, terms, where)
+		if err != nil {
+			return err
 		}
 		// Agents' own memory (no user) only when asked, by query only.
 		var agentIDs []string
@@ -254,31 +214,7 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		if len(ids) == 0 {
 			return nil
 		}
-		// The versions of a keyed fact are held still while the matched
-		// ones go: what is deleted is exactly what matched, and the
-		// versions left stop naming it (unlinkForgottenFacts).
-		keyed, err := lockFactSlots(ctx, tx, found)
-		if err != nil {
-			return err
-		}
-		del := f
-		del.IDs = ids
-		if _, err := tx.DeleteRecords(ctx, del); err != nil {
-			return err
-		}
-		if err := unlinkForgottenFacts(ctx, tx, a, keyed, seen, s.now()); err != nil {
-			return err
-		}
-		// A forgotten message leaves its session with one message less.
-		var sessions []string
-		for _, r := range found {
-			if r.Kind == loci.KindSession && r.Category == messageCategory && !slices.Contains(sessions, r.SessionID) {
-				sessions = append(sessions, r.SessionID)
-			}
-		}
-		recounted, err := s.recountMessages(ctx, tx, sessions)
-		a.touch(recounted...)
-		return err
+		return s.forgetFound(ctx, tx, a, f, found, ids, seen)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
@@ -286,11 +222,102 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	return out, nil
 }
 
+// checkForget checks a forget request of user userID and returns its
+// query's terms and its filter (nil: none).
+func checkForget(ctx context.Context, userID string, req loci.ForgetRequest) ([]string, *loci.MemoryFilter, error) {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
+		return nil, nil, err
+	}
+	terms := tokens(req.Query)
+	if strings.TrimSpace(req.Query) != "" && len(terms) == 0 {
+		return nil, nil, loci.Errorf(loci.EINVALID, "query must contain at least one word")
+	}
+	where, err := loci.ParseMemoryFilter(req.Filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(terms) == 0 && len(req.IDs) == 0 && where == nil {
+		return nil, nil, loci.Errorf(loci.EINVALID, "forget needs a query, ids or filters")
+	}
+	if req.IncludeAgents {
+		if len(terms) == 0 {
+			return nil, nil, loci.Errorf(loci.EINVALID, "include_agents extends a query to agents' notes, blocks and passages: it needs a query")
+		}
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return nil, nil, err
+		}
+	}
+	return terms, where, nil
+}
+
+// forgetMatches returns the records of f, the user's scope, that a forget
+// names: by id, and those that hold every term of the query (every
+// record, for filters alone); where, if given, must match them all.
+func forgetMatches(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ids, terms []string, where *loci.MemoryFilter) ([]*loci.Record, error) {
+	var found []*loci.Record
+	if len(ids) > 0 {
+		byID := f
+		byID.IDs = ids
+		recs, err := tx.FindRecords(ctx, byID)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, recs...)
+	}
+	if len(terms) > 0 || (len(ids) == 0 && where != nil) {
+		// Every record of the user's scope is read once (streamed,
+		// not held): a forget needs every match, not the best few.
+		err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+			if (len(terms) == 0 || holdsEvery(r, terms)) && where.Match(r) {
+				found = append(found, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if where != nil {
+		found = slices.DeleteFunc(found, func(r *loci.Record) bool { return !where.Match(r) })
+	}
+	return found, nil
+}
+
+// forgetFound deletes the user's records found (ids, the set seen), of
+// scope f: the versions of a keyed fact left stop naming them, and a
+// forgotten message leaves its session with one message less.
+func (s *Service) forgetFound(ctx context.Context, tx loci.Tx, a *audited, f loci.RecordFilter, found []*loci.Record, ids []string, seen map[string]bool) error {
+	// The versions of a keyed fact are held still while the matched
+	// ones go: what is deleted is exactly what matched, and the
+	// versions left stop naming it (unlinkForgottenFacts).
+	keyed, err := lockFactSlots(ctx, tx, found)
+	if err != nil {
+		return err
+	}
+	del := f
+	del.IDs = ids
+	if _, err := tx.DeleteRecords(ctx, del); err != nil {
+		return err
+	}
+	if err := unlinkForgottenFacts(ctx, tx, a, keyed, seen, s.now()); err != nil {
+		return err
+	}
+	var sessions []string
+	for _, r := range found {
+		if isMessage(r) && !slices.Contains(sessions, r.SessionID) {
+			sessions = append(sessions, r.SessionID)
+		}
+	}
+	recounted, err := s.recountMessages(ctx, tx, sessions)
+	a.touch(recounted...)
+	return err
+}
+
 // DeleteUser deletes every record about the user, of every kind (with
 // their versions, index entries and embeddings), the messages of the
 // user's sessions that carry no user, and the user.
 func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err error) {
-	a, err := s.begin(ctx, "user.delete", "", loci.Scope{UserID: userID}, agentDeny)
+	a, err := s.begin(ctx, loci.OpUserDelete, loci.Scope{UserID: userID})
 	defer a.end(&err)
 	if err != nil {
 		return 0, err

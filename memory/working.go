@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
@@ -42,7 +43,7 @@ func (s *Service) workingFilter(ctx context.Context, taskID string, f loci.Worki
 // SetWorking creates or replaces a working-memory value. The task's live
 // values, this one included, must total at most the task limit.
 func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci.WorkingEntry, _ bool, err error) {
-	a, err := s.begin(ctx, "working.set", loci.KindWorking, loci.Scope{TaskID: in.TaskID, AgentID: in.AgentID, UserID: in.UserID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpWorkingSet, loci.Scope{TaskID: in.TaskID, AgentID: in.AgentID, UserID: in.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, false, err
@@ -54,7 +55,7 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci
 	if err != nil {
 		return nil, false, err
 	}
-	limit := s.life.workingLimitOr()
+	limit := s.keep.workingLimitOr()
 	if valueBytes(value) > limit {
 		return nil, false, loci.Errorf(loci.ETOOLARGE, "working memory of a task must total at most %d bytes", limit)
 	}
@@ -72,21 +73,8 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci
 			return err
 		}
 		now := s.now()
-		live, err := tx.FindRecords(ctx, loci.RecordFilter{
-			Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &in.TaskID, LiveAt: now,
-		})
-		if err != nil {
+		if err := checkTaskBytes(ctx, tx, ws, in, scope, value, limit, now); err != nil {
 			return err
-		}
-		total := valueBytes(value)
-		for _, r := range live {
-			if r.Scope == scope && r.Key == in.Key {
-				continue // replaced by this write
-			}
-			total += valueBytes([]byte(r.Content))
-		}
-		if total > limit {
-			return loci.Errorf(loci.ETOOLARGE, "working memory of task %q would total %d bytes, more than %d", in.TaskID, total, limit)
 		}
 		old, err := tx.FindRecords(ctx, loci.RecordFilter{
 			Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &in.TaskID,
@@ -98,7 +86,7 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci
 		rec := &loci.Record{
 			ID: newID(), Workspace: ws, Kind: loci.KindWorking, Scope: scope, Key: in.Key,
 			Content: string(value), SearchText: searchText(in.Key + " " + string(value)), Data: data,
-			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.life.workingTTLOr()), Version: 1,
+			CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.keep.workingTTLOr()), Version: 1,
 		}
 		if len(old) > 0 && !old[0].Expired(now) {
 			// Creating needs the creator role (the route's); replacing a
@@ -135,9 +123,32 @@ func (s *Service) SetWorking(ctx context.Context, in loci.WorkingInput) (_ *loci
 	return entry, created, nil
 }
 
+// checkTaskBytes refuses a write of value under in's key and scope when
+// the task's live values, with value in place of what it replaces, would
+// total more than limit bytes.
+func checkTaskBytes(ctx context.Context, tx loci.Tx, ws string, in loci.WorkingInput, scope loci.Scope, value json.RawMessage, limit int, now time.Time) error {
+	live, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &in.TaskID, LiveAt: now,
+	})
+	if err != nil {
+		return err
+	}
+	total := valueBytes(value)
+	for _, r := range live {
+		if r.Scope == scope && r.Key == in.Key {
+			continue // replaced by this write
+		}
+		total += valueBytes([]byte(r.Content))
+	}
+	if total > limit {
+		return loci.Errorf(loci.ETOOLARGE, "working memory of task %q would total %d bytes, more than %d", in.TaskID, total, limit)
+	}
+	return nil
+}
+
 // GetWorking returns the most recently written live value of key.
 func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (_ *loci.WorkingEntry, err error) {
-	a, err := s.begin(ctx, "working.get", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpWorkingGet, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -168,7 +179,7 @@ func (s *Service) GetWorking(ctx context.Context, taskID, key string, f loci.Wor
 // ListWorking returns the task's live values by key, the most recently
 // written first within a key.
 func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (_ []*loci.WorkingEntry, err error) {
-	a, err := s.begin(ctx, "working.get_all", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpWorkingGetAll, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -202,7 +213,7 @@ func (s *Service) ListWorking(ctx context.Context, taskID string, f loci.Working
 
 // ClearWorking deletes the task's values (expired ones too).
 func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.WorkingFilter) (n int, err error) {
-	a, err := s.begin(ctx, "working.clear", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpWorkingClear, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return 0, err
@@ -233,7 +244,7 @@ func (s *Service) ClearWorking(ctx context.Context, taskID string, f loci.Workin
 
 // DeleteWorking deletes the task's entries of one key, narrowed by f.
 func (s *Service) DeleteWorking(ctx context.Context, taskID, key string, f loci.WorkingFilter) (n int, err error) {
-	a, err := s.begin(ctx, "working.delete", loci.KindWorking, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID}, agentNamed)
+	a, err := s.begin(ctx, loci.OpWorkingDelete, loci.Scope{TaskID: taskID, AgentID: f.AgentID, UserID: f.UserID})
 	defer a.end(&err)
 	if err != nil {
 		return 0, err

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -10,6 +11,8 @@ import (
 // deleted by id (one key of a task); written through the task's route,
 // which holds the task's 50 KB and its 24 h expiry.
 type workingDoor struct{ defaultRules }
+
+var _ = registerKind(loci.KindWorking, workingDoor{})
 
 func (workingDoor) route() string { return "PUT /v1/tasks/{task_id}/working/{key}" }
 func (workingDoor) ttl() bool     { return false }
@@ -45,12 +48,27 @@ func (workingDoor) checkImportData(field string, rec *loci.Record, data []byte) 
 	return &d, nil
 }
 
-// holdImport notes r's task, to read the live working bytes it holds.
+// workingBytes is what a stored working value counts toward its task's
+// limit, as SetWorking counts the values beside the one it writes.
+func workingBytes(r *loci.Record) int { return valueBytes([]byte(r.Content)) }
+
+// taskGroup names r's task among the groups import counts.
+func taskGroup(r *loci.Record) string { return "working\x00" + r.TaskID }
+
+// holdImport reads the live working bytes r's task holds.
 func (workingDoor) holdImport(h *importHold, ir *importRules, r *loci.Record) {
-	if _, ok := ir.tasks[r.TaskID]; !ok && !h.seenTask[r.TaskID] {
-		h.seenTask[r.TaskID] = true
-		h.tasks = append(h.tasks, r)
-	}
+	task := r.TaskID
+	h.hold(taskGroup(r), func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error) {
+		live, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &task, LiveAt: now})
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, w := range live {
+			n += workingBytes(w)
+		}
+		return n, nil
+	})
 }
 
 // tallyImport counts a new, live working value toward its task's total
@@ -60,8 +78,8 @@ func (workingDoor) tallyImport(ir *importRules, e *importEntry) error {
 	if e.present || r.Expired(ir.now) {
 		return nil
 	}
-	ir.tasks[r.TaskID] += workingBytes(r)
-	if total := ir.tasks[r.TaskID]; total > ir.workingLimit {
+	ir.counts[taskGroup(r)] += workingBytes(r)
+	if total := ir.counts[taskGroup(r)]; total > ir.workingLimit {
 		return lineError(e.line, loci.Errorf(loci.EINVALID, "the working memory of task %q would total %d bytes, more than %d",
 			r.TaskID, total, ir.workingLimit))
 	}

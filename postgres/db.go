@@ -232,7 +232,7 @@ func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) er
 	// a transaction left open would keep its connection and its locks.
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
 	tx := &Tx{tx: pgTx, db: db}
-	if err := fn(tx); err != nil {
+	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
 		return err
 	}
 	if err := pgTx.Commit(ctx); err != nil {

@@ -155,7 +155,7 @@ func testNearestOverBudget(t *testing.T, dsn string, hnsw bool) {
 				iq := index.Query{Filters: []loci.RecordFilter{f}, Terms: []string{"topic3", "passage"}, Vector: q, N: 10}
 				err := db.View(ctx, func(tx loci.Tx) error {
 					var err error
-					if res, err = over.Search(ctx, countingTx{tx.(*postgres.Tx), &answered}, iq); err != nil {
+					if res, err = over.Search(ctx, loci.Tx{StoreTx: countingTx{tx.StoreTx.(*postgres.Tx), &answered}}, iq); err != nil {
 						return err
 					}
 					ref, err = held.Search(ctx, tx, iq)

@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-var _ loci.Tx = (*Tx)(nil)
+var _ loci.StoreTx = (*Tx)(nil)
 
 // Tx is a transaction on a PostgreSQL store.
 type Tx struct {
@@ -59,10 +59,11 @@ const selectColumnsNoEmbedding = `id, workspace, kind, agent_id, user_id, sessio
 	CASE WHEN embedding_f32 IS NULL AND embedding IS NULL THEN '' ELSE embedding_model END,
 	valid_at, invalid_at, review, metadata, content_hash, NULL::bytea`
 
-// InsertRecord stores a new record. It inserts with ON CONFLICT DO NOTHING
-// rather than raising a unique violation, so that ECONFLICT leaves the
-// transaction usable, as it is on SQLite.
-func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+// insertRecord stores a new record (InsertRecords of one: one statement,
+// no batch). It inserts with ON CONFLICT DO NOTHING rather than raising a
+// unique violation, so that ECONFLICT leaves the transaction usable, as it
+// is on SQLite.
+func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
@@ -86,8 +87,11 @@ const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
 // InsertRecords stores new records in one round trip (a batch of
 // InsertRecord's statement).
 func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
-	if len(rs) == 0 {
+	switch len(rs) {
+	case 0:
 		return nil
+	case 1:
+		return tx.insertRecord(ctx, rs[0])
 	}
 	tx.wroteRecords = true
 	dims := map[int]bool{}
@@ -167,31 +171,6 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		return loci.Errorf(loci.ECONFLICT, "key %q already exists", r.Key)
 	}
 	return nil
-}
-
-// GetRecord returns one record.
-func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
-	rows, err := tx.tx.Query(ctx, `SELECT `+selectColumns+` FROM records WHERE workspace = $1 AND id = $2`, workspace, id)
-	if err != nil {
-		return nil, fmt.Errorf("get record: %w", err)
-	}
-	recs, err := scanRecords(rows)
-	if err != nil {
-		return nil, err
-	} else if len(recs) == 0 {
-		return nil, loci.Errorf(loci.ENOTFOUND, "record %s not found", id)
-	}
-	return recs[0], nil
-}
-
-// FindRecords returns the records that match f.
-func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
-	var out []*loci.Record
-	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
 }
 
 // selectRecords is the query of ScanRecords and its arguments.
@@ -499,9 +478,12 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 		conds = append(conds, p+"kind = ANY("+a.add(kinds)+"::text[])")
 	}
 	if f.IDs != nil {
-		if len(f.IDs) == 0 {
+		switch len(f.IDs) {
+		case 0:
 			conds = append(conds, "false")
-		} else {
+		case 1: // one record (Tx.GetRecord): a plain equality, planned as such
+			conds = append(conds, p+"id = "+a.add(f.IDs[0]))
+		default:
 			conds = append(conds, p+"id = ANY("+a.add(f.IDs)+"::text[])")
 		}
 	}
@@ -520,6 +502,14 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if len(f.Tags) > 0 {
 		conds = append(conds, p+"tags @> "+a.add(f.Tags)+"::text[]")
 	}
+	conds = append(conds, whereValues(f, p, a)...)
+	return strings.Join(conds, " AND ")
+}
+
+// whereValues is the rest of whereClause: f's creation bounds, content
+// hash, expiry, validity, review and confidence.
+func whereValues(f loci.RecordFilter, p string, a *args) []string {
+	var conds []string
 	if !f.CreatedAfter.IsZero() {
 		conds = append(conds, p+"created_at > "+a.add(f.CreatedAfter))
 	}
@@ -557,7 +547,7 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if f.MaxConfidence != nil {
 		conds = append(conds, p+"confidence < "+a.add(*f.MaxConfidence))
 	}
-	return strings.Join(conds, " AND ")
+	return conds
 }
 
 // orderClause matches SQLite's orders: NULL keys first, ties on id.

@@ -147,124 +147,152 @@ func ParseDates(query string, now time.Time) []Span {
 	}
 	now = now.UTC()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	taken := make([]bool, len(query)) // bytes already read as a date
-	free := func(loc []int) bool {
-		for i := loc[0]; i < loc[1]; i++ {
-			if taken[i] {
-				return false
-			}
-		}
-		return true
-	}
-	var out []Span
-	add := func(loc []int, s Span) {
-		for i := loc[0]; i < loc[1]; i++ {
-			taken[i] = true
-		}
-		s.Text = query[loc[0]:loc[1]]
-		if !s.Recurs && sinceRE.MatchString(lower[:loc[0]]) && s.End.Before(now) {
-			s.End = now
-			s.Text = "since " + s.Text
-		}
-		out = append(out, s)
-	}
-	day := func(y int, m time.Month, d int) (Span, bool) {
-		if m == 0 || d < 1 || d > 31 {
-			return Span{}, false
-		}
-		recurs := y == 0
-		if recurs {
-			y = 1
-		}
-		start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-		if start.Month() != m { // 31 June
-			return Span{}, false
-		}
-		return Span{Start: start, End: start.AddDate(0, 0, 1), Recurs: recurs}, true
-	}
-	each := func(run bool, re *regexp.Regexp, fn func(m []string) (Span, bool)) {
-		if !run {
-			return
-		}
-		for _, loc := range re.FindAllStringSubmatchIndex(lower, -1) {
-			if !free(loc[:2]) {
-				continue
-			}
-			m := make([]string, len(loc)/2)
-			for i := range m {
-				if loc[2*i] >= 0 {
-					m[i] = lower[loc[2*i]:loc[2*i+1]]
-				}
-			}
-			if s, ok := fn(m); ok {
-				add(loc[:2], s)
-			}
-		}
-	}
-	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
-	each(digits, isoDayRE, func(m []string) (Span, bool) {
+	r := &dateReader{query: query, lower: lower, now: now, taken: make([]bool, len(query))}
+	r.each(digits, isoDayRE, func(m []string) (Span, bool) {
 		mo := atoi(m[2])
 		if mo < 1 || mo > 12 {
 			return Span{}, false
 		}
-		return day(atoi(m[1]), time.Month(mo), atoi(m[3]))
+		return daySpan(atoi(m[1]), time.Month(mo), atoi(m[3]))
 	})
-	each(digits && month, dayMonthRE, func(m []string) (Span, bool) { return day(atoi(m[3]), monthOf(m[2]), atoi(m[1])) })
-	each(digits && month, monthDayRE, func(m []string) (Span, bool) {
+	r.each(digits && month, dayMonthRE, func(m []string) (Span, bool) { return daySpan(atoi(m[3]), monthOf(m[2]), atoi(m[1])) })
+	r.each(digits && month, monthDayRE, func(m []string) (Span, bool) {
 		// "May 2023" is a month, not the 20th of May: a day has at most
 		// two digits, and the year follows it.
-		return day(atoi(m[3]), monthOf(m[1]), atoi(m[2]))
+		return daySpan(atoi(m[3]), monthOf(m[1]), atoi(m[2]))
 	})
-	each(digits && month, monthYrRE, func(m []string) (Span, bool) {
+	r.each(digits && month, monthYrRE, func(m []string) (Span, bool) {
 		start := time.Date(atoi(m[2]), monthOf(m[1]), 1, 0, 0, 0, 0, time.UTC)
 		return Span{Start: start, End: start.AddDate(0, 1, 0)}, monthOf(m[1]) != 0
 	})
-	each(month, monthRE1, func(m []string) (Span, bool) {
-		mo := monthOf(m[2])
-		if mo == 0 {
-			return Span{}, false
-		}
-		if m[1] == "since" {
-			// Since the last such month.
-			start := time.Date(now.Year(), mo, 1, 0, 0, 0, 0, time.UTC)
-			if start.After(now) {
-				start = start.AddDate(-1, 0, 0)
-			}
-			return Span{Start: start, End: now}, true
-		}
-		start := time.Date(1, mo, 1, 0, 0, 0, 0, time.UTC)
-		return Span{Start: start, End: start.AddDate(0, 1, 0), Recurs: true}, true
-	})
-	each(digits, yearRE, func(m []string) (Span, bool) {
+	r.each(month, monthRE1, func(m []string) (Span, bool) { return monthAlone(m[1], m[2], now) })
+	r.each(digits, yearRE, func(m []string) (Span, bool) {
 		start := time.Date(atoi(m[1]), 1, 1, 0, 0, 0, 0, time.UTC)
 		return Span{Start: start, End: start.AddDate(1, 0, 0)}, true
 	})
-	each(relative, relRE, func(m []string) (Span, bool) {
-		switch f := strings.Fields(strings.ToLower(m[1])); {
-		case f[0] == "yesterday":
-			return Span{Start: today.AddDate(0, 0, -1), End: today}, true
-		case f[0] == "today":
-			return Span{Start: today, End: today.AddDate(0, 0, 1)}, true
-		case f[1] == "week" && f[0] == "this":
-			return Span{Start: today.AddDate(0, 0, -int(today.Weekday()+6)%7), End: today.AddDate(0, 0, 1)}, true
-		case f[1] == "week":
-			return Span{Start: today.AddDate(0, 0, -7), End: today}, true
-		case f[1] == "month":
-			this := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-			if f[0] == "this" {
-				return Span{Start: this, End: this.AddDate(0, 1, 0)}, true
-			}
-			return Span{Start: this.AddDate(0, -1, 0), End: this}, true
-		default:
-			this := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
-			if f[0] == "this" {
-				return Span{Start: this, End: this.AddDate(1, 0, 0)}, true
-			}
-			return Span{Start: this.AddDate(-1, 0, 0), End: this}, true
-		}
+	r.each(relative, relRE, func(m []string) (Span, bool) {
+		return relativeSpan(strings.Fields(strings.ToLower(m[1])), today, now), true
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
-	return out
+	sort.SliceStable(r.out, func(i, j int) bool { return r.out[i].Start.Before(r.out[j].Start) })
+	return r.out
+}
+
+// dateReader reads the periods of one query, each part of it once: taken
+// marks the bytes already read as a date.
+type dateReader struct {
+	query, lower string // the query, and it lower-cased (ASCII only)
+	now          time.Time
+	taken        []bool
+	out          []Span
+}
+
+// free reports whether no byte of loc (start, end) is read yet.
+func (r *dateReader) free(loc []int) bool {
+	for i := loc[0]; i < loc[1]; i++ {
+		if r.taken[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// add keeps s, read at loc (start, end), extended to now after "since".
+func (r *dateReader) add(loc []int, s Span) {
+	for i := loc[0]; i < loc[1]; i++ {
+		r.taken[i] = true
+	}
+	s.Text = r.query[loc[0]:loc[1]]
+	if !s.Recurs && sinceRE.MatchString(r.lower[:loc[0]]) && s.End.Before(r.now) {
+		s.End = r.now
+		s.Text = "since " + s.Text
+	}
+	r.out = append(r.out, s)
+}
+
+// each reads, when run, every match of re in parts of the query not read
+// yet with fn, which returns the period a match names (ok false: none).
+func (r *dateReader) each(run bool, re *regexp.Regexp, fn func(m []string) (Span, bool)) {
+	if !run {
+		return
+	}
+	for _, loc := range re.FindAllStringSubmatchIndex(r.lower, -1) {
+		if !r.free(loc[:2]) {
+			continue
+		}
+		m := make([]string, len(loc)/2)
+		for i := range m {
+			if loc[2*i] >= 0 {
+				m[i] = r.lower[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		if s, ok := fn(m); ok {
+			r.add(loc[:2], s)
+		}
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// daySpan is day d of month m of year y (0: of any year), if it is one.
+func daySpan(y int, m time.Month, d int) (Span, bool) {
+	if m == 0 || d < 1 || d > 31 {
+		return Span{}, false
+	}
+	recurs := y == 0
+	if recurs {
+		y = 1
+	}
+	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	if start.Month() != m { // 31 June
+		return Span{}, false
+	}
+	return Span{Start: start, End: start.AddDate(0, 0, 1), Recurs: recurs}, true
+}
+
+// monthAlone is the month named without a year after word (in, since,
+// …): that month of any year, or since its last occurrence before now.
+func monthAlone(word, name string, now time.Time) (Span, bool) {
+	mo := monthOf(name)
+	if mo == 0 {
+		return Span{}, false
+	}
+	if word == "since" {
+		// Since the last such month.
+		start := time.Date(now.Year(), mo, 1, 0, 0, 0, 0, time.UTC)
+		if start.After(now) {
+			start = start.AddDate(-1, 0, 0)
+		}
+		return Span{Start: start, End: now}, true
+	}
+	start := time.Date(1, mo, 1, 0, 0, 0, 0, time.UTC)
+	return Span{Start: start, End: start.AddDate(0, 1, 0), Recurs: true}, true
+}
+
+// relativeSpan is the period the words f name relative to today and now:
+// yesterday, today, this or last week, month or year.
+func relativeSpan(f []string, today, now time.Time) Span {
+	switch {
+	case f[0] == "yesterday":
+		return Span{Start: today.AddDate(0, 0, -1), End: today}
+	case f[0] == "today":
+		return Span{Start: today, End: today.AddDate(0, 0, 1)}
+	case f[1] == "week" && f[0] == "this":
+		return Span{Start: today.AddDate(0, 0, -int(today.Weekday()+6)%7), End: today.AddDate(0, 0, 1)}
+	case f[1] == "week":
+		return Span{Start: today.AddDate(0, 0, -7), End: today}
+	case f[1] == "month":
+		this := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+		if f[0] == "this" {
+			return Span{Start: this, End: this.AddDate(0, 1, 0)}
+		}
+		return Span{Start: this.AddDate(0, -1, 0), End: this}
+	default:
+		this := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+		if f[0] == "this" {
+			return Span{Start: this, End: this.AddDate(1, 0, 0)}
+		}
+		return Span{Start: this.AddDate(-1, 0, 0), End: this}
+	}
 }
 
 // InSpans is the date signal's list: of hits (a signal's candidates

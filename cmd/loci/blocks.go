@@ -32,38 +32,6 @@ func (f *agentFlags) service(ctx context.Context) (loci.Service, func(), error) 
 	return openLocal(ctx, f.cfg)
 }
 
-// tagList is a repeatable --tag flag.
-type tagList []string
-
-func (t *tagList) String() string     { return strings.Join(*t, ",") }
-func (t *tagList) Set(v string) error { *t = append(*t, v); return nil }
-
-// splitSubcommand splits "VERB SUB args…" and checks SUB is one of the
-// verb's sub-commands: -h on the verb is help (a list of them), none or
-// an unknown one is bad usage.
-func splitSubcommand(verb string, args []string) (string, []string, error) {
-	if len(args) > 0 && isHelp(args[0]) {
-		return "", nil, flag.ErrHelp
-	}
-	var names []string
-	for _, sc := range subcommands[verb] {
-		names = append(names, sc.name)
-		if len(args) > 0 && args[0] == sc.name {
-			return sc.name, args[1:], nil
-		}
-	}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return "", nil, usagef("usage: loci %s %s … (loci %s -h describes each)", verb, strings.Join(names, "|"), verb)
-	}
-	return "", nil, usagef("unknown %s command %q (want %s)", verb, args[0], strings.Join(names, ", "))
-}
-
-// subUsage is bad usage of a sub-command: its usage line.
-func subUsage(verb, sub string) error {
-	sc, _ := findSubcommand(verb + " " + sub)
-	return usagef("usage: loci %s %s", verb, sc.usage)
-}
-
 func runPrompt(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
 	af := newAgentFlags(fs)
@@ -220,34 +188,47 @@ func runPassage(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, p.ID)
 	case "list":
-		passages, total, err := svc.ListPassages(ctx, *af.agent, f)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "count": total, "passages": passages})
-		}
-		for _, p := range passages {
-			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.ID, strings.Join(p.Tags, ","), p.Content)
-		}
+		return listPassages(ctx, e, svc, *asJSON, *af.agent, f)
 	case "search":
-		res, err := svc.SearchPassages(ctx, *af.agent, pos[0], f)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(e.stdout, map[string]any{
-				"success": true, "count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings,
-			})
-		}
-		for _, r := range res.Results {
-			fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", strconv.FormatFloat(r.Score, 'f', 3, 64), r.ID, r.Content)
-		}
+		return searchPassages(ctx, e, svc, *asJSON, *af.agent, pos[0], f)
 	case "delete":
 		if err := svc.DeletePassage(ctx, *af.agent, pos[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "Deleted: %s\n", pos[0])
+	}
+	return nil
+}
+
+// listPassages prints agent agentID's passages that f selects.
+func listPassages(ctx context.Context, e *env, svc loci.Service, asJSON bool, agentID string, f loci.PassageFilter) error {
+	passages, total, err := svc.ListPassages(ctx, agentID, f)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "count": total, "passages": passages})
+	}
+	for _, p := range passages {
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.ID, strings.Join(p.Tags, ","), p.Content)
+	}
+	return nil
+}
+
+// searchPassages prints agent agentID's passages that answer query, with
+// their scores.
+func searchPassages(ctx context.Context, e *env, svc loci.Service, asJSON bool, agentID, query string, f loci.PassageFilter) error {
+	res, err := svc.SearchPassages(ctx, agentID, query, f)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{
+			"success": true, "count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings,
+		})
+	}
+	for _, r := range res.Results {
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", strconv.FormatFloat(r.Score, 'f', 3, 64), r.ID, r.Content)
 	}
 	return nil
 }

@@ -153,11 +153,15 @@ func parseKs(s string) ([]int, error) {
 type locomoSample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
-	QA           []struct {
-		Question string          `json:"question"`
-		Evidence json.RawMessage `json:"evidence"`
-		Category json.Number     `json:"category"`
-	} `json:"qa"`
+	QA           []locomoQA                 `json:"qa"`
+}
+
+// locomoQA is one question of a LoCoMo conversation, with its evidence
+// turns and its category.
+type locomoQA struct {
+	Question string          `json:"question"`
+	Evidence json.RawMessage `json:"evidence"`
+	Category json.Number     `json:"category"`
 }
 
 type locomoTurn struct {
@@ -242,47 +246,9 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 	defer db.Close()
 	svc := memory.New(db, append([]memory.Option{memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
 
-	diaOf := map[string]string{} // record id -> dialogue id
-	loaded := map[string]bool{}  // conversation index and dialogue id of each record
+	ev := &locomoEval{svc: svc, cuts: cuts, diaOf: map[string]string{}, loaded: map[string]bool{}, accs: map[string]*locomoAcc{}}
 	for ci, c := range convs {
-		scope := loci.Scope{AgentID: fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)}
-		var recs []*loci.Record
-		for _, key := range sessionKeys(c.Conversation) {
-			var turns []locomoTurn
-			if json.Unmarshal(c.Conversation[key], &turns) != nil {
-				continue
-			}
-			var at time.Time
-			var dt string
-			if json.Unmarshal(c.Conversation[key+"_date_time"], &dt) == nil {
-				at, _ = sessionTime(dt)
-			}
-			for _, t := range turns {
-				ids := normDiaIDs(t.DiaID)
-				if len(ids) != 1 {
-					continue
-				}
-				content := t.Speaker + ": " + t.Text
-				if t.BlipCaption != "" {
-					content += " [image: " + t.BlipCaption + "]"
-				}
-				// A turn is a conversation message (kind session, category
-				// message) of its LoCoMo session, as PutSession stores them.
-				data, _ := json.Marshal(map[string]any{"role": t.Speaker, "index": len(recs)})
-				msgScope := scope
-				msgScope.SessionID = scope.AgentID + "-" + key
-				r := &loci.Record{
-					// Ids in turn order, as the time-ordered ids of a
-					// live writer would be: turns share their session's time.
-					ID: fmt.Sprintf("c%03d-t%05d", ci, len(recs)), Workspace: loci.DefaultWorkspace, Kind: loci.KindSession,
-					Category: "message", Scope: msgScope, Content: content, SearchText: analysis.SearchText(content),
-					Data: data, CreatedAt: at, UpdatedAt: at, Version: 1,
-				}
-				diaOf[r.ID] = ids[0]
-				loaded[fmt.Sprintf("c%03d-%s", ci, ids[0])] = true
-				recs = append(recs, r)
-			}
-		}
+		recs := ev.records(ci, c)
 		if err := db.Update(ctx, func(tx loci.Tx) error {
 			for _, r := range recs {
 				if err := tx.InsertRecord(ctx, r); err != nil {
@@ -300,85 +266,19 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 		}
 	}
 
-	type acc struct {
-		n           int
-		recall, hit []float64
-		rr          float64 // the sum of reciprocal ranks
-	}
-	accs := map[string]*acc{}
-	get := func(cat string) *acc {
-		if accs[cat] == nil {
-			accs[cat] = &acc{recall: make([]float64, len(cuts)), hit: make([]float64, len(cuts))}
-		}
-		return accs[cat]
-	}
 	rep := &evalReport{Categories: map[string]map[string]float64{}}
 	var enc *json.Encoder
 	if dump != nil {
 		enc = json.NewEncoder(dump)
 	}
 	for ci, c := range convs {
-		scope := fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)
 		for _, qa := range c.QA {
-			evidence := map[string]bool{}
-			var evList []string
-			for _, ev := range evidenceStrings(qa.Evidence) {
-				for _, id := range normDiaIDs(ev) {
-					if loaded[fmt.Sprintf("c%03d-%s", ci, id)] && !evidence[id] {
-						evidence[id] = true
-						evList = append(evList, id)
-					}
-				}
-			}
-			if len(evidence) == 0 || strings.TrimSpace(qa.Question) == "" {
+			line, err := ev.ask(ctx, ci, c, qa)
+			if err != nil {
+				return nil, err
+			} else if line == nil {
 				rep.Skipped++
 				continue
-			}
-			cats := []string{qa.Category.String()}
-			if n, err := strconv.Atoi(qa.Category.String()); err == nil && n >= 1 && n <= 4 {
-				cats = append(cats, "1-4")
-			}
-			line := evalDump{Conversation: c.SampleID, Category: qa.Category.String(), Question: qa.Question,
-				Evidence: evList, Ranks: map[string][]int{}}
-			for i, k := range cuts {
-				res, err := svc.Search(ctx, loci.SearchQuery{Query: qa.Question, AgentID: scope, Limit: k})
-				if err != nil {
-					return nil, fmt.Errorf("question %q: %w", qa.Question, err)
-				}
-				ranks := make([]int, len(evList))
-				found := 0
-				for j, r := range res.Results {
-					if !evidence[diaOf[r.ID]] {
-						continue
-					}
-					found++
-					if at := slices.Index(evList, diaOf[r.ID]); at >= 0 && ranks[at] == 0 {
-						ranks[at] = j + 1
-					}
-				}
-				line.Ranks[strconv.Itoa(k)] = ranks
-				first := 0 // the rank of the first evidence turn
-				if i == len(cuts)-1 {
-					for j, r := range res.Results {
-						line.Returned = append(line.Returned, diaOf[r.ID])
-						if first == 0 && evidence[diaOf[r.ID]] {
-							first = j + 1
-						}
-					}
-				}
-				for _, cat := range cats {
-					a := get(cat)
-					if i == 0 {
-						a.n++
-					}
-					a.recall[i] += float64(found) / float64(len(evidence))
-					if found > 0 {
-						a.hit[i]++
-					}
-					if first > 0 {
-						a.rr += 1 / float64(first)
-					}
-				}
 			}
 			if enc != nil {
 				if err := enc.Encode(line); err != nil {
@@ -387,15 +287,159 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 			}
 		}
 	}
-	for _, cat := range []string{"1", "2", "3", "4", "5", "1-4"} {
-		get(cat)
+	ev.report(rep)
+	return rep, nil
+}
+
+// locomoEval is one LoCoMo evaluation in progress: the service searched,
+// the cuts scored, the dialogue id of each record loaded and the scores
+// so far, by category.
+type locomoEval struct {
+	svc    *memory.Service
+	cuts   []int
+	diaOf  map[string]string // record id -> dialogue id
+	loaded map[string]bool   // conversation index and dialogue id of each record
+	accs   map[string]*locomoAcc
+}
+
+// locomoAcc sums the scores of one category's questions.
+type locomoAcc struct {
+	n           int
+	recall, hit []float64
+	rr          float64 // the sum of reciprocal ranks
+}
+
+// acc returns category cat's sums, started at zero.
+func (ev *locomoEval) acc(cat string) *locomoAcc {
+	if ev.accs[cat] == nil {
+		ev.accs[cat] = &locomoAcc{recall: make([]float64, len(ev.cuts)), hit: make([]float64, len(ev.cuts))}
 	}
-	for cat, a := range accs {
+	return ev.accs[cat]
+}
+
+// records returns conversation ci's turns as the records to load, one
+// per turn, noting each one's dialogue id.
+func (ev *locomoEval) records(ci int, c locomoSample) []*loci.Record {
+	scope := loci.Scope{AgentID: fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)}
+	var recs []*loci.Record
+	for _, key := range sessionKeys(c.Conversation) {
+		var turns []locomoTurn
+		if json.Unmarshal(c.Conversation[key], &turns) != nil {
+			continue
+		}
+		var at time.Time
+		var dt string
+		if json.Unmarshal(c.Conversation[key+"_date_time"], &dt) == nil {
+			at, _ = sessionTime(dt)
+		}
+		for _, t := range turns {
+			ids := normDiaIDs(t.DiaID)
+			if len(ids) != 1 {
+				continue
+			}
+			content := t.Speaker + ": " + t.Text
+			if t.BlipCaption != "" {
+				content += " [image: " + t.BlipCaption + "]"
+			}
+			// A turn is a conversation message (kind session, category
+			// message) of its LoCoMo session, as PutSession stores them.
+			data, _ := json.Marshal(map[string]any{"role": t.Speaker, "index": len(recs)})
+			msgScope := scope
+			msgScope.SessionID = scope.AgentID + "-" + key
+			r := &loci.Record{
+				// Ids in turn order, as the time-ordered ids of a
+				// live writer would be: turns share their session's time.
+				ID: fmt.Sprintf("c%03d-t%05d", ci, len(recs)), Workspace: loci.DefaultWorkspace, Kind: loci.KindSession,
+				Category: "message", Scope: msgScope, Content: content, SearchText: analysis.SearchText(content),
+				Data: data, CreatedAt: at, UpdatedAt: at, Version: 1,
+			}
+			ev.diaOf[r.ID] = ids[0]
+			ev.loaded[fmt.Sprintf("c%03d-%s", ci, ids[0])] = true
+			recs = append(recs, r)
+		}
+	}
+	return recs
+}
+
+// ask asks question qa of conversation ci with each cut as the limit,
+// scores the answers and returns the question's dump line; nil for a
+// question skipped (no evidence loaded, or no question).
+func (ev *locomoEval) ask(ctx context.Context, ci int, c locomoSample, qa locomoQA) (*evalDump, error) {
+	scope := fmt.Sprintf("locomo-%d-%s", ci, c.SampleID)
+	evidence := map[string]bool{}
+	var evList []string
+	for _, e := range evidenceStrings(qa.Evidence) {
+		for _, id := range normDiaIDs(e) {
+			if ev.loaded[fmt.Sprintf("c%03d-%s", ci, id)] && !evidence[id] {
+				evidence[id] = true
+				evList = append(evList, id)
+			}
+		}
+	}
+	if len(evidence) == 0 || strings.TrimSpace(qa.Question) == "" {
+		return nil, nil
+	}
+	cats := []string{qa.Category.String()}
+	if n, err := strconv.Atoi(qa.Category.String()); err == nil && n >= 1 && n <= 4 {
+		cats = append(cats, "1-4")
+	}
+	line := &evalDump{Conversation: c.SampleID, Category: qa.Category.String(), Question: qa.Question,
+		Evidence: evList, Ranks: map[string][]int{}}
+	for i, k := range ev.cuts {
+		res, err := ev.svc.Search(ctx, loci.SearchQuery{Query: qa.Question, AgentID: scope, Limit: k})
+		if err != nil {
+			return nil, fmt.Errorf("question %q: %w", qa.Question, err)
+		}
+		ranks := make([]int, len(evList))
+		found := 0
+		for j, r := range res.Results {
+			if !evidence[ev.diaOf[r.ID]] {
+				continue
+			}
+			found++
+			if at := slices.Index(evList, ev.diaOf[r.ID]); at >= 0 && ranks[at] == 0 {
+				ranks[at] = j + 1
+			}
+		}
+		line.Ranks[strconv.Itoa(k)] = ranks
+		first := 0 // the rank of the first evidence turn
+		if i == len(ev.cuts)-1 {
+			for j, r := range res.Results {
+				line.Returned = append(line.Returned, ev.diaOf[r.ID])
+				if first == 0 && evidence[ev.diaOf[r.ID]] {
+					first = j + 1
+				}
+			}
+		}
+		for _, cat := range cats {
+			a := ev.acc(cat)
+			if i == 0 {
+				a.n++
+			}
+			a.recall[i] += float64(found) / float64(len(evidence))
+			if found > 0 {
+				a.hit[i]++
+			}
+			if first > 0 {
+				a.rr += 1 / float64(first)
+			}
+		}
+	}
+	return line, nil
+}
+
+// report writes the scores of every category into rep: n, mrr and each
+// cut's recall and hit.
+func (ev *locomoEval) report(rep *evalReport) {
+	for _, cat := range []string{"1", "2", "3", "4", "5", "1-4"} {
+		ev.acc(cat)
+	}
+	for cat, a := range ev.accs {
 		m := map[string]float64{"n": float64(a.n), "mrr": 0}
 		if a.n > 0 {
 			m["mrr"] = round4(a.rr / float64(a.n))
 		}
-		for i, k := range cuts {
+		for i, k := range ev.cuts {
 			m[fmt.Sprintf("recall@%d", k)], m[fmt.Sprintf("hit@%d", k)] = 0, 0
 			if a.n > 0 {
 				m[fmt.Sprintf("recall@%d", k)] = round4(a.recall[i] / float64(a.n))
@@ -404,7 +448,6 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 		}
 		rep.Categories[cat] = m
 	}
-	return rep, nil
 }
 
 // sessionKeys returns the conversation's session keys ("session_N") in

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,66 +16,6 @@ import (
 // The memories verbs (API.md v1.2): one verb set over every kind, by id,
 // with metadata, filters and a time to live, on the local database or a
 // server.
-
-// ttlFlag is a time to live: a Go duration (90s, 24h, 1h30m) or whole
-// seconds.
-type ttlFlag struct{ secs *int64 }
-
-func (f *ttlFlag) String() string {
-	if f == nil || f.secs == nil {
-		return ""
-	}
-	return strconv.FormatInt(*f.secs, 10) + "s"
-}
-
-func (f *ttlFlag) Set(v string) error {
-	var secs int64
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		secs = n
-	} else if d, err := time.ParseDuration(v); err == nil {
-		if d%time.Second != 0 {
-			return fmt.Errorf("a time to live is whole seconds")
-		}
-		secs = int64(d / time.Second)
-	} else {
-		return fmt.Errorf("want a duration such as 90s, 24h or 1h30m, or a number of seconds")
-	}
-	if secs <= 0 {
-		return fmt.Errorf("a time to live must be positive")
-	}
-	f.secs = &secs
-	return nil
-}
-
-// jsonFlag is a flag holding a JSON value, checked to be JSON when set.
-type jsonFlag struct {
-	raw json.RawMessage
-	set bool
-}
-
-func (f *jsonFlag) String() string { return string(f.raw) }
-
-func (f *jsonFlag) Set(v string) error {
-	if !json.Valid([]byte(v)) {
-		return fmt.Errorf("not valid JSON")
-	}
-	f.raw, f.set = json.RawMessage(v), true
-	return nil
-}
-
-// listFlag is a comma-separated list, repeatable.
-type listFlag []string
-
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-
-func (l *listFlag) Set(v string) error {
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			*l = append(*l, s)
-		}
-	}
-	return nil
-}
 
 // memoryTarget is what the memories verbs need of a target: the server's
 // client and the local service both have it.
@@ -98,37 +37,7 @@ func runMemories(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fs := flag.NewFlagSet("memories "+sub, flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the API's JSON")
-	var (
-		kind, key, category, user, agent, session *string
-		tags, kinds                               listFlag
-		metadata, filter                          jsonFlag
-		ttl                                       ttlFlag
-		limit, offset                             *int
-	)
-	switch sub {
-	case "add", "list":
-		user = fs.String("user", "", "the user it is about (list: only those)")
-		agent = fs.String("agent", "", "the agent it belongs to (list: only those)")
-		session = fs.String("session", "", "the session it belongs to (list: only those)")
-	}
-	switch sub {
-	case "add":
-		kind = fs.String("kind", "", "fact (the default), passage or note")
-		key = fs.String("key", "", "a key: new content under it updates the key's memory (required for a note)")
-		category = fs.String("category", "", "a fact's category, a name of a-z, 0-9 and _ (default general_fact)")
-	case "list":
-		fs.Var(&kinds, "kind", "only these kinds, comma-separated or repeated")
-		fs.Var(&filter, "filter", `a filter in the API's language, e.g. '{"metadata.project": "billing"}'`)
-		limit = fs.Int("limit", 0, fmt.Sprintf("at most this many (default %d)", loci.DefaultListLimit))
-		offset = fs.Int("offset", 0, "skip this many")
-	}
-	switch sub {
-	case "add", "update":
-		fs.Var(&tags, "tags", "tags, comma-separated or repeated (update: replaces them)")
-		fs.Var(&metadata, "metadata", `a JSON object of your own fields, e.g. '{"project": "billing"}' (update: replaces it; {} clears it)`)
-		fs.Var(&ttl, "ttl", "forget it after this long: a duration (90s, 24h) or seconds")
-	}
+	o := defineMemoryFlags(fs, sub)
 	tgt := targetFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -141,7 +50,8 @@ func runMemories(ctx context.Context, e *env, args []string) error {
 	if len(pos) != want {
 		return subUsage("memories", sub)
 	}
-	if sub == "update" && len(pos) == 1 && !fsSet(fs, "tags") && !metadata.set && ttl.secs == nil {
+	o.tagsSet = fsSet(fs, "tags")
+	if sub == "update" && len(pos) == 1 && !o.tagsSet && !o.metadata.set && o.ttl.secs == nil {
 		return usagef("nothing to change: give the new content, --tags, --metadata or --ttl")
 	}
 	svc, done, err := tgt.open(ctx)
@@ -155,38 +65,15 @@ func runMemories(ctx context.Context, e *env, args []string) error {
 	}
 	switch sub {
 	case "add":
-		in := loci.MemoryInput{
-			Content: pos[0], UserID: *user, AgentID: *agent, SessionID: *session, Kind: loci.Kind(*kind), Key: *key,
-			Category: *category, Tags: tags, Metadata: metadata.raw, TTLSeconds: ttl.secs,
-		}
-		ev, err := mem.AddMemory(ctx, in)
-		if err != nil {
-			return err
-		}
-		return printEvent(e, ev, *asJSON)
+		return o.add(ctx, e, mem, pos[0])
 	case "update":
-		p := loci.MemoryPatch{Metadata: metadata.raw, TTLSeconds: ttl.secs}
-		if len(pos) == 2 {
-			p.Content = &pos[1]
-		}
-		if fsSet(fs, "tags") {
-			t := []string(tags)
-			if t == nil {
-				t = []string{}
-			}
-			p.Tags = &t
-		}
-		ev, err := mem.UpdateMemory(ctx, pos[0], p)
-		if err != nil {
-			return err
-		}
-		return printEvent(e, ev, *asJSON)
+		return o.update(ctx, e, mem, pos)
 	case "get":
 		m, err := mem.GetMemory(ctx, pos[0])
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if *o.asJSON {
 			return printJSON(e.stdout, m)
 		}
 		printMemory(e.stdout, m)
@@ -194,39 +81,127 @@ func runMemories(ctx context.Context, e *env, args []string) error {
 		if err := mem.DeleteMemory(ctx, pos[0]); err != nil {
 			return err
 		}
-		if *asJSON {
+		if *o.asJSON {
 			return printJSON(e.stdout, map[string]any{"success": true, "id": pos[0]})
 		}
 		fmt.Fprintf(e.stdout, "Deleted: %s\n", pos[0])
 	case "history":
-		vs, err := mem.MemoryHistory(ctx, pos[0])
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "id": pos[0], "count": len(vs), "versions": vs})
-		}
-		for _, v := range vs {
-			fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s%s\n", v.Version, v.Event, v.UpdatedAt.UTC().Format(time.RFC3339), oneLine(v.Content), metaSuffix(v.Metadata))
-		}
+		return o.history(ctx, e, mem, pos[0])
 	case "list":
-		q := loci.MemoryQuery{Scope: loci.Scope{UserID: *user, AgentID: *agent, SessionID: *session}, Limit: *limit, Offset: *offset}
-		for _, k := range kinds {
-			q.Kinds = append(q.Kinds, loci.Kind(k))
+		return o.list(ctx, e, mem)
+	}
+	return nil
+}
+
+// memoryFlags are the flags of the memories verbs; each verb defines its
+// own (defineMemoryFlags), the others stay nil.
+type memoryFlags struct {
+	asJSON                                    *bool
+	kind, key, category, user, agent, session *string
+	tags, kinds                               listFlag
+	tagsSet                                   bool // --tags was given (update: replaces them)
+	metadata, filter                          jsonFlag
+	ttl                                       ttlFlag
+	limit, offset                             *int
+}
+
+// defineMemoryFlags defines on fs the flags of the memories verb sub.
+func defineMemoryFlags(fs *flag.FlagSet, sub string) *memoryFlags {
+	o := &memoryFlags{asJSON: fs.Bool("json", false, "print the API's JSON")}
+	switch sub {
+	case "add", "list":
+		o.user = fs.String("user", "", "the user it is about (list: only those)")
+		o.agent = fs.String("agent", "", "the agent it belongs to (list: only those)")
+		o.session = fs.String("session", "", "the session it belongs to (list: only those)")
+	}
+	switch sub {
+	case "add":
+		o.kind = fs.String("kind", "", "fact (the default), passage or note")
+		o.key = fs.String("key", "", "a key: new content under it updates the key's memory (required for a note)")
+		o.category = fs.String("category", "", "a fact's category, a name of a-z, 0-9 and _ (default general_fact)")
+	case "list":
+		fs.Var(&o.kinds, "kind", "only these kinds, comma-separated or repeated")
+		fs.Var(&o.filter, "filter", `a filter in the API's language, e.g. '{"metadata.project": "billing"}'`)
+		o.limit = fs.Int("limit", 0, fmt.Sprintf("at most this many (default %d)", loci.DefaultListLimit))
+		o.offset = fs.Int("offset", 0, "skip this many")
+	}
+	switch sub {
+	case "add", "update":
+		fs.Var(&o.tags, "tags", "tags, comma-separated or repeated (update: replaces them)")
+		fs.Var(&o.metadata, "metadata", `a JSON object of your own fields, e.g. '{"project": "billing"}' (update: replaces it; {} clears it)`)
+		fs.Var(&o.ttl, "ttl", "forget it after this long: a duration (90s, 24h) or seconds")
+	}
+	return o
+}
+
+// add adds a memory of content.
+func (o *memoryFlags) add(ctx context.Context, e *env, mem memoryTarget, content string) error {
+	in := loci.MemoryInput{
+		Content: content, UserID: *o.user, AgentID: *o.agent, SessionID: *o.session, Kind: loci.Kind(*o.kind), Key: *o.key,
+		Category: *o.category, Tags: o.tags, Metadata: o.metadata.raw, TTLSeconds: o.ttl.secs,
+	}
+	ev, err := mem.AddMemory(ctx, in)
+	if err != nil {
+		return err
+	}
+	return printEvent(e, ev, *o.asJSON)
+}
+
+// update changes memory pos[0]: its content (pos[1], if given) and what
+// the flags give.
+func (o *memoryFlags) update(ctx context.Context, e *env, mem memoryTarget, pos []string) error {
+	p := loci.MemoryPatch{Metadata: o.metadata.raw, TTLSeconds: o.ttl.secs}
+	if len(pos) == 2 {
+		p.Content = &pos[1]
+	}
+	if o.tagsSet {
+		t := []string(o.tags)
+		if t == nil {
+			t = []string{}
 		}
-		if q.Filters, err = loci.ParseMemoryFilter(filter.raw); err != nil {
-			return err
-		}
-		ms, total, err := mem.ListMemories(ctx, q)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "count": total, "memories": ms})
-		}
-		for _, m := range ms {
-			printMemory(e.stdout, m)
-		}
+		p.Tags = &t
+	}
+	ev, err := mem.UpdateMemory(ctx, pos[0], p)
+	if err != nil {
+		return err
+	}
+	return printEvent(e, ev, *o.asJSON)
+}
+
+// history prints every value memory id has had, newest first.
+func (o *memoryFlags) history(ctx context.Context, e *env, mem memoryTarget, id string) error {
+	vs, err := mem.MemoryHistory(ctx, id)
+	if err != nil {
+		return err
+	}
+	if *o.asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "id": id, "count": len(vs), "versions": vs})
+	}
+	for _, v := range vs {
+		fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s%s\n", v.Version, v.Event, v.UpdatedAt.UTC().Format(time.RFC3339), oneLine(v.Content), metaSuffix(v.Metadata))
+	}
+	return nil
+}
+
+// list prints the memories the flags select.
+func (o *memoryFlags) list(ctx context.Context, e *env, mem memoryTarget) error {
+	q := loci.MemoryQuery{Scope: loci.Scope{UserID: *o.user, AgentID: *o.agent, SessionID: *o.session}, Limit: *o.limit, Offset: *o.offset}
+	for _, k := range o.kinds {
+		q.Kinds = append(q.Kinds, loci.Kind(k))
+	}
+	var err error
+	if q.Filters, err = loci.ParseMemoryFilter(o.filter.raw); err != nil {
+		return err
+	}
+	ms, total, err := mem.ListMemories(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *o.asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "count": total, "memories": ms})
+	}
+	for _, m := range ms {
+		printMemory(e.stdout, m)
 	}
 	return nil
 }

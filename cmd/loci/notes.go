@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 
 	"github.com/loci-memory/loci"
 )
@@ -125,10 +124,4 @@ func plainValue(v json.RawMessage) string {
 		return s
 	}
 	return string(v)
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -73,18 +72,6 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 			"running on this database embeds them within seconds; with none running, loci reindex embeds them now\n", res.PendingEmbeddings)
 	}
 	return nil
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		n := 117
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s = s[:n] + "..."
-	}
-	return s
 }
 
 func runReindex(ctx context.Context, e *env, args []string) error {

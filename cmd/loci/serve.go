@@ -52,16 +52,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 
-	if !sc.Auth {
-		has, err := svc.HasKeys(ctx)
-		if err != nil {
-			return err
-		}
-		if !has && !isLoopback(sc.Addr) {
-			return loci.Errorf(loci.EINVALID, "refusing to listen on %s with authentication off: anyone who can reach it "+
-				"could read and change every memory. Create a key first (loci keys create --role admin), pass --auth, "+
-				"or listen on 127.0.0.1", sc.Addr)
-		}
+	if err := checkOpenAccess(ctx, svc, sc); err != nil {
+		return err
 	}
 	// Beyond loopback, authentication stays on even if every key is
 	// revoked later (on loopback, revoking the last key turns it off).
@@ -75,22 +67,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	handler := newHandler(svc.Service, logger, cfg.Audit, opts...)
 	var open atomic.Int64 // connections open, for the drain
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: sc.ReadHeaderTimeout,
-		ReadTimeout:       sc.ReadTimeout,
-		WriteTimeout:      sc.WriteTimeout,
-		IdleTimeout:       sc.IdleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ConnState: func(_ net.Conn, st http.ConnState) {
-			switch st {
-			case http.StateNew:
-				open.Add(1)
-			case http.StateClosed, http.StateHijacked:
-				open.Add(-1)
-			}
-		},
-	}
+	srv := newHTTPServer(sc, handler, &open)
 	if retention := (loci.AuditRetention{MaxAge: sc.AuditRetention, MaxEntries: sc.AuditMaxEntries}); retention != (loci.AuditRetention{}) {
 		background.Go(func() { pruneAudit(bgCtx, svc.Service, retention, logger) })
 	}
@@ -109,10 +86,56 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	return shutdown(svc, sc, logger, srv, ln, handler, &open)
+}
+
+// checkOpenAccess refuses to serve beyond loopback with authentication
+// off and no key: anyone who could reach it could read and change every
+// memory.
+func checkOpenAccess(ctx context.Context, svc *service, sc *ServeConfig) error {
+	if sc.Auth {
+		return nil
+	}
+	has, err := svc.HasKeys(ctx)
+	if err != nil {
+		return err
+	}
+	if !has && !isLoopback(sc.Addr) {
+		return loci.Errorf(loci.EINVALID, "refusing to listen on %s with authentication off: anyone who can reach it "+
+			"could read and change every memory. Create a key first (loci keys create --role admin), pass --auth, "+
+			"or listen on 127.0.0.1", sc.Addr)
+	}
+	return nil
+}
+
+// newHTTPServer is the server of handler with serve's timeouts, counting
+// in open the connections open, for the drain.
+func newHTTPServer(sc *ServeConfig, handler http.Handler, open *atomic.Int64) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: sc.ReadHeaderTimeout,
+		ReadTimeout:       sc.ReadTimeout,
+		WriteTimeout:      sc.WriteTimeout,
+		IdleTimeout:       sc.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				open.Add(1)
+			case http.StateClosed, http.StateHijacked:
+				open.Add(-1)
+			}
+		},
+	}
+}
+
+// shutdown drains srv (its open connections counted in open) within the
+// shutdown timeout and writes what waits for the audit log.
+func shutdown(svc *service, sc *ServeConfig, logger *slog.Logger, srv *http.Server, ln net.Listener, handler *httpapi.Server, open *atomic.Int64) error {
 	logger.Info("shutting down: draining", "timeout", sc.ShutdownTimeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), sc.ShutdownTimeout)
 	defer cancel()
-	err = drain(shutdownCtx, srv, ln, handler, &open)
+	err := drain(shutdownCtx, srv, ln, handler, open)
 	// What waits to be written to the audit log is written before the
 	// store closes.
 	if ferr := svc.FlushAudit(shutdownCtx); ferr != nil {

@@ -101,19 +101,7 @@ func runUsers(ctx context.Context, e *env, args []string) error {
 	defer done()
 	switch v.sub {
 	case "list":
-		users, total, err := svc.ListUsers(ctx, loci.UserFilter{Match: *match, Limit: *limit, Offset: *offset})
-		if err != nil {
-			return err
-		}
-		if *v.asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "count": total, "users": users})
-		}
-		for _, u := range users {
-			fmt.Fprintf(e.stdout, "%s\t%d memories\tupdated %s\n", u.UserID, u.Memories, u.UpdatedAt.Format(time.RFC3339))
-		}
-		if len(users) == 0 {
-			fmt.Fprintln(e.stderr, "No users.")
-		}
+		return listUsers(ctx, e, svc, *v.asJSON, loci.UserFilter{Match: *match, Limit: *limit, Offset: *offset})
 	case "memories":
 		mems, err := svc.UserMemories(ctx, pos[0], loci.UserMemoryQuery{})
 		if err != nil {
@@ -121,23 +109,7 @@ func runUsers(ctx context.Context, e *env, args []string) error {
 		}
 		return printMemories(e, v, mems, "memories")
 	case "forget":
-		mems, err := svc.ForgetUserMemories(ctx, pos[0], loci.ForgetRequest{Query: *query, IDs: ids, DryRun: *dry})
-		if err != nil {
-			return err
-		}
-		if *v.asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "dry_run": *dry, "count": len(mems), "deleted": mems})
-		}
-		verb := "Forgot"
-		if *dry {
-			verb = "Would forget"
-		}
-		for _, m := range mems {
-			fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%s\n", verb, m.Kind, m.ID, oneLine(m.Content))
-		}
-		if len(mems) == 0 {
-			fmt.Fprintln(e.stderr, "Nothing matched.")
-		}
+		return forgetUserMemories(ctx, e, svc, *v.asJSON, pos[0], loci.ForgetRequest{Query: *query, IDs: ids, DryRun: *dry})
 	case "delete":
 		n, err := svc.DeleteUser(ctx, pos[0])
 		if err != nil {
@@ -147,6 +119,47 @@ func runUsers(ctx context.Context, e *env, args []string) error {
 			return printJSON(e.stdout, map[string]any{"success": true, "deleted": n})
 		}
 		fmt.Fprintf(e.stdout, "Deleted user %s: %d records\n", pos[0], n)
+	}
+	return nil
+}
+
+// listUsers prints the users f selects, one a line.
+func listUsers(ctx context.Context, e *env, svc *service, asJSON bool, f loci.UserFilter) error {
+	users, total, err := svc.ListUsers(ctx, f)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "count": total, "users": users})
+	}
+	for _, u := range users {
+		fmt.Fprintf(e.stdout, "%s\t%d memories\tupdated %s\n", u.UserID, u.Memories, u.UpdatedAt.Format(time.RFC3339))
+	}
+	if len(users) == 0 {
+		fmt.Fprintln(e.stderr, "No users.")
+	}
+	return nil
+}
+
+// forgetUserMemories forgets what req names of user userID (or, dry, says
+// what it would) and prints it.
+func forgetUserMemories(ctx context.Context, e *env, svc *service, asJSON bool, userID string, req loci.ForgetRequest) error {
+	mems, err := svc.ForgetUserMemories(ctx, userID, req)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "dry_run": req.DryRun, "count": len(mems), "deleted": mems})
+	}
+	verb := "Forgot"
+	if req.DryRun {
+		verb = "Would forget"
+	}
+	for _, m := range mems {
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%s\n", verb, m.Kind, m.ID, oneLine(m.Content))
+	}
+	if len(mems) == 0 {
+		fmt.Fprintln(e.stderr, "Nothing matched.")
 	}
 	return nil
 }
@@ -203,33 +216,10 @@ func runPreferences(ctx context.Context, e *env, args []string) error {
 	defer done()
 	switch v.sub {
 	case "list":
-		prefs, err := svc.ListPreferences(ctx, *user, *session)
-		if err != nil {
-			return err
-		}
-		if *v.asJSON {
-			return printJSON(e.stdout, map[string]any{"success": true, "count": len(prefs), "preferences": prefs})
-		}
-		for _, p := range prefs {
-			fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%d\n", p.Type, oneLine(string(p.Value)), p.Source, p.Confidence)
-		}
-		if len(prefs) == 0 {
-			fmt.Fprintln(e.stderr, "No preferences.")
-		}
+		return listPreferences(ctx, e, svc, *v.asJSON, *user, *session)
 	case "set":
-		p, created, err := svc.ObservePreference(ctx, loci.PreferenceInput{UserID: *user, Type: pos[0], Value: val,
+		return setPreference(ctx, e, svc, *v.asJSON, loci.PreferenceInput{UserID: *user, Type: pos[0], Value: val,
 			Source: *source, SessionID: *session, Context: *sctx})
-		if err != nil {
-			return err
-		}
-		if *v.asJSON {
-			return printJSON(e.stdout, p)
-		}
-		action := "Updated"
-		if created {
-			action = "Stored"
-		}
-		fmt.Fprintf(e.stdout, "%s %s (confidence %d)\n", action, p.Type, p.Confidence)
 	case "delete":
 		n, err := svc.DeletePreference(ctx, *user, pos[0])
 		if err != nil {
@@ -249,6 +239,42 @@ func runPreferences(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "Deleted %d preferences of %s\n", n, *user)
 	}
+	return nil
+}
+
+// listPreferences prints the preferences of user userID (and the
+// decisions of session sessionID, if given).
+func listPreferences(ctx context.Context, e *env, svc *service, asJSON bool, userID, sessionID string) error {
+	prefs, err := svc.ListPreferences(ctx, userID, sessionID)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, map[string]any{"success": true, "count": len(prefs), "preferences": prefs})
+	}
+	for _, p := range prefs {
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%d\n", p.Type, oneLine(string(p.Value)), p.Source, p.Confidence)
+	}
+	if len(prefs) == 0 {
+		fmt.Fprintln(e.stderr, "No preferences.")
+	}
+	return nil
+}
+
+// setPreference observes preference in and prints what it stored.
+func setPreference(ctx context.Context, e *env, svc *service, asJSON bool, in loci.PreferenceInput) error {
+	p, created, err := svc.ObservePreference(ctx, in)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(e.stdout, p)
+	}
+	action := "Updated"
+	if created {
+		action = "Stored"
+	}
+	fmt.Fprintf(e.stdout, "%s %s (confidence %d)\n", action, p.Type, p.Confidence)
 	return nil
 }
 

@@ -1,8 +1,8 @@
 // Package apidoc builds loci's OpenAPI 3.1 document from the REST server's
 // route table (httpapi): each route there carries its Op (parameters,
-// bodies, responses) beside its policy, and the document adds the least
-// role (x-loci-role) and the agent binding (x-loci-agent-binding) the
-// policy sets. httpapi.OpenAPI builds it; `go generate ./httpapi` writes it
+// bodies, responses) beside the operation it serves (loci.Operation), and
+// the document takes the summary, the least role (x-loci-role) and the
+// agent binding (x-loci-agent-binding) from that operation's declaration. httpapi.OpenAPI builds it; `go generate ./httpapi` writes it
 // to httpapi/openapi.json, embedded in the binary, and a test in httpapi
 // fails when that file is stale. This package holds what the operations
 // share: the component schemas, the error responses, and constructors for
@@ -287,16 +287,10 @@ func (rt Route) build(maxPathValue func(name string) int) (Obj, error) {
 		out["description"] = desc
 	}
 
-	var params []Obj
-	for _, name := range wildcards(rt.Path) {
-		d, ok := pathParamDesc[name]
-		if !ok {
-			return nil, fmt.Errorf("apidoc: %s %s: undescribed path parameter %q", rt.Method, rt.Path, name)
-		}
-		params = append(params, Obj{"name": name, "in": "path", "required": true, "description": d,
-			"schema": Obj{"type": "string", "minLength": 1, "maxLength": maxPathValue(name)}})
+	params, err := rt.parameters(maxPathValue)
+	if err != nil {
+		return nil, err
 	}
-	params = append(params, o.Query...)
 	if len(params) > 0 {
 		out["parameters"] = params
 	}
@@ -312,6 +306,32 @@ func (rt Route) build(maxPathValue func(name string) int) (Obj, error) {
 		}
 	}
 
+	responses, err := rt.responses(role != "public")
+	if err != nil {
+		return nil, err
+	}
+	out["responses"] = responses
+	return out, nil
+}
+
+// parameters are the route's path parameters, then its query parameters.
+func (rt Route) parameters(maxPathValue func(name string) int) ([]Obj, error) {
+	var params []Obj
+	for _, name := range wildcards(rt.Path) {
+		d, ok := pathParamDesc[name]
+		if !ok {
+			return nil, fmt.Errorf("apidoc: %s %s: undescribed path parameter %q", rt.Method, rt.Path, name)
+		}
+		params = append(params, Obj{"name": name, "in": "path", "required": true, "description": d,
+			"schema": Obj{"type": "string", "minLength": 1, "maxLength": maxPathValue(name)}})
+	}
+	return append(params, rt.Op.Query...), nil
+}
+
+// responses are the route's success responses and the error responses it
+// can answer; keyed adds those of a route that needs a key (401, 403).
+func (rt Route) responses(keyed bool) (Obj, error) {
+	o := rt.Op
 	responses := Obj{}
 	for status, r := range o.OK {
 		rr := Obj{"description": r.Desc}
@@ -330,7 +350,7 @@ func (rt Route) build(maxPathValue func(name string) int) (Obj, error) {
 	if !o.NoStorage {
 		errs = append(errs, http.StatusServiceUnavailable, http.StatusInsufficientStorage)
 	}
-	if role != "public" {
+	if keyed {
 		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
 	}
 	errs = append(errs, o.Errs...)
@@ -342,8 +362,7 @@ func (rt Route) build(maxPathValue func(name string) int) (Obj, error) {
 		}
 		responses[fmt.Sprint(st)] = Obj{"$ref": "#/components/responses/" + name}
 	}
-	out["responses"] = responses
-	return out, nil
+	return responses, nil
 }
 
 // wildcards returns the names of a path's {wildcards}, in order.

@@ -31,8 +31,37 @@ var errorCodes = []string{
 }
 
 // schemas are the reusable component schemas: the domain objects as the
-// API answers them, and the request bodies.
+// API answers them, and the request bodies, gathered from one function per
+// group of kinds (each a table of schemas).
 func schemas() Obj {
+	all := Obj{}
+	for _, part := range []Obj{
+		commonSchemas(),
+		noteSchemas(),
+		blockSchemas(),
+		passageSchemas(),
+		sessionSchemas(),
+		workingEpisodeSchemas(),
+		factSchemas(),
+		preferenceMemorySchemas(),
+		memoryUserSchemas(),
+		overviewSchemas(),
+		searchSchemas(),
+		operationSchemas(),
+	} {
+		for name, s := range part {
+			if _, dup := all[name]; dup {
+				panic("apidoc: schema " + name + " declared twice")
+			}
+			all[name] = s
+		}
+	}
+	return all
+}
+
+// commonSchemas are the component schemas of the error envelope and the
+// enumerations the others use.
+func commonSchemas() Obj {
 	return Obj{
 		"Success": Object([]string{"success"}, Obj{"success": Obj{"const": true}}),
 		"ErrorEnvelope": WithDesc(Object([]string{"success", "error", "code"}, Obj{
@@ -54,8 +83,12 @@ func schemas() Obj {
 			loci.TierHigh, loci.TierMedium, loci.TierLow),
 		"MaintenanceTask": enum("A maintenance task.", loci.MaintenanceTasks...),
 		"Action":          enum("Whether a write created the record or updated an existing one.", loci.ActionCreated, loci.ActionUpdated),
+	}
+}
 
-		// Notes (seed 000).
+// noteSchemas are the component schemas of notes (seed 000).
+func noteSchemas() Obj {
+	return Obj{
 		"Note": WithDesc(Object([]string{"key", "value", "updated_at"}, Obj{
 			"key":        Str("The note's key, unique per agent."),
 			"value":      AnyJSON("The value: a string or any JSON."),
@@ -72,8 +105,12 @@ func schemas() Obj {
 			"key":        Str(""),
 			"updated_at": Timestamp(""),
 		}),
+	}
+}
 
-		// Agents and blocks (seed 002).
+// blockSchemas are the component schemas of agents and blocks (seed 002).
+func blockSchemas() Obj {
+	return Obj{
 		"Agent": Object([]string{"id", "name", "created_at"}, Obj{
 			"id":         Str(""),
 			"name":       Str("A display name; may be empty."),
@@ -106,8 +143,12 @@ func schemas() Obj {
 			"agent_id":   Str("The consumer agent."),
 			"created_at": Timestamp("When it was attached."),
 		}),
+	}
+}
 
-		// Passages (seed 002).
+// passageSchemas are the component schemas of passages (seed 002).
+func passageSchemas() Obj {
+	return Obj{
 		"Passage": WithDesc(Object([]string{"id", "agent_id", "content", "tags", "created_at"}, Obj{
 			"id":         Str(""),
 			"agent_id":   Str(""),
@@ -116,8 +157,12 @@ func schemas() Obj {
 			"created_at": Timestamp(""),
 		}), "An archival passage of an agent."),
 		"PassageResult": Obj{"allOf": []Obj{Ref("Passage"), scored("Relevance; higher is better.")}},
+	}
+}
 
-		// Sessions (seeds 001 and 004).
+// sessionSchemas are the component schemas of sessions (seeds 001 and 004).
+func sessionSchemas() Obj {
+	return Obj{
 		"Message": Object([]string{"role", "content"}, Obj{
 			"role":       Str("e.g. user, assistant, system."),
 			"content":    Str(""),
@@ -152,8 +197,13 @@ func schemas() Obj {
 			"expires_at":    Timestamp(""),
 			"updated_at":    Timestamp(""),
 		}),
+	}
+}
 
-		// Working, episodic and long-term memory (seed 003).
+// workingEpisodeSchemas are the component schemas of working memory and
+// episodes (seed 003).
+func workingEpisodeSchemas() Obj {
+	return Obj{
 		"WorkingEntry": WithDesc(Object([]string{"task_id", "agent_id", "key", "value", "updated_at", "expires_at"}, Obj{
 			"task_id":    Str(""),
 			"agent_id":   Str(""),
@@ -194,6 +244,13 @@ func schemas() Obj {
 			"comment":     Str(""),
 			"corrections": AnyJSON("Any JSON."),
 		}),
+	}
+}
+
+// factSchemas are the component schemas of long-term facts (seed 003) and
+// maintenance.
+func factSchemas() Obj {
+	return Obj{
 		"Fact": WithDesc(Object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at", "valid_at", "status"}, Obj{
 			"id":                  Str(""),
 			"user_id":             Str("Absent for a global fact."),
@@ -234,8 +291,13 @@ func schemas() Obj {
 			"deleted": Integer(""),
 			"ids":     Nullable(StrList("The records the task changed (or would change on a dry run).")),
 		}),
+	}
+}
 
-		// Preferences and users (seeds 001 and 004).
+// preferenceMemorySchemas are the component schemas of preferences (seed
+// 001) and the memories API's filters and inputs.
+func preferenceMemorySchemas() Obj {
+	return Obj{
 		"Preference": WithDesc(Object([]string{"user_id", "type", "value", "learned_from", "first_observed", "observation_count", "source", "confidence", "stored_confidence", "peak", "tier", "is_persistent", "flagged_for_removal", "last_used_at", "created_at", "updated_at"}, Obj{
 			"user_id":             Str(""),
 			"session_id":          Str("Set for a session-scoped decision."),
@@ -287,6 +349,13 @@ func schemas() Obj {
 			"expires_at":  Timestamp(""),
 			"ttl_seconds": Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds},
 		}),
+	}
+}
+
+// memoryUserSchemas are the component schemas of the memories API's
+// answers, and of users (seed 004).
+func memoryUserSchemas() Obj {
+	return Obj{
 		"MemoryUpdate": Closed([]string{"id"}, Obj{
 			"id":          Str("The memory to change."),
 			"content":     Str(""),
@@ -347,8 +416,12 @@ func schemas() Obj {
 		}}, "Something of a user's memory that waits for a person: a disputed fact (`kind` fact, `reason` disputed, the fact's fields; "+
 			"resolve with POST /v1/facts/{id}/resolve) or a preference flagged for removal (`kind` preference, `reason` flagged_for_removal, "+
 			"the preference's fields; resolve with POST /v1/users/{user_id}/preferences/{type}/resolve)."),
+	}
+}
 
-		// The overview.
+// overviewSchemas are the component schemas of the overview.
+func overviewSchemas() Obj {
+	return Obj{
 		"UserSummary": WithDesc(Object([]string{"user_id", "created_at", "updated_at", "memories"}, Obj{
 			"user_id":    Str(""),
 			"created_at": Timestamp("When loci first heard of the user: its registration (a session start, an import) or its oldest record, the earlier."),
@@ -381,8 +454,12 @@ func schemas() Obj {
 			}),
 			"at": Timestamp("When the overview was computed."),
 		}), "An overview of the workspace's memory, or of one agent's or user's."),
+	}
+}
 
-		// Search.
+// searchSchemas are the component schemas of search and its explanation.
+func searchSchemas() Obj {
+	return Obj{
 		"SignalScore": Object([]string{"rank", "score"}, Obj{
 			"rank": Integer("The result's 1-based rank among the signal's candidates."),
 			"score": Number("The score the signal ranked by: for lexical, BM25 scaled to the best match (1) plus what `context` and `session` " +
@@ -416,8 +493,13 @@ func schemas() Obj {
 			"score":      Number("Higher is better."),
 			"explain":    Ref("Explanation"),
 		}), "A record found by a search across kinds."),
+	}
+}
 
-		// Operations.
+// operationSchemas are the component schemas of operations: API keys,
+// the audit log and imports.
+func operationSchemas() Obj {
+	return Obj{
 		"APIKey": Object([]string{"id", "workspace", "role", "created_at"}, Obj{
 			"id":         Str(""),
 			"workspace":  Str(""),
