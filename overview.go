@@ -27,10 +27,12 @@ type UserSummary struct {
 }
 
 // UserFilter selects users of one workspace. Match, when set, keeps the
-// users whose id holds it, ignoring case.
+// users whose id holds it, ignoring case (ListUserSummaries); ID, when
+// set, keeps that user alone (FindUsers).
 type UserFilter struct {
 	Workspace string
 	Match     string
+	ID        string
 	Limit     int // 0: no limit
 	Offset    int
 }

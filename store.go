@@ -9,9 +9,16 @@ import (
 // Store is a storage backend: SQLite (sqlite/) or PostgreSQL (postgres/).
 // It knows records, not rules: the rules live once, above the backends, in
 // memory/, and run inside the transactions Store hands out.
+//
+// A backend implements Store and StoreTx (what only it can do; the rest is
+// derived once, on Tx). Another backend is a package of its own that
+// passes the conformance suite (storetest.Run and storetest.RunIndex in
+// its tests), wired in where a store is opened (cmd/loci/store.go) and
+// where the rules' tests open each backend (internal/testdb).
 type Store interface {
 	// Update runs fn in a read-write transaction, committed when fn returns
 	// nil and rolled back otherwise. fn's error is returned as is.
+	// The backend hands fn its StoreTx wrapped in a Tx.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// View runs fn in a read-only transaction. Each statement sees what
 	// was committed when it began (PostgreSQL's READ COMMITTED), or the
@@ -31,23 +38,25 @@ type Store interface {
 	Close() error
 }
 
-// Tx is one transaction's view of the store. Its methods return domain
-// errors (ENOTFOUND, ECONFLICT, EINVALID) where the listed cases occur and
-// internal errors otherwise.
-type Tx interface {
+// StoreTx is the storage interface: what a backend implements for one
+// transaction, and only what a backend alone can do. What can be derived
+// from it (a record by id, the records of a filter as a slice, an agent,
+// a user or a key by id or hash) is written once, on Tx. Its methods
+// return domain errors (ENOTFOUND, ECONFLICT, EINVALID) where the listed
+// cases occur and internal errors otherwise. The conformance suite
+// (storetest/) checks every method on every backend.
+type StoreTx interface {
 	// Lock takes an exclusive lock named name until the transaction ends,
 	// so read-modify-write rules are safe across processes that share one
 	// database. On SQLite (one writer) it does nothing.
 	Lock(ctx context.Context, name string) error
 
-	// InsertRecord stores a new record. ECONFLICT when the id, or the key
-	// in the same workspace, kind and scope, already exists.
-	InsertRecord(ctx context.Context, r *Record) error
-	// InsertRecords stores new records as InsertRecord does, in as few
-	// round trips as the backend allows (an import's batches). It returns
-	// the error of the first that fails (ECONFLICT as InsertRecord's); the
-	// caller then rolls the transaction back, as some of the others may
-	// be stored in it.
+	// InsertRecords stores new records in as few round trips as the
+	// backend allows (an import's batches; one record: Tx.InsertRecord).
+	// ECONFLICT when an id, or a key in the same workspace, kind and
+	// scope, already exists. It returns the error of the first that
+	// fails; the caller then rolls the transaction back, as some of the
+	// others may be stored in it.
 	InsertRecords(ctx context.Context, rs []*Record) error
 	// UpdateRecord overwrites every mutable field of the record with r's id
 	// (all but id, workspace, kind, created_at) if its stored version is
@@ -56,13 +65,20 @@ type Tx interface {
 	// raised them since r was read (it does not change the version), and an
 	// update must not lose those accesses.
 	UpdateRecord(ctx context.Context, r *Record, prevVersion int) error
-	// GetRecord returns one record of the workspace. ENOTFOUND when absent.
-	GetRecord(ctx context.Context, workspace, id string) (*Record, error)
-	// FindRecords returns the records that match f, in f.Order.
-	FindRecords(ctx context.Context, f RecordFilter) ([]*Record, error)
+	// ScanRecords calls fn with each record that matches f, in f.Order
+	// (honouring f.Limit and f.Offset), without holding them all in
+	// memory; it stops at fn's first error and returns it. Search indexes
+	// are loaded with it, and Tx.FindRecords and Tx.GetRecord read
+	// through it.
+	ScanRecords(ctx context.Context, f RecordFilter, fn func(*Record) error) error
 	// CountRecords returns how many records match f, ignoring its limit
 	// and offset.
 	CountRecords(ctx context.Context, f RecordFilter) (int, error)
+	// CountRecordsBy counts the records that match f (its order, limit and
+	// offset ignored) per group of by, most records first (ties by value),
+	// at most limit groups (0: all), and returns how many groups there are
+	// in all.
+	CountRecordsBy(ctx context.Context, f RecordFilter, by Grouping, limit int) ([]GroupCount, int, error)
 	// DeleteRecords deletes the records that match f (limit and offset
 	// ignored) with their versions, index entries and embeddings, and
 	// returns how many it deleted.
@@ -76,11 +92,6 @@ type Tx interface {
 	// ListVersions returns a record's kept versions, newest first.
 	ListVersions(ctx context.Context, recordID string) ([]RecordVersion, error)
 
-	// ScanRecords calls fn with each record that matches f, in f.Order
-	// (honouring f.Limit and f.Offset), without holding them all in
-	// memory; it stops at fn's first error and returns it. Search indexes
-	// are loaded with it.
-	ScanRecords(ctx context.Context, f RecordFilter, fn func(*Record) error) error
 	// Changes returns what changed among the workspace's records after
 	// the cursor since, as of this transaction's snapshot, and the cursor
 	// to pass next time (NoCursor: only the current cursor, no changes).
@@ -108,14 +119,9 @@ type Tx interface {
 
 	// InsertAgent creates an agent. ECONFLICT when it exists.
 	InsertAgent(ctx context.Context, a *Agent) error
-	// GetAgent returns an agent. ENOTFOUND when absent.
-	GetAgent(ctx context.Context, workspace, id string) (*Agent, error)
-	// ListAgents returns the workspace's agents by id, and their total.
-	ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*Agent, int, error)
-	// ListKnownAgents is ListAgents with, besides, every agent id the
-	// workspace's records name that has no agent (an agent with only
-	// notes), with no name and its first record's time.
-	ListKnownAgents(ctx context.Context, workspace string, limit, offset int) ([]*Agent, int, error)
+	// FindAgents returns the agents f selects by id, and how many it
+	// selects ignoring its limit and offset.
+	FindAgents(ctx context.Context, f AgentFilter) ([]*Agent, int, error)
 	// DeleteAgent deletes an agent row and its block links (not its
 	// records: the rules above do that). ENOTFOUND when absent.
 	DeleteAgent(ctx context.Context, workspace, id string) error
@@ -132,25 +138,27 @@ type Tx interface {
 	// EnsureUser creates the user with empty defaults unless it exists, and
 	// returns it with whether it was created.
 	EnsureUser(ctx context.Context, workspace, id string, at time.Time) (*User, bool, error)
-	// GetUser returns a user. ENOTFOUND when absent.
-	GetUser(ctx context.Context, workspace, id string) (*User, error)
+	// FindUsers returns the users of the table f selects (Workspace, ID
+	// when set, Limit, Offset; not Match) by id, and how many it selects
+	// ignoring its limit and offset.
+	FindUsers(ctx context.Context, f UserFilter) ([]*User, int, error)
 	// UpdateUser replaces a user's defaults. ENOTFOUND when absent.
 	UpdateUser(ctx context.Context, u *User) error
 	// DeleteUser deletes a user row (not its records) and reports whether
 	// it existed.
 	DeleteUser(ctx context.Context, workspace, id string) (bool, error)
-	// ListUsers returns the workspace's users by id, and their total.
-	ListUsers(ctx context.Context, workspace string, limit, offset int) ([]*User, int, error)
+	// ListUserSummaries returns the users f selects: those of the users
+	// table and every user_id the workspace's records name, newest first
+	// (by the earlier of registration and oldest record, then id), and how
+	// many f selects ignoring its limit and offset.
+	ListUserSummaries(ctx context.Context, f UserFilter) ([]*UserSummary, int, error)
 
 	// InsertKey stores an API key (its hash, never its secret). ECONFLICT
 	// when the id or the hash exists.
 	InsertKey(ctx context.Context, k *APIKey) error
-	// GetKeyByHash returns the key, active or revoked, whose secret hashes
-	// to hash, in any workspace. ENOTFOUND when absent.
-	GetKeyByHash(ctx context.Context, hash string) (*APIKey, error)
-	// ListKeys returns the keys of a workspace ("" for every workspace),
-	// oldest first, revoked ones included.
-	ListKeys(ctx context.Context, workspace string) ([]*APIKey, error)
+	// FindKeys returns the keys f selects, active or revoked, oldest
+	// first.
+	FindKeys(ctx context.Context, f KeyFilter) ([]*APIKey, error)
 	// RevokeKey marks an active key of the workspace ("" for any) revoked
 	// at at. ENOTFOUND when there is no such active key.
 	RevokeKey(ctx context.Context, workspace, id string, at time.Time) error
@@ -160,24 +168,31 @@ type Tx interface {
 	// FindAudit returns the entries that match f, newest first, and how
 	// many match ignoring f's limit and offset.
 	FindAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, int, error)
-	// DeleteAuditBefore deletes the entries of every workspace older than
-	// before and returns how many it deleted.
-	DeleteAuditBefore(ctx context.Context, before time.Time) (int, error)
-	// DeleteAuditBeyond deletes the oldest entries of every workspace
-	// beyond the newest keep (in the order they were written; a backend
-	// may keep a few fewer) and returns how many it deleted.
-	DeleteAuditBeyond(ctx context.Context, keep int) (int, error)
+	// PruneAudit deletes the entries of every workspace older than before
+	// (unless zero) and then the oldest beyond the newest keep (unless 0;
+	// in the order they were written, a backend may keep a few fewer), and
+	// returns how many it deleted.
+	PruneAudit(ctx context.Context, before time.Time, keep int) (int, error)
+}
 
-	// ListUserSummaries returns the users f selects: those of the users
-	// table and every user_id the workspace's records name, newest first
-	// (by the earlier of registration and oldest record, then id), and how
-	// many f selects ignoring its limit and offset.
-	ListUserSummaries(ctx context.Context, f UserFilter) ([]*UserSummary, int, error)
-	// CountRecordsBy counts the records that match f (its order, limit and
-	// offset ignored) per group of by, most records first (ties by value),
-	// at most limit groups (0: all), and returns how many groups there are
-	// in all.
-	CountRecordsBy(ctx context.Context, f RecordFilter, by Grouping, limit int) ([]GroupCount, int, error)
+// AgentFilter selects agents of one workspace: those of the agents table
+// or, with Known, besides them every agent id the workspace's records
+// name that has no agent (an agent with only notes), with no name and its
+// first record's time.
+type AgentFilter struct {
+	Workspace string
+	ID        string // when set, only this agent
+	Known     bool
+	Limit     int // 0: no limit
+	Offset    int
+}
+
+// KeyFilter selects API keys: those of Workspace ("" for every
+// workspace), or the one whose secret hashes to Hash (in any workspace)
+// when Hash is set.
+type KeyFilter struct {
+	Workspace string
+	Hash      string
 }
 
 // Agent is an agent that owns memory: blocks, notes, passages.

@@ -237,6 +237,37 @@ func (e *entry) put(r *loci.Record) {
 	if text == "" {
 		text = r.Content
 	}
+	d := e.newDoc(r, text)
+	if e.update(d, r) {
+		return
+	}
+	e.remove(r.ID)
+	slot := int32(len(e.docs))
+	e.docs = append(e.docs, d)
+	e.vecOK = append(e.vecOK, false)
+	e.slotOf[d.id] = slot
+	e.live++
+
+	e.addTerms(slot, d, text)
+	e.growVecs()
+	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
+		e.setVector(slot, d, r.Embedding)
+	}
+	if !d.hasVec {
+		e.pending++
+	}
+	if e.cfg.conversational != nil && e.cfg.conversational(r) {
+		e.join(slot, d)
+	}
+	e.bytes += int64(d.bytes) + e.vecBytes()
+	if !e.inverted && e.live >= invertAt {
+		e.invert()
+	}
+}
+
+// newDoc returns what the entry keeps of r, whose analyzed text is text,
+// its strings interned.
+func (e *entry) newDoc(r *loci.Record, text string) *doc {
 	d := &doc{
 		id: strings.Clone(r.ID), key: r.Key, confidence: r.Confidence, textHash: hashText(text),
 		created: micros(r.CreatedAt), updated: micros(r.UpdatedAt), expires: micros(r.ExpiresAt),
@@ -259,17 +290,15 @@ func (e *entry) put(r *loci.Record) {
 	if e.cfg.speaker != nil {
 		d.speaker = e.intern(e.cfg.speaker(r))
 	}
-	if e.update(d, r) {
-		return
-	}
-	e.remove(r.ID)
-	slot := int32(len(e.docs))
-	e.docs = append(e.docs, d)
-	e.vecOK = append(e.vecOK, false)
-	e.slotOf[d.id] = slot
-	e.live++
+	return d
+}
 
+// addTerms indexes text, the analyzed text of d in slot: its terms (and
+// postings, once inverted), document frequencies and length, and adds
+// what they cost to d.bytes.
+func (e *entry) addTerms(slot int32, d *doc, text string) {
 	counts := countTerms(text, e.cfg.fold)
+	e.growTerms(len(counts))
 	d.tOff, d.tLen = int32(len(e.dterms)), int32(len(counts))
 	for _, tc := range counts {
 		id, added := e.vocab.add(tc.term)
@@ -301,21 +330,22 @@ func (e *entry) put(r *loci.Record) {
 	for _, t := range d.tags {
 		d.bytes += int32(16 + len(t))
 	}
+}
 
-	e.growVecs()
-	if e.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == e.cfg.model {
-		e.setVector(slot, d, r.Embedding)
+// growTerms makes room for k more doc terms. During a load (capHint
+// records expected), a full slice grows once to what the records so far
+// predict for all of them, an eighth more, instead of by a quarter at a
+// time: fewer copies, each the whole slice twice over while it is made.
+func (e *entry) growTerms(k int) {
+	n := len(e.dterms)
+	if n+k <= cap(e.dterms) || e.live < 64 || e.live >= e.capHint {
+		return
 	}
-	if !d.hasVec {
-		e.pending++
+	want := n*e.capHint/e.live*9/8 + k
+	if want <= n+k {
+		return
 	}
-	if e.cfg.conversational != nil && e.cfg.conversational(r) {
-		e.join(slot, d)
-	}
-	e.bytes += int64(d.bytes) + e.vecBytes()
-	if !e.inverted && e.live >= invertAt {
-		e.invert()
-	}
+	e.dterms = slices.Grow(e.dterms, want-n)
 }
 
 // invert builds the postings of the live docs, in slot order.

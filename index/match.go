@@ -10,8 +10,9 @@ import (
 
 // matcher is a search's filter prepared for one entry. The filter's scope
 // is the entry's, so a doc's being in the entry answers it; when all that
-// is left are kinds and a time the doc must be live at, those are checked
-// on the doc's interned fields without making its record. Any other
+// is left are kinds, a time the doc must be live at and one it must be
+// valid at (a search's "what is true now"), those are checked on the
+// doc's interned fields without making its record. Any other
 // filter is checked by RecordFilter.Match on the doc's record.
 type matcher struct {
 	e    *entry
@@ -21,6 +22,7 @@ type matcher struct {
 	anyKind bool
 	kinds   []uint32 // the interned kinds f selects that the entry holds
 	live    time.Time
+	asOf    time.Time
 }
 
 // matcher prepares f, a filter of e's scope, for e. Call it under e's lock.
@@ -28,7 +30,7 @@ func (e *entry) matcher(f *loci.RecordFilter) *matcher {
 	m := &matcher{e: e, f: f}
 	rest := *f
 	rest.Workspace, rest.AgentID, rest.UserID, rest.SessionID, rest.TaskID, rest.OrGlobalUser = "", nil, nil, nil, nil, false
-	rest.Kinds, rest.LiveAt, rest.Order, rest.Limit, rest.Offset = nil, time.Time{}, 0, 0, 0
+	rest.Kinds, rest.LiveAt, rest.AsOf, rest.Order, rest.Limit, rest.Offset = nil, time.Time{}, time.Time{}, 0, 0, 0
 	if s := scopeOf(*f); !reflect.ValueOf(rest).IsZero() || s.Workspace != e.filter.Workspace || keyOf(s) != e.key {
 		m.full = true
 		return m
@@ -39,7 +41,7 @@ func (e *entry) matcher(f *loci.RecordFilter) *matcher {
 			m.kinds = append(m.kinds, i)
 		}
 	}
-	m.live = f.LiveAt
+	m.live, m.asOf = f.LiveAt, f.AsOf
 	return m
 }
 
@@ -50,6 +52,12 @@ func (m *matcher) match(d *doc) bool {
 	}
 	if !m.anyKind && !slices.Contains(m.kinds, d.strs[sKind]) {
 		return false
+	}
+	if !m.asOf.IsZero() && (d.validAt != noTime || d.invalidAt != noTime) {
+		r := loci.Record{ValidAt: fromMicros(d.validAt), InvalidAt: fromMicros(d.invalidAt)}
+		if !r.ValidAtTime(m.asOf) {
+			return false
+		}
 	}
 	if m.live.IsZero() || d.expires == noTime {
 		return true

@@ -26,6 +26,22 @@ func TestMatcherAgreesWithFilter(t *testing.T) {
 		if i%4 == 0 {
 			r.Tags = []string{"x"}
 		}
+		// Validity: unset, valid from before/at/after now, invalid from
+		// before/at/after now.
+		switch i % 7 {
+		case 1:
+			r.ValidAt = now.Add(-time.Hour)
+		case 2:
+			r.ValidAt = now
+		case 3:
+			r.ValidAt = now.Add(time.Microsecond)
+		case 4:
+			r.InvalidAt = now.Add(-time.Hour)
+		case 5:
+			r.InvalidAt = now
+		case 6:
+			r.ValidAt, r.InvalidAt = now.Add(-time.Hour), now.Add(time.Hour)
+		}
 		r.UpdatedAt = r.CreatedAt
 		e.put(r)
 	}
@@ -35,6 +51,8 @@ func TestMatcherAgreesWithFilter(t *testing.T) {
 		"passages":       {Workspace: "w", AgentID: &agent, Kinds: []loci.Kind{loci.KindPassage}},
 		"two kinds live": {Workspace: "w", AgentID: &agent, Kinds: []loci.Kind{loci.KindBlock, loci.KindNote}, LiveAt: now},
 		"absent kind":    {Workspace: "w", AgentID: &agent, Kinds: []loci.Kind{loci.KindFact}},
+		"as of":          {Workspace: "w", AgentID: &agent, Kinds: []loci.Kind{loci.KindPassage, loci.KindNote}, LiveAt: now, AsOf: now.Add(time.Nanosecond)},
+		"as of now":      {Workspace: "w", AgentID: &agent, AsOf: now},
 		"live":           {Workspace: "w", AgentID: &agent, LiveAt: now, Order: loci.OrderCreatedDesc, Limit: 3},
 		"tags":           {Workspace: "w", AgentID: &agent, Tags: []string{"x"}, LiveAt: now},
 		"created after":  {Workspace: "w", AgentID: &agent, CreatedAfter: now.Add(-10 * time.Minute)},

@@ -85,6 +85,50 @@ func (r *Result) Holds() map[string]uint64 {
 // too large for the budget, by a streaming pass over its records.
 func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error) {
 	terms := distinct(q.Terms)
+	parts, st, err := c.openParts(ctx, tx, q, terms)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Context: map[string][]*Doc{}}
+	lex, vec, dur := newTopK(q.N), newTopK(q.N), newTopK(q.N)
+	owner := map[string]*part{}
+	exact := map[string][]float32{} // the vectors rescored, as stored
+	for _, p := range parts {
+		h, err := c.searchPart(ctx, tx, p, q, terms, st)
+		if err != nil {
+			return nil, err
+		}
+		res.Pending += h.pending
+		for id, x := range h.exact {
+			exact[id] = x
+		}
+		for _, sig := range []struct {
+			hits []Hit
+			top  *topK
+		}{{h.lexical, lex}, {h.vector, vec}, {h.during, dur}} {
+			for _, x := range sig.hits {
+				sig.top.offer(cand{score: x.Score, id: x.Doc.Meta.ID, doc: x.Doc})
+				owner[x.Doc.Meta.ID] = p
+			}
+		}
+	}
+	res.Lexical, res.Vector = lex.hits(), vec.hits()
+	if q.During != nil {
+		res.During = dur.hits()
+	}
+	if err := c.lend(ctx, tx, q, res, owner); err != nil {
+		return nil, err
+	}
+	res.owner, res.terms = owner, terms
+	if q.Vectors {
+		res.Vectors = vectorsOf(owner, exact)
+	}
+	return res, nil
+}
+
+// openParts finds each filter's index (or streams its scope) and adds up
+// the statistics of all of them, which BM25 scores every part by.
+func (c *Cache) openParts(ctx context.Context, tx loci.Tx, q Query, terms []string) ([]*part, Stats, error) {
 	parts := make([]*part, len(q.Filters))
 	var st Stats
 	for i, f := range q.Filters {
@@ -92,7 +136,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		parts[i] = p
 		e, err := c.acquire(ctx, tx, f)
 		if err != nil {
-			return nil, err
+			return nil, st, err
 		}
 		if e != nil {
 			p.e = e
@@ -103,60 +147,51 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		}
 		c.streams.Add(1)
 		if p.s, err = c.stream(ctx, tx, f, terms, q.Vector, q.N, q.minSimilarity()); err != nil {
-			return nil, err
+			return nil, st, err
 		}
 		st.add(p.s.st)
 	}
+	return parts, st, nil
+}
 
-	res := &Result{Context: map[string][]*Doc{}}
-	lex, vec, dur := newTopK(q.N), newTopK(q.N), newTopK(q.N)
-	owner := map[string]*part{}
-	exact := map[string][]float32{} // the vectors rescored, as stored
-	for _, p := range parts {
-		var l, v, w []Hit
-		if p.e != nil {
-			p.e.mu.RLock()
-			m := p.e.matcher(&p.f)
-			l, w = p.e.lexical(m, terms, st, q.N, q.During)
-			exactly := false
-			if q.Vector != nil {
-				v, exactly = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
-			}
-			res.Pending += p.e.countPending(m)
-			p.e.mu.RUnlock()
-			if len(v) > 0 && !exactly {
-				var vs map[string][]float32
-				var err error
-				if v, vs, err = rescore(ctx, tx, c.cfg.model, q.Vector, v, q.minSimilarity()); err != nil {
-					return nil, err
-				}
-				for id, x := range vs {
-					exact[id] = x
-				}
-			}
-		} else {
-			l, w = p.s.lexical(terms, st, q.N, q.During)
-			v = p.s.vec.hits()
-			res.Pending += p.s.pending
-		}
-		for _, h := range l {
-			lex.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
-			owner[h.Doc.Meta.ID] = p
-		}
-		for _, h := range v {
-			vec.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
-			owner[h.Doc.Meta.ID] = p
-		}
-		for _, h := range w {
-			dur.offer(cand{score: h.Score, id: h.Doc.Meta.ID, doc: h.Doc})
-			owner[h.Doc.Meta.ID] = p
+// partHits is what one part contributes to a search.
+type partHits struct {
+	lexical, vector, during []Hit
+	pending                 int
+	exact                   map[string][]float32 // vectors rescored, when asked
+}
+
+// searchPart searches one part: its index, whose vector hits are
+// rescored from the store unless the index scored them exactly, or its
+// streamed scope.
+func (c *Cache) searchPart(ctx context.Context, tx loci.Tx, p *part, q Query, terms []string, st Stats) (partHits, error) {
+	var h partHits
+	if p.e == nil {
+		h.lexical, h.during = p.s.lexical(terms, st, q.N, q.During)
+		h.vector, h.pending = p.s.vec.hits(), p.s.pending
+		return h, nil
+	}
+	p.e.mu.RLock()
+	m := p.e.matcher(&p.f)
+	h.lexical, h.during = p.e.lexical(m, terms, st, q.N, q.During)
+	exactly := false
+	if q.Vector != nil {
+		h.vector, exactly = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
+	}
+	h.pending = p.e.countPending(m)
+	p.e.mu.RUnlock()
+	if len(h.vector) > 0 && !exactly {
+		var err error
+		if h.vector, h.exact, err = rescore(ctx, tx, c.cfg.model, q.Vector, h.vector, q.minSimilarity(), q.Vectors); err != nil {
+			return h, err
 		}
 	}
-	res.Lexical, res.Vector = lex.hits(), vec.hits()
-	if q.During != nil {
-		res.During = dur.hits()
-	}
+	return h, nil
+}
 
+// lend gives the best q.Lenders conversational lexical hits of res their
+// neighbours (res.Context), recording the part each neighbour came from.
+func (c *Cache) lend(ctx context.Context, tx loci.Tx, q Query, res *Result, owner map[string]*part) error {
 	lent := 0
 	for _, h := range res.Lexical {
 		if lent >= q.Lenders || c.cfg.conversational == nil {
@@ -175,7 +210,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		} else {
 			var err error
 			if nbs, err = c.streamNeighbours(ctx, tx, p.f, h.Doc, q.Window); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if len(nbs) > 0 {
@@ -187,26 +222,27 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 			}
 		}
 	}
+	return nil
+}
 
-	res.owner, res.terms = owner, terms
-
-	if q.Vectors {
-		res.Vectors = map[string][]float32{}
-		for id, p := range owner {
-			v := exact[id] // as stored, when rescored
-			if v == nil && p.e != nil {
-				p.e.mu.RLock()
-				v = p.e.vectorOf(id)
-				p.e.mu.RUnlock()
-			} else if v == nil {
-				v = p.s.vectors[id]
-			}
-			if v != nil {
-				res.Vectors[id] = v
-			}
+// vectorsOf returns the vectors of the candidates in owner: as stored
+// when rescored (exact), else as their part holds them.
+func vectorsOf(owner map[string]*part, exact map[string][]float32) map[string][]float32 {
+	out := map[string][]float32{}
+	for id, p := range owner {
+		v := exact[id]
+		if v == nil && p.e != nil {
+			p.e.mu.RLock()
+			v = p.e.vectorOf(id)
+			p.e.mu.RUnlock()
+		} else if v == nil {
+			v = p.s.vectors[id]
+		}
+		if v != nil {
+			out[id] = v
 		}
 	}
-	return res, nil
+	return out
 }
 
 // distinct returns terms without repeats, in order.

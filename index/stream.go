@@ -37,7 +37,21 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 	}
 	scope := scopeOf(f)
 	scope.Order = loci.OrderNone
-	err := tx.ScanRecords(ctx, scope, func(r *loci.Record) error {
+	scan := tx.ScanRecords
+	// With a store that answers the vector side from an index of its own
+	// (nearest.go), the scope is read without its embeddings.
+	var indexed, exhausted bool
+	withVec := 0 // the records of f that hold a vector, then
+	if nt, ok := tx.StoreTx.(loci.NearestTx); ok && q != nil && c.cfg.model != "" && n > 0 {
+		var err error
+		if indexed, exhausted, err = c.nearest(ctx, nt, f, q, n, min, s); err != nil {
+			return nil, err
+		}
+		if indexed {
+			scan = nt.ScanRecordsWithoutEmbeddings
+		}
+	}
+	err := scan(ctx, scope, func(r *loci.Record) error {
 		text := r.SearchText
 		if text == "" {
 			text = r.Content
@@ -79,7 +93,10 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		if tfs != nil {
 			s.cands = append(s.cands, streamCand{d: doc(), length: length, tfs: tfs})
 		}
-		hasVec := c.cfg.model != "" && r.Embedding != nil && r.EmbeddingModel == c.cfg.model
+		hasVec := c.cfg.model != "" && (r.Embedding != nil || indexed) && r.EmbeddingModel == c.cfg.model
+		if hasVec {
+			withVec++
+		}
 		if !hasVec {
 			if c.cfg.model != "" {
 				s.pending++
@@ -98,6 +115,11 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stream scope: %w", err)
+	}
+	if indexed && exhausted && len(s.vec.h) < n && len(s.vec.h) < withVec {
+		// The store's index gave fewer than the scope holds (a graph
+		// its scan did not reach through): the scope is streamed whole.
+		return c.stream(ctx, loci.Tx{StoreTx: nonNearest{tx.StoreTx}}, f, terms, q, n, min)
 	}
 	return s, nil
 }

@@ -281,21 +281,15 @@ func (s *Service) PruneAudit(ctx context.Context, r loci.AuditRetention) (n int,
 		return 0, err
 	}
 	err = a.update(func(tx loci.Tx) error {
-		n = 0
+		var before time.Time
 		if r.MaxAge > 0 {
-			d, err := tx.DeleteAuditBefore(ctx, s.now().Add(-r.MaxAge))
-			if err != nil {
-				return err
-			}
-			n += d
+			before = s.now().Add(-r.MaxAge)
 		}
-		if r.MaxEntries > 0 {
-			d, err := tx.DeleteAuditBeyond(ctx, r.MaxEntries)
-			if err != nil {
-				return err
-			}
-			n += d
+		d, err := tx.PruneAudit(ctx, before, r.MaxEntries)
+		if err != nil {
+			return err
 		}
+		n = d
 		a.count(n)
 		if n == 0 {
 			a.quiet()

@@ -16,10 +16,10 @@ import (
 type failingAudit struct{ loci.Store }
 
 func (f failingAudit) Update(ctx context.Context, fn func(loci.Tx) error) error {
-	return f.Store.Update(ctx, func(tx loci.Tx) error { return fn(auditFailTx{tx}) })
+	return f.Store.Update(ctx, func(tx loci.Tx) error { return fn(loci.Tx{StoreTx: auditFailTx{tx.StoreTx}}) })
 }
 
-type auditFailTx struct{ loci.Tx }
+type auditFailTx struct{ loci.StoreTx }
 
 var errAuditFull = errors.New("the audit log refuses the entry")
 

@@ -12,25 +12,26 @@ import (
 )
 
 // readCounter is a store that counts the records its transactions read
-// through FindRecords.
+// (through ScanRecords, which FindRecords reads through).
 type readCounter struct {
 	loci.Store
 	read atomic.Int64
 }
 
 type countingTx struct {
-	loci.Tx
+	loci.StoreTx
 	c *readCounter
 }
 
-func (tx countingTx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
-	recs, err := tx.Tx.FindRecords(ctx, f)
-	tx.c.read.Add(int64(len(recs)))
-	return recs, err
+func (tx countingTx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
+	return tx.StoreTx.ScanRecords(ctx, f, func(r *loci.Record) error {
+		tx.c.read.Add(1)
+		return fn(r)
+	})
 }
 
 func (c *readCounter) View(ctx context.Context, fn func(loci.Tx) error) error {
-	return c.Store.View(ctx, func(tx loci.Tx) error { return fn(countingTx{tx, c}) })
+	return c.Store.View(ctx, func(tx loci.Tx) error { return fn(loci.Tx{StoreTx: countingTx{tx.StoreTx, c}}) })
 }
 
 // TestListNotesReadsOnlyThePage: a page of an agent's notes reads, and

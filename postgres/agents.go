@@ -2,11 +2,9 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
 )
 
@@ -23,72 +21,51 @@ func (tx *Tx) InsertAgent(ctx context.Context, a *loci.Agent) error {
 	return nil
 }
 
-// GetAgent returns an agent.
-func (tx *Tx) GetAgent(ctx context.Context, workspace, id string) (*loci.Agent, error) {
-	a := loci.Agent{Workspace: workspace}
-	err := tx.tx.QueryRow(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = $1 AND id = $2`,
-		workspace, id).Scan(&a.ID, &a.Name, &a.CreatedAt)
-	if err == pgx.ErrNoRows {
-		return nil, loci.Errorf(loci.ENOTFOUND, "agent %s not found", id)
-	} else if err != nil {
-		return nil, fmt.Errorf("get agent: %w", err)
-	}
-	a.CreatedAt = a.CreatedAt.UTC()
-	return &a, nil
-}
-
-// ListAgents returns the workspace's agents by id.
-func (tx *Tx) ListAgents(ctx context.Context, workspace string, limit, offset int) ([]*loci.Agent, int, error) {
-	var total int
-	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM agents WHERE workspace = $1`, workspace).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count agents: %w", err)
-	}
-	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM agents WHERE workspace = $1 ORDER BY id`+
-		limitClause(limit, offset), workspace)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list agents: %w", err)
-	}
-	defer rows.Close()
-	var out []*loci.Agent
-	for rows.Next() {
-		a := loci.Agent{Workspace: workspace}
-		if err := rows.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
-			return nil, 0, fmt.Errorf("scan agent: %w", err)
-		}
-		a.CreatedAt = a.CreatedAt.UTC()
-		out = append(out, &a)
-	}
-	return out, total, rows.Err()
-}
-
-// ListKnownAgents lists the agents table and the agents only records name.
-func (tx *Tx) ListKnownAgents(ctx context.Context, workspace string, limit, offset int) ([]*loci.Agent, int, error) {
-	// The agents table, and every agent its records name that has no row
-	// there (an agent with only notes, working entries or episodes).
-	known := `SELECT id, name, created_at FROM agents WHERE workspace = $1
+// FindAgents returns the agents f selects by id: the agents table and,
+// with f.Known, every agent its records name that has no row there (an
+// agent with only notes, working entries or episodes).
+func (tx *Tx) FindAgents(ctx context.Context, f loci.AgentFilter) ([]*loci.Agent, int, error) {
+	from := `agents WHERE workspace = $1`
+	if f.Known {
+		from = `(SELECT id, name, created_at FROM agents WHERE workspace = $1
 		UNION ALL
 		SELECT agent_id, '', min(created_at) FROM records WHERE workspace = $1 AND agent_id <> ''
-			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = $1) GROUP BY agent_id`
-	var total int
-	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM (`+known+`) k`, workspace).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count agents: %w", err)
+			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = $1) GROUP BY agent_id) k`
+		if f.ID != "" {
+			from += ` WHERE id = $2`
+		}
+	} else if f.ID != "" {
+		from += ` AND id = $2`
 	}
-	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM (`+known+`) k ORDER BY id`+
-		limitClause(limit, offset), workspace)
+	args := []any{f.Workspace}
+	if f.ID != "" {
+		args = append(args, f.ID)
+	}
+	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM `+from+` ORDER BY id`+
+		limitClause(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list agents: %w", err)
 	}
 	defer rows.Close()
 	var out []*loci.Agent
 	for rows.Next() {
-		a := loci.Agent{Workspace: workspace}
+		a := loci.Agent{Workspace: f.Workspace}
 		if err := rows.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
 			return nil, 0, fmt.Errorf("scan agent: %w", err)
 		}
 		a.CreatedAt = a.CreatedAt.UTC()
 		out = append(out, &a)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list agents: %w", err)
+	}
+	total := len(out)
+	if f.Limit > 0 || f.Offset > 0 {
+		if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM `+from, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count agents: %w", err)
+		}
+	}
+	return out, total, nil
 }
 
 // DeleteAgent deletes an agent and the links that attach blocks to it.
@@ -160,23 +137,13 @@ func (tx *Tx) EnsureUser(ctx context.Context, workspace, id string, at time.Time
 	if err != nil {
 		return nil, false, fmt.Errorf("ensure user: %w", err)
 	}
-	u, err := tx.GetUser(ctx, workspace, id)
-	return u, tag.RowsAffected() > 0, err
-}
-
-// GetUser returns a user.
-func (tx *Tx) GetUser(ctx context.Context, workspace, id string) (*loci.User, error) {
-	u := loci.User{Workspace: workspace}
-	var defaults string
-	err := tx.tx.QueryRow(ctx, `SELECT id, defaults::text, created_at, updated_at FROM users WHERE workspace = $1 AND id = $2`,
-		workspace, id).Scan(&u.ID, &defaults, &u.CreatedAt, &u.UpdatedAt)
-	if err == pgx.ErrNoRows {
-		return nil, loci.Errorf(loci.ENOTFOUND, "user %s not found", id)
-	} else if err != nil {
-		return nil, fmt.Errorf("get user: %w", err)
+	users, _, err := tx.FindUsers(ctx, loci.UserFilter{Workspace: workspace, ID: id})
+	if err != nil {
+		return nil, false, err
+	} else if len(users) == 0 {
+		return nil, false, loci.Errorf(loci.ENOTFOUND, "user %s not found", id)
 	}
-	u.Defaults, u.CreatedAt, u.UpdatedAt = json.RawMessage(defaults), u.CreatedAt.UTC(), u.UpdatedAt.UTC()
-	return &u, nil
+	return users[0], tag.RowsAffected() > 0, nil
 }
 
 // UpdateUser replaces a user's defaults.

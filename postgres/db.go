@@ -50,6 +50,10 @@ type DB struct {
 	vectorSchema string
 	// vectorIndexes holds the dimensions known to have an HNSW index.
 	vectorIndexes sync.Map
+	// iterative reports whether pgvector scans its HNSW indexes
+	// iteratively (0.8 and later), so that a filtered search finds as
+	// many rows as asked (NearestRecords).
+	iterative bool
 	// timeout bounds every wait for the database (WithTimeout).
 	timeout time.Duration
 	// full is what writes met of a full disk (Ping reports it).
@@ -116,6 +120,12 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...Option) (*DB, 
 			pool.Close()
 			return nil, fmt.Errorf("inspect schema: %w", err)
 		}
+		var version string
+		if err := pool.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&version); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("inspect pgvector: %w", err)
+		}
+		db.iterative = versionAtLeast(version, 0, 8)
 	}
 	return db, nil
 }
@@ -222,7 +232,7 @@ func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) er
 	// a transaction left open would keep its connection and its locks.
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
 	tx := &Tx{tx: pgTx, db: db}
-	if err := fn(tx); err != nil {
+	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
 		return err
 	}
 	if err := pgTx.Commit(ctx); err != nil {
@@ -306,6 +316,11 @@ func applyMigration(ctx context.Context, conn *pgx.Conn, version int, base, name
 	}
 	if version == contentHashMigration {
 		if err := backfillContentHash(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
+	if version == embeddingBytesMigration {
+		if err := backfillEmbeddingBytes(ctx, tx); err != nil {
 			return fmt.Errorf("migration %s: %w", base, err)
 		}
 	}

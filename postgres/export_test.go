@@ -9,7 +9,7 @@ import (
 // Exec runs a statement in a transaction of the store, for tests that
 // need the server itself to report an error.
 func Exec(ctx context.Context, tx loci.Tx, sql string) error {
-	_, err := tx.(*Tx).tx.Exec(ctx, sql)
+	_, err := tx.StoreTx.(*Tx).tx.Exec(ctx, sql)
 	return err
 }
 

@@ -46,6 +46,13 @@ func TestIndexConformance(t *testing.T) {
 	storetest.RunIndex(t, func(t *testing.T) (loci.Store, loci.Store) { return testdb.PostgresPair(t, dsn) })
 }
 
+// TestIndexConformancePGlite runs the index suite on PGlite, where a scope
+// over the budget has its vector side answered by pgvector's HNSW index.
+func TestIndexConformancePGlite(t *testing.T) {
+	dsn := pgliteDSN(t)
+	storetest.RunIndex(t, func(t *testing.T) (loci.Store, loci.Store) { return testdb.PostgresPair(t, dsn) })
+}
+
 // TestConformancePGlite runs the suite on PGlite, where the vector
 // extension exists, so embeddings also go through the pgvector column.
 func TestConformancePGlite(t *testing.T) {

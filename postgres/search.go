@@ -14,8 +14,12 @@ func (tx *Tx) SetEmbedding(ctx context.Context, workspace, id string, version in
 	if err := tx.ensureVectorIndex(ctx, vec); err != nil {
 		return false, err
 	}
-	tag, err := tx.tx.Exec(ctx, `UPDATE records SET embedding = $1, embedding_model = $2
-		WHERE workspace = $3 AND id = $4 AND version = $5`, vec, model, workspace, id, version)
+	var arr any // the real[] form, only for the pgvector column
+	if vec != nil && tx.db.vector {
+		arr = vec
+	}
+	tag, err := tx.tx.Exec(ctx, `UPDATE records SET embedding = $1::real[], embedding_f32 = $2, embedding_model = $3
+		WHERE workspace = $4 AND id = $5 AND version = $6`, arr, embeddingBytes(vec), model, workspace, id, version)
 	if err != nil {
 		return false, fmt.Errorf("set embedding: %w", err)
 	}
@@ -34,7 +38,7 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 	// hand each time (an unnamed statement): the generic plan of a
 	// prepared one guessed a third of the table above model and scanned
 	// it whole (13 ms at 30,000 records, every second when idle).
-	rows, err := tx.tx.Query(ctx, `SELECT `+recordColumns+` FROM (
+	rows, err := tx.tx.Query(ctx, `SELECT `+selectColumns+` FROM (
 			(SELECT * FROM records WHERE embedding_model = '' ORDER BY created_at, id LIMIT $2)
 			UNION ALL
 			(SELECT * FROM records WHERE embedding_model > '' AND embedding_model < $1 ORDER BY created_at, id LIMIT $2)

@@ -11,21 +11,21 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// ListUsers returns the workspace's users by id.
-func (tx *Tx) ListUsers(ctx context.Context, workspace string, limit, offset int) ([]*loci.User, int, error) {
-	var total int
-	if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE workspace = $1`, workspace).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count users: %w", err)
+// FindUsers returns the users f selects by id.
+func (tx *Tx) FindUsers(ctx context.Context, f loci.UserFilter) ([]*loci.User, int, error) {
+	where, args := `workspace = $1`, []any{f.Workspace}
+	if f.ID != "" {
+		where, args = where+` AND id = $2`, append(args, f.ID)
 	}
-	rows, err := tx.tx.Query(ctx, `SELECT id, defaults::text, created_at, updated_at FROM users WHERE workspace = $1 ORDER BY id`+
-		limitClause(limit, offset), workspace)
+	rows, err := tx.tx.Query(ctx, `SELECT id, defaults::text, created_at, updated_at FROM users WHERE `+where+` ORDER BY id`+
+		limitClause(f.Limit, f.Offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list users: %w", err)
 	}
 	defer rows.Close()
 	var out []*loci.User
 	for rows.Next() {
-		u := loci.User{Workspace: workspace}
+		u := loci.User{Workspace: f.Workspace}
 		var defaults string
 		if err := rows.Scan(&u.ID, &defaults, &u.CreatedAt, &u.UpdatedAt); err != nil {
 			return nil, 0, fmt.Errorf("scan user: %w", err)
@@ -33,7 +33,16 @@ func (tx *Tx) ListUsers(ctx context.Context, workspace string, limit, offset int
 		u.Defaults, u.CreatedAt, u.UpdatedAt = json.RawMessage(defaults), u.CreatedAt.UTC(), u.UpdatedAt.UTC()
 		out = append(out, &u)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list users: %w", err)
+	}
+	total := len(out)
+	if f.Limit > 0 || f.Offset > 0 {
+		if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE `+where, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count users: %w", err)
+		}
+	}
+	return out, total, nil
 }
 
 const keyColumns = `id, workspace, name, role, agent_id, hash, created_at, revoked_at`
@@ -52,23 +61,16 @@ func (tx *Tx) InsertKey(ctx context.Context, k *loci.APIKey) error {
 	return nil
 }
 
-// GetKeyByHash returns the key with that hash.
-func (tx *Tx) GetKeyByHash(ctx context.Context, hash string) (*loci.APIKey, error) {
-	keys, err := tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, hash)
-	if err != nil {
-		return nil, err
-	} else if len(keys) == 0 {
-		return nil, loci.Errorf(loci.ENOTFOUND, "key not found")
-	}
-	return keys[0], nil
-}
-
-// ListKeys returns the keys of a workspace, or of all, oldest first.
-func (tx *Tx) ListKeys(ctx context.Context, workspace string) ([]*loci.APIKey, error) {
-	if workspace == "" {
+// FindKeys returns the keys of a workspace, or of all, oldest first, or
+// the key with f.Hash.
+func (tx *Tx) FindKeys(ctx context.Context, f loci.KeyFilter) ([]*loci.APIKey, error) {
+	switch {
+	case f.Hash != "":
+		return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, f.Hash)
+	case f.Workspace == "":
 		return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
 	}
-	return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE workspace = $1 ORDER BY created_at, id`, workspace)
+	return tx.queryKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE workspace = $1 ORDER BY created_at, id`, f.Workspace)
 }
 
 // RevokeKey marks an active key revoked.
@@ -169,22 +171,25 @@ func (tx *Tx) FindAudit(ctx context.Context, f loci.AuditFilter) ([]*loci.AuditE
 	return out, total, err
 }
 
-// DeleteAuditBeyond deletes the oldest entries beyond the newest keep, by
-// the log's sequence: one index lookup, however long the log. A write
-// rolled back leaves a gap in the sequence, so it may keep a few fewer.
-func (tx *Tx) DeleteAuditBeyond(ctx context.Context, keep int) (int, error) {
-	tag, err := tx.tx.Exec(ctx, `DELETE FROM audit_log WHERE seq <= (SELECT max(seq) FROM audit_log) - $1`, keep)
-	if err != nil {
-		return 0, fmt.Errorf("delete audit entries: %w", err)
+// PruneAudit deletes the entries older than before, then the oldest
+// beyond the newest keep by the log's sequence: one index lookup, however
+// long the log. A write rolled back leaves a gap in the sequence, so it
+// may keep a few fewer.
+func (tx *Tx) PruneAudit(ctx context.Context, before time.Time, keep int) (int, error) {
+	n := int64(0)
+	if !before.IsZero() {
+		tag, err := tx.tx.Exec(ctx, `DELETE FROM audit_log WHERE at < $1`, before)
+		if err != nil {
+			return 0, fmt.Errorf("delete audit entries: %w", err)
+		}
+		n += tag.RowsAffected()
 	}
-	return int(tag.RowsAffected()), nil
-}
-
-// DeleteAuditBefore deletes entries older than before.
-func (tx *Tx) DeleteAuditBefore(ctx context.Context, before time.Time) (int, error) {
-	tag, err := tx.tx.Exec(ctx, `DELETE FROM audit_log WHERE at < $1`, before)
-	if err != nil {
-		return 0, fmt.Errorf("delete audit entries: %w", err)
+	if keep > 0 {
+		tag, err := tx.tx.Exec(ctx, `DELETE FROM audit_log WHERE seq <= (SELECT max(seq) FROM audit_log) - $1`, keep)
+		if err != nil {
+			return 0, fmt.Errorf("delete audit entries: %w", err)
+		}
+		n += tag.RowsAffected()
 	}
-	return int(tag.RowsAffected()), nil
+	return int(n), nil
 }

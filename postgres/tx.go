@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-var _ loci.Tx = (*Tx)(nil)
+var _ loci.StoreTx = (*Tx)(nil)
 
 // Tx is a transaction on a PostgreSQL store.
 type Tx struct {
@@ -36,19 +36,39 @@ func (tx *Tx) Lock(ctx context.Context, name string) error {
 	return nil
 }
 
+// recordColumns are the columns a record is written to, in recordArgs'
+// order.
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash,
+	embedding_f32`
 
-// InsertRecord stores a new record. It inserts with ON CONFLICT DO NOTHING
-// rather than raising a unique violation, so that ECONFLICT leaves the
-// transaction usable, as it is on SQLite.
-func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+// selectColumns are what a record is read from, in scanRecord's order:
+// the embedding as bytes (embedding_f32), or, for a row written before
+// those, as real[] (which is not read, nor detoasted, when it has bytes).
+const selectColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
+	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
+	created_at, updated_at, expires_at, version, CASE WHEN embedding_f32 IS NULL THEN embedding END, embedding_model,
+	valid_at, invalid_at, review, metadata, content_hash, embedding_f32`
+
+// selectColumnsNoEmbedding are selectColumns without the embedding (NULL
+// for both forms), the model blank for a record without one.
+const selectColumnsNoEmbedding = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
+	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
+	created_at, updated_at, expires_at, version, NULL::real[],
+	CASE WHEN embedding_f32 IS NULL AND embedding IS NULL THEN '' ELSE embedding_model END,
+	valid_at, invalid_at, review, metadata, content_hash, NULL::bytea`
+
+// insertRecord stores a new record (InsertRecords of one: one statement,
+// no batch). It inserts with ON CONFLICT DO NOTHING rather than raising a
+// unique violation, so that ECONFLICT leaves the transaction usable, as it
+// is on SQLite.
+func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
 	}
-	args := recordArgs(r)
+	args := tx.recordArgs(r)
 	tag, err := tx.tx.Exec(ctx, insertRecordSQL, args...)
 	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
@@ -61,14 +81,17 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 
 const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12::text[], $13, $14, $15, $16, $17, $18,
-	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29)
+	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29, $30)
 	ON CONFLICT DO NOTHING`
 
 // InsertRecords stores new records in one round trip (a batch of
 // InsertRecord's statement).
 func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
-	if len(rs) == 0 {
+	switch len(rs) {
+	case 0:
 		return nil
+	case 1:
+		return tx.insertRecord(ctx, rs[0])
 	}
 	tx.wroteRecords = true
 	dims := map[int]bool{}
@@ -82,7 +105,7 @@ func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
 	}
 	var b pgx.Batch
 	for _, r := range rs {
-		args := recordArgs(r)
+		args := tx.recordArgs(r)
 		b.Queue(insertRecordSQL, args...)
 	}
 	br := tx.tx.SendBatch(ctx, &b)
@@ -112,7 +135,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	if err := tx.ensureVectorIndex(ctx, r.Embedding); err != nil {
 		return err
 	}
-	args := recordArgs(r)
+	args := tx.recordArgs(r)
 	// args[0:3] are id, workspace, kind; created_at is args[18]. The access
 	// fields never go down: TouchRecords may have raised them since r was
 	// read, without changing the version.
@@ -124,10 +147,10 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		outcome = $12, confidence = $13, access_count = GREATEST(access_count, $14),
 		last_accessed_at = GREATEST(last_accessed_at, $15), updated_at = $16,
 		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20,
-		valid_at = $21, invalid_at = $22, review = $23, metadata = $24::json, content_hash = $25
-		WHERE id = $26 AND workspace = $27 AND version = $28
+		valid_at = $21, invalid_at = $22, review = $23, metadata = $24::json, content_hash = $25, embedding_f32 = $26
+		WHERE id = $27 AND workspace = $28 AND version = $29
 		AND ($5::text IS NULL OR $22::timestamptz IS NOT NULL OR NOT EXISTS (SELECT 1 FROM records o
-			WHERE o.workspace = $27 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $26
+			WHERE o.workspace = $28 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $27
 			AND o.invalid_at IS NULL
 			AND ((o.agent_id = $1 AND o.session_id = $3 AND o.task_id = $4) OR records.kind = 'fact')))`,
 		append(append(append([]any{}, args[3:18]...), args[19:]...), r.ID, r.Workspace, prevVersion)...)
@@ -150,35 +173,10 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	return nil
 }
 
-// GetRecord returns one record.
-func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
-	rows, err := tx.tx.Query(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = $1 AND id = $2`, workspace, id)
-	if err != nil {
-		return nil, fmt.Errorf("get record: %w", err)
-	}
-	recs, err := scanRecords(rows)
-	if err != nil {
-		return nil, err
-	} else if len(recs) == 0 {
-		return nil, loci.Errorf(loci.ENOTFOUND, "record %s not found", id)
-	}
-	return recs[0], nil
-}
-
-// FindRecords returns the records that match f.
-func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
-	var out []*loci.Record
-	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
-}
-
 // selectRecords is the query of ScanRecords and its arguments.
 func selectRecords(f loci.RecordFilter) (string, []any) {
 	var a args
-	q := `SELECT ` + recordColumns + ` FROM records WHERE ` + whereClause(f, "", &a)
+	q := `SELECT ` + selectColumns + ` FROM records WHERE ` + whereClause(f, "", &a)
 	if o := orderClause(f.Order); o != "" {
 		q += ` ORDER BY ` + o
 	}
@@ -188,6 +186,12 @@ func selectRecords(f loci.RecordFilter) (string, []any) {
 // ScanRecords calls fn with each record that matches f, in f.Order.
 func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
 	q, a := selectRecords(f)
+	return tx.scan(ctx, q, a, fn)
+}
+
+// scan calls fn with each record that q (selecting selectColumns or
+// selectColumnsNoEmbedding) returns.
+func (tx *Tx) scan(ctx context.Context, q string, a []any, fn func(*loci.Record) error) error {
 	rows, err := tx.tx.Query(ctx, q, a...)
 	if err != nil {
 		return fmt.Errorf("find records: %w", err)
@@ -309,7 +313,7 @@ func (tx *Tx) ensureVectorIndex(ctx context.Context, v []float32) error {
 	if _, ok := tx.db.vectorIndexes.Load(dims); ok {
 		return nil
 	}
-	name := "records_embedding_hnsw_" + strconv.Itoa(dims)
+	name := vectorIndexName(dims)
 	if err := tx.Lock(ctx, "loci:vector-index"); err != nil {
 		return err
 	}
@@ -341,8 +345,10 @@ func (tx *Tx) ensureVectorIndex(ctx context.Context, v []float32) error {
 // longer vectors are searched exactly.
 const maxIndexedDims = 2000
 
-// recordArgs returns r's column values in recordColumns order.
-func recordArgs(r *loci.Record) []any {
+// recordArgs returns r's column values in recordColumns order: its
+// embedding as bytes, and as real[] only where the pgvector column is
+// generated from it.
+func (tx *Tx) recordArgs(r *loci.Record) []any {
 	var key, emb any
 	if r.Key != "" {
 		key = r.Key
@@ -351,7 +357,7 @@ func recordArgs(r *loci.Record) []any {
 	if search == "" {
 		search = r.Content
 	}
-	if r.Embedding != nil {
+	if r.Embedding != nil && tx.db.vector {
 		emb = r.Embedding
 	}
 	return []any{
@@ -359,6 +365,7 @@ func recordArgs(r *loci.Record) []any {
 		jsonText(r.Data), nonNil(r.Tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullTime(r.LastAccessedAt),
 		r.CreatedAt, r.UpdatedAt, nullTime(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
 		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentHash(r.Content),
+		embeddingBytes(r.Embedding),
 	}
 }
 
@@ -389,11 +396,20 @@ func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
 	var key *string
 	var lastAccessed, expires, validAt, invalidAt *time.Time
 	var meta, contentHash *string
+	var f32 []byte
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash}
+		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash,
+		&f32}
 	if err := rows.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
+	}
+	if f32 != nil {
+		v, err := embeddingFromBytes(f32)
+		if err != nil {
+			return nil, err
+		}
+		r.Embedding = v
 	}
 	r.Kind, r.Data = loci.Kind(kind), json.RawMessage(data)
 	if meta != nil && *meta != "" {
@@ -462,9 +478,12 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 		conds = append(conds, p+"kind = ANY("+a.add(kinds)+"::text[])")
 	}
 	if f.IDs != nil {
-		if len(f.IDs) == 0 {
+		switch len(f.IDs) {
+		case 0:
 			conds = append(conds, "false")
-		} else {
+		case 1: // one record (Tx.GetRecord): a plain equality, planned as such
+			conds = append(conds, p+"id = "+a.add(f.IDs[0]))
+		default:
 			conds = append(conds, p+"id = ANY("+a.add(f.IDs)+"::text[])")
 		}
 	}
@@ -483,6 +502,14 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if len(f.Tags) > 0 {
 		conds = append(conds, p+"tags @> "+a.add(f.Tags)+"::text[]")
 	}
+	conds = append(conds, whereValues(f, p, a)...)
+	return strings.Join(conds, " AND ")
+}
+
+// whereValues is the rest of whereClause: f's creation bounds, content
+// hash, expiry, validity, review and confidence.
+func whereValues(f loci.RecordFilter, p string, a *args) []string {
+	var conds []string
 	if !f.CreatedAfter.IsZero() {
 		conds = append(conds, p+"created_at > "+a.add(f.CreatedAfter))
 	}
@@ -520,7 +547,7 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	if f.MaxConfidence != nil {
 		conds = append(conds, p+"confidence < "+a.add(*f.MaxConfidence))
 	}
-	return strings.Join(conds, " AND ")
+	return conds
 }
 
 // orderClause matches SQLite's orders: NULL keys first, ties on id.

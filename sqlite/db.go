@@ -240,7 +240,7 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loc
 	// connection, the only writer, is not kept by a dead transaction.
 	defer sqlTx.Rollback()
 	tx := &Tx{tx: sqlTx, db: db, write: write}
-	if err := fn(tx); err != nil {
+	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
 		sqlTx.Rollback()
 		return tx, err
 	}

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/loci-memory/loci"
@@ -122,4 +124,44 @@ func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, m
 		return 0, fmt.Errorf("count pending embeddings: %w", err)
 	}
 	return n, nil
+}
+
+// ReadVectors calls fn with the embedding model and vector of each record
+// of workspace among ids (index.VectorReader: what a search's exact
+// rescoring reads), in no order: one prepared statement whatever the
+// number of ids, reading three columns, each vector decoded into one
+// buffer that fn may not keep.
+func (tx *Tx) ReadVectors(ctx context.Context, workspace string, ids []string, fn func(id, model string, vec []float32) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	js, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("encode ids: %w", err)
+	}
+	rows, err := tx.query(ctx, sqlVectorsByID, string(js), workspace)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	var buf []float32
+	for rows.Next() {
+		var id, model string
+		var blob sql.RawBytes
+		if err := rows.Scan(&id, &model, &blob); err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		var vec []float32
+		if blob != nil {
+			buf = decodeVectorInto(buf, blob)
+			vec = buf
+		}
+		if err := fn(id, model, vec); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	return nil
 }

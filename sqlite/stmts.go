@@ -21,6 +21,8 @@ const (
 	sqlReadGen     = `SELECT gen, floor FROM search_generation WHERE id = 1`
 	sqlStamp       = `UPDATE search_generation SET gen = gen + 1 WHERE id = 1 RETURNING gen`
 	sqlRecordsByID = `SELECT ` + recordColumns + ` FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
+	// sqlVectorsByID reads the vectors of records by id (ReadVectors).
+	sqlVectorsByID = `SELECT id, embedding_model, embedding FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
 	sqlKeyByHash   = `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`
 	sqlAllKeys     = `SELECT ` + keyColumns + ` FROM api_keys ORDER BY created_at, id`
 	sqlInsertAudit = `INSERT INTO audit_log (id, at, key_id, role, operation, workspace,
@@ -33,7 +35,7 @@ const (
 // readStatements run in read transactions (and in write ones);
 // writeStatements in write transactions only.
 var (
-	readStatements  = []string{sqlReadGen, sqlRecordsByID, sqlKeyByHash, sqlAllKeys}
+	readStatements  = []string{sqlReadGen, sqlRecordsByID, sqlVectorsByID, sqlKeyByHash, sqlAllKeys}
 	writeStatements = []string{sqlStamp, sqlInsertAudit, sqlInsertRecord}
 )
 

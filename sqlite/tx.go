@@ -14,7 +14,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-var _ loci.Tx = (*Tx)(nil)
+var _ loci.StoreTx = (*Tx)(nil)
 
 // Tx is a transaction on a SQLite store.
 type Tx struct {
@@ -48,8 +48,8 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
 
-// InsertRecord stores a new record.
-func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
+// insertRecord stores a new record.
+func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	args, err := recordArgs(r)
 	if err != nil {
 		return err
@@ -70,16 +70,16 @@ func (tx *Tx) InsertRecord(ctx context.Context, r *loci.Record) error {
 // once is likely to again); a server that never imports keeps 1 MiB.
 const bulkCacheKiB = 32 << 10
 
-// InsertRecords stores new records (a bulk load: import), with the
-// writer's page cache grown for it.
+// InsertRecords stores new records; a bulk load (import: more than one)
+// grows the writer's page cache for it.
 func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
-	if tx.write && !tx.db.bulk.Swap(true) {
+	if len(rs) > 1 && tx.write && !tx.db.bulk.Swap(true) {
 		if _, err := tx.exec(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, bulkCacheKiB)); err != nil {
 			return fmt.Errorf("grow page cache: %w", err)
 		}
 	}
 	for _, r := range rs {
-		if err := tx.InsertRecord(ctx, r); err != nil {
+		if err := tx.insertRecord(ctx, r); err != nil {
 			return err
 		}
 	}
@@ -124,31 +124,6 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 	return nil
 }
 
-// GetRecord returns one record.
-func (tx *Tx) GetRecord(ctx context.Context, workspace, id string) (*loci.Record, error) {
-	rows, err := tx.query(ctx, `SELECT `+recordColumns+` FROM records WHERE workspace = ? AND id = ?`, workspace, id)
-	if err != nil {
-		return nil, fmt.Errorf("get record: %w", err)
-	}
-	recs, err := scanRecords(rows)
-	if err != nil {
-		return nil, err
-	} else if len(recs) == 0 {
-		return nil, loci.Errorf(loci.ENOTFOUND, "record %s not found", id)
-	}
-	return recs[0], nil
-}
-
-// FindRecords returns the records that match f.
-func (tx *Tx) FindRecords(ctx context.Context, f loci.RecordFilter) ([]*loci.Record, error) {
-	var out []*loci.Record
-	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
-}
-
 // ScanRecords calls fn with each record that matches f, in f.Order.
 func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
 	q, args, err := selectRecords(f)
@@ -175,9 +150,17 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 	return nil
 }
 
+// sqlRecordByID reads one record by id (prepared when first run).
+const sqlRecordByID = `SELECT ` + recordColumns + ` FROM records WHERE id = ? AND +workspace = ?`
+
 // selectRecords is the query of ScanRecords.
 func selectRecords(f loci.RecordFilter) (string, []any, error) {
 	if onlyIDs(f) {
+		if len(f.IDs) == 1 {
+			// One record (Tx.GetRecord): its id's index, without
+			// decoding a list.
+			return sqlRecordByID, []any{f.IDs[0], f.Workspace}, nil
+		}
 		// Records by id, as searches read their results: one prepared
 		// statement whatever the number of ids.
 		ids, err := json.Marshal(f.IDs)
@@ -417,95 +400,113 @@ func whereClause(f loci.RecordFilter, p string) (string, []any) {
 	if len(f.IDs) > 0 {
 		ws = "+" + ws
 	}
-	conds := []string{ws}
-	args := []any{f.Workspace}
-	in := func(col string, vals []string) {
-		conds = append(conds, p+col+" IN ("+placeholders(len(vals))+")")
-		for _, v := range vals {
-			args = append(args, v)
-		}
+	w := &filterSQL{p: p}
+	w.add(ws, f.Workspace)
+	w.scope(f)
+	w.times(f)
+	if len(f.Review) > 0 {
+		w.in("review", f.Review)
 	}
-	eq := func(col string, v *string) {
-		if v != nil {
-			conds = append(conds, p+col+" = ?")
-			args = append(args, *v)
-		}
+	if f.MinConfidence != nil {
+		w.add(p+"confidence >= ?", *f.MinConfidence)
 	}
+	if f.MaxConfidence != nil {
+		w.add(p+"confidence < ?", *f.MaxConfidence)
+	}
+	return strings.Join(w.conds, " AND "), w.args
+}
+
+// filterSQL collects the conditions of a filter on columns prefixed by p, and
+// their arguments.
+type filterSQL struct {
+	p     string
+	conds []string
+	args  []any
+}
+
+func (w *filterSQL) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *filterSQL) in(col string, vals []string) {
+	w.conds = append(w.conds, w.p+col+" IN ("+placeholders(len(vals))+")")
+	for _, v := range vals {
+		w.args = append(w.args, v)
+	}
+}
+
+func (w *filterSQL) eq(col string, v *string) {
+	if v != nil {
+		w.add(w.p+col+" = ?", *v)
+	}
+}
+
+// scope adds f's kinds, ids, scope, key, tags and labels.
+func (w *filterSQL) scope(f loci.RecordFilter) {
+	p := w.p
 	if len(f.Kinds) > 0 {
 		kinds := make([]string, len(f.Kinds))
 		for i, k := range f.Kinds {
 			kinds[i] = string(k)
 		}
-		in("kind", kinds)
+		w.in("kind", kinds)
 	}
 	if f.IDs != nil {
 		if len(f.IDs) == 0 {
-			conds = append(conds, "0")
+			w.add("0")
 		} else {
-			in("id", f.IDs)
+			w.in("id", f.IDs)
 		}
 	}
-	eq("agent_id", f.AgentID)
+	w.eq("agent_id", f.AgentID)
 	if f.UserID != nil && f.OrGlobalUser {
-		conds = append(conds, "("+p+"user_id = ? OR "+p+"user_id = '')")
-		args = append(args, *f.UserID)
+		w.add("("+p+"user_id = ? OR "+p+"user_id = '')", *f.UserID)
 	} else {
-		eq("user_id", f.UserID)
+		w.eq("user_id", f.UserID)
 	}
-	eq("session_id", f.SessionID)
-	eq("task_id", f.TaskID)
-	eq("key", f.Key)
-	eq("category", f.Category)
-	eq("action_type", f.ActionType)
-	eq("outcome", f.Outcome)
+	w.eq("session_id", f.SessionID)
+	w.eq("task_id", f.TaskID)
+	w.eq("key", f.Key)
+	w.eq("category", f.Category)
+	w.eq("action_type", f.ActionType)
+	w.eq("outcome", f.Outcome)
 	for _, tag := range f.Tags {
-		conds = append(conds, "EXISTS (SELECT 1 FROM json_each("+p+"tags) WHERE value = ?)")
-		args = append(args, tag)
+		w.add("EXISTS (SELECT 1 FROM json_each("+p+"tags) WHERE value = ?)", tag)
 	}
+}
+
+// times adds f's creation bounds, content hash, expiry and validity.
+func (w *filterSQL) times(f loci.RecordFilter) {
+	p := w.p
 	if !f.CreatedAfter.IsZero() {
-		conds = append(conds, p+"created_at > ?")
-		args = append(args, micros(f.CreatedAfter))
+		w.add(p+"created_at > ?", micros(f.CreatedAfter))
 	}
 	if !f.CreatedBefore.IsZero() {
-		conds = append(conds, p+"created_at < ?")
-		args = append(args, micros(f.CreatedBefore))
+		w.add(p+"created_at < ?", micros(f.CreatedBefore))
 	}
 	if f.ContentHash != nil {
 		// The index of content hashes keys on the first 8 digits
 		// (migration 0011): the same expression, then the whole hash.
-		conds = append(conds, "substr("+p+"content_hash, 1, 8) = ?", p+"content_hash = ?")
-		args = append(args, contentHashPrefix(*f.ContentHash), *f.ContentHash)
+		w.add("substr("+p+"content_hash, 1, 8) = ?", contentHashPrefix(*f.ContentHash))
+		w.add(p+"content_hash = ?", *f.ContentHash)
 	}
 	if !f.LiveAt.IsZero() {
 		live := "(" + p + "expires_at IS NULL OR " + p + "expires_at > ?"
-		args = append(args, micros(f.LiveAt))
+		args := []any{micros(f.LiveAt)}
 		for _, k := range f.Lasting {
 			live += " OR " + p + "kind = ?"
 			args = append(args, string(k))
 		}
-		conds = append(conds, live+")")
+		w.add(live+")", args...)
 	}
 	if !f.ExpiredAt.IsZero() {
-		conds = append(conds, p+"expires_at <= ?")
-		args = append(args, micros(f.ExpiredAt))
+		w.add(p+"expires_at <= ?", micros(f.ExpiredAt))
 	}
 	if !f.AsOf.IsZero() {
 		at := micros(f.AsOf)
-		conds = append(conds, "("+p+"valid_at IS NULL OR "+p+"valid_at <= ?) AND ("+p+"invalid_at IS NULL OR "+p+"invalid_at > ?)")
-		args = append(args, at, at)
+		w.add("("+p+"valid_at IS NULL OR "+p+"valid_at <= ?) AND ("+p+"invalid_at IS NULL OR "+p+"invalid_at > ?)", at, at)
 	}
-	if len(f.Review) > 0 {
-		in("review", f.Review)
-	}
-	if f.MinConfidence != nil {
-		conds = append(conds, p+"confidence >= ?")
-		args = append(args, *f.MinConfidence)
-	}
-	if f.MaxConfidence != nil {
-		conds = append(conds, p+"confidence < ?")
-		args = append(args, *f.MaxConfidence)
-	}
-	return strings.Join(conds, " AND "), args
 }
 
 func orderClause(o loci.Order) string {
@@ -592,7 +593,17 @@ func encodeVector(v []float32) []byte {
 }
 
 func decodeVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
+	return decodeVectorInto(nil, b)
+}
+
+// decodeVectorInto decodes b into buf, grown if short, and returns it.
+func decodeVectorInto(buf []float32, b []byte) []float32 {
+	n := len(b) / 4
+	if cap(buf) < n {
+		buf = make([]float32, n)
+	}
+	v := buf[:n]
+	b = b[:4*n]
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}

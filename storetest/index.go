@@ -194,40 +194,10 @@ func testDirtyTx(t *testing.T, pair Pair) {
 func testBudget(t *testing.T, pair Pair) {
 	ctx := context.Background()
 	one, two := pair(t)
-	rng := rand.New(rand.NewSource(7))
-	words := []string{"apple", "pear", "plum", "fig", "kiwi", "lime", "date", "grape", "melon", "berry"}
-	text := func() string {
-		n := 2 + rng.Intn(6)
-		var b []byte
-		for i := range n {
-			if i > 0 {
-				b = append(b, ' ')
-			}
-			b = append(b, words[rng.Intn(len(words))]...)
-		}
-		return string(b)
-	}
-	vec := func() []float32 {
-		return unit(float32(rng.Float64()+0.01), float32(rng.Float64()), float32(rng.Float64()))
-	}
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	newRec := func(i int, agent, user string) *loci.Record {
-		kind, cat := loci.KindPassage, ""
-		if i%3 == 0 {
-			kind, cat = loci.KindSession, "message" // conversations, for context
-		}
-		r := NewRecord(kind, loci.Scope{AgentID: agent, UserID: user, SessionID: "s-" + user}, "", text())
-		r.SearchText, r.Category = r.Content, cat
-		r.CreatedAt = base.Add(time.Duration(i) * time.Minute)
-		r.UpdatedAt = r.CreatedAt
-		if i%4 != 0 {
-			r.Embedding, r.EmbeddingModel = vec(), "m"
-		}
-		return r
-	}
+	c := newBudgetCorpus()
 	var recs []*loci.Record
 	for i := range 240 {
-		recs = append(recs, newRec(i, fmt.Sprintf("a%d", i%6), fmt.Sprintf("u%d", i%4)))
+		recs = append(recs, c.record(i, fmt.Sprintf("a%d", i%6), fmt.Sprintf("u%d", i%4)))
 	}
 	MustInsert(t, one, recs...)
 	conversational := func(r *loci.Record) bool { return r.Kind == loci.KindSession && r.Category == "message" }
@@ -236,53 +206,29 @@ func testBudget(t *testing.T, pair Pair) {
 		return index.New(index.WithModel("m"), index.WithBudget(budget), index.WithConversational(conversational), index.WithQuestion(question))
 	}
 	unbounded, small, none := mk(1<<30), mk(150_000), mk(1)
-	var filters [][]loci.RecordFilter
-	for i := range 6 {
-		filters = append(filters, []loci.RecordFilter{agentScope(fmt.Sprintf("a%d", i))})
-	}
-	for i := range 4 {
-		u := fmt.Sprintf("u%d", i)
-		filters = append(filters,
-			[]loci.RecordFilter{{Workspace: loci.DefaultWorkspace, UserID: &u}},
-			[]loci.RecordFilter{{Workspace: loci.DefaultWorkspace, UserID: &u, Kinds: []loci.Kind{loci.KindSession}}},
-			// two disjoint scopes ranked as one set
-			[]loci.RecordFilter{
-				{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a1"), UserID: &u},
-				{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a2"), UserID: &u, Tags: nil},
-			})
-	}
-	filters = append(filters, []loci.RecordFilter{{Workspace: loci.DefaultWorkspace}})
-	describe := func(res *index.Result) string {
-		out := fmt.Sprintf("lex %v vec %v during %v pending %d ctx", hitScores(res.Lexical), hitScores(res.Vector), hitScores(res.During), res.Pending)
-		for _, h := range res.Lexical {
-			for _, d := range res.Context[h.Doc.Meta.ID] {
-				out += fmt.Sprintf(" %s(%t)>%s(%t)", h.Doc.Meta.ID, h.Doc.Question, d.Meta.ID, d.Question)
-			}
-		}
-		return out
-	}
+	filters := budgetFilters()
 	// Periods of the records' creation times, for Query.During: the
 	// second and third hours, and the first three records written
 	// between rounds.
 	during := func(t time.Time) bool {
-		m := t.Sub(base)
+		m := t.Sub(c.base)
 		return m >= time.Hour && m < 3*time.Hour || m >= 1000*time.Minute && m < 1003*time.Minute
 	}
 	var withDuring, questions, answers int
 	for round := range 6 {
 		for _, fs := range filters {
-			q := index.Query{Filters: fs, Terms: []string{words[rng.Intn(len(words))], words[rng.Intn(len(words))]},
-				Vector: vec(), N: 5, Lenders: 3, Window: 30 * time.Minute}
+			q := index.Query{Filters: fs, Terms: []string{c.word(), c.word()},
+				Vector: c.vec(), N: 5, Lenders: 3, Window: 30 * time.Minute}
 			if round%2 == 1 {
 				q.During = during
 			}
 			var want string
-			for i, c := range []*index.Cache{unbounded, small, none} {
+			for i, cache := range []*index.Cache{unbounded, small, none} {
 				var got string
 				if err := one.View(ctx, func(tx loci.Tx) error {
-					res, err := c.Search(ctx, tx, q)
+					res, err := cache.Search(ctx, tx, q)
 					if err == nil {
-						got = describe(res)
+						got = describeResult(res)
 					}
 					return err
 				}); err != nil {
@@ -302,7 +248,7 @@ func testBudget(t *testing.T, pair Pair) {
 		}
 		// The other handle writes, deletes and moves between rounds.
 		ws := loci.DefaultWorkspace
-		MustInsert(t, two, newRec(1000+round, fmt.Sprintf("a%d", round%6), fmt.Sprintf("u%d", round%4)))
+		MustInsert(t, two, c.record(1000+round, fmt.Sprintf("a%d", round%6), fmt.Sprintf("u%d", round%4)))
 		if err := two.Update(ctx, func(tx loci.Tx) error {
 			_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: []string{recs[round*7].ID}})
 			return err
@@ -319,6 +265,90 @@ func testBudget(t *testing.T, pair Pair) {
 	if st := none.Stats(); st.Streams == 0 || st.Entries != 0 {
 		t.Errorf("the empty budget held indexes or streamed nothing: %+v", st)
 	}
+}
+
+// budgetCorpus makes the records and queries testBudget searches, from
+// one seeded source: a few words of a small vocabulary, 3-dimensional
+// vectors, every third record a session message, every fourth without an
+// embedding, one a minute from base.
+type budgetCorpus struct {
+	rng   *rand.Rand
+	words []string
+	base  time.Time
+}
+
+func newBudgetCorpus() *budgetCorpus {
+	return &budgetCorpus{rng: rand.New(rand.NewSource(7)),
+		words: []string{"apple", "pear", "plum", "fig", "kiwi", "lime", "date", "grape", "melon", "berry"},
+		base:  time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (c *budgetCorpus) word() string { return c.words[c.rng.Intn(len(c.words))] }
+
+func (c *budgetCorpus) text() string {
+	n := 2 + c.rng.Intn(6)
+	var b []byte
+	for i := range n {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, c.word()...)
+	}
+	return string(b)
+}
+
+func (c *budgetCorpus) vec() []float32 {
+	return unit(float32(c.rng.Float64()+0.01), float32(c.rng.Float64()), float32(c.rng.Float64()))
+}
+
+func (c *budgetCorpus) record(i int, agent, user string) *loci.Record {
+	kind, cat := loci.KindPassage, ""
+	if i%3 == 0 {
+		kind, cat = loci.KindSession, "message" // conversations, for context
+	}
+	r := NewRecord(kind, loci.Scope{AgentID: agent, UserID: user, SessionID: "s-" + user}, "", c.text())
+	r.SearchText, r.Category = r.Content, cat
+	r.CreatedAt = c.base.Add(time.Duration(i) * time.Minute)
+	r.UpdatedAt = r.CreatedAt
+	if i%4 != 0 {
+		r.Embedding, r.EmbeddingModel = c.vec(), "m"
+	}
+	return r
+}
+
+// budgetFilters are the scopes testBudget searches: each agent, each
+// user (all kinds, sessions only, and two disjoint scopes ranked as one
+// set) and the whole workspace.
+func budgetFilters() [][]loci.RecordFilter {
+	var filters [][]loci.RecordFilter
+	for i := range 6 {
+		filters = append(filters, []loci.RecordFilter{agentScope(fmt.Sprintf("a%d", i))})
+	}
+	for i := range 4 {
+		u := fmt.Sprintf("u%d", i)
+		filters = append(filters,
+			[]loci.RecordFilter{{Workspace: loci.DefaultWorkspace, UserID: &u}},
+			[]loci.RecordFilter{{Workspace: loci.DefaultWorkspace, UserID: &u, Kinds: []loci.Kind{loci.KindSession}}},
+			// two disjoint scopes ranked as one set
+			[]loci.RecordFilter{
+				{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a1"), UserID: &u},
+				{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a2"), UserID: &u, Tags: nil},
+			})
+	}
+	filters = append(filters, []loci.RecordFilter{{Workspace: loci.DefaultWorkspace}})
+	return filters
+}
+
+// describeResult renders what a search found, for comparing two caches'
+// answers.
+func describeResult(res *index.Result) string {
+	out := fmt.Sprintf("lex %v vec %v during %v pending %d ctx", hitScores(res.Lexical), hitScores(res.Vector), hitScores(res.During), res.Pending)
+	for _, h := range res.Lexical {
+		for _, d := range res.Context[h.Doc.Meta.ID] {
+			out += fmt.Sprintf(" %s(%t)>%s(%t)", h.Doc.Meta.ID, h.Doc.Question, d.Meta.ID, d.Question)
+		}
+	}
+	return out
 }
 
 func hitScores(hs []index.Hit) []string {

@@ -16,32 +16,7 @@ func testUserSummaries(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t)
 	at := func(h int) time.Time { return base.Add(time.Duration(h) * time.Hour) }
-	rec := func(k loci.Kind, user string, created, updated int) *loci.Record {
-		r := NewRecord(k, loci.Scope{AgentID: "a", UserID: user}, "", "x")
-		r.CreatedAt, r.UpdatedAt = at(created), at(updated)
-		return r
-	}
-	MustInsert(t, s,
-		rec(loci.KindFact, "Alice", 1, 1),
-		rec(loci.KindEpisode, "Alice", 5, 9), // Alice: created at 1, updated at 9, 2 records (+ registered)
-		rec(loci.KindPreference, "bob", 3, 4),
-		rec(loci.KindFact, "", 7, 7), // global: no user
-	)
-	other := NewRecord(loci.KindFact, loci.Scope{UserID: "mallory"}, "", "x")
-	other.Workspace = "other"
-	MustInsert(t, s, other)
-	MustUpdate(t, s, func(tx loci.Tx) error {
-		// Alice registered after her first record; carol is registered
-		// only, and newest.
-		if _, _, err := tx.EnsureUser(ctx, loci.DefaultWorkspace, "Alice", at(2)); err != nil {
-			return err
-		}
-		if _, _, err := tx.EnsureUser(ctx, loci.DefaultWorkspace, "carol", at(8)); err != nil {
-			return err
-		}
-		_, _, err := tx.EnsureUser(ctx, "other", "mallory", at(8))
-		return err
-	})
+	insertUserSummaries(t, s, at)
 	list := func(f loci.UserFilter) ([]*loci.UserSummary, int) {
 		t.Helper()
 		f.Workspace = loci.DefaultWorkspace
@@ -104,6 +79,40 @@ func testUserSummaries(t *testing.T, open Opener) {
 		if total != 0 || users == nil || len(users) != 0 {
 			t.Errorf("empty workspace = %v of %d, want an empty list", users, total)
 		}
+	})
+}
+
+// insertUserSummaries stores the users testUserSummaries lists: Alice
+// (two records, registered after the first), bob (one record), carol
+// (registered only, newest), a global record and, in another workspace,
+// mallory.
+func insertUserSummaries(t *testing.T, s loci.Store, at func(h int) time.Time) {
+	ctx := context.Background()
+	rec := func(k loci.Kind, user string, created, updated int) *loci.Record {
+		r := NewRecord(k, loci.Scope{AgentID: "a", UserID: user}, "", "x")
+		r.CreatedAt, r.UpdatedAt = at(created), at(updated)
+		return r
+	}
+	MustInsert(t, s,
+		rec(loci.KindFact, "Alice", 1, 1),
+		rec(loci.KindEpisode, "Alice", 5, 9), // Alice: created at 1, updated at 9, 2 records (+ registered)
+		rec(loci.KindPreference, "bob", 3, 4),
+		rec(loci.KindFact, "", 7, 7), // global: no user
+	)
+	other := NewRecord(loci.KindFact, loci.Scope{UserID: "mallory"}, "", "x")
+	other.Workspace = "other"
+	MustInsert(t, s, other)
+	MustUpdate(t, s, func(tx loci.Tx) error {
+		// Alice registered after her first record; carol is registered
+		// only, and newest.
+		if _, _, err := tx.EnsureUser(ctx, loci.DefaultWorkspace, "Alice", at(2)); err != nil {
+			return err
+		}
+		if _, _, err := tx.EnsureUser(ctx, loci.DefaultWorkspace, "carol", at(8)); err != nil {
+			return err
+		}
+		_, _, err := tx.EnsureUser(ctx, "other", "mallory", at(8))
+		return err
 	})
 }
 

@@ -54,6 +54,12 @@ func testListUsers(t *testing.T, open Opener) {
 		if err != nil || len(all) != 3 || total != 3 || !all[0].CreatedAt.Equal(base) {
 			t.Errorf("ListUsers(all) = %d users of %d, %v", len(all), total, err)
 		}
+		for ws, want := range map[string]int{loci.DefaultWorkspace: 0, "other": 1} {
+			one, total, err := tx.FindUsers(ctx, loci.UserFilter{Workspace: ws, ID: "u9"})
+			if err != nil || len(one) != want || total != want || (want == 1 && one[0].ID != "u9") {
+				t.Errorf("FindUsers(%s, u9) = %d users of %d, %v; want %d", ws, len(one), total, err, want)
+			}
+		}
 		return nil
 	})
 }
@@ -86,6 +92,8 @@ func testKeys(t *testing.T, open Opener) {
 				t.Errorf("GetKeyByHash = %+v, want %+v", got, k1)
 			}
 			_, err = tx.GetKeyByHash(ctx, "nope")
+			wantCode(t, err, loci.ENOTFOUND)
+			_, err = tx.GetKeyByHash(ctx, "") // not "every key"
 			wantCode(t, err, loci.ENOTFOUND)
 			return nil
 		})
@@ -192,10 +200,18 @@ func testAudit(t *testing.T, open Opener) {
 			return nil
 		})
 	})
-	t.Run("DeleteBefore", func(t *testing.T) {
+	testPruneAudit(t, s, entry, find)
+}
+
+// testPruneAudit prunes testAudit's log (e1 to e4, e4 in another
+// workspace) by age, by count and by both.
+func testPruneAudit(t *testing.T, s loci.Store, entry func(id string, at time.Time, agent, user string) *loci.AuditEntry,
+	find func(f loci.AuditFilter) ([]string, int)) {
+	ctx := context.Background()
+	t.Run("PruneBefore", func(t *testing.T) {
 		var n int
 		MustUpdate(t, s, func(tx loci.Tx) (err error) {
-			n, err = tx.DeleteAuditBefore(ctx, base.Add(time.Hour))
+			n, err = tx.PruneAudit(ctx, base.Add(time.Hour), 0)
 			return err
 		})
 		if n != 2 { // e1 and e4 (every workspace)
@@ -205,13 +221,13 @@ func testAudit(t *testing.T, open Opener) {
 			t.Errorf("left %v, want [e3 e2]", got)
 		}
 	})
-	t.Run("DeleteBeyond", func(t *testing.T) {
+	t.Run("PruneBeyond", func(t *testing.T) {
 		var n int
 		MustUpdate(t, s, func(tx loci.Tx) (err error) {
-			if n, err = tx.DeleteAuditBeyond(ctx, 2); err != nil || n != 0 {
+			if n, err = tx.PruneAudit(ctx, time.Time{}, 2); err != nil || n != 0 {
 				return fmt.Errorf("keep 2 of 2: deleted %d, %v", n, err)
 			}
-			n, err = tx.DeleteAuditBeyond(ctx, 1)
+			n, err = tx.PruneAudit(ctx, time.Time{}, 1)
 			return err
 		})
 		if n != 1 { // e2, written before e3
@@ -219,6 +235,26 @@ func testAudit(t *testing.T, open Opener) {
 		}
 		if got, _ := find(loci.AuditFilter{}); !slices.Equal(got, []string{"e3"}) {
 			t.Errorf("left %v, want [e3]", got)
+		}
+	})
+	t.Run("PruneBoth", func(t *testing.T) {
+		// e5 is old, e6 new: the age bound takes e5, then the count
+		// bound the oldest written of the two left, e3.
+		var n int
+		MustUpdate(t, s, func(tx loci.Tx) (err error) {
+			for _, e := range []*loci.AuditEntry{entry("e5", base, "a1", ""), entry("e6", base.Add(3*time.Hour), "a1", "")} {
+				if err := tx.InsertAudit(ctx, e); err != nil {
+					return err
+				}
+			}
+			n, err = tx.PruneAudit(ctx, base.Add(time.Hour), 1)
+			return err
+		})
+		if n != 2 {
+			t.Errorf("deleted %d, want 2", n)
+		}
+		if got, _ := find(loci.AuditFilter{}); !slices.Equal(got, []string{"e6"}) {
+			t.Errorf("left %v, want [e6]", got)
 		}
 	})
 }

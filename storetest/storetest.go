@@ -1,6 +1,8 @@
 // Package storetest is the conformance suite every loci.Store backend runs:
 // SQLite always, PostgreSQL whenever a DSN is configured. Each test opens a
-// fresh store with the opener it is given.
+// fresh store with the opener it is given. It tests every method of
+// loci.StoreTx, what a backend implements, and the methods loci.Tx derives
+// from them, over each backend.
 package storetest
 
 import (
@@ -9,7 +11,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -119,29 +120,7 @@ func testRecords(t *testing.T, open Opener) {
 	r.Embedding, r.EmbeddingModel = []float32{0.5, -0.25, 1}, "hash-v1"
 	MustInsert(t, s, r)
 
-	t.Run("GetRoundTrip", func(t *testing.T) {
-		var got *loci.Record
-		if err := s.View(ctx, func(tx loci.Tx) (err error) {
-			got, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if got.Content != r.Content || got.Kind != r.Kind || got.Scope != r.Scope || got.Category != r.Category ||
-			got.Confidence != r.Confidence || !slices.Equal(got.Tags, r.Tags) || !slices.Equal(got.Embedding, r.Embedding) ||
-			got.EmbeddingModel != r.EmbeddingModel || got.Version != 1 {
-			t.Fatalf("got %+v, want %+v", got, r)
-		}
-		if !got.CreatedAt.Equal(r.CreatedAt) || !got.ExpiresAt.Equal(r.ExpiresAt) || !got.LastAccessedAt.Equal(r.LastAccessedAt) {
-			t.Fatalf("times: got %v %v %v", got.CreatedAt, got.ExpiresAt, got.LastAccessedAt)
-		}
-		var a, b any
-		json.Unmarshal(got.Data, &a)
-		json.Unmarshal(r.Data, &b)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Fatalf("data = %s, want %s", got.Data, r.Data)
-		}
-	})
+	t.Run("GetRoundTrip", func(t *testing.T) { testGetRoundTrip(t, s, r) })
 	t.Run("ErrNotFound", func(t *testing.T) {
 		err := s.View(ctx, func(tx loci.Tx) error {
 			_, err := tx.GetRecord(ctx, loci.DefaultWorkspace, "missing")
@@ -185,74 +164,9 @@ func testRecords(t *testing.T, open Opener) {
 			t.Fatalf("access_count %d last_accessed_at %v", got[0].AccessCount, got[0].LastAccessedAt)
 		}
 	})
-	t.Run("UpdateKeepsAccess", func(t *testing.T) {
-		// An access recorded after the record was read survives an update
-		// made from that read.
-		var read *loci.Record
-		s.View(ctx, func(tx loci.Tx) (err error) { read, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID); return err })
-		at := read.LastAccessedAt.Add(time.Hour)
-		if err := s.Update(ctx, func(tx loci.Tx) error {
-			return tx.TouchRecords(ctx, loci.DefaultWorkspace, []string{r.ID}, at)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		u := *read
-		u.Content, u.Version = "updated from a stale read", read.Version+1
-		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, read.Version) }); err != nil {
-			t.Fatal(err)
-		}
-		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
-		if got[0].AccessCount != read.AccessCount+1 || !got[0].LastAccessedAt.Equal(at) || got[0].Content != u.Content {
-			t.Fatalf("access_count %d last_accessed_at %v content %q; want %d, %v and the update",
-				got[0].AccessCount, got[0].LastAccessedAt, got[0].Content, read.AccessCount+1, at)
-		}
-		// A record never accessed keeps no access time.
-		fresh := NewRecord(loci.KindNote, loci.Scope{AgentID: "fresh"}, "k", "v")
-		MustInsert(t, s, fresh)
-		f2 := *fresh
-		f2.Content, f2.Version = "v2", 2
-		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &f2, 1) }); err != nil {
-			t.Fatal(err)
-		}
-		if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); !got[0].LastAccessedAt.IsZero() || got[0].AccessCount != 0 {
-			t.Fatalf("never-accessed record: %+v", got[0])
-		}
-	})
-	t.Run("ErrDuplicateKey", func(t *testing.T) {
-		a := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "one")
-		MustInsert(t, s, a)
-		b := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "two")
-		err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecord(ctx, b) })
-		wantCode(t, err, loci.ECONFLICT)
-		// The same key in another scope or kind is another record.
-		MustInsert(t, s, NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "three"),
-			NewRecord(loci.KindWorking, loci.Scope{AgentID: "a", TaskID: "t"}, "k", "four"))
-	})
-	t.Run("InsertMany", func(t *testing.T) {
-		var batch []*loci.Record
-		for i := range 50 {
-			r := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", fmt.Sprint("passage ", i))
-			r.Embedding, r.EmbeddingModel = []float32{1, float32(i)}, "m"
-			batch = append(batch, r)
-		}
-		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, batch) }); err != nil {
-			t.Fatal(err)
-		}
-		got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("many"), Order: loci.OrderCreatedAsc})
-		if len(got) != 50 || got[7].Content != "passage 7" || got[7].Embedding[1] != 7 {
-			t.Fatalf("stored %d records: %+v", len(got), got)
-		}
-		// A batch holding a taken id or key fails, and rolled back it
-		// stores nothing.
-		dup := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "dup")
-		dup.ID = batch[3].ID
-		fresh := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "fresh")
-		err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, []*loci.Record{fresh, dup}) })
-		wantCode(t, err, loci.ECONFLICT)
-		if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); len(got) != 0 {
-			t.Fatalf("a failed batch stored %+v", got)
-		}
-	})
+	t.Run("UpdateKeepsAccess", func(t *testing.T) { testUpdateKeepsAccess(t, s, r) })
+	t.Run("ErrDuplicateKey", func(t *testing.T) { testDuplicateKey(t, s) })
+	t.Run("InsertMany", func(t *testing.T) { testInsertMany(t, s) })
 	t.Run("Delete", func(t *testing.T) {
 		var n int
 		if err := s.Update(ctx, func(tx loci.Tx) (err error) {
@@ -265,6 +179,109 @@ func testRecords(t *testing.T, open Opener) {
 			t.Fatalf("record still there: %+v", got)
 		}
 	})
+}
+
+// testGetRoundTrip reads r back with every field it was stored with.
+func testGetRoundTrip(t *testing.T, s loci.Store, r *loci.Record) {
+	ctx := context.Background()
+	var got *loci.Record
+	if err := s.View(ctx, func(tx loci.Tx) (err error) {
+		got, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got.Content != r.Content || got.Kind != r.Kind || got.Scope != r.Scope || got.Category != r.Category ||
+		got.Confidence != r.Confidence || !slices.Equal(got.Tags, r.Tags) || !slices.Equal(got.Embedding, r.Embedding) ||
+		got.EmbeddingModel != r.EmbeddingModel || got.Version != 1 {
+		t.Fatalf("got %+v, want %+v", got, r)
+	}
+	if !got.CreatedAt.Equal(r.CreatedAt) || !got.ExpiresAt.Equal(r.ExpiresAt) || !got.LastAccessedAt.Equal(r.LastAccessedAt) {
+		t.Fatalf("times: got %v %v %v", got.CreatedAt, got.ExpiresAt, got.LastAccessedAt)
+	}
+	var a, b any
+	json.Unmarshal(got.Data, &a)
+	json.Unmarshal(r.Data, &b)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("data = %s, want %s", got.Data, r.Data)
+	}
+}
+
+// testUpdateKeepsAccess: an access recorded after r was read survives an
+// update made from that read.
+func testUpdateKeepsAccess(t *testing.T, s loci.Store, r *loci.Record) {
+	ctx := context.Background()
+	var read *loci.Record
+	s.View(ctx, func(tx loci.Tx) (err error) { read, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID); return err })
+	at := read.LastAccessedAt.Add(time.Hour)
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		return tx.TouchRecords(ctx, loci.DefaultWorkspace, []string{r.ID}, at)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	u := *read
+	u.Content, u.Version = "updated from a stale read", read.Version+1
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, read.Version) }); err != nil {
+		t.Fatal(err)
+	}
+	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
+	if got[0].AccessCount != read.AccessCount+1 || !got[0].LastAccessedAt.Equal(at) || got[0].Content != u.Content {
+		t.Fatalf("access_count %d last_accessed_at %v content %q; want %d, %v and the update",
+			got[0].AccessCount, got[0].LastAccessedAt, got[0].Content, read.AccessCount+1, at)
+	}
+	// A record never accessed keeps no access time.
+	fresh := NewRecord(loci.KindNote, loci.Scope{AgentID: "fresh"}, "k", "v")
+	MustInsert(t, s, fresh)
+	f2 := *fresh
+	f2.Content, f2.Version = "v2", 2
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &f2, 1) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); !got[0].LastAccessedAt.IsZero() || got[0].AccessCount != 0 {
+		t.Fatalf("never-accessed record: %+v", got[0])
+	}
+}
+
+// testDuplicateKey: a key is unique in its workspace, kind and scope.
+func testDuplicateKey(t *testing.T, s loci.Store) {
+	ctx := context.Background()
+	a := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "one")
+	MustInsert(t, s, a)
+	b := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "two")
+	err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecord(ctx, b) })
+	wantCode(t, err, loci.ECONFLICT)
+	// The same key in another scope or kind is another record.
+	MustInsert(t, s, NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "three"),
+		NewRecord(loci.KindWorking, loci.Scope{AgentID: "a", TaskID: "t"}, "k", "four"))
+}
+
+// testInsertMany stores a batch of records, and a batch with a taken id
+// that fails whole.
+func testInsertMany(t *testing.T, s loci.Store) {
+	ctx := context.Background()
+	var batch []*loci.Record
+	for i := range 50 {
+		r := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", fmt.Sprint("passage ", i))
+		r.Embedding, r.EmbeddingModel = []float32{1, float32(i)}, "m"
+		batch = append(batch, r)
+	}
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, batch) }); err != nil {
+		t.Fatal(err)
+	}
+	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("many"), Order: loci.OrderCreatedAsc})
+	if len(got) != 50 || got[7].Content != "passage 7" || got[7].Embedding[1] != 7 {
+		t.Fatalf("stored %d records: %+v", len(got), got)
+	}
+	// A batch holding a taken id or key fails, and rolled back it
+	// stores nothing.
+	dup := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "dup")
+	dup.ID = batch[3].ID
+	fresh := NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "fresh")
+	err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, []*loci.Record{fresh, dup}) })
+	wantCode(t, err, loci.ECONFLICT)
+	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); len(got) != 0 {
+		t.Fatalf("a failed batch stored %+v", got)
+	}
 }
 
 // testEveryKind stores, reads and filters one record of each of the eight
@@ -393,36 +410,42 @@ func testFilters(t *testing.T, open Opener) {
 			if tc.f.Workspace == "" {
 				tc.f.Workspace = loci.DefaultWorkspace
 			}
-			got := ids(MustFind(t, s, tc.f))
-			if !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-			var n int
-			if err := s.View(context.Background(), func(tx loci.Tx) (err error) {
-				n, err = tx.CountRecords(context.Background(), tc.f)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if tc.f.Limit == 0 && n != len(tc.want) {
-				t.Fatalf("count = %d, want %d", n, len(tc.want))
-			}
-			// RecordFilter.Match, which in-memory indexes filter with,
-			// must agree with the backend.
-			if tc.f.Limit == 0 && tc.f.Offset == 0 {
-				var matched []string
-				for _, r := range append(MustFind(t, s, all()), MustFind(t, s, loci.RecordFilter{Workspace: hist})...) {
-					if tc.f.Match(r) {
-						matched = append(matched, r.ID)
-					}
-				}
-				slices.Sort(matched)
-				want := slices.Sorted(slices.Values(tc.want))
-				if !slices.Equal(matched, want) && !(len(matched) == 0 && len(want) == 0) {
-					t.Fatalf("Match selects %v, want %v", matched, want)
-				}
-			}
+			checkFilter(t, s, tc.f, tc.want, hist)
 		})
+	}
+}
+
+// checkFilter checks that f selects want (in order) from s, that
+// CountRecords counts them and that RecordFilter.Match, which in-memory
+// indexes filter with, agrees with the backend over the default and hist
+// workspaces.
+func checkFilter(t *testing.T, s loci.Store, f loci.RecordFilter, want []string, hist string) {
+	got := ids(MustFind(t, s, f))
+	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	var n int
+	if err := s.View(context.Background(), func(tx loci.Tx) (err error) {
+		n, err = tx.CountRecords(context.Background(), f)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if f.Limit == 0 && n != len(want) {
+		t.Fatalf("count = %d, want %d", n, len(want))
+	}
+	if f.Limit == 0 && f.Offset == 0 {
+		var matched []string
+		for _, r := range append(MustFind(t, s, all()), MustFind(t, s, loci.RecordFilter{Workspace: hist})...) {
+			if f.Match(r) {
+				matched = append(matched, r.ID)
+			}
+		}
+		slices.Sort(matched)
+		sorted := slices.Sorted(slices.Values(want))
+		if !slices.Equal(matched, sorted) && !(len(matched) == 0 && len(sorted) == 0) {
+			t.Fatalf("Match selects %v, want %v", matched, sorted)
+		}
 	}
 }
 
@@ -516,332 +539,4 @@ func testLexical(t *testing.T, open Opener) {
 			t.Fatalf("deleted record found: %+v", got)
 		}
 	})
-}
-
-func testAgents(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	err := s.Update(ctx, func(tx loci.Tx) error {
-		for _, id := range []string{"b", "a"} {
-			if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: loci.DefaultWorkspace, ID: id, Name: "Agent " + id, CreatedAt: base}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = s.Update(ctx, func(tx loci.Tx) error {
-		return tx.InsertAgent(ctx, &loci.Agent{Workspace: loci.DefaultWorkspace, ID: "a", CreatedAt: base})
-	})
-	wantCode(t, err, loci.ECONFLICT)
-	s.View(ctx, func(tx loci.Tx) error {
-		a, err := tx.GetAgent(ctx, loci.DefaultWorkspace, "a")
-		if err != nil || a.Name != "Agent a" || !a.CreatedAt.Equal(base) {
-			t.Fatalf("get agent: %+v %v", a, err)
-		}
-		list, total, err := tx.ListAgents(ctx, loci.DefaultWorkspace, 1, 0)
-		if err != nil || total != 2 || len(list) != 1 || list[0].ID != "a" {
-			t.Fatalf("list agents: %+v %d %v", list, total, err)
-		}
-		_, err = tx.GetAgent(ctx, loci.DefaultWorkspace, "zzz")
-		wantCode(t, err, loci.ENOTFOUND)
-		return nil
-	})
-	// An agent that only records name (a note's) is listed too, after the
-	// agents table's, by id; one named by an agent's record is not twice.
-	MustUpdate(t, s, func(tx loci.Tx) error {
-		for _, r := range []*loci.Record{
-			NewRecord(loci.KindNote, loci.Scope{AgentID: "c"}, "k1", "v"),
-			NewRecord(loci.KindNote, loci.Scope{AgentID: "c"}, "k2", "v"),
-			NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k1", "v"),
-		} {
-			if err := tx.InsertRecord(ctx, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	MustView(t, s, func(tx loci.Tx) error {
-		if list, total, err := tx.ListAgents(ctx, loci.DefaultWorkspace, 10, 0); err != nil || total != 2 || len(list) != 2 {
-			t.Errorf("list agents (the table's): %+v %d %v; want a, b", list, total, err)
-		}
-		list, total, err := tx.ListKnownAgents(ctx, loci.DefaultWorkspace, 10, 1)
-		if err != nil || total != 3 || len(list) != 2 || list[0].ID != "b" || list[0].Name != "Agent b" || list[1].ID != "c" {
-			t.Errorf("list agents with a notes-only agent: %+v %d %v; want b, c of 3", list, total, err)
-		}
-		return nil
-	})
-	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.DeleteAgent(ctx, loci.DefaultWorkspace, "a") }); err != nil {
-		t.Fatal(err)
-	}
-	err = s.Update(ctx, func(tx loci.Tx) error { return tx.DeleteAgent(ctx, loci.DefaultWorkspace, "a") })
-	wantCode(t, err, loci.ENOTFOUND)
-}
-
-func testBlockLinks(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	blk := NewRecord(loci.KindBlock, loci.Scope{AgentID: "owner"}, "office_news", "party on friday")
-	MustInsert(t, s, blk)
-	ws := loci.DefaultWorkspace
-	if err := s.Update(ctx, func(tx loci.Tx) error {
-		for _, a := range []string{"c1", "c2", "c1"} { // the second c1 is idempotent
-			if err := tx.AttachBlock(ctx, ws, blk.ID, a, base); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	links := func(blockID, agentID string) []loci.BlockLink {
-		var out []loci.BlockLink
-		if err := s.View(ctx, func(tx loci.Tx) (err error) { out, err = tx.ListBlockLinks(ctx, ws, blockID, agentID); return err }); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	if got := links(blk.ID, ""); len(got) != 2 {
-		t.Fatalf("consumers = %+v", got)
-	}
-	if got := links("", "c2"); len(got) != 1 || got[0].BlockID != blk.ID {
-		t.Fatalf("agent links = %+v", got)
-	}
-	var detached bool
-	s.Update(ctx, func(tx loci.Tx) (err error) { detached, err = tx.DetachBlock(ctx, ws, blk.ID, "c2"); return err })
-	if !detached || len(links(blk.ID, "")) != 1 {
-		t.Fatalf("detach failed")
-	}
-	s.Update(ctx, func(tx loci.Tx) (err error) { detached, err = tx.DetachBlock(ctx, ws, blk.ID, "c2"); return err })
-	if detached {
-		t.Fatalf("second detach reported a link")
-	}
-	// Deleting the block deletes its links.
-	s.Update(ctx, func(tx loci.Tx) error {
-		_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: []string{blk.ID}})
-		return err
-	})
-	if got := links("", "c1"); len(got) != 0 {
-		t.Fatalf("links outlived their block: %+v", got)
-	}
-}
-
-func testUsers(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	ws := loci.DefaultWorkspace
-	s.Update(ctx, func(tx loci.Tx) error {
-		u, created, err := tx.EnsureUser(ctx, ws, "u1", base)
-		if err != nil || !created || u.ID != "u1" || string(u.Defaults) != "{}" {
-			t.Fatalf("ensure new user: %+v %v %v", u, created, err)
-		}
-		_, created, err = tx.EnsureUser(ctx, ws, "u1", base.Add(time.Hour))
-		if err != nil || created {
-			t.Fatalf("ensure existing user: %v %v", created, err)
-		}
-		u.Defaults, u.UpdatedAt = json.RawMessage(`{"vertical":"Retail"}`), base.Add(time.Hour)
-		if err := tx.UpdateUser(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-		return nil
-	})
-	s.View(ctx, func(tx loci.Tx) error {
-		u, err := tx.GetUser(ctx, ws, "u1")
-		var d map[string]string
-		json.Unmarshal(u.Defaults, &d)
-		if err != nil || d["vertical"] != "Retail" || !u.CreatedAt.Equal(base) {
-			t.Fatalf("get user: %+v %v", u, err)
-		}
-		return nil
-	})
-	s.Update(ctx, func(tx loci.Tx) error {
-		ok, err := tx.DeleteUser(ctx, ws, "u1")
-		if err != nil || !ok {
-			t.Fatalf("delete user: %v %v", ok, err)
-		}
-		_, err = tx.GetUser(ctx, ws, "u1")
-		wantCode(t, err, loci.ENOTFOUND)
-		return nil
-	})
-}
-
-func testRollback(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	r := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "v")
-	boom := fmt.Errorf("boom")
-	err := s.Update(ctx, func(tx loci.Tx) error {
-		if err := tx.InsertRecord(ctx, r); err != nil {
-			return err
-		}
-		return boom
-	})
-	if err != boom {
-		t.Fatalf("err = %v, want boom", err)
-	}
-	if got := MustFind(t, s, all()); len(got) != 0 {
-		t.Fatalf("rolled-back insert is visible: %+v", got)
-	}
-}
-
-// testConflictKeepsTx checks that ECONFLICT from an insert leaves the
-// transaction usable, so a rule may insert, see the conflict and go on.
-func testConflictKeepsTx(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	a := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "one")
-	MustInsert(t, s, a)
-	b := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k", "two")
-	c := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "k2", "three")
-	err := s.Update(ctx, func(tx loci.Tx) error {
-		if err := tx.InsertRecord(ctx, b); loci.ErrorCode(err) != loci.ECONFLICT {
-			t.Errorf("duplicate key: error code = %q (%v), want conflict", loci.ErrorCode(err), err)
-		}
-		dup := *a
-		dup.Key = "k3"
-		if err := tx.InsertRecord(ctx, &dup); loci.ErrorCode(err) != loci.ECONFLICT {
-			t.Errorf("duplicate id: error code = %q (%v), want conflict", loci.ErrorCode(err), err)
-		}
-		if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: loci.DefaultWorkspace, ID: "x", CreatedAt: base}); err != nil {
-			return err
-		}
-		if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: loci.DefaultWorkspace, ID: "x", CreatedAt: base}); loci.ErrorCode(err) != loci.ECONFLICT {
-			t.Errorf("duplicate agent: error code = %q (%v), want conflict", loci.ErrorCode(err), err)
-		}
-		if err := tx.InsertRecord(ctx, c); err != nil {
-			return err
-		}
-		moved := *c
-		moved.Key, moved.Version = "k", 2
-		if err := tx.UpdateRecord(ctx, &moved, 1); loci.ErrorCode(err) != loci.ECONFLICT {
-			t.Errorf("update onto a taken key: error code = %q (%v), want conflict", loci.ErrorCode(err), err)
-		}
-		renamed := *c
-		renamed.Key, renamed.Version = "k4", 2
-		return tx.UpdateRecord(ctx, &renamed, 1)
-	})
-	if err != nil {
-		t.Fatalf("transaction after conflicts: %v", err)
-	}
-	if got := ids(MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Order: loci.OrderCreatedAsc})); !slices.Equal(got, []string{a.ID, c.ID}) {
-		t.Fatalf("records = %v, want %v", got, []string{a.ID, c.ID})
-	}
-	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Key: loci.Ptr("k4")}); len(got) != 1 || got[0].ID != c.ID {
-		t.Fatalf("renamed record: %+v", got)
-	}
-}
-
-// testExactValues checks what backends must not normalize: JSON text as
-// written (key order, spacing), keys ordered bytewise with absent keys
-// first, and times to the microsecond.
-func testExactValues(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	r := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "b", "v")
-	r.Data = json.RawMessage(`{"value":{"z":1,"a":[1,2],"m":"\u00e9"}}`)
-	r.CreatedAt = base.Add(999 * time.Nanosecond) // below a microsecond: dropped
-	upper := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "B", "v")
-	unkeyed := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "", "v")
-	accented := NewRecord(loci.KindNote, loci.Scope{AgentID: "a"}, "\u00e9", "v")
-	MustInsert(t, s, r, upper, unkeyed, accented)
-	var got *loci.Record
-	if err := s.View(ctx, func(tx loci.Tx) (err error) { got, err = tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID); return err }); err != nil {
-		t.Fatal(err)
-	}
-	if string(got.Data) != string(r.Data) {
-		t.Errorf("data = %s, want %s", got.Data, r.Data)
-	}
-	if want := base; !got.CreatedAt.Equal(want) || got.CreatedAt.Location() != time.UTC {
-		t.Errorf("created_at = %v, want %v in UTC", got.CreatedAt, want)
-	}
-	keys := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Order: loci.OrderKeyAsc})
-	if got, want := ids(keys), []string{unkeyed.ID, upper.ID, r.ID, accented.ID}; !slices.Equal(got, want) {
-		t.Errorf("key order = %v, want %v", got, want)
-	}
-}
-
-// testLockSerializes runs read-modify-write updates of one record from
-// concurrent transactions that take the same lock first: none may fail or
-// lose an update.
-func testLockSerializes(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	r := NewRecord(loci.KindBlock, loci.Scope{AgentID: "a"}, "counter", "0")
-	MustInsert(t, s, r)
-	const workers, each = 4, 5
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*each)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				errs <- s.Update(ctx, func(tx loci.Tx) error {
-					if err := tx.Lock(ctx, "counter"); err != nil {
-						return err
-					}
-					cur, err := tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
-					if err != nil {
-						return err
-					}
-					next := *cur
-					next.Version++
-					next.Content = fmt.Sprint(next.Version - 1)
-					return tx.UpdateRecord(ctx, &next, cur.Version)
-				})
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatalf("update: %v", err)
-		}
-	}
-	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
-	if len(got) != 1 || got[0].Version != 1+workers*each || got[0].Content != fmt.Sprint(workers*each) {
-		t.Fatalf("after %d updates: %+v", workers*each, got)
-	}
-}
-
-// testPanicRollsBack: a panic in a transaction function is passed on, the
-// transaction is rolled back, and its connection and locks are released,
-// so the next write neither hangs nor sees the panicked write.
-func testPanicRollsBack(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatal("the panic was not passed on")
-			}
-		}()
-		s.Update(ctx, func(tx loci.Tx) error {
-			if err := tx.Lock(ctx, "storetest-panic"); err != nil {
-				t.Error(err)
-			}
-			if err := tx.InsertRecord(ctx, NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "lost")); err != nil {
-				t.Error(err)
-			}
-			panic("boom")
-		})
-	}()
-	// Bounded, so that the defect fails the test instead of hanging it.
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := s.Update(ctx, func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, "storetest-panic"); err != nil {
-			return err
-		}
-		n, err := tx.CountRecords(ctx, all())
-		if err == nil && n != 0 {
-			t.Errorf("got %d records after the panic, want 0", n)
-		}
-		return err
-	}); err != nil {
-		t.Fatalf("write after a panic: %v", err)
-	}
 }

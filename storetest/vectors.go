@@ -51,58 +51,13 @@ func testVectors(t *testing.T, open Opener) {
 	const model = "test-model"
 	agentA := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a")}
 
-	// Random unit vectors in 8 dimensions, half for agent a, half for b.
-	rng := rand.New(rand.NewSource(7))
-	var recs []*loci.Record
-	vecs := map[string][]float32{}
-	for i := range 60 {
-		agent := "a"
-		if i%2 == 1 {
-			agent = "b"
-		}
-		r := NewRecord(loci.KindPassage, loci.Scope{AgentID: agent}, "", fmt.Sprintf("passage %d", i))
-		v := make([]float32, 8)
-		for d := range v {
-			v[d] = float32(rng.NormFloat64())
-		}
-		r.Embedding, r.EmbeddingModel = unit(v...), model
-		vecs[r.ID] = r.Embedding
-		recs = append(recs, r)
-	}
-	// One of agent a's records has no embedding yet, one has another model's.
-	recs[0].Embedding, recs[0].EmbeddingModel = nil, ""
-	recs[2].EmbeddingModel = "other-model"
+	recs, vecs := vectorRecords(model)
 	MustInsert(t, s, recs...)
 	q := unit(1, 2, 3, 4, 5, 6, 7, 8)
 
-	// bruteForce is the exact answer for agent a.
-	bruteForce := func(limit int) []string {
-		type sc struct {
-			id string
-			s  float64
-		}
-		var all []sc
-		for _, r := range MustFind(t, s, agentA) {
-			if r.Embedding == nil || r.EmbeddingModel != model {
-				continue
-			}
-			var d float64
-			for i := range q {
-				d += float64(q[i]) * float64(r.Embedding[i])
-			}
-			all = append(all, sc{r.ID, d})
-		}
-		sort.Slice(all, func(i, j int) bool { return all[i].s > all[j].s })
-		var out []string
-		for i := 0; i < len(all) && i < limit; i++ {
-			out = append(out, all[i].id)
-		}
-		return out
-	}
-
 	t.Run("Exact", func(t *testing.T) {
 		got := searchVector(t, s, agentA, model, q, 10)
-		if want := bruteForce(10); !slices.Equal(scoredIDs(got), want) {
+		if want := bruteForce(t, s, agentA, model, q, 10); !slices.Equal(scoredIDs(got), want) {
 			t.Fatalf("got %v, want %v", scoredIDs(got), want)
 		}
 		for i := 1; i < len(got); i++ {
@@ -132,36 +87,8 @@ func testVectors(t *testing.T, open Opener) {
 			}
 		}
 	})
-	t.Run("FilterBeforeTruncation", func(t *testing.T) {
-		// Only one record carries the tag; it must be found at limit 1
-		// even if it is far from the query.
-		tagged := recs[4]
-		u := *tagged
-		u.Tags, u.Version = []string{"rare"}, 2
-		if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, 1) }); err != nil {
-			t.Fatal(err)
-		}
-		*tagged = u
-		f := agentA
-		f.Tags = []string{"rare"}
-		got := searchVector(t, s, f, model, q, 1)
-		if len(got) != 1 || got[0].Record.ID != tagged.ID {
-			t.Fatalf("got %v, want [%s]", scoredIDs(got), tagged.ID)
-		}
-	})
-	t.Run("SetEmbedding", func(t *testing.T) {
-		if !mustSetEmbedding(t, s, recs[0], model, q) {
-			t.Fatal("SetEmbedding at the current version did not store")
-		}
-		got := searchVector(t, s, agentA, model, q, 1)
-		if len(got) != 1 || got[0].Record.ID != recs[0].ID || math.Abs(got[0].Score-1) > 1e-5 {
-			t.Fatalf("got %+v, want %s at 1", scoredIDs(got), recs[0].ID)
-		}
-		r := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{recs[0].ID}})[0]
-		if r.Version != 1 || r.EmbeddingModel != model || len(r.Embedding) != 8 {
-			t.Errorf("record after SetEmbedding: version %d model %q len %d", r.Version, r.EmbeddingModel, len(r.Embedding))
-		}
-	})
+	t.Run("FilterBeforeTruncation", func(t *testing.T) { testFilterBeforeTruncation(t, s, recs, agentA, model, q) })
+	t.Run("SetEmbedding", func(t *testing.T) { testSetEmbedding(t, s, recs, agentA, model, q) })
 	t.Run("SetEmbeddingStaleVersion", func(t *testing.T) {
 		stale := *recs[6]
 		stale.Version = 99
@@ -186,54 +113,157 @@ func testVectors(t *testing.T, open Opener) {
 			}
 		}
 	})
-	t.Run("DeleteUnindexes", func(t *testing.T) {
-		top := searchVector(t, s, agentA, model, q, 1)[0].Record.ID
-		if err := s.Update(ctx, func(tx loci.Tx) error {
-			_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{top}})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if got := searchVector(t, s, agentA, model, q, 100); slices.Contains(scoredIDs(got), top) {
-			t.Fatal("deleted record found")
-		}
-		if got, want := scoredIDs(searchVector(t, s, agentA, model, q, 10)), bruteForce(10); !slices.Equal(got, want) {
-			t.Fatalf("after delete got %v, want %v", got, want)
-		}
-	})
-	t.Run("RollbackLeavesIndex", func(t *testing.T) {
-		r := NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "rolled back")
-		r.Embedding, r.EmbeddingModel = q, model
-		err := s.Update(ctx, func(tx loci.Tx) error {
-			if err := tx.InsertRecord(ctx, r); err != nil {
-				return err
-			}
-			return fmt.Errorf("roll back")
-		})
-		if err == nil {
-			t.Fatal("want the error back")
-		}
-		if got := searchVector(t, s, agentA, model, q, 100); slices.Contains(scoredIDs(got), r.ID) {
-			t.Fatal("rolled-back record found")
-		}
-	})
-	t.Run("OtherModelNotCompared", func(t *testing.T) {
-		if got := searchVector(t, s, agentA, "no-such-model", q, 10); len(got) != 0 {
-			t.Fatalf("got %v, want nothing", scoredIDs(got))
-		}
-		if got := searchVector(t, s, agentA, "other-model", q, 10); len(got) != 1 || got[0].Record.ID != recs[2].ID {
-			t.Fatalf("got %v, want [%s]", scoredIDs(got), recs[2].ID)
-		}
-		// And back to the main model.
-		if got, want := scoredIDs(searchVector(t, s, agentA, model, q, 10)), bruteForce(10); !slices.Equal(got, want) {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-	})
+	t.Run("DeleteUnindexes", func(t *testing.T) { testDeleteUnindexes(t, s, recs, agentA, model, q) })
+	t.Run("RollbackLeavesIndex", func(t *testing.T) { testRollbackLeavesIndex(t, s, recs, agentA, model, q) })
+	t.Run("OtherModelNotCompared", func(t *testing.T) { testOtherModelNotCompared(t, s, recs, agentA, model, q) })
 	t.Run("EmptyQuery", func(t *testing.T) {
 		if got := searchVector(t, s, agentA, model, nil, 10); len(got) != 0 {
 			t.Fatalf("got %v", scoredIDs(got))
 		}
 	})
+}
+
+// testFilterBeforeTruncation: a filter applies before the limit, so the one
+// tagged record is found at limit 1 even if far from the query.
+func testFilterBeforeTruncation(t *testing.T, s loci.Store, recs []*loci.Record, agentA loci.RecordFilter, model string, q []float32) {
+	ctx := context.Background()
+	// Only one record carries the tag; it must be found at limit 1
+	// even if it is far from the query.
+	tagged := recs[4]
+	u := *tagged
+	u.Tags, u.Version = []string{"rare"}, 2
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.UpdateRecord(ctx, &u, 1) }); err != nil {
+		t.Fatal(err)
+	}
+	*tagged = u
+	f := agentA
+	f.Tags = []string{"rare"}
+	got := searchVector(t, s, f, model, q, 1)
+	if len(got) != 1 || got[0].Record.ID != tagged.ID {
+		t.Fatalf("got %v, want [%s]", scoredIDs(got), tagged.ID)
+	}
+}
+
+// testSetEmbedding stores an embedding for agent a's record that had
+// none, which then ranks first for its own vector.
+func testSetEmbedding(t *testing.T, s loci.Store, recs []*loci.Record, agentA loci.RecordFilter, model string, q []float32) {
+	if !mustSetEmbedding(t, s, recs[0], model, q) {
+		t.Fatal("SetEmbedding at the current version did not store")
+	}
+	got := searchVector(t, s, agentA, model, q, 1)
+	if len(got) != 1 || got[0].Record.ID != recs[0].ID || math.Abs(got[0].Score-1) > 1e-5 {
+		t.Fatalf("got %+v, want %s at 1", scoredIDs(got), recs[0].ID)
+	}
+	r := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{recs[0].ID}})[0]
+	if r.Version != 1 || r.EmbeddingModel != model || len(r.Embedding) != 8 {
+		t.Errorf("record after SetEmbedding: version %d model %q len %d", r.Version, r.EmbeddingModel, len(r.Embedding))
+	}
+}
+
+// testDeleteUnindexes: a deleted record is no longer found, and the rest
+// still rank exactly.
+func testDeleteUnindexes(t *testing.T, s loci.Store, recs []*loci.Record, agentA loci.RecordFilter, model string, q []float32) {
+	ctx := context.Background()
+	top := searchVector(t, s, agentA, model, q, 1)[0].Record.ID
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		_, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{top}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchVector(t, s, agentA, model, q, 100); slices.Contains(scoredIDs(got), top) {
+		t.Fatal("deleted record found")
+	}
+	if got, want := scoredIDs(searchVector(t, s, agentA, model, q, 10)), bruteForce(t, s, agentA, model, q, 10); !slices.Equal(got, want) {
+		t.Fatalf("after delete got %v, want %v", got, want)
+	}
+}
+
+// testRollbackLeavesIndex: a record inserted by a transaction rolled back
+// is never found.
+func testRollbackLeavesIndex(t *testing.T, s loci.Store, recs []*loci.Record, agentA loci.RecordFilter, model string, q []float32) {
+	ctx := context.Background()
+	r := NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", "rolled back")
+	r.Embedding, r.EmbeddingModel = q, model
+	err := s.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.InsertRecord(ctx, r); err != nil {
+			return err
+		}
+		return fmt.Errorf("roll back")
+	})
+	if err == nil {
+		t.Fatal("want the error back")
+	}
+	if got := searchVector(t, s, agentA, model, q, 100); slices.Contains(scoredIDs(got), r.ID) {
+		t.Fatal("rolled-back record found")
+	}
+}
+
+// testOtherModelNotCompared: a search compares the query with the
+// embeddings of its model only.
+func testOtherModelNotCompared(t *testing.T, s loci.Store, recs []*loci.Record, agentA loci.RecordFilter, model string, q []float32) {
+	if got := searchVector(t, s, agentA, "no-such-model", q, 10); len(got) != 0 {
+		t.Fatalf("got %v, want nothing", scoredIDs(got))
+	}
+	if got := searchVector(t, s, agentA, "other-model", q, 10); len(got) != 1 || got[0].Record.ID != recs[2].ID {
+		t.Fatalf("got %v, want [%s]", scoredIDs(got), recs[2].ID)
+	}
+	// And back to the main model.
+	if got, want := scoredIDs(searchVector(t, s, agentA, model, q, 10)), bruteForce(t, s, agentA, model, q, 10); !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// vectorRecords are testVectors' records: random unit vectors in 8
+// dimensions, half for agent a, half for b; one of agent a's records has
+// no embedding yet, one has another model's.
+func vectorRecords(model string) ([]*loci.Record, map[string][]float32) {
+	rng := rand.New(rand.NewSource(7))
+	var recs []*loci.Record
+	vecs := map[string][]float32{}
+	for i := range 60 {
+		agent := "a"
+		if i%2 == 1 {
+			agent = "b"
+		}
+		r := NewRecord(loci.KindPassage, loci.Scope{AgentID: agent}, "", fmt.Sprintf("passage %d", i))
+		v := make([]float32, 8)
+		for d := range v {
+			v[d] = float32(rng.NormFloat64())
+		}
+		r.Embedding, r.EmbeddingModel = unit(v...), model
+		vecs[r.ID] = r.Embedding
+		recs = append(recs, r)
+	}
+	recs[0].Embedding, recs[0].EmbeddingModel = nil, ""
+	recs[2].EmbeddingModel = "other-model"
+	return recs, vecs
+}
+
+// bruteForce is the exact answer of a vector search of f for q: the ids of
+// its records embedded by model, best first, at most limit.
+func bruteForce(t testing.TB, s loci.Store, f loci.RecordFilter, model string, q []float32, limit int) []string {
+	type sc struct {
+		id string
+		s  float64
+	}
+	var all []sc
+	for _, r := range MustFind(t, s, f) {
+		if r.Embedding == nil || r.EmbeddingModel != model {
+			continue
+		}
+		var d float64
+		for i := range q {
+			d += float64(q[i]) * float64(r.Embedding[i])
+		}
+		all = append(all, sc{r.ID, d})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].s > all[j].s })
+	var out []string
+	for i := 0; i < len(all) && i < limit; i++ {
+		out = append(out, all[i].id)
+	}
+	return out
 }
 
 func testLexicalRanking(t *testing.T, open Opener) {

@@ -19,7 +19,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/internal/textgen"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
@@ -31,6 +30,9 @@ type benchReport struct {
 	IngestBatched float64                       `json:"ingest_per_s_batched"`
 	Search        map[string]map[string]float64 `json:"search"`
 	PeakRSSMB     float64                       `json:"peak_rss_mb"`
+	// SearchPeakRSSMB is the peak from the last size's index load on (the
+	// server's part; Linux only).
+	SearchPeakRSSMB float64 `json:"search_peak_rss_mb,omitempty"`
 	// With --dims: the vectors' length and the recall@10 of the index's
 	// vector search against exact float32 search, at the largest size.
 	Dims         int     `json:"dims,omitempty"`
@@ -51,6 +53,7 @@ type benchOptions struct {
 	indexMemory       int64
 	stderr            io.Writer
 	cpuProfile        string
+	heapProfile       string
 	serverHeap        string
 	skipLoad          bool
 	replicas          int
@@ -60,8 +63,12 @@ type benchOptions struct {
 	emb loci.Embedder
 }
 
-// profile runs fn under the CPU profiler when --cpuprofile is set.
+// profile runs fn under the CPU profiler when --cpuprofile is set, and
+// writes a heap profile after it when --heapprofile is.
 func (o benchOptions) profile(fn func() error) error {
+	if o.heapProfile != "" {
+		defer o.writeHeapProfile()
+	}
 	if o.cpuProfile == "" {
 		return fn()
 	}
@@ -75,6 +82,21 @@ func (o benchOptions) profile(fn func() error) error {
 	}
 	defer pprof.StopCPUProfile()
 	return fn()
+}
+
+// writeHeapProfile writes the heap profile of --heapprofile (what is
+// live after a collection: -sample_index=inuse_space).
+func (o benchOptions) writeHeapProfile() {
+	f, err := os.Create(o.heapProfile)
+	if err != nil {
+		o.progress("heap profile: %v", err)
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		o.progress("heap profile: %v", err)
+	}
 }
 
 // progress reports what the bench is doing, on stderr.
@@ -103,6 +125,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	cfg.indexMemoryFlag(fs)
 	cfg.hashVectorsFlag(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed searches (this process) to this file")
+	heapProfile := fs.String("heapprofile", "", "write a heap profile of this process after the timed searches to this file")
 	serverHeap := fs.String("server-heap", "", "with --http and --serve-args '--pprof ADDR': save the server's heap profile to this file at the end")
 	if pos, err := cfg.parseFlags(fs, args); err != nil {
 		return err
@@ -118,7 +141,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	o := benchOptions{emb: emb, dims: *dims, queries: *queries, single: *single, batch: *batch, asJSON: *asJSON, dir: *dir, dsn: *dsn,
 		http: *httpMode, serveBin: *serveBin, serveArgs: strings.Fields(*serveArgs), tenants: *tenants, memories: *memories,
-		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, serverHeap: *serverHeap, skipLoad: *skipLoad,
+		indexMemory: cfg.IndexMemory, stderr: e.stderr, cpuProfile: *cpuProfile, heapProfile: *heapProfile, serverHeap: *serverHeap, skipLoad: *skipLoad,
 		replicas: *replicas}
 	if cfg.given["hash-vectors"] && cfg.Embedder.HashVectors {
 		o.serveArgs = append(o.serveArgs, "--hash-vectors")
@@ -126,30 +149,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *httpMode && !fsSet(fs, "n") {
 		*sizes = "10000"
 	}
-	for _, p := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 || (len(o.sizes) > 0 && n <= o.sizes[len(o.sizes)-1]) {
-			return usagef("--n must be ascending positive numbers, comma-separated")
-		}
-		o.sizes = append(o.sizes, n)
-	}
-	if o.queries <= 0 || o.single <= 0 || o.batch <= 0 || o.tenants < 0 || o.memories <= 0 {
-		return usagef("--queries, --single, --batch and --memories must be positive, --tenants not negative")
-	}
-	if o.dsn != "" && !isPostgresDSN(o.dsn) {
-		return usagef("--db must be a postgres:// URL (for SQLite, use --dir)")
-	}
-	if o.skipLoad && (o.tenants == 0 || o.dir == "" || o.dsn != "") {
-		return usagef("--skip-load needs --tenants and the --dir of an earlier run (SQLite)")
-	}
-	if o.replicas < 1 || o.replicas > 1 && (!o.http || o.tenants == 0) {
-		return usagef("--replicas must be positive, and more than one needs --http and --tenants")
-	}
-	if o.http && o.dsn != "" && o.tenants == 0 {
-		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")
-	}
-	if o.dims < 0 || o.dims > 0 && (o.http || cfg.given["hash-vectors"] || cfg.Embedder.Kind == "openai") {
-		return usagef("--dims must be positive, and runs in process with its own embedder: not with --http, --hash-vectors or LOCI_EMBEDDER")
+	if err := o.check(*sizes, cfg); err != nil {
+		return err
 	}
 	if o.dims > 0 {
 		o.emb = newSynthEmbedder(o.dims)
@@ -171,6 +172,32 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	return runStoreBench(ctx, e, o)
 }
 
+// check parses sizes (--n) into o.sizes and checks the flags together.
+func (o *benchOptions) check(sizes string, cfg Config) error {
+	for _, p := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 || (len(o.sizes) > 0 && n <= o.sizes[len(o.sizes)-1]) {
+			return usagef("--n must be ascending positive numbers, comma-separated")
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	switch {
+	case o.queries <= 0 || o.single <= 0 || o.batch <= 0 || o.tenants < 0 || o.memories <= 0:
+		return usagef("--queries, --single, --batch and --memories must be positive, --tenants not negative")
+	case o.dsn != "" && !isPostgresDSN(o.dsn):
+		return usagef("--db must be a postgres:// URL (for SQLite, use --dir)")
+	case o.skipLoad && (o.tenants == 0 || o.dir == "" || o.dsn != ""):
+		return usagef("--skip-load needs --tenants and the --dir of an earlier run (SQLite)")
+	case o.replicas < 1 || o.replicas > 1 && (!o.http || o.tenants == 0):
+		return usagef("--replicas must be positive, and more than one needs --http and --tenants")
+	case o.http && o.dsn != "" && o.tenants == 0:
+		return usagef("--http with --db needs --tenants (the single-agent HTTP run is on SQLite)")
+	case o.dims < 0 || o.dims > 0 && (o.http || cfg.given["hash-vectors"] || cfg.Embedder.Kind == "openai"):
+		return usagef("--dims must be positive, and runs in process with its own embedder: not with --http, --hash-vectors or LOCI_EMBEDDER")
+	}
+	return nil
+}
+
 // serviceOptions are the options of the bench's in-process services: its
 // embedder (if any) and index budget, logging nothing.
 func (o benchOptions) serviceOptions() []memory.Option {
@@ -186,130 +213,6 @@ func fsSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// runStoreBench is the standard run: ingest rates, then hybrid search of
-// one agent's passages at each size, in this process.
-func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
-	db, _, closeStore, cleanup, err := o.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	defer closeStore()
-	svc := memory.New(db, o.serviceOptions()...)
-	logf := o.progress
-
-	gen := textgen.New(1)
-	const agent = "bench-agent"
-	newPassage := func() *loci.Record {
-		content := gen.Passage()
-		now := time.Now().UTC()
-		return &loci.Record{
-			ID: uuid.Must(uuid.NewV7()).String(), Workspace: loci.DefaultWorkspace, Kind: loci.KindPassage,
-			Scope: loci.Scope{AgentID: agent}, Content: content, SearchText: analysis.SearchText(content),
-			CreatedAt: now, UpdatedAt: now, Version: 1,
-		}
-	}
-	insert := func(recs []*loci.Record) error {
-		return db.Update(ctx, func(tx loci.Tx) error {
-			for _, r := range recs {
-				if err := tx.InsertRecord(ctx, r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-
-	rep := &benchReport{Search: map[string]map[string]float64{}}
-	// Single: one passage per transaction (what one API call does).
-	start := time.Now()
-	for range o.single {
-		if err := insert([]*loci.Record{newPassage()}); err != nil {
-			return err
-		}
-	}
-	rep.IngestSingle = round2(float64(o.single) / time.Since(start).Seconds())
-	logf("ingest, one per transaction: %.0f passages/s", rep.IngestSingle)
-
-	stored := o.single
-	var batchedN int
-	var batchedTime time.Duration
-	for _, n := range o.sizes {
-		// Batched: many passages per transaction; embeddings are not
-		// awaited (they are queued), so this is the write rate.
-		for stored < n {
-			k := min(o.batch, n-stored)
-			recs := make([]*loci.Record, k)
-			for i := range recs {
-				recs[i] = newPassage()
-			}
-			t0 := time.Now()
-			if err := insert(recs); err != nil {
-				return err
-			}
-			batchedTime += time.Since(t0)
-			batchedN += k
-			stored += k
-		}
-		if o.emb != nil {
-			t0 := time.Now()
-			embedded, err := svc.Reindex(ctx, nil)
-			if err != nil {
-				return err
-			}
-			logf("%d passages: embedded %d in %v (%.0f/s, %s)", n, embedded, time.Since(t0).Round(time.Millisecond),
-				float64(embedded)/time.Since(t0).Seconds(), o.emb.Model())
-		}
-
-		var lat []float64
-		err = o.profile(func() (err error) {
-			lat, err = benchSearch(ctx, svc, gen, agent, o.queries)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		rep.Search[strconv.Itoa(n)] = map[string]float64{
-			"p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99),
-		}
-		st := svc.IndexStats()
-		logf("%d passages: hybrid search p50 %.2f ms, p95 %.2f ms, p99 %.2f ms (index: %d held, %.0f MB, %d loads, %d streamed)", n,
-			percentile(lat, 50), percentile(lat, 95), percentile(lat, 99), st.Entries, float64(st.Bytes)/(1<<20), st.Loads, st.Streams)
-	}
-	if batchedN > 0 {
-		rep.IngestBatched = round2(float64(batchedN) / batchedTime.Seconds())
-	}
-	logf("ingest, %d per transaction: %.0f passages/s", o.batch, rep.IngestBatched)
-	rep.PeakRSSMB = round2(peakRSSMB())
-	if o.dims > 0 {
-		texts := make([]string, 100)
-		for i := range texts {
-			texts[i] = gen.Query()
-		}
-		a := agent
-		recall, n, err := vectorRecall(ctx, db, o.emb, o.indexMemory, []loci.RecordFilter{{Workspace: loci.DefaultWorkspace, AgentID: &a}}, texts)
-		if err != nil {
-			return err
-		}
-		rep.Dims, rep.VectorRecall = o.dims, round3(recall)
-		logf("%d dims: vector recall@10 against exact float32 %.4f over %d queries", o.dims, recall, n)
-	}
-	if o.asJSON {
-		return printJSON(e.stdout, rep)
-	}
-	fmt.Fprintf(e.stdout, "ingest_per_s_single   %10.0f\n", rep.IngestSingle)
-	fmt.Fprintf(e.stdout, "ingest_per_s_batched  %10.0f\n", rep.IngestBatched)
-	for _, n := range o.sizes {
-		s := rep.Search[strconv.Itoa(n)]
-		fmt.Fprintf(e.stdout, "search @%-8d p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", n, s["p50_ms"], s["p95_ms"], s["p99_ms"])
-	}
-	fmt.Fprintf(e.stdout, "peak_rss_mb           %10.1f\n", rep.PeakRSSMB)
-	if rep.Dims > 0 {
-		fmt.Fprintf(e.stdout, "vector_recall@10      %10.3f (%d dims, against exact float32)\n", rep.VectorRecall, rep.Dims)
-	}
-	return nil
 }
 
 // benchSearch times hybrid searches of three words taken from the

@@ -182,58 +182,21 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 	o.progress("server %s at %s", bin, srv.url)
 	c := newClient(srv.url)
 	gen := textgen.New(1)
-	const agent = "bench-agent"
 	rep := &httpReport{Server: bin, Search: map[string]map[string]float64{}}
 	stored := 0
 	var loadTime time.Duration
 	for _, n := range o.sizes {
 		t0 := time.Now()
-		texts := make(chan string)
-		errc := make(chan error, 4)
-		var wg sync.WaitGroup
-		for range 4 {
-			wg.Go(func() {
-				for t := range texts {
-					if err := c.post(ctx, "/v1/agents/"+agent+"/passages", map[string]any{"content": t}, nil); err != nil {
-						errc <- err
-						return
-					}
-				}
-			})
-		}
-		for ; stored < n; stored++ {
-			if stored%5000 == 0 {
-				o.progress("storing passages: %d of %d", stored, n)
-			}
-			select {
-			case texts <- gen.Passage():
-			case err := <-errc:
-				close(texts)
-				return err
-			}
-		}
-		close(texts)
-		wg.Wait()
-		select {
-		case err := <-errc:
+		if err := o.storeOverHTTP(ctx, c, gen, stored, n); err != nil {
 			return err
-		default:
 		}
+		stored = n
 		loadTime += time.Since(t0)
-		// Wait for the server's embedding worker.
-		for {
-			var ans searchAnswer
-			if err := c.post(ctx, "/v1/search", map[string]any{"query": gen.Query(), "agent_id": agent, "limit": 1}, &ans); err != nil {
-				return err
-			}
-			if ans.Pending == 0 {
-				break
-			}
-			o.progress("%d passages: waiting for %d embeddings", n, ans.Pending)
-			time.Sleep(time.Second)
+		if err := o.awaitEmbeddings(ctx, c, gen, n); err != nil {
+			return err
 		}
 		lat, err := timeSearches(ctx, o, func(ctx context.Context) error {
-			return c.post(ctx, "/v1/search", map[string]any{"query": gen.Query(), "agent_id": agent, "kinds": []string{"passage"}, "limit": 10}, nil)
+			return c.post(ctx, "/v1/search", map[string]any{"query": gen.Query(), "agent_id": benchAgent, "kinds": []string{"passage"}, "limit": 10}, nil)
 		})
 		if err != nil {
 			return err
@@ -250,6 +213,65 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 	if o.asJSON {
 		return printJSON(e.stdout, rep)
 	}
+	printHTTPReport(e, o, rep)
+	return nil
+}
+
+// storeOverHTTP stores passages of the bench agent from stored up to n,
+// four clients at once, through POST /v1/agents/{id}/passages.
+func (o benchOptions) storeOverHTTP(ctx context.Context, c *client, gen *textgen.Gen, stored, n int) error {
+	texts := make(chan string)
+	errc := make(chan error, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for t := range texts {
+				if err := c.post(ctx, "/v1/agents/"+benchAgent+"/passages", map[string]any{"content": t}, nil); err != nil {
+					errc <- err
+					return
+				}
+			}
+		})
+	}
+	for ; stored < n; stored++ {
+		if stored%5000 == 0 {
+			o.progress("storing passages: %d of %d", stored, n)
+		}
+		select {
+		case texts <- gen.Passage():
+		case err := <-errc:
+			close(texts)
+			return err
+		}
+	}
+	close(texts)
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return err
+	default:
+		return nil
+	}
+}
+
+// awaitEmbeddings waits until the server's embedding worker has embedded
+// every passage of the bench agent.
+func (o benchOptions) awaitEmbeddings(ctx context.Context, c *client, gen *textgen.Gen, n int) error {
+	for {
+		var ans searchAnswer
+		if err := c.post(ctx, "/v1/search", map[string]any{"query": gen.Query(), "agent_id": benchAgent, "limit": 1}, &ans); err != nil {
+			return err
+		}
+		if ans.Pending == 0 {
+			return nil
+		}
+		o.progress("%d passages: waiting for %d embeddings", n, ans.Pending)
+		time.Sleep(time.Second)
+	}
+}
+
+// printHTTPReport prints rep as a table.
+func printHTTPReport(e *env, o benchOptions, rep *httpReport) {
 	fmt.Fprintf(e.stdout, "server                %s\n", rep.Server)
 	fmt.Fprintf(e.stdout, "load_per_s (REST, 4 clients) %6.0f\n", rep.LoadPerS)
 	for _, n := range o.sizes {
@@ -257,7 +279,6 @@ func runHTTPBench(ctx context.Context, e *env, o benchOptions) error {
 		fmt.Fprintf(e.stdout, "search @%-8d p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms  %6.0f/s\n", n, s["p50_ms"], s["p95_ms"], s["p99_ms"], s["per_s"])
 	}
 	fmt.Fprintf(e.stdout, "server_rss_mb         %10.1f (peak %.1f)\n", rep.ServerRSSMB, rep.ServerPeak)
-	return nil
 }
 
 // timeSearches runs o.queries searches one after another, after a warm-up,

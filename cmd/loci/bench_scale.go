@@ -153,11 +153,11 @@ func (o benchOptions) load(ctx context.Context, store loci.Store, emb loci.Embed
 	return nil
 }
 
-// searchScale times the scoped searches, cold then warm, in this process
-// or through a server (--http).
+// searchScale times scoped searches of the loaded store, cold (each
+// scope's first) then warm (scopes searched before, new queries), in
+// this process or through servers (--http), and reports them with the
+// peak memory of whoever searched.
 func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store, emb loci.Embedder, dsn string, closeStore func(), rep *scaleReport) error {
-	var err error
-
 	rng := rand.New(rand.NewSource(42))
 	gen := textgen.New(99)
 	scope := func(i int) loci.SearchQuery {
@@ -169,80 +169,134 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 		}
 		return q
 	}
-	var search func(context.Context, loci.SearchQuery) error
-	var rss func() float64
-	indexStats := func() {} // what the indexes hold, into rep (in this process)
+	var t *scaleTarget
+	var err error
 	if o.http {
 		// The server gets the database to itself.
 		closeStore()
-		closeStore = func() {}
-		bin := o.serveBin
-		if bin == "" {
-			if bin, err = os.Executable(); err != nil {
-				return err
-			}
-		}
-		db := dsn
-		if db == "" {
-			db = filepath.Join(o.dir, "bench.db")
-		}
-		// Replicas: servers on the one database, searched in turn.
-		var srvs []*benchServer
-		var clients []*client
-		for range o.replicas {
-			srv, err := startBenchServer(ctx, bin, append([]string{"--db", db, "--index-memory", formatSize(o.indexMemory)}, o.serveArgs...)...)
-			if err != nil {
-				return err
-			}
-			defer srv.stop()
-			o.progress("server %s at %s", bin, srv.url)
-			srvs, clients = append(srvs, srv), append(clients, newClient(srv.url))
-		}
-		turn := 0
-		search = func(ctx context.Context, q loci.SearchQuery) error {
-			c := clients[turn%len(clients)]
-			turn++
-			return c.post(ctx, "/v1/search", q, nil)
-		}
-		rss = func() float64 {
-			var top float64
-			for _, srv := range srvs {
-				_, peak := srv.rssMB()
-				if err := o.inspectServer(srv); err != nil {
-					o.progress("server heap: %v", err)
-				}
-				top = max(top, peak)
-				if len(srvs) > 1 {
-					rep.ReplicaPeakRSSMB = append(rep.ReplicaPeakRSSMB, peak)
-				}
-			}
-			return top
-		}
+		t, err = o.httpTarget(ctx, dsn, rep)
 	} else {
-		svc := memory.New(store, o.serviceOptions()...)
-		search = func(ctx context.Context, q loci.SearchQuery) error { _, err := svc.Search(ctx, q); return err }
-		// The peak from here on: loading is not what is measured.
-		if os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(o.indexMemory + memoryHeadroom)
-		}
-		runtime.GC()
-		debug.FreeOSMemory()
-		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-		rss = func() float64 { _, peak := procRSS(os.Getpid()); return peak }
-		indexStats = func() {
-			st := svc.IndexStats()
-			rep.IndexEntries, rep.IndexEvictions = st.Entries, st.Evictions
+		t = o.inProcessTarget(store, rep)
+	}
+	if err != nil {
+		return err
+	}
+	defer t.stop()
+	cold, warm, warmScopes, err := o.timeScale(ctx, t.search, scope, gen)
+	if err != nil {
+		return err
+	}
+	rep.Cold, rep.Warm = latencyReport(cold), latencyReport(warm)
+	rep.PeakRSSMB = t.rss()
+	t.indexStats()
+	if o.dims > 0 {
+		// After the peak is read: this holds indexes of its own.
+		if err := o.scaleRecall(ctx, store, emb, warmScopes, gen, rep); err != nil {
+			return err
 		}
 	}
+	o.progress("cold: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; warm: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; peak RSS %.0f MB",
+		rep.Cold["p50_ms"], rep.Cold["p95_ms"], rep.Cold["p99_ms"], rep.Warm["p50_ms"], rep.Warm["p95_ms"], rep.Warm["p99_ms"], rep.PeakRSSMB)
+	closeStore()
+	if o.asJSON {
+		return printJSON(e.stdout, rep)
+	}
+	printScaleReport(e, o, rep)
+	return nil
+}
 
-	// Cold: each search is its scope's first.
-	var cold, warm []float64
-	var warmScopes []loci.SearchQuery
+// scaleTarget is what the scale run searches: a search, the peak memory
+// of whoever searched, what the indexes hold (into the report, in this
+// process) and how to stop it.
+type scaleTarget struct {
+	search     func(context.Context, loci.SearchQuery) error
+	rss        func() float64
+	indexStats func()
+	stop       func()
+}
+
+// httpTarget starts o.replicas servers on the bench's database and
+// searches them in turn.
+func (o benchOptions) httpTarget(ctx context.Context, dsn string, rep *scaleReport) (*scaleTarget, error) {
+	bin := o.serveBin
+	if bin == "" {
+		var err error
+		if bin, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	db := dsn
+	if db == "" {
+		db = filepath.Join(o.dir, "bench.db")
+	}
+	var srvs []*benchServer
+	var clients []*client
+	t := &scaleTarget{indexStats: func() {}, stop: func() {
+		for _, srv := range srvs {
+			srv.stop()
+		}
+	}}
+	for range o.replicas {
+		srv, err := startBenchServer(ctx, bin, append([]string{"--db", db, "--index-memory", formatSize(o.indexMemory)}, o.serveArgs...)...)
+		if err != nil {
+			t.stop()
+			return nil, err
+		}
+		o.progress("server %s at %s", bin, srv.url)
+		srvs, clients = append(srvs, srv), append(clients, newClient(srv.url))
+	}
+	turn := 0
+	t.search = func(ctx context.Context, q loci.SearchQuery) error {
+		c := clients[turn%len(clients)]
+		turn++
+		return c.post(ctx, "/v1/search", q, nil)
+	}
+	t.rss = func() float64 {
+		var top float64
+		for _, srv := range srvs {
+			_, peak := srv.rssMB()
+			if err := o.inspectServer(srv); err != nil {
+				o.progress("server heap: %v", err)
+			}
+			top = max(top, peak)
+			if len(srvs) > 1 {
+				rep.ReplicaPeakRSSMB = append(rep.ReplicaPeakRSSMB, peak)
+			}
+		}
+		return top
+	}
+	return t, nil
+}
+
+// inProcessTarget searches store with a service of this process, whose
+// peak memory is measured from here on (loading is not what is measured),
+// with the runtime tuned as serve tunes it.
+func (o benchOptions) inProcessTarget(store loci.Store, rep *scaleReport) *scaleTarget {
+	svc := memory.New(store, o.serviceOptions()...)
+	tuneRuntime(o.indexMemory)
+	runtime.GC()
+	debug.FreeOSMemory()
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	return &scaleTarget{
+		search: func(ctx context.Context, q loci.SearchQuery) error { _, err := svc.Search(ctx, q); return err },
+		rss:    func() float64 { _, peak := procRSS(os.Getpid()); return peak },
+		indexStats: func() {
+			st := svc.IndexStats()
+			rep.IndexEntries, rep.IndexEvictions = st.Entries, st.Evictions
+		},
+		stop: func() {},
+	}
+}
+
+// timeScale times o.queries cold searches of new scopes, then o.queries
+// warm ones of the first 100 of them again, with new queries; it returns
+// the latencies in ms, sorted, and the warm scopes.
+func (o benchOptions) timeScale(ctx context.Context, search func(context.Context, loci.SearchQuery) error, scope func(int) loci.SearchQuery, gen *textgen.Gen) (cold, warm []float64, warmScopes []loci.SearchQuery, err error) {
 	for i := range o.queries {
 		q := scope(i)
 		t0 := time.Now()
 		if err := search(ctx, q); err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		cold = append(cold, float64(time.Since(t0).Microseconds())/1000)
 		if len(warmScopes) < 100 {
@@ -252,42 +306,40 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 			o.progress("cold searches: %d of %d", i+1, o.queries)
 		}
 	}
-	// Warm: scopes searched before, again, with new queries.
 	for i := range o.queries {
 		q := warmScopes[i%len(warmScopes)]
 		q.Query = gen.Query()
 		t0 := time.Now()
 		if err := search(ctx, q); err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		warm = append(warm, float64(time.Since(t0).Microseconds())/1000)
 	}
 	sortFloats(cold)
 	sortFloats(warm)
-	rep.Cold, rep.Warm = latencyReport(cold), latencyReport(warm)
-	rep.PeakRSSMB = rss()
-	indexStats()
-	if o.dims > 0 {
-		// After the peak is read: this holds indexes of its own.
-		var scopes []loci.RecordFilter
-		var texts []string
-		for _, q := range warmScopes {
-			scopes = append(scopes, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: nilIfEmpty(q.AgentID), UserID: nilIfEmpty(q.UserID)})
-			texts = append(texts, gen.Query())
-		}
-		recall, n, err := vectorRecall(ctx, store, emb, o.indexMemory, scopes, texts)
-		if err != nil {
-			return err
-		}
-		rep.Dims, rep.VectorRecall = o.dims, round3(recall)
-		o.progress("%d dims: vector recall@10 against exact float32 %.4f over %d queries", o.dims, recall, n)
+	return cold, warm, warmScopes, nil
+}
+
+// scaleRecall measures the recall@10 of the index's vector search
+// against exact float32 search over the warm scopes.
+func (o benchOptions) scaleRecall(ctx context.Context, store loci.Store, emb loci.Embedder, warmScopes []loci.SearchQuery, gen *textgen.Gen, rep *scaleReport) error {
+	var scopes []loci.RecordFilter
+	var texts []string
+	for _, q := range warmScopes {
+		scopes = append(scopes, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: nilIfEmpty(q.AgentID), UserID: nilIfEmpty(q.UserID)})
+		texts = append(texts, gen.Query())
 	}
-	o.progress("cold: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; warm: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; peak RSS %.0f MB",
-		rep.Cold["p50_ms"], rep.Cold["p95_ms"], rep.Cold["p99_ms"], rep.Warm["p50_ms"], rep.Warm["p95_ms"], rep.Warm["p99_ms"], rep.PeakRSSMB)
-	closeStore()
-	if o.asJSON {
-		return printJSON(e.stdout, rep)
+	recall, n, err := vectorRecall(ctx, store, emb, o.indexMemory, scopes, texts)
+	if err != nil {
+		return err
 	}
+	rep.Dims, rep.VectorRecall = o.dims, round3(recall)
+	o.progress("%d dims: vector recall@10 against exact float32 %.4f over %d queries", o.dims, recall, n)
+	return nil
+}
+
+// printScaleReport prints rep as a table.
+func printScaleReport(e *env, o benchOptions, rep *scaleReport) {
 	fmt.Fprintf(e.stdout, "%s: %d memories over %d agents and users\n", rep.Backend, rep.Memories, rep.Tenants)
 	fmt.Fprintf(e.stdout, "load_per_s            %10.0f\n", rep.LoadPerS)
 	for _, l := range []struct {
@@ -303,7 +355,6 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 	for i, mb := range rep.ReplicaPeakRSSMB {
 		fmt.Fprintf(e.stdout, "replica %d peak_rss_mb %10.1f\n", i+1, mb)
 	}
-	return nil
 }
 
 // openStore opens the bench's store: SQLite in o.dir, or PostgreSQL in a

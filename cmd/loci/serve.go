@@ -79,6 +79,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if sc.MaintainEvery > 0 {
 		background.Go(func() { maintainEvery(bgCtx, svc.Service, sc.MaintainEvery, logger) })
 	}
+	releaseStartupPages()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
