@@ -52,26 +52,7 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		}
 	}
 	err := scan(ctx, scope, func(r *loci.Record) error {
-		text := r.SearchText
-		if text == "" {
-			text = r.Content
-		}
-		var tfs []uint16
-		var length int32
-		for _, t := range strings.Fields(text) {
-			length++
-			if c.cfg.fold != nil {
-				t = c.cfg.fold(t)
-			}
-			if i, ok := at[t]; ok {
-				if tfs == nil {
-					tfs = make([]uint16, len(terms))
-				}
-				if tfs[i] < 65535 {
-					tfs[i]++
-				}
-			}
-		}
+		tfs, length := c.termFreqs(r, at, len(terms))
 		s.st.N++
 		s.st.TotalLen += int64(length)
 		for i, tf := range tfs {
@@ -102,14 +83,7 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 				s.pending++
 			}
 		} else if q != nil && len(r.Embedding) == len(q) {
-			var dot float32
-			for i, x := range q {
-				dot += x * r.Embedding[i]
-			}
-			if float64(dot) >= min && s.vec.wants(float64(dot), r.ID) {
-				s.vec.push(cand{score: float64(dot), id: r.ID, doc: doc()})
-				s.vectors[r.ID] = r.Embedding
-			}
+			s.scoreVector(r, q, min, doc)
 		}
 		return nil
 	})
@@ -122,6 +96,44 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		return c.stream(ctx, loci.Tx{StoreTx: nonNearest{tx.StoreTx}}, f, terms, q, n, min)
 	}
 	return s, nil
+}
+
+// termFreqs counts, in r's search text, each of the query's terms (their
+// positions in at) and every word (the record's length for BM25); tfs is
+// nil when r holds none of them.
+func (c *Cache) termFreqs(r *loci.Record, at map[string]int, nterms int) (tfs []uint16, length int32) {
+	text := r.SearchText
+	if text == "" {
+		text = r.Content
+	}
+	for _, t := range strings.Fields(text) {
+		length++
+		if c.cfg.fold != nil {
+			t = c.cfg.fold(t)
+		}
+		if i, ok := at[t]; ok {
+			if tfs == nil {
+				tfs = make([]uint16, nterms)
+			}
+			if tfs[i] < 65535 {
+				tfs[i]++
+			}
+		}
+	}
+	return tfs, length
+}
+
+// scoreVector offers r to the vector side by its exact dot product with q,
+// when it reaches min; doc makes r's doc once.
+func (s *streamed) scoreVector(r *loci.Record, q []float32, min float64, doc func() *Doc) {
+	var dot float32
+	for i, x := range q {
+		dot += x * r.Embedding[i]
+	}
+	if float64(dot) >= min && s.vec.wants(float64(dot), r.ID) {
+		s.vec.push(cand{score: float64(dot), id: r.ID, doc: doc()})
+		s.vectors[r.ID] = r.Embedding
+	}
 }
 
 // lexical scores the candidates by BM25 with the statistics st: the best
