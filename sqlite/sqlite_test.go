@@ -36,7 +36,9 @@ func TestConformanceInMemory(t *testing.T) {
 
 // TestTwoHandlesOneFile has two stores open the same file, as two loci
 // processes would, and write to one note from both at once: no write may
-// fail with SQLITE_BUSY, and every write is kept as a version.
+// fail with SQLITE_BUSY, and every write is kept as a version. Each
+// write's value is its own (handle, goroutine, write): the same value twice
+// in a row would be a repeat, which keeps no version.
 func TestTwoHandlesOneFile(t *testing.T) {
 	const perHandle, writes = 8, 10
 	ctx := context.Background()
@@ -52,13 +54,13 @@ func TestTwoHandlesOneFile(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*perHandle*writes)
-	for _, svc := range svcs {
+	for n, svc := range svcs {
 		for g := range perHandle {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for i := range writes {
-					if _, err := svc.Remember(ctx, "a", "shared", json.RawMessage(fmt.Sprintf(`"%d-%d"`, g, i))); err != nil {
+					if _, err := svc.Remember(ctx, "a", "shared", json.RawMessage(fmt.Sprintf(`"%d-%d-%d"`, n, g, i))); err != nil {
 						errs <- err
 					}
 					if _, err := svc.Recall(ctx, "a", "shared"); err != nil {
