@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/postgres"
 )
 
@@ -22,22 +20,7 @@ func TestMigrateEmbeddingBytes(t *testing.T) {
 
 func testMigrateEmbeddingBytes(t *testing.T, dsn string) {
 	ctx := context.Background()
-	schema := testdb.NewSchema(t, dsn)
-	cfg, err := testdb.PostgresConfig(dsn, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `SET search_path TO `+schema+`, public`); err != nil {
-		t.Fatal(err)
-	}
-	if err := postgres.ApplyMigrationsBefore(ctx, conn, 13); err != nil {
-		t.Fatal(err)
-	}
+	conn, cfg := migratedBefore(t, dsn, 13)
 	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	vecs := map[string][]float32{"v1": {0.6, -0.8, 1e-30}, "v2": {}, "n1": nil}
 	// More than a batch, so that the backfill goes on past its first.

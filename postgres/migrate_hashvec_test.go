@@ -6,10 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/postgres"
 )
 
@@ -20,22 +17,7 @@ import (
 func TestMigrateDropHashVectors(t *testing.T) {
 	dsn := postgresDSN(t)
 	ctx := context.Background()
-	schema := testdb.NewSchema(t, dsn)
-	cfg, err := testdb.PostgresConfig(dsn, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `SET search_path TO `+schema+`, public`); err != nil {
-		t.Fatal(err)
-	}
-	if err := postgres.ApplyMigrationsBefore(ctx, conn, 11); err != nil {
-		t.Fatal(err)
-	}
+	conn, cfg := migratedBefore(t, dsn, 11)
 	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	vec := []float32{0.6, 0.8}
 	for _, r := range []struct {

@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/postgres"
 )
 
@@ -19,22 +16,7 @@ import (
 func TestMigrateValidity(t *testing.T) {
 	dsn := postgresDSN(t)
 	ctx := context.Background()
-	schema := testdb.NewSchema(t, dsn)
-	cfg, err := testdb.PostgresConfig(dsn, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `SET search_path TO `+schema+`, public`); err != nil {
-		t.Fatal(err)
-	}
-	if err := postgres.ApplyMigrationsBefore(ctx, conn, 8); err != nil {
-		t.Fatal(err)
-	}
+	conn, cfg := migratedBefore(t, dsn, 8)
 	at := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	for _, r := range []struct{ id, kind, agent, user, key, category, data string }{
 		{"f1", "fact", "", "u", "", "general_fact", `{}`},
