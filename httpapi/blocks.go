@@ -121,13 +121,7 @@ func (s *Server) handleSetBlock(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status, action := http.StatusOK, loci.ActionUpdated
-	if created {
-		status, action = http.StatusCreated, loci.ActionCreated
-	}
-	fields := blockFields(b)
-	fields["action"] = action
-	ok(w, status, fields)
+	written(w, created, blockFields(b))
 }
 
 // createBlockRequest is the body of POST /v1/agents/{agent_id}/blocks.

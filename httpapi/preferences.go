@@ -92,13 +92,7 @@ func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request)
 		s.Error(w, r, err)
 		return
 	}
-	status, action := http.StatusOK, loci.ActionUpdated
-	if created {
-		status, action = http.StatusCreated, loci.ActionCreated
-	}
-	fields := objectFields(p)
-	fields["action"] = action
-	ok(w, status, fields)
+	written(w, created, objectFields(p))
 }
 
 func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {

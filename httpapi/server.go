@@ -260,6 +260,17 @@ func ok(w http.ResponseWriter, status int, fields map[string]any) {
 	writeJSON(w, status, fields)
 }
 
+// written answers a write that creates or replaces one thing: 201 with
+// action "created", or 200 with action "updated", beside its fields.
+func written(w http.ResponseWriter, created bool, fields map[string]any) {
+	status, action := http.StatusOK, loci.ActionUpdated
+	if created {
+		status, action = http.StatusCreated, loci.ActionCreated
+	}
+	fields["action"] = action
+	ok(w, status, fields)
+}
+
 // objectFields returns v's JSON fields as a map, so a single object is
 // answered with its fields beside "success".
 func objectFields(v any) map[string]any {

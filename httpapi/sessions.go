@@ -98,13 +98,7 @@ func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status, action := http.StatusOK, loci.ActionUpdated
-	if created {
-		status, action = http.StatusCreated, loci.ActionCreated
-	}
-	fields := sessionFields(sess)
-	fields["action"] = action
-	ok(w, status, fields)
+	written(w, created, sessionFields(sess))
 }
 
 func (s *Server) handleAppendMessage(w http.ResponseWriter, r *http.Request) {

@@ -79,11 +79,7 @@ func (s *Server) handleSetWorking(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status, action := http.StatusOK, loci.ActionUpdated
-	if created {
-		status, action = http.StatusCreated, loci.ActionCreated
-	}
-	ok(w, status, workingFields(e, map[string]any{"action": action}))
+	written(w, created, workingFields(e, map[string]any{}))
 }
 
 func workingFields(e *loci.WorkingEntry, fields map[string]any) map[string]any {
