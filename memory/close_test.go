@@ -3,7 +3,6 @@ package memory_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/loci-memory/loci"
@@ -18,20 +17,10 @@ import (
 // worker (a worker left running would use the closed store). A second handle on the same database,
 // as the next run of the program would be, counts them.
 func TestCloseWritesQueuedAudit(t *testing.T) {
-	pairs := []struct {
-		name string
-		open func(t *testing.T) (loci.Store, loci.Store)
-	}{{"sqlite", testdb.SQLitePair}}
-	if dsn := os.Getenv(testdb.PostgresEnv); dsn != "" {
-		pairs = append(pairs, struct {
-			name string
-			open func(t *testing.T) (loci.Store, loci.Store)
-		}{"postgres", func(t *testing.T) (loci.Store, loci.Store) { return testdb.PostgresPair(t, dsn) }})
-	}
-	for _, p := range pairs {
-		t.Run(p.name, func(t *testing.T) {
+	for _, p := range testdb.Pairs() {
+		t.Run(p.Name, func(t *testing.T) {
 			ctx := context.Background()
-			first, next := p.open(t)
+			first, next := p.Open(t)
 			svc := memory.New(first, memory.WithEmbedder(embed.NewHash(8)))
 			// A worker that Close must stop before the store closes.
 			svc.StartEmbedding(ctx)

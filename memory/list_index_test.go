@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -216,20 +215,10 @@ func jsonTime(t time.Time) string {
 // from a held index shows what another process (a second store on the
 // same database) wrote since: adds, patches, deletes.
 func TestListingIndexSeesOtherProcess(t *testing.T) {
-	pairs := []struct {
-		name string
-		open func(t *testing.T) (loci.Store, loci.Store)
-	}{{"sqlite", testdb.SQLitePair}}
-	if dsn := os.Getenv(testdb.PostgresEnv); dsn != "" {
-		pairs = append(pairs, struct {
-			name string
-			open func(t *testing.T) (loci.Store, loci.Store)
-		}{"postgres", func(t *testing.T) (loci.Store, loci.Store) { return testdb.PostgresPair(t, dsn) }})
-	}
-	for _, p := range pairs {
-		t.Run(p.name, func(t *testing.T) {
+	for _, p := range testdb.Pairs() {
+		t.Run(p.Name, func(t *testing.T) {
 			ctx := context.Background()
-			first, second := p.open(t)
+			first, second := p.Open(t)
 			reader := memory.New(first, memory.WithAudit(false))
 			scanned := memory.New(first, memory.WithAudit(false), memory.WithIndexBudget(1))
 			writer := memory.New(second, memory.WithAudit(false))

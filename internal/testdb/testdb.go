@@ -169,6 +169,22 @@ func Each(t *testing.T, fn func(t *testing.T, open func(t testing.TB) loci.Store
 	}
 }
 
+// Pair opens two stores on one fresh database, as two processes sharing
+// it would; both close at the test's end.
+type Pair struct {
+	Name string
+	Open func(t *testing.T) (loci.Store, loci.Store)
+}
+
+// Pairs returns a Pair for every backend configured for this run.
+func Pairs() []Pair {
+	ps := []Pair{{Name: "sqlite", Open: SQLitePair}}
+	if dsn := os.Getenv(PostgresEnv); dsn != "" {
+		ps = append(ps, Pair{Name: "postgres", Open: func(t *testing.T) (loci.Store, loci.Store) { return PostgresPair(t, dsn) }})
+	}
+	return ps
+}
+
 // SQLitePair opens two handles on one fresh SQLite file, as two processes
 // would.
 func SQLitePair(t *testing.T) (loci.Store, loci.Store) {
