@@ -87,11 +87,6 @@ type StoreTx interface {
 	// the given records.
 	TouchRecords(ctx context.Context, workspace string, ids []string, at time.Time) error
 
-	// InsertVersion keeps a previous value of a record.
-	InsertVersion(ctx context.Context, v RecordVersion) error
-	// ListVersions returns a record's kept versions, newest first.
-	ListVersions(ctx context.Context, recordID string) ([]RecordVersion, error)
-
 	// Changes returns what changed among the workspace's records after
 	// the cursor since, as of this transaction's snapshot, and the cursor
 	// to pass next time (NoCursor: only the current cursor, no changes).
@@ -117,62 +112,37 @@ type StoreTx interface {
 	// (Searches count their scope's pending records from the index.)
 	CountPendingEmbeddings(ctx context.Context, f RecordFilter, model string) (int, error)
 
-	// InsertAgent creates an agent. ECONFLICT when it exists.
-	InsertAgent(ctx context.Context, a *Agent) error
 	// FindAgents returns the agents f selects by id, and how many it
-	// selects ignoring its limit and offset.
+	// selects ignoring its limit and offset: those of the agents table
+	// and, with f.Known, the agents the workspace's records name (a join
+	// with the records, as ListUserSummaries is, which is why it is not
+	// derived from the plain table).
 	FindAgents(ctx context.Context, f AgentFilter) ([]*Agent, int, error)
-	// DeleteAgent deletes an agent row and its block links (not its
-	// records: the rules above do that). ENOTFOUND when absent.
-	DeleteAgent(ctx context.Context, workspace, id string) error
-
-	// AttachBlock links a shared block to a consuming agent; attaching
-	// twice is not an error.
-	AttachBlock(ctx context.Context, workspace, blockID, agentID string, at time.Time) error
-	// DetachBlock removes a link and reports whether there was one.
-	DetachBlock(ctx context.Context, workspace, blockID, agentID string) (bool, error)
-	// ListBlockLinks returns the links of a block (blockID set) or of a
-	// consuming agent (agentID set), oldest first.
-	ListBlockLinks(ctx context.Context, workspace, blockID, agentID string) ([]BlockLink, error)
-
-	// EnsureUser creates the user with empty defaults unless it exists, and
-	// returns it with whether it was created.
-	EnsureUser(ctx context.Context, workspace, id string, at time.Time) (*User, bool, error)
-	// FindUsers returns the users of the table f selects (Workspace, ID
-	// when set, Limit, Offset; not Match) by id, and how many it selects
-	// ignoring its limit and offset.
-	FindUsers(ctx context.Context, f UserFilter) ([]*User, int, error)
-	// UpdateUser replaces a user's defaults. ENOTFOUND when absent.
-	UpdateUser(ctx context.Context, u *User) error
-	// DeleteUser deletes a user row (not its records) and reports whether
-	// it existed.
-	DeleteUser(ctx context.Context, workspace, id string) (bool, error)
 	// ListUserSummaries returns the users f selects: those of the users
 	// table and every user_id the workspace's records name, newest first
 	// (by the earlier of registration and oldest record, then id), and how
 	// many f selects ignoring its limit and offset.
 	ListUserSummaries(ctx context.Context, f UserFilter) ([]*UserSummary, int, error)
 
-	// InsertKey stores an API key (its hash, never its secret). ECONFLICT
-	// when the id or the hash exists.
-	InsertKey(ctx context.Context, k *APIKey) error
-	// FindKeys returns the keys f selects, active or revoked, oldest
-	// first.
-	FindKeys(ctx context.Context, f KeyFilter) ([]*APIKey, error)
-	// RevokeKey marks an active key of the workspace ("" for any) revoked
-	// at at. ENOTFOUND when there is no such active key.
-	RevokeKey(ctx context.Context, workspace, id string, at time.Time) error
+	// The plain tables (table.go, tables.go) are stored through these
+	// five; Tx derives their typed methods.
 
-	// InsertAudit appends an entry to the access log.
-	InsertAudit(ctx context.Context, e *AuditEntry) error
-	// FindAudit returns the entries that match f, newest first, and how
-	// many match ignoring f's limit and offset.
-	FindAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, int, error)
-	// PruneAudit deletes the entries of every workspace older than before
-	// (unless zero) and then the oldest beyond the newest keep (unless 0;
-	// in the order they were written, a backend may keep a few fewer), and
-	// returns how many it deleted.
-	PruneAudit(ctx context.Context, before time.Time, keep int) (int, error)
+	// InsertRow adds row to t unless a row with the same primary key or
+	// unique column exists, and reports whether it added it. A serial
+	// column's value is ignored: the store numbers it.
+	InsertRow(ctx context.Context, t *Table, row Row) (bool, error)
+	// FindRows calls fn with each row q selects, in q.Order, and stops at
+	// fn's first error and returns it.
+	FindRows(ctx context.Context, q RowQuery, fn func(Row) error) error
+	// CountRows returns how many rows q selects, ignoring its order,
+	// limit and offset.
+	CountRows(ctx context.Context, q RowQuery) (int, error)
+	// UpdateRows sets the columns of set in the rows q selects (its order,
+	// limit and offset ignored) and returns how many it updated.
+	UpdateRows(ctx context.Context, q RowQuery, set []Assign) (int, error)
+	// DeleteRows deletes the rows q selects (its order, limit and offset
+	// ignored) and returns how many it deleted.
+	DeleteRows(ctx context.Context, q RowQuery) (int, error)
 }
 
 // AgentFilter selects agents of one workspace: those of the agents table

@@ -23,7 +23,12 @@ type auditFailTx struct{ loci.StoreTx }
 
 var errAuditFull = errors.New("the audit log refuses the entry")
 
-func (auditFailTx) InsertAudit(context.Context, *loci.AuditEntry) error { return errAuditFull }
+func (tx auditFailTx) InsertRow(ctx context.Context, t *loci.Table, row loci.Row) (bool, error) {
+	if t.Name == "audit_log" {
+		return false, errAuditFull
+	}
+	return tx.StoreTx.InsertRow(ctx, t, row)
+}
 
 // TestAuditCommitsWithTheWrite: a write and its audit entry commit or roll
 // back together. An entry that cannot be written fails the write, which

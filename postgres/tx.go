@@ -260,44 +260,6 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 	return nil
 }
 
-// InsertVersion keeps a previous value of a record.
-func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
-	tag, err := tx.tx.Exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at, metadata)
-		VALUES ($1, $2, $3, $4::json, $5, $6::json) ON CONFLICT DO NOTHING`, v.RecordID, v.Version, v.Content, jsonText(v.Data), v.UpdatedAt, nullJSON(v.Metadata))
-	if err != nil {
-		return translate(fmt.Errorf("insert version: %w", err))
-	}
-	if tag.RowsAffected() == 0 {
-		return loci.Errorf(loci.ECONFLICT, "version %d of %s already exists", v.Version, v.RecordID)
-	}
-	return nil
-}
-
-// ListVersions returns a record's kept versions, newest first.
-func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordVersion, error) {
-	rows, err := tx.tx.Query(ctx, `SELECT record_id, version, content, data::text, updated_at, metadata::text
-		FROM record_versions WHERE record_id = $1 ORDER BY version DESC`, recordID)
-	if err != nil {
-		return nil, fmt.Errorf("list versions: %w", err)
-	}
-	defer rows.Close()
-	var out []loci.RecordVersion
-	for rows.Next() {
-		var v loci.RecordVersion
-		var data string
-		var meta *string
-		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &v.UpdatedAt, &meta); err != nil {
-			return nil, fmt.Errorf("scan version: %w", err)
-		}
-		v.Data, v.UpdatedAt = json.RawMessage(data), v.UpdatedAt.UTC()
-		if meta != nil && *meta != "" {
-			v.Metadata = json.RawMessage(*meta)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // ensureVectorIndex builds the HNSW cosine index for vectors of v's
 // dimension the first time one arrives, when the pgvector column exists.
 // pgvector indexes need a fixed dimension, so each is a partial expression

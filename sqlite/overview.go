@@ -117,3 +117,51 @@ func (tx *Tx) CountRecordsBy(ctx context.Context, f loci.RecordFilter, by loci.G
 	}
 	return out, total, nil
 }
+
+// FindAgents returns the agents f selects by id: the agents table and,
+// with f.Known, every agent its records name that has no row there (an
+// agent with only notes, working entries or episodes).
+func (tx *Tx) FindAgents(ctx context.Context, f loci.AgentFilter) ([]*loci.Agent, int, error) {
+	from := `agents WHERE workspace = ?1`
+	if f.Known {
+		from = `(SELECT id, name, created_at FROM agents WHERE workspace = ?1
+		UNION ALL
+		SELECT agent_id, '', min(created_at) FROM records WHERE workspace = ?1 AND agent_id <> ''
+			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = ?1) GROUP BY agent_id)`
+		if f.ID != "" {
+			from += ` WHERE id = ?2`
+		}
+	} else if f.ID != "" {
+		from += ` AND id = ?2`
+	}
+	args := []any{f.Workspace}
+	if f.ID != "" {
+		args = append(args, f.ID)
+	}
+	rows, err := tx.query(ctx, `SELECT id, name, created_at FROM `+from+` ORDER BY id`+
+		limitClause(f.Limit, f.Offset), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list agents: %w", err)
+	}
+	defer rows.Close()
+	var out []*loci.Agent
+	for rows.Next() {
+		a := loci.Agent{Workspace: f.Workspace}
+		var at int64
+		if err := rows.Scan(&a.ID, &a.Name, &at); err != nil {
+			return nil, 0, fmt.Errorf("scan agent: %w", err)
+		}
+		a.CreatedAt = fromMicros(at)
+		out = append(out, &a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list agents: %w", err)
+	}
+	total := len(out)
+	if f.Limit > 0 || f.Offset > 0 {
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM `+from, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count agents: %w", err)
+		}
+	}
+	return out, total, nil
+}

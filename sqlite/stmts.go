@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/loci-memory/loci"
 )
 
 // Preparing a statement costs SQLite (through modernc) about as much as
@@ -22,21 +24,27 @@ const (
 	sqlStamp       = `UPDATE search_generation SET gen = gen + 1 WHERE id = 1 RETURNING gen`
 	sqlRecordsByID = `SELECT ` + recordColumns + ` FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
 	// sqlVectorsByID reads the vectors of records by id (ReadVectors).
-	sqlVectorsByID = `SELECT id, embedding_model, embedding FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
-	sqlKeyByHash   = `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`
-	sqlAllKeys     = `SELECT ` + keyColumns + ` FROM api_keys ORDER BY created_at, id`
-	sqlInsertAudit = `INSERT INTO audit_log (id, at, key_id, role, operation, workspace,
-		agent_id, user_id, session_id, task_id, kind, record_ids, count, status, via, dry_run)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlVectorsByID  = `SELECT id, embedding_model, embedding FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
 	sqlInsertRecord = `INSERT INTO records (` + recordColumns + `, change_gen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
+// mustSelect returns the text of q's statement.
+func mustSelect(q loci.RowQuery) string {
+	st, err := dialect.Select(q)
+	if err != nil {
+		panic(err)
+	}
+	return st.SQL
+}
+
 // readStatements run in read transactions (and in write ones);
 // writeStatements in write transactions only.
 var (
-	readStatements  = []string{sqlReadGen, sqlRecordsByID, sqlVectorsByID, sqlKeyByHash, sqlAllKeys}
-	writeStatements = []string{sqlStamp, sqlInsertAudit, sqlInsertRecord}
+	readStatements  = []string{sqlReadGen, sqlRecordsByID, sqlVectorsByID, sqlKeyByHash}
+	writeStatements = []string{sqlStamp, sqlInsertRecord}
+	// sqlKeyByHash is the key lookup every authenticated request runs.
+	sqlKeyByHash = mustSelect(loci.KeyByHash(""))
 )
 
 // stmtSet is the statements prepared on one pool, by text: those of

@@ -269,42 +269,6 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 	return nil
 }
 
-// InsertVersion keeps a previous value of a record.
-func (tx *Tx) InsertVersion(ctx context.Context, v loci.RecordVersion) error {
-	_, err := tx.exec(ctx, `INSERT INTO record_versions (record_id, version, content, data, updated_at, metadata)
-		VALUES (?, ?, ?, ?, ?, ?)`, v.RecordID, v.Version, v.Content, jsonText(v.Data), micros(v.UpdatedAt), nullJSON(v.Metadata))
-	if err != nil {
-		return translate(fmt.Errorf("insert version: %w", err))
-	}
-	return nil
-}
-
-// ListVersions returns a record's kept versions, newest first.
-func (tx *Tx) ListVersions(ctx context.Context, recordID string) ([]loci.RecordVersion, error) {
-	rows, err := tx.query(ctx, `SELECT record_id, version, content, data, updated_at, metadata
-		FROM record_versions WHERE record_id = ? ORDER BY version DESC`, recordID)
-	if err != nil {
-		return nil, fmt.Errorf("list versions: %w", err)
-	}
-	defer rows.Close()
-	var out []loci.RecordVersion
-	for rows.Next() {
-		var v loci.RecordVersion
-		var data string
-		var at int64
-		var meta sql.NullString
-		if err := rows.Scan(&v.RecordID, &v.Version, &v.Content, &data, &at, &meta); err != nil {
-			return nil, fmt.Errorf("scan version: %w", err)
-		}
-		v.Data, v.UpdatedAt = json.RawMessage(data), fromMicros(at)
-		if meta.Valid && meta.String != "" {
-			v.Metadata = json.RawMessage(meta.String)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // recordArgs returns r's column values in recordColumns order.
 func recordArgs(r *loci.Record) ([]any, error) {
 	tags, err := json.Marshal(nonNil(r.Tags))

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Keys", func(t *testing.T) { testKeys(t, open) })
 	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
+	t.Run("Rows", func(t *testing.T) { testRows(t, open) })
 }
 
 var base = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)
