@@ -48,7 +48,9 @@ func TestStatements(t *testing.T) {
 				[]any{"a", 2, nil, 5}}},
 		{"count", func() (Stmt, error) { return numbered.Count(q) },
 			Stmt{"SELECT count(*) FROM things WHERE id = $1 AND n >= $2 AND doc IS NULL", []any{"a", 2}}},
-		{"update", func() (Stmt, error) { return numbered.Update(q, []loci.Assign{{Column: "n", Value: 3}, {Column: "doc", Value: "[]"}}) },
+		{"update", func() (Stmt, error) {
+			return numbered.Update(q, []loci.Assign{{Column: "n", Value: 3}, {Column: "doc", Value: "[]"}})
+		},
 			Stmt{"UPDATE things SET n = $1, doc = $2::json WHERE id = $3 AND n >= $4 AND doc IS NULL", []any{3, "[]", "a", 2}}},
 		{"delete", func() (Stmt, error) { return numbered.Delete(loci.RowQuery{Table: things}) },
 			Stmt{"DELETE FROM things", nil}},
@@ -64,14 +66,24 @@ func TestRefused(t *testing.T) {
 	failing := *numbered
 	failing.Encode = func(t loci.ColumnType, v any) (any, error) { return nil, fmt.Errorf("bad value") }
 	for name, st := range map[string]func() (Stmt, error){
-		"column":     func() (Stmt, error) { return numbered.Count(loci.RowQuery{Table: things, Where: []loci.Cond{{Column: "x", Cmp: loci.CmpEq}}}) },
-		"order":      func() (Stmt, error) { return numbered.Select(loci.RowQuery{Table: things, Order: []loci.Sort{{Column: "n desc"}}}) },
-		"comparison": func() (Stmt, error) { return numbered.Delete(loci.RowQuery{Table: things, Where: []loci.Cond{{Column: "n", Cmp: "<>"}}}) },
-		"row":        func() (Stmt, error) { return numbered.Insert(things, loci.Row{"a"}) },
-		"set none":   func() (Stmt, error) { return numbered.Update(loci.RowQuery{Table: things}, nil) },
-		"set serial": func() (Stmt, error) { return numbered.Update(loci.RowQuery{Table: things}, []loci.Assign{{Column: "seq", Value: 1}}) },
-		"set column": func() (Stmt, error) { return numbered.Update(loci.RowQuery{Table: things}, []loci.Assign{{Column: "m", Value: 1}}) },
-		"value":      func() (Stmt, error) { return failing.Insert(things, loci.Row{nil, "a", "{}", 1}) },
+		"column": func() (Stmt, error) {
+			return numbered.Count(loci.RowQuery{Table: things, Where: []loci.Cond{{Column: "x", Cmp: loci.CmpEq}}})
+		},
+		"order": func() (Stmt, error) {
+			return numbered.Select(loci.RowQuery{Table: things, Order: []loci.Sort{{Column: "n desc"}}})
+		},
+		"comparison": func() (Stmt, error) {
+			return numbered.Delete(loci.RowQuery{Table: things, Where: []loci.Cond{{Column: "n", Cmp: "<>"}}})
+		},
+		"row":      func() (Stmt, error) { return numbered.Insert(things, loci.Row{"a"}) },
+		"set none": func() (Stmt, error) { return numbered.Update(loci.RowQuery{Table: things}, nil) },
+		"set serial": func() (Stmt, error) {
+			return numbered.Update(loci.RowQuery{Table: things}, []loci.Assign{{Column: "seq", Value: 1}})
+		},
+		"set column": func() (Stmt, error) {
+			return numbered.Update(loci.RowQuery{Table: things}, []loci.Assign{{Column: "m", Value: 1}})
+		},
+		"value": func() (Stmt, error) { return failing.Insert(things, loci.Row{nil, "a", "{}", 1}) },
 	} {
 		if _, err := st(); err == nil {
 			t.Errorf("%s: no error", name)
