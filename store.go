@@ -39,9 +39,14 @@ type Store interface {
 }
 
 // StoreTx is the storage interface: what a backend implements for one
-// transaction, and only what a backend alone can do. What can be derived
-// from it (a record by id, the records of a filter as a slice, an agent,
-// a user or a key by id or hash) is written once, on Tx. Its methods
+// transaction, and only what a backend alone can do. The records have
+// methods of their own (their indexes, change feed and embeddings are
+// where a backend earns its keep); the plain tables (agents, block links,
+// users, keys, the audit log, record versions) are stored through five
+// generic ones (InsertRow, FindRows, CountRows, UpdateRows, DeleteRows),
+// whose SQL internal/sqltable writes for the SQL backends. What can be
+// derived (a record by id, the records of a filter as a slice, every
+// typed method of the plain tables) is written once, on Tx. Its methods
 // return domain errors (ENOTFOUND, ECONFLICT, EINVALID) where the listed
 // cases occur and internal errors otherwise. The conformance suite
 // (storetest/) checks every method on every backend.

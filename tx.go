@@ -4,9 +4,10 @@ import "context"
 
 // Tx is one transaction's view of the store, as the rules above the
 // backends use it: the backend's StoreTx, and the methods derived from it,
-// written once here for every backend. A Store hands its transactions out
-// as a Tx; a wrapper (a test's fault, a counter) wraps the StoreTx inside,
-// and an optional interface a backend offers is asserted on tx.StoreTx.
+// written once for every backend (the records' here, the plain tables' in
+// tables.go). A Store hands its transactions out as a Tx; a wrapper (a
+// test's fault, a counter) wraps the StoreTx inside, and an optional
+// interface a backend offers is asserted on tx.StoreTx.
 type Tx struct {
 	StoreTx
 }
