@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/diskfull"
+	"github.com/loci-memory/loci/internal/sqltable"
 )
 
 //go:embed migrations/*.sql
@@ -232,6 +233,7 @@ func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) er
 	// a transaction left open would keep its connection and its locks.
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
 	tx := &Tx{tx: pgTx, db: db}
+	tx.Rows = sqltable.Rows{Dialect: dialect, Runner: runner{tx}}
 	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
 		return err
 	}

@@ -37,121 +37,58 @@ func read(c loci.Column) string {
 	return c.Name
 }
 
-// InsertRow adds a row unless its key exists.
-func (tx *Tx) InsertRow(ctx context.Context, t *loci.Table, row loci.Row) (bool, error) {
-	st, err := dialect.Insert(t, row)
+// runner runs the plain tables' statements (sqltable.Rows) in a
+// transaction.
+type runner struct{ tx *Tx }
+
+func (r runner) Exec(ctx context.Context, st sqltable.Stmt) (int, error) {
+	tag, err := r.tx.tx.Exec(ctx, st.SQL, st.Args...)
 	if err != nil {
-		return false, err
+		return 0, translate(err)
 	}
-	tag, err := tx.tx.Exec(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return false, translate(fmt.Errorf("insert into %s: %w", t.Name, err))
-	}
-	return tag.RowsAffected() > 0, nil
+	return int(tag.RowsAffected()), nil
 }
 
-// FindRows calls fn with each row q selects.
-func (tx *Tx) FindRows(ctx context.Context, q loci.RowQuery, fn func(loci.Row) error) error {
-	st, err := dialect.Select(q)
+func (r runner) Query(ctx context.Context, st sqltable.Stmt, row func(scan func(dest ...any) error) error) error {
+	rows, err := r.tx.tx.Query(ctx, st.SQL, st.Args...)
 	if err != nil {
-		return err
-	}
-	rows, err := tx.tx.Query(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return translate(fmt.Errorf("find %s: %w", q.Table.Name, err))
+		return translate(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		row, err := dialect.ScanRow(q.Table, rows.Scan)
-		if err != nil {
-			return err
-		}
-		if err := fn(row); err != nil {
+		if err := row(rows.Scan); err != nil {
 			return err
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return translate(fmt.Errorf("find %s: %w", q.Table.Name, err))
-	}
-	return nil
-}
-
-// CountRows counts the rows q selects.
-func (tx *Tx) CountRows(ctx context.Context, q loci.RowQuery) (int, error) {
-	st, err := dialect.Count(q)
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	if err := tx.tx.QueryRow(ctx, st.SQL, st.Args...).Scan(&n); err != nil {
-		return 0, translate(fmt.Errorf("count %s: %w", q.Table.Name, err))
-	}
-	return n, nil
-}
-
-// UpdateRows sets columns of the rows q selects.
-func (tx *Tx) UpdateRows(ctx context.Context, q loci.RowQuery, set []loci.Assign) (int, error) {
-	st, err := dialect.Update(q, set)
-	if err != nil {
-		return 0, err
-	}
-	return tx.changeRows(ctx, "update", q.Table, st)
-}
-
-// DeleteRows deletes the rows q selects.
-func (tx *Tx) DeleteRows(ctx context.Context, q loci.RowQuery) (int, error) {
-	st, err := dialect.Delete(q)
-	if err != nil {
-		return 0, err
-	}
-	return tx.changeRows(ctx, "delete from", q.Table, st)
-}
-
-// changeRows runs an update or a delete and returns how many rows it
-// changed.
-func (tx *Tx) changeRows(ctx context.Context, verb string, t *loci.Table, st sqltable.Stmt) (int, error) {
-	tag, err := tx.tx.Exec(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return 0, translate(fmt.Errorf("%s %s: %w", verb, t.Name, err))
-	}
-	return int(tag.RowsAffected()), nil
+	return translate(rows.Err())
 }
 
 // encodeColumn turns a value of column type t into pgx's argument.
 func encodeColumn(t loci.ColumnType, v any) (any, error) {
 	switch t {
 	case loci.ColText:
-		return as[string](v)
+		return sqltable.As[string](v)
 	case loci.ColInt, loci.ColSerial:
-		return as[int](v)
+		return sqltable.As[int](v)
 	case loci.ColBool:
-		return as[bool](v)
+		return sqltable.As[bool](v)
 	case loci.ColTime, loci.ColNullTime:
-		at, err := as[time.Time](v)
+		at, err := sqltable.As[time.Time](v)
 		if err != nil || (t == loci.ColNullTime && at.IsZero()) {
 			return nil, err
 		}
 		return at, nil
 	case loci.ColJSON, loci.ColNullJSON:
-		raw, err := as[json.RawMessage](v)
+		raw, err := sqltable.As[json.RawMessage](v)
 		if err != nil || t == loci.ColJSON {
 			return jsonText(raw), err
 		}
 		return nullJSON(raw), nil
 	case loci.ColStrings:
-		list, err := as[[]string](v)
+		list, err := sqltable.As[[]string](v)
 		return nonNil(list), err
 	}
 	return nil, fmt.Errorf("unknown column type %d", t)
-}
-
-// as returns v as a T: a column's value must be its type's Go type.
-func as[T any](v any) (T, error) {
-	t, ok := v.(T)
-	if !ok {
-		return t, fmt.Errorf("a value of type %T where %T belongs", v, t)
-	}
-	return t, nil
 }
 
 // destColumn returns where to scan a column of type t.

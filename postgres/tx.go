@@ -10,12 +10,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/sqltable"
 )
 
 var _ loci.StoreTx = (*Tx)(nil)
 
 // Tx is a transaction on a PostgreSQL store.
 type Tx struct {
+	// Rows stores the plain tables (loci.Table) for the transaction.
+	sqltable.Rows
 	tx pgx.Tx
 	db *DB
 	// newIndexes are the vector dimensions this transaction built an HNSW

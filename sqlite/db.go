@@ -22,6 +22,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/diskfull"
+	"github.com/loci-memory/loci/internal/sqltable"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -240,6 +241,7 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loc
 	// connection, the only writer, is not kept by a dead transaction.
 	defer sqlTx.Rollback()
 	tx := &Tx{tx: sqlTx, db: db, write: write}
+	tx.Rows = sqltable.Rows{Dialect: dialect, Runner: runner{tx}}
 	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
 		sqlTx.Rollback()
 		return tx, err

@@ -22,111 +22,56 @@ var dialect = &sqltable.Dialect{
 	NoLimit: -1,
 }
 
-// InsertRow adds a row unless its key exists.
-func (tx *Tx) InsertRow(ctx context.Context, t *loci.Table, row loci.Row) (bool, error) {
-	st, err := dialect.Insert(t, row)
-	if err != nil {
-		return false, err
-	}
-	res, err := tx.exec(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return false, translate(fmt.Errorf("insert into %s: %w", t.Name, err))
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
-}
+// runner runs the plain tables' statements (sqltable.Rows) in a
+// transaction, prepared as every other statement (stmts.go).
+type runner struct{ tx *Tx }
 
-// FindRows calls fn with each row q selects.
-func (tx *Tx) FindRows(ctx context.Context, q loci.RowQuery, fn func(loci.Row) error) error {
-	st, err := dialect.Select(q)
+func (r runner) Exec(ctx context.Context, st sqltable.Stmt) (int, error) {
+	res, err := r.tx.exec(ctx, st.SQL, st.Args...)
 	if err != nil {
-		return err
-	}
-	rows, err := tx.query(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return fmt.Errorf("find %s: %w", q.Table.Name, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		row, err := dialect.ScanRow(q.Table, rows.Scan)
-		if err != nil {
-			return err
-		}
-		if err := fn(row); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("find %s: %w", q.Table.Name, err)
-	}
-	return nil
-}
-
-// CountRows counts the rows q selects.
-func (tx *Tx) CountRows(ctx context.Context, q loci.RowQuery) (int, error) {
-	st, err := dialect.Count(q)
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	if err := tx.queryRow(ctx, st.SQL, st.Args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count %s: %w", q.Table.Name, err)
-	}
-	return n, nil
-}
-
-// UpdateRows sets columns of the rows q selects.
-func (tx *Tx) UpdateRows(ctx context.Context, q loci.RowQuery, set []loci.Assign) (int, error) {
-	st, err := dialect.Update(q, set)
-	if err != nil {
-		return 0, err
-	}
-	return tx.changeRows(ctx, "update", q.Table, st)
-}
-
-// DeleteRows deletes the rows q selects.
-func (tx *Tx) DeleteRows(ctx context.Context, q loci.RowQuery) (int, error) {
-	st, err := dialect.Delete(q)
-	if err != nil {
-		return 0, err
-	}
-	return tx.changeRows(ctx, "delete from", q.Table, st)
-}
-
-// changeRows runs an update or a delete and returns how many rows it
-// changed.
-func (tx *Tx) changeRows(ctx context.Context, verb string, t *loci.Table, st sqltable.Stmt) (int, error) {
-	res, err := tx.exec(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return 0, translate(fmt.Errorf("%s %s: %w", verb, t.Name, err))
+		return 0, translate(err)
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
+}
+
+func (r runner) Query(ctx context.Context, st sqltable.Stmt, row func(scan func(dest ...any) error) error) error {
+	rows, err := r.tx.query(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return translate(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return translate(rows.Err())
 }
 
 // encodeColumn turns a value of column type t into SQLite's.
 func encodeColumn(t loci.ColumnType, v any) (any, error) {
 	switch t {
 	case loci.ColText:
-		return as[string](v)
+		return sqltable.As[string](v)
 	case loci.ColInt, loci.ColSerial:
-		return as[int](v)
+		return sqltable.As[int](v)
 	case loci.ColBool:
-		return as[bool](v)
+		return sqltable.As[bool](v)
 	case loci.ColTime, loci.ColNullTime:
-		at, err := as[time.Time](v)
+		at, err := sqltable.As[time.Time](v)
 		if err != nil || (t == loci.ColNullTime && at.IsZero()) {
 			return nil, err
 		}
 		return micros(at), nil
 	case loci.ColJSON, loci.ColNullJSON:
-		raw, err := as[json.RawMessage](v)
+		raw, err := sqltable.As[json.RawMessage](v)
 		if err != nil || t == loci.ColJSON {
 			return jsonText(raw), err
 		}
 		return nullJSON(raw), nil
 	case loci.ColStrings:
-		list, err := as[[]string](v)
+		list, err := sqltable.As[[]string](v)
 		if err != nil {
 			return nil, err
 		}
@@ -134,15 +79,6 @@ func encodeColumn(t loci.ColumnType, v any) (any, error) {
 		return string(text), err
 	}
 	return nil, fmt.Errorf("unknown column type %d", t)
-}
-
-// as returns v as a T: a column's value must be its type's Go type.
-func as[T any](v any) (T, error) {
-	t, ok := v.(T)
-	if !ok {
-		return t, fmt.Errorf("a value of type %T where %T belongs", v, t)
-	}
-	return t, nil
 }
 
 // destColumn returns where to scan a column of type t.

@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/sqltable"
 )
 
 var _ loci.StoreTx = (*Tx)(nil)
 
 // Tx is a transaction on a SQLite store.
 type Tx struct {
+	// Rows stores the plain tables (loci.Table) for the transaction.
+	sqltable.Rows
 	tx *sql.Tx
 	db *DB
 	// gen is the generation this transaction stamps its record changes
