@@ -163,10 +163,9 @@ func (tx Tx) InsertKey(ctx context.Context, k *APIKey) error {
 
 // FindKeys returns the keys f selects, active or revoked, oldest first.
 func (tx Tx) FindKeys(ctx context.Context, f KeyFilter) ([]*APIKey, error) {
-	q := KeyByHash(f.Hash)
-	if f.Hash == "" {
-		q = RowQuery{Table: keysTable, Where: eqIf(nil, "workspace", f.Workspace),
-			Order: []Sort{{Column: "created_at"}, {Column: "id"}}}
+	q := keysOf(f.Workspace)
+	if f.Hash != "" {
+		q = keyByHash(f.Hash)
 	}
 	return findRows(ctx, tx, q, func(r Row) *APIKey {
 		return &APIKey{ID: r.text(0), Workspace: r.text(1), Name: r.text(2), Role: Role(r.text(3)),
@@ -174,11 +173,24 @@ func (tx Tx) FindKeys(ctx context.Context, f KeyFilter) ([]*APIKey, error) {
 	})
 }
 
-// KeyByHash is the query of the key whose secret hashes to hash. Every
-// authenticated request runs it, so a backend may prepare its statement
-// ahead (SQLite does).
-func KeyByHash(hash string) RowQuery {
+// keyByHash is the query of the key whose secret hashes to hash.
+func keyByHash(hash string) RowQuery {
 	return RowQuery{Table: keysTable, Where: []Cond{{"hash", CmpEq, hash}}}
+}
+
+// keysOf is the query of a workspace's keys ("" for every workspace's),
+// oldest first.
+func keysOf(workspace string) RowQuery {
+	return RowQuery{Table: keysTable, Where: eqIf(nil, "workspace", workspace),
+		Order: []Sort{{Column: "created_at"}, {Column: "id"}}}
+}
+
+// RequestQueries are the plain-table queries requests run on their way
+// in: a key by its hash (a request with a key), every key (one without:
+// whether authentication is on). A backend that prepares its statements
+// ahead prepares these (SQLite does); their values are placeholders.
+func RequestQueries() []RowQuery {
+	return []RowQuery{keyByHash(""), keysOf("")}
 }
 
 // RevokeKey marks an active key of the workspace ("" for any) revoked at

@@ -29,22 +29,25 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-// mustSelect returns the text of q's statement.
-func mustSelect(q loci.RowQuery) string {
-	st, err := dialect.Select(q)
-	if err != nil {
-		panic(err)
+// requestStatements returns the statements of the plain-table queries
+// every request runs (loci.RequestQueries).
+func requestStatements() []string {
+	var out []string
+	for _, q := range loci.RequestQueries() {
+		st, err := dialect.Select(q)
+		if err != nil {
+			panic(err) // loci's own queries: a bug
+		}
+		out = append(out, st.SQL)
 	}
-	return st.SQL
+	return out
 }
 
 // readStatements run in read transactions (and in write ones);
 // writeStatements in write transactions only.
 var (
-	readStatements  = []string{sqlReadGen, sqlRecordsByID, sqlVectorsByID, sqlKeyByHash}
+	readStatements  = append([]string{sqlReadGen, sqlRecordsByID, sqlVectorsByID}, requestStatements()...)
 	writeStatements = []string{sqlStamp, sqlInsertRecord}
-	// sqlKeyByHash is the key lookup every authenticated request runs.
-	sqlKeyByHash = mustSelect(loci.KeyByHash(""))
 )
 
 // stmtSet is the statements prepared on one pool, by text: those of
