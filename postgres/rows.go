@@ -15,12 +15,13 @@ import (
 // as json (sent and read as text), lists of strings as text[], no value as
 // NULL.
 var dialect = &sqltable.Dialect{
-	Param:   param,
-	Read:    read,
-	Encode:  encodeColumn,
-	Dest:    destColumn,
-	Decode:  decodeColumn,
-	NoLimit: nil, // LIMIT NULL: none
+	Param:        param,
+	Read:         read,
+	Encode:       encodeColumn,
+	Dest:         destColumn,
+	Decode:       decodeColumn,
+	NoLimit:      nil, // LIMIT NULL: none
+	SkipConflict: " ON CONFLICT DO NOTHING",
 }
 
 func param(n int, t loci.ColumnType) string {
@@ -66,12 +67,8 @@ func (r runner) Query(ctx context.Context, st sqltable.Stmt, row func(scan func(
 // encodeColumn turns a value of column type t into pgx's argument.
 func encodeColumn(t loci.ColumnType, v any) (any, error) {
 	switch t {
-	case loci.ColText:
-		return sqltable.As[string](v)
-	case loci.ColInt, loci.ColSerial:
-		return sqltable.As[int](v)
-	case loci.ColBool:
-		return sqltable.As[bool](v)
+	case loci.ColText, loci.ColInt, loci.ColSerial, loci.ColBool:
+		return sqltable.Same(t, v) // as they are, without boxing them again
 	case loci.ColTime, loci.ColNullTime:
 		at, err := sqltable.As[time.Time](v)
 		if err != nil || (t == loci.ColNullTime && at.IsZero()) {

@@ -52,12 +52,8 @@ func (r runner) Query(ctx context.Context, st sqltable.Stmt, row func(scan func(
 // encodeColumn turns a value of column type t into SQLite's.
 func encodeColumn(t loci.ColumnType, v any) (any, error) {
 	switch t {
-	case loci.ColText:
-		return sqltable.As[string](v)
-	case loci.ColInt, loci.ColSerial:
-		return sqltable.As[int](v)
-	case loci.ColBool:
-		return sqltable.As[bool](v)
+	case loci.ColText, loci.ColInt, loci.ColSerial, loci.ColBool:
+		return sqltable.Same(t, v) // as they are, without boxing them again
 	case loci.ColTime, loci.ColNullTime:
 		at, err := sqltable.As[time.Time](v)
 		if err != nil || (t == loci.ColNullTime && at.IsZero()) {

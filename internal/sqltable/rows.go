@@ -8,7 +8,8 @@ import (
 )
 
 // Runner runs statements in a backend's transaction, its errors already
-// translated into loci's (a conflict, a full disk, ...).
+// translated into loci's (ECONFLICT for a key that exists, a full disk,
+// ...).
 type Runner interface {
 	// Exec runs a statement and returns how many rows it changed.
 	Exec(ctx context.Context, st Stmt) (int, error)
@@ -33,7 +34,9 @@ func (r Rows) InsertRow(ctx context.Context, t *loci.Table, row loci.Row) (bool,
 		return false, err
 	}
 	n, err := r.Runner.Exec(ctx, st)
-	if err != nil {
+	if loci.ErrorCode(err) == loci.ECONFLICT && r.Dialect.SkipConflict == "" {
+		return false, nil // the key exists: the statement changed nothing
+	} else if err != nil {
 		return false, fmt.Errorf("insert into %s: %w", t.Name, err)
 	}
 	return n > 0, nil
@@ -107,4 +110,23 @@ func As[T any](v any) (T, error) {
 		return t, fmt.Errorf("a value of type %T where %T belongs", v, t)
 	}
 	return t, nil
+}
+
+// Same returns v itself if it is a value of column type t, which must be
+// ColText, ColInt, ColSerial or ColBool (the types drivers take as they
+// are): a Dialect's Encode passes those on without boxing them again.
+func Same(t loci.ColumnType, v any) (any, error) {
+	var ok bool
+	switch t {
+	case loci.ColText:
+		_, ok = v.(string)
+	case loci.ColInt, loci.ColSerial:
+		_, ok = v.(int)
+	case loci.ColBool:
+		_, ok = v.(bool)
+	}
+	if !ok {
+		return nil, fmt.Errorf("a value of type %T where a column of type %d belongs", v, t)
+	}
+	return v, nil
 }

@@ -13,6 +13,7 @@ package sqltable
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/loci-memory/loci"
 )
@@ -34,6 +35,15 @@ type Dialect struct {
 	Decode func(t loci.ColumnType, dest any) (any, error)
 	// NoLimit is the LIMIT argument that means no limit.
 	NoLimit any
+	// SkipConflict is the clause an INSERT ends with so that a row whose
+	// key exists is skipped rather than failing the statement (" ON
+	// CONFLICT DO NOTHING", as PostgreSQL needs: a failed statement fails
+	// its transaction), or "" where the runner reports a key conflict as
+	// no row changed (SQLite, where a plain INSERT is the cheaper
+	// statement and a failed one leaves the transaction usable).
+	SkipConflict string
+
+	inserts sync.Map // *loci.Table: the text of its insert
 }
 
 // Stmt is one statement and its arguments.
@@ -102,35 +112,43 @@ func (b *builder) where(q loci.RowQuery) error {
 }
 
 // Insert writes the statement that adds row to t unless a row with the
-// same key exists (then it changes no row). A serial column is left to
-// the store.
+// same key exists (then it changes no row, or its runner says so: see
+// SkipConflict). A serial column is left to the store.
 func (d *Dialect) Insert(t *loci.Table, row loci.Row) (Stmt, error) {
 	if len(row) != len(t.Columns) {
 		return Stmt{}, fmt.Errorf("table %s: a row of %d values for %d columns", t.Name, len(row), len(t.Columns))
 	}
-	b := builder{d: d}
-	var names []string
-	for _, c := range t.Columns {
-		if c.Type != loci.ColSerial {
-			names = append(names, c.Name)
-		}
-	}
-	b.sql.WriteString("INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ") VALUES (")
-	first := true
+	args := make([]any, 0, len(row))
 	for i, c := range t.Columns {
 		if c.Type == loci.ColSerial {
 			continue
 		}
-		if !first {
-			b.sql.WriteString(", ")
-		}
-		first = false
-		if err := b.arg(c.Type, row[i]); err != nil {
+		v, err := d.Encode(c.Type, row[i])
+		if err != nil {
 			return Stmt{}, fmt.Errorf("table %s, column %s: %w", t.Name, c.Name, err)
 		}
+		args = append(args, v)
 	}
-	b.sql.WriteString(") ON CONFLICT DO NOTHING")
-	return Stmt{b.sql.String(), b.args}, nil
+	return Stmt{d.insertSQL(t), args}, nil
+}
+
+// insertSQL returns the text of t's insert, written once per table: the
+// audit log takes one per operation.
+func (d *Dialect) insertSQL(t *loci.Table) string {
+	if q, ok := d.inserts.Load(t); ok {
+		return q.(string)
+	}
+	var names, params []string
+	for _, c := range t.Columns {
+		if c.Type != loci.ColSerial {
+			names = append(names, c.Name)
+			params = append(params, d.Param(len(params)+1, c.Type))
+		}
+	}
+	q := "INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(params, ", ") + ")" +
+		d.SkipConflict
+	d.inserts.Store(t, q)
+	return q
 }
 
 // Select writes the statement that reads the rows q selects, every column

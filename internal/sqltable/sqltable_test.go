@@ -27,10 +27,11 @@ var numbered = &Dialect{
 		}
 		return c.Name
 	},
-	Encode:  func(t loci.ColumnType, v any) (any, error) { return v, nil },
-	Dest:    func(loci.ColumnType) any { return new(any) },
-	Decode:  func(t loci.ColumnType, dest any) (any, error) { return *dest.(*any), nil },
-	NoLimit: nil,
+	Encode:       func(t loci.ColumnType, v any) (any, error) { return v, nil },
+	Dest:         func(loci.ColumnType) any { return new(any) },
+	Decode:       func(t loci.ColumnType, dest any) (any, error) { return *dest.(*any), nil },
+	NoLimit:      nil,
+	SkipConflict: " ON CONFLICT DO NOTHING",
 }
 
 func TestStatements(t *testing.T) {
@@ -63,8 +64,8 @@ func TestStatements(t *testing.T) {
 }
 
 func TestRefused(t *testing.T) {
-	failing := *numbered
-	failing.Encode = func(t loci.ColumnType, v any) (any, error) { return nil, fmt.Errorf("bad value") }
+	failing := &Dialect{Param: numbered.Param, Read: numbered.Read, Dest: numbered.Dest, Decode: numbered.Decode,
+		Encode: func(t loci.ColumnType, v any) (any, error) { return nil, fmt.Errorf("bad value") }}
 	for name, st := range map[string]func() (Stmt, error){
 		"column": func() (Stmt, error) {
 			return numbered.Count(loci.RowQuery{Table: things, Where: []loci.Cond{{Column: "x", Cmp: loci.CmpEq}}})
