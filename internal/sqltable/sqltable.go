@@ -38,9 +38,9 @@ type Dialect struct {
 	// SkipConflict is the clause an INSERT ends with so that a row whose
 	// key exists is skipped rather than failing the statement (" ON
 	// CONFLICT DO NOTHING", as PostgreSQL needs: a failed statement fails
-	// its transaction), or "" where the runner reports a key conflict as
-	// no row changed (SQLite, where a plain INSERT is the cheaper
-	// statement and a failed one leaves the transaction usable).
+	// its transaction), or "" where a key conflict fails the statement
+	// alone, with ECONFLICT, which Rows.InsertRow reads as not added
+	// (SQLite: a plain INSERT is the cheaper statement there).
 	SkipConflict string
 
 	inserts sync.Map // *loci.Table: the text of its insert
