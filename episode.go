@@ -107,8 +107,10 @@ type EpisodeQuery struct {
 // and, when asked, how the score was made.
 type ScoredEpisode struct {
 	*Episode
-	Score   float64      `json:"score"`
-	Explain *Explanation `json:"explain,omitempty"`
+	Metadata json.RawMessage `json:"metadata"`
+	Score    float64         `json:"score"`
+	Match    string          `json:"match,omitempty"`
+	Explain  *Explanation    `json:"explain,omitempty"`
 }
 
 // EpisodeResults are an episode search's results, best first, and how
@@ -116,6 +118,7 @@ type ScoredEpisode struct {
 type EpisodeResults struct {
 	Results           []ScoredEpisode `json:"results"`
 	PendingEmbeddings int             `json:"pending_embeddings"`
+	Retrieval         Retrieval       `json:"retrieval"`
 }
 
 // EpisodeService is episodic memory: what an agent did for a user and how

@@ -23,6 +23,9 @@ const (
 	// ESTORAGEFULL: the storage has no room left for a write (a full disk).
 	// Reads still work; writes fail until space is freed.
 	ESTORAGEFULL = "storage_full"
+	// ENOTIMPLEMENTED: a call of a framework's API (a door) that loci
+	// does not serve: the route is known, the call is not done.
+	ENOTIMPLEMENTED = "not_implemented"
 )
 
 // Error is a domain error: a code from the fixed set above and a message
@@ -83,16 +86,17 @@ func ErrorMessage(err error) string {
 
 // statusOf is the HTTP status of each code.
 var statusOf = map[string]int{
-	EINVALID:      400,
-	EUNAUTHORIZED: 401,
-	EFORBIDDEN:    403,
-	ENOTFOUND:     404,
-	ECONFLICT:     409,
-	ETOOLARGE:     413,
-	ERATELIMIT:    429,
-	EINTERNAL:     500,
-	EUNAVAILABLE:  503,
-	ESTORAGEFULL:  507,
+	EINVALID:        400,
+	EUNAUTHORIZED:   401,
+	EFORBIDDEN:      403,
+	ENOTFOUND:       404,
+	ECONFLICT:       409,
+	ETOOLARGE:       413,
+	ERATELIMIT:      429,
+	EINTERNAL:       500,
+	EUNAVAILABLE:    503,
+	ESTORAGEFULL:    507,
+	ENOTIMPLEMENTED: 501,
 }
 
 // StatusOf returns the HTTP status of an error code (500 for a code it does

@@ -177,8 +177,10 @@ type FactQuery struct {
 // asked, how the score was made.
 type ScoredFact struct {
 	*Fact
-	Score   float64      `json:"score"`
-	Explain *Explanation `json:"explain,omitempty"`
+	Metadata json.RawMessage `json:"metadata"`
+	Score    float64         `json:"score"`
+	Match    string          `json:"match,omitempty"`
+	Explain  *Explanation    `json:"explain,omitempty"`
 }
 
 // FactResults are a fact search's results, best first, and how many of
@@ -186,6 +188,7 @@ type ScoredFact struct {
 type FactResults struct {
 	Results           []ScoredFact `json:"results"`
 	PendingEmbeddings int          `json:"pending_embeddings"`
+	Retrieval         Retrieval    `json:"retrieval"`
 }
 
 // FactService is long-term memory: facts with relevance, validation,

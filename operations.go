@@ -80,6 +80,11 @@ var (
 	OpMem0History     = declare(Operation{Name: "mem0.history", Role: RoleViewer, Agent: AgentFree, Summary: "mem0: the history of a memory"})
 	OpMem0BatchUpdate = declare(Operation{Name: "mem0.batch_update", Role: RoleEditor, Agent: AgentFree, Summary: "mem0: update memories in a batch"})
 	OpMem0BatchDelete = declare(Operation{Name: "mem0.batch_delete", Role: RoleEditor, Agent: AgentFree, Summary: "mem0: delete memories in a batch"})
+	// A call of mem0's clients that loci does not serve answers 501
+	// not_implemented, after the role its method asks for.
+	OpMem0NotServedRead   = declare(Operation{Name: "mem0.not_served.read", Role: RoleViewer, Agent: AgentFree, Summary: "mem0: a read loci does not serve (501)"})
+	OpMem0NotServedWrite  = declare(Operation{Name: "mem0.not_served.write", Role: RoleCreator, Agent: AgentFree, Summary: "mem0: a write loci does not serve (501)"})
+	OpMem0NotServedDelete = declare(Operation{Name: "mem0.not_served.delete", Role: RoleEditor, Agent: AgentFree, Summary: "mem0: a delete loci does not serve (501)"})
 	OpMetrics         = declare(Operation{Name: "metrics", Role: RoleViewer, Agent: AgentFree, Unaudited: true, Summary: "Prometheus metrics"})
 	OpOpenAPI         = declare(Operation{Name: "openapi", Role: RolePublic, Agent: AgentFree, Unaudited: true, Summary: "This document"})
 	OpMCP             = declare(Operation{Name: "mcp", Role: RoleViewer, Agent: AgentFree, Unaudited: true, Summary: "The MCP endpoint (Streamable HTTP)"})

@@ -2,6 +2,7 @@ package loci
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -36,8 +37,10 @@ type PassageFilter struct {
 // better) and, when asked, how the score was made.
 type PassageResult struct {
 	Passage
-	Score   float64      `json:"score"`
-	Explain *Explanation `json:"explain,omitempty"`
+	Metadata json.RawMessage `json:"metadata"`
+	Score    float64         `json:"score"`
+	Match    string          `json:"match,omitempty"`
+	Explain  *Explanation    `json:"explain,omitempty"`
 }
 
 // PassageResults are a passage search's results, best first, and how many
@@ -45,6 +48,7 @@ type PassageResult struct {
 type PassageResults struct {
 	Results           []PassageResult `json:"results"`
 	PendingEmbeddings int             `json:"pending_embeddings"`
+	Retrieval         Retrieval       `json:"retrieval"`
 }
 
 // PassageService is archival memory.

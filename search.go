@@ -3,6 +3,7 @@ package loci
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"time"
 )
@@ -22,6 +23,14 @@ type SearchQuery struct {
 	// Filters narrows the search before ranking, in the filter language
 	// of API.md v1.2 (ParseMemoryFilter).
 	Filters json.RawMessage `json:"filters,omitempty"`
+	// Threshold, 0..1, drops the results whose score (their relevance)
+	// is below it; 0 drops none.
+	Threshold float64 `json:"threshold,omitempty"`
+	// ReferenceDate is the moment the question is asked, RFC 3339 or a
+	// date (its midnight UTC): relative times in the query ("10 days
+	// ago", "last weekend") resolve against it and recency is measured
+	// from it. Empty: now.
+	ReferenceDate string `json:"reference_date,omitempty"`
 }
 
 // Search limits.
@@ -37,8 +46,38 @@ const (
 func (q SearchQuery) Validate() error {
 	if err := validateSearch(q.Query, q.Limit); err != nil {
 		return err
+	} else if err := ValidateThreshold(q.Threshold); err != nil {
+		return err
+	} else if _, err := ParseReferenceDate(q.ReferenceDate); err != nil {
+		return err
 	}
 	return validateKinds(q.Kinds)
+}
+
+// ValidateThreshold checks a search's threshold: a number from 0 to 1
+// (EINVALID).
+func ValidateThreshold(t float64) error {
+	if math.IsNaN(t) || t < 0 || t > 1 {
+		return Errorf(EINVALID, "threshold must be a number from 0 to 1 (a result's score is its relevance, 1 an exact, complete match)")
+	}
+	return nil
+}
+
+// ParseReferenceDate reads a search's reference_date: an RFC 3339 time,
+// or a date (2026-01-31) meaning its midnight UTC. The zero time for "";
+// EINVALID for anything else.
+func ParseReferenceDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, Errorf(EINVALID, "reference_date must be an RFC 3339 time (2026-01-31T09:00:00Z) or a date (2026-01-31), not %q", s)
 }
 
 // validateSearch checks the query text and limit every search takes.
@@ -95,30 +134,78 @@ type Explanation struct {
 	Date float64 `json:"date,omitempty"`
 	// MMRRank is the position diversity re-ranking gave, when it ran.
 	MMRRank int `json:"mmr_rank,omitempty"`
-	// Score is the final score.
+	// Rank is the value results are ordered by: Fused re-scored with
+	// recency, confidence and the query's dates.
+	Rank float64 `json:"rank"`
+	// Words is the share of the query's words, weighted by their IDF,
+	// that the record holds (or, when more, what a neighbouring turn that
+	// holds them lends it), 0..1; Meaning is its similarity to the query,
+	// 0..1, in hybrid mode. Score is made of them.
+	Words   float64  `json:"words"`
+	Meaning *float64 `json:"meaning,omitempty"`
+	// Score is the result's score: its relevance, 0..1.
 	Score float64 `json:"score"`
 }
 
-// SearchResult is one ranked record.
+// SearchResult is one ranked record. Score is its relevance to the query,
+// 0..1, the same across queries and scopes (see Explanation): 1 is an
+// exact, complete match. Results are ordered by rank, which also weighs
+// recency, confidence and conversational context, so a result's score may
+// be below the next one's. Match is MatchScope for a query with no word
+// left to search, answered with its scope's memories.
 type SearchResult struct {
-	ID        string       `json:"id"`
-	Kind      Kind         `json:"kind"`
-	Key       string       `json:"key,omitempty"`
-	Content   string       `json:"content"`
-	Scope     Scope        `json:"scope"`
-	Tags      []string     `json:"tags,omitempty"`
-	CreatedAt time.Time    `json:"created_at"`
-	UpdatedAt time.Time    `json:"updated_at"`
-	Score     float64      `json:"score"`
-	Explain   *Explanation `json:"explain,omitempty"`
+	ID        string          `json:"id"`
+	Kind      Kind            `json:"kind"`
+	Key       string          `json:"key,omitempty"`
+	Content   string          `json:"content"`
+	Scope     Scope           `json:"scope"`
+	Tags      []string        `json:"tags,omitempty"`
+	Metadata  json.RawMessage `json:"metadata"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Score     float64         `json:"score"`
+	Match     string          `json:"match,omitempty"`
+	Explain   *Explanation    `json:"explain,omitempty"`
 }
+
+// MatchScope is a result's Match when the query had no word left to
+// search (only question words, pronouns and the like: "what do you know
+// about me?") and the search answered its scope's memories, most
+// important first.
+const MatchScope = "scope"
 
 // SearchResults are a search's results, best first. PendingEmbeddings
 // counts the records in the query's scope whose embedding is not made yet:
-// they are found lexically only, until it is.
+// they are found lexically only, until it is. Retrieval says how the
+// search ranked.
 type SearchResults struct {
 	Results           []SearchResult `json:"results"`
 	PendingEmbeddings int            `json:"pending_embeddings"`
+	Retrieval         Retrieval      `json:"retrieval"`
+}
+
+// Retrieval says how a search ranked: by words only (Mode
+// RetrievalLexical, Model nil) or by meaning and by words (RetrievalHybrid,
+// with the embedding model's name).
+type Retrieval struct {
+	Mode  string  `json:"mode"`
+	Model *string `json:"model"`
+}
+
+// Retrieval modes.
+const (
+	RetrievalLexical = "lexical"
+	RetrievalHybrid  = "hybrid"
+)
+
+// Hybrid reports whether r ranks by meaning too.
+func (r Retrieval) Hybrid() bool { return r.Mode == RetrievalHybrid }
+
+// RetrievalService says how searches rank.
+type RetrievalService interface {
+	// Retrieval is how a search ranks when its embedder answers: hybrid
+	// with the configured embedding model, else lexical.
+	Retrieval() Retrieval
 }
 
 // SearchService is hybrid search across kinds.

@@ -28,6 +28,7 @@ type Service interface {
 	OverviewService
 	MemoryService
 	PingService
+	RetrievalService
 }
 
 // PingService is readiness: whether storage answers reads.

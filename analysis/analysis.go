@@ -216,6 +216,39 @@ func IsStopWord(w string) bool {
 // it was, "feel", "use" and "mention" lowered it: they stay.
 var questionWords = []string{"would", "could", "might", "many", "thing", "things", "describe", "consider"}
 
+// askingWords ask about memory itself rather than name what to find: in
+// "what do you know about me?" or "tell me everything you remember",
+// every word is a stop word, a question word or one of these, and no
+// word is left to search.
+var askingWords = []string{
+	"know", "knows", "knew", "known", "remember", "remembers", "remembered", "recall", "tell", "say", "said",
+	"anything", "everything", "something", "stuff", "info", "information", "memory", "memories", "please",
+	"user", "yourself", "hi", "hello", "hey",
+}
+
+// askingStems are the stems of askingWords.
+var askingStems = func() map[string]bool {
+	m := make(map[string]bool, len(askingWords))
+	for _, w := range askingWords {
+		m[english.Stem(w, false)] = true
+	}
+	return m
+}()
+
+// Wordless reports whether a query has no word left to search: each of
+// its words is a stop word (pronouns, "what", "do"), a word that frames a
+// question (see questionWords) or one that asks about memory itself
+// ("know", "remember", "tell", "anything": see askingWords). "What do you
+// know about me?" is wordless; "what do I eat?" is not.
+func Wordless(query string) bool {
+	for _, t := range Terms(query) {
+		if !questionStems[t] && !askingStems[t] {
+			return false
+		}
+	}
+	return true
+}
+
 // questionStems are the stems of questionWords.
 var questionStems = func() map[string]bool {
 	m := make(map[string]bool, len(questionWords))

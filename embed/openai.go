@@ -235,3 +235,7 @@ func snippet(b []byte) string {
 	}
 	return s
 }
+
+// Name is the model's name as the server knows it (Model without the
+// "openai:" that marks whose vectors they are).
+func (o *OpenAI) Name() string { return o.cfg.Model }

@@ -94,7 +94,7 @@ func (s *Server) handleSearchEpisodes(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings})
+	ok(w, http.StatusOK, map[string]any{"count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings, "retrieval": res.Retrieval})
 }
 
 func (s *Server) handleRecentEpisodes(w http.ResponseWriter, r *http.Request) {

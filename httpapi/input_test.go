@@ -38,6 +38,9 @@ func TestBadInputStoresNothing(t *testing.T) {
 			if rt.Method != http.MethodPost && rt.Method != http.MethodPut && rt.Method != http.MethodPatch {
 				continue
 			}
+			if strings.HasPrefix(rt.Policy.Op, "mem0.not_served") {
+				continue // 400 for a body that is not JSON, else 501 whatever it holds: TestMem0NotServed
+			}
 			for name, body := range badBodies {
 				t.Run(rt.String()+"/"+name, func(t *testing.T) {
 					status, out, _ := e.call(t, rt.Method, concrete(rt), "", body)

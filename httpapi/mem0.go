@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ import (
 // by mem0, so they are left out of the OpenAPI document; each refuses the
 // query parameters it does not take itself.
 func mem0Routes() []endpoint {
-	why := "mem0's platform API (API.md v1.2, Framework doors), described by mem0, not by this API"
+	why := "mem0's platform API (the framework doors), described by mem0, not by this API"
 	route := func(pattern string, op *loci.Operation, takes []string, h func(*Server, http.ResponseWriter, *http.Request)) endpoint {
 		return endpoint{pattern: pattern, op: op, undocumented: why,
 			handler: func(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -42,7 +43,7 @@ func mem0Routes() []endpoint {
 				h(s, w, r)
 			}}
 	}
-	return []endpoint{
+	routes := []endpoint{
 		route("GET /mem0/v1/ping/{$}", loci.OpMem0Ping, nil, (*Server).handleMem0Ping),
 		route("POST /mem0/v3/memories/add/{$}", loci.OpMem0Add, nil, (*Server).handleMem0Add),
 		route("POST /mem0/v3/memories/search/{$}", loci.OpMem0Search, nil, (*Server).handleMem0Search),
@@ -55,7 +56,64 @@ func mem0Routes() []endpoint {
 		route("PUT /mem0/v1/batch/{$}", loci.OpMem0BatchUpdate, nil, (*Server).handleMem0BatchUpdate),
 		route("DELETE /mem0/v1/batch/{$}", loci.OpMem0BatchDelete, nil, (*Server).handleMem0BatchDelete),
 	}
+	for _, n := range mem0NotServed {
+		method, path, _ := strings.Cut(n.pattern, " ")
+		op := loci.OpMem0NotServedWrite
+		switch method {
+		case http.MethodGet:
+			op = loci.OpMem0NotServedRead
+		case http.MethodDelete:
+			op = loci.OpMem0NotServedDelete
+		}
+		path = strings.TrimSuffix(strings.TrimPrefix(path, "/mem0"), "{$}")
+		routes = append(routes, endpoint{pattern: n.pattern, op: op, undocumented: why,
+			handler: func(s *Server, w http.ResponseWriter, r *http.Request) {
+				// A body that is not a JSON object is bad input whatever
+				// the call: 400, as on every route.
+				if len(bytes.TrimSpace(bodyOf(r))) > 0 {
+					var body map[string]json.RawMessage
+					if err := decode(r, &body); err != nil {
+						s.Error(w, r, err)
+						return
+					}
+				}
+				s.Error(w, r, loci.Errorf(loci.ENOTIMPLEMENTED, "mem0's %s (%s %s) is not implemented by loci: %s", n.call, method, path, n.why))
+			}})
+	}
+	return routes
 }
+
+// mem0NotServed are the calls of mem0's clients that loci does not serve:
+// each answers 501 not_implemented naming the call, never 404, so that a
+// client says what is missing rather than "not found".
+var mem0NotServed = []struct{ pattern, call, why string }{
+	{"GET /mem0/v1/entities/{$}", "users()", mem0NoEntities},
+	{"DELETE /mem0/v1/entities/{type}/{id}/{$}", "deleteUser()", mem0NoEntities},
+	{"DELETE /mem0/v2/entities/{type}/{id}/{$}", "deleteUsers()", mem0NoEntities},
+	{"GET /mem0/v2/entities/{type}/{id}/profile/{$}", "getProfile()", mem0NoModel},
+	{"POST /mem0/v2/profiles/jobs/{$}", "generateProfile() / sampleProfiles()", mem0NoModel},
+	{"GET /mem0/v2/profiles/jobs/{id}/{$}", "getProfileJob()", mem0NoModel},
+	{"GET /mem0/v2/profiles/settings/{$}", "getProfileSettings()", mem0NoModel},
+	{"POST /mem0/v2/profiles/settings/{$}", "updateProfileSettings()", mem0NoModel},
+	{"POST /mem0/v1/feedback/{$}", "feedback()", "loci keeps no feedback on mem0 memories; rate an episode with POST /v1/episodes/{id}/feedback"},
+	{"POST /mem0/v1/exports/{$}", "createMemoryExport()", mem0NoExports},
+	{"POST /mem0/v1/exports/get/{$}", "getMemoryExport()", mem0NoExports},
+	{"GET /mem0/api/v1/orgs/organizations/{org}/projects/{project}/{$}", "getProject()", mem0NoProjects},
+	{"PATCH /mem0/api/v1/orgs/organizations/{org}/projects/{project}/{$}", "updateProject()", mem0NoProjects},
+	{"GET /mem0/api/v1/webhooks/projects/{project}/{$}", "getWebhooks()", mem0NoWebhooks},
+	{"POST /mem0/api/v1/webhooks/projects/{project}/{$}", "createWebhook()", mem0NoWebhooks},
+	{"PUT /mem0/api/v1/webhooks/{id}/{$}", "updateWebhook()", mem0NoWebhooks},
+	{"DELETE /mem0/api/v1/webhooks/{id}/{$}", "deleteWebhook()", mem0NoWebhooks},
+}
+
+const (
+	mem0NoEntities = "loci lists no users or entities through this door; list users with GET /v1/users and delete one's memories with " +
+		"deleteAll({user_id}) or DELETE /v1/users/{user_id}"
+	mem0NoModel    = "loci builds no profiles (it calls no model for them); GET /v1/users/{user_id}/memories lists what it holds about a user"
+	mem0NoExports  = "export a workspace or a user with GET /v1/export (JSON Lines)"
+	mem0NoProjects = "loci has no projects: an API key's workspace is the project"
+	mem0NoWebhooks = "loci sends no webhooks"
+)
 
 // handleMem0Ping answers the client's ping on construction: the key is
 // valid (the guard checked it).
@@ -264,9 +322,15 @@ type mem0SearchRequest struct {
 	Threshold     *float64        `json:"threshold"`
 	ShowExpired   *bool           `json:"show_expired"`
 	Fields        []string        `json:"fields"`
+	ReferenceDate *string         `json:"reference_date"`
 	Source        string          `json:"source"`
 	Version       string          `json:"version"`
 }
+
+// mem0SearchFields are the fields of a search result, which fields may
+// name.
+var mem0SearchFields = []string{"id", "memory", "kind", "user_id", "agent_id", "app_id", "run_id", "metadata", "categories",
+	"created_at", "updated_at", "expiration_date", "score", "match"}
 
 func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 	var req mem0SearchRequest
@@ -274,19 +338,15 @@ func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	switch {
-	case req.Threshold != nil:
-		s.Error(w, r, loci.Errorf(loci.EINVALID, "threshold is not supported: loci's scores fuse ranks (BM25, vectors, recency), they are not similarities; use top_k"))
-		return
-	case req.Rerank != nil && *req.Rerank:
-		s.Error(w, r, loci.Errorf(loci.EINVALID, "rerank is not supported: loci calls no model"))
-		return
-	case len(req.Fields) > 0:
-		s.Error(w, r, loci.Errorf(loci.EINVALID, "fields is not supported: loci answers every field of a memory"))
-		return
-	case req.OutputFormat != "" && req.OutputFormat != "v1.1":
+	if req.OutputFormat != "" && req.OutputFormat != "v1.1" {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "output_format must be v1.1"))
 		return
+	}
+	for i, f := range req.Fields {
+		if !slices.Contains(mem0SearchFields, f) {
+			s.Error(w, r, loci.Errorf(loci.EINVALID, "fields[%d]: unknown field %q: a result has %s", i, f, strings.Join(mem0SearchFields, ", ")))
+			return
+		}
 	}
 	q, err := mem0Common(req.Filters, req.Metadata, req.Categories, req.LatestOnly, req.ShowExpired)
 	if err != nil {
@@ -295,6 +355,20 @@ func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 	}
 	sc := boundScope(r, q.scope)
 	sq := loci.SearchQuery{Query: req.Query, UserID: sc.UserID, AgentID: sc.AgentID, SessionID: sc.SessionID, Filters: q.raw}
+	if req.Threshold != nil {
+		sq.Threshold = *req.Threshold
+		if err := loci.ValidateThreshold(sq.Threshold); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+	}
+	if req.ReferenceDate != nil {
+		sq.ReferenceDate = *req.ReferenceDate
+		if _, err := loci.ParseReferenceDate(sq.ReferenceDate); err != nil || strings.TrimSpace(sq.ReferenceDate) == "" {
+			s.Error(w, r, loci.Errorf(loci.EINVALID, "reference_date must be an RFC 3339 time (2026-01-31T09:00:00Z) or a date (2026-01-31)"))
+			return
+		}
+	}
 	if req.TopK != nil {
 		if *req.TopK < 1 || *req.TopK > loci.MaxSearchLimit {
 			s.Error(w, r, loci.Errorf(loci.EINVALID, "top_k must be from 1 to %d", loci.MaxSearchLimit))
@@ -318,9 +392,26 @@ func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 		}
 		mm := mem0Memory(m)
 		mm["score"] = hit.Score
+		if hit.Match != "" {
+			mm["match"] = hit.Match
+		}
+		if len(req.Fields) > 0 {
+			picked := make(map[string]any, len(req.Fields))
+			for _, f := range req.Fields {
+				if v, ok := mm[f]; ok {
+					picked[f] = v
+				}
+			}
+			mm = picked
+		}
 		out = append(out, mm)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": out})
+	ans := map[string]any{"results": out, "retrieval": res.Retrieval}
+	if req.Rerank != nil && *req.Rerank {
+		// loci calls no reranking model: the order is its own ranking's.
+		ans["rerank"] = "not available"
+	}
+	writeJSON(w, http.StatusOK, ans)
 }
 
 // mem0ListRequest is the body of a get all.

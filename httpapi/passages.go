@@ -90,7 +90,7 @@ func (s *Server) handleSearchPassages(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings})
+	ok(w, http.StatusOK, map[string]any{"count": len(res.Results), "results": res.Results, "pending_embeddings": res.PendingEmbeddings, "retrieval": res.Retrieval})
 }
 
 func (s *Server) handleDeletePassage(w http.ResponseWriter, r *http.Request) {

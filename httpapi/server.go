@@ -39,6 +39,7 @@ type Server struct {
 	PingService        loci.PingService
 	PreferenceService  loci.PreferenceService
 	ReviewService      loci.ReviewService
+	RetrievalService   loci.RetrievalService
 	SearchService      loci.SearchService
 	SessionService     loci.SessionService
 	UserMemoryService  loci.UserMemoryService
@@ -112,7 +113,7 @@ func (s *Server) setServices(svc loci.Service) {
 	s.NoteService, s.OverviewService, s.PassageService = svc, svc, svc
 	s.PingService, s.PreferenceService, s.ReviewService = svc, svc, svc
 	s.SearchService, s.SessionService, s.UserMemoryService = svc, svc, svc
-	s.WorkingService = svc
+	s.WorkingService, s.RetrievalService = svc, svc
 }
 
 // operationRoutes are the health endpoints. /healthz never touches the
@@ -129,7 +130,8 @@ func operationRoutes() []endpoint {
 		{pattern: "GET /readyz", handler: (*Server).handleReady,
 			op: loci.OpReady,
 			doc: &apidoc.Op{ID: "ready", Tag: "operations",
-				Desc: "200 `ready` while the storage answers reads, with the state of writes in `writes`: `ok`, or " +
+				Desc: "200 `ready` while the storage answers reads, with how searches rank in `retrieval` (chosen at start: `hybrid` with the " +
+					"embedding model found or configured, else `lexical`) and the state of writes in `writes`: `ok`, or " +
 					"`storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure " +
 					"(a small write may fit where the next will not), at most a minute. " +
 					"503 `unavailable` when the storage does not answer within 2 s.",
@@ -138,6 +140,7 @@ func operationRoutes() []endpoint {
 					"writes": apidoc.WithDesc(apidoc.Obj{"type": "string", "enum": []string{writesOK, writesFull}},
 						"`ok`: writes are accepted; `storage_full`: the last write failed for a full disk (reads still work; "+
 							"writes answer 507 until space is freed)"),
+					"retrieval": apidoc.Ref("Retrieval"),
 				})))}},
 	}
 }
@@ -199,8 +202,9 @@ const (
 	writesFull = "storage_full"
 )
 
-// handleReady answers 200 while the storage answers reads, with the state
-// of writes ("writes": "ok" or "storage_full"); 503 unavailable when it
+// handleReady answers 200 while the storage answers reads, with how
+// searches rank ("retrieval") and the state of writes ("writes": "ok" or
+// "storage_full"); 503 unavailable when it
 // does not answer within readyTimeout. A full disk does not make the
 // server unready: reads are served.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
@@ -216,7 +220,11 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ready", "writes": writes})
+	ans := map[string]any{"success": true, "status": "ready", "writes": writes}
+	if s.RetrievalService != nil {
+		ans["retrieval"] = s.RetrievalService.Retrieval()
+	}
+	writeJSON(w, http.StatusOK, ans)
 }
 
 // Error writes err in the error envelope; internal errors are logged with

@@ -64,9 +64,13 @@ type Result struct {
 	// Vectors holds the candidates' vectors when the query asked.
 	Vectors map[string][]float32
 
-	// What Holds reads: the part each candidate came from, and the terms.
+	// What Holds, HoldsOf, TermWeights and Similarities read: the part
+	// each candidate came from, the terms, the statistics the search
+	// scored by and the query's vector.
 	owner map[string]*part
 	terms []string
+	stats Stats
+	qvec  []float32
 }
 
 // Holds maps each lexical hit and neighbour to the query terms it holds:
@@ -77,7 +81,16 @@ func (r *Result) Holds() map[string]uint64 {
 	if len(r.terms) == 0 {
 		return nil
 	}
-	return holds(r, r.owner, r.terms)
+	var ids []string
+	for _, h := range r.Lexical {
+		ids = append(ids, h.Doc.Meta.ID)
+	}
+	for _, nbs := range r.Context {
+		for _, d := range nbs {
+			ids = append(ids, d.Meta.ID)
+		}
+	}
+	return holdsOf(ids, r.owner, r.terms)
 }
 
 // Search answers q in tx: each filter's scope is searched on its index
@@ -119,7 +132,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	if err := c.lend(ctx, tx, q, res, owner); err != nil {
 		return nil, err
 	}
-	res.owner, res.terms = owner, terms
+	res.owner, res.terms, res.stats, res.qvec = owner, terms, st, q.Vector
 	if q.Vectors {
 		res.Vectors = vectorsOf(owner, exact)
 	}
@@ -305,23 +318,15 @@ func strip(r *loci.Record) *loci.Record {
 	}
 }
 
-// holds says which of terms each lexical hit and neighbour of res holds
-// (see Result.Holds).
-func holds(res *Result, owner map[string]*part, terms []string) map[string]uint64 {
+// holdsOf says which of terms each of the candidates ids holds (see
+// Result.Holds).
+func holdsOf(ids []string, owner map[string]*part, terms []string) map[string]uint64 {
 	var docs []string
 	seen := map[string]bool{}
-	add := func(id string) {
+	for _, id := range ids {
 		if !seen[id] {
 			seen[id] = true
 			docs = append(docs, id)
-		}
-	}
-	for _, h := range res.Lexical {
-		add(h.Doc.Meta.ID)
-	}
-	for _, nbs := range res.Context {
-		for _, d := range nbs {
-			add(d.Meta.ID)
 		}
 	}
 	byEntry := map[*entry][]string{}

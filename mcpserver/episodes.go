@@ -58,15 +58,16 @@ type EpisodeResult struct {
 	OutcomeDetails    map[string]any   `json:"outcome_details,omitempty" jsonschema:"the result, error or metrics"`
 	ConfidenceScore   *float64         `json:"confidence_score,omitempty" jsonschema:"confidence in the outcome, 0 to 1"`
 	UserFeedback      *EpisodeFeedback `json:"user_feedback,omitempty" jsonschema:"the user's feedback, if any"`
-	Score             float64          `json:"score" jsonschema:"similarity to the query (higher is closer)"`
+	Score             float64          `json:"score" jsonschema:"relevance to the query, 0 to 1 (1: an exact, complete match)"`
 	CreatedAt         time.Time        `json:"created_at" jsonschema:"when it was recorded"`
 }
 
 // FindEpisodesOutput is the output of find_similar_episodes.
 type FindEpisodesOutput struct {
-	Success  bool            `json:"success" jsonschema:"true when the search ran"`
-	Count    int             `json:"count" jsonschema:"number of episodes returned"`
-	Episodes []EpisodeResult `json:"episodes" jsonschema:"the most similar live episodes, best first"`
+	Success   bool            `json:"success" jsonschema:"true when the search ran"`
+	Count     int             `json:"count" jsonschema:"number of episodes returned"`
+	Episodes  []EpisodeResult `json:"episodes" jsonschema:"the most similar live episodes, best first"`
+	Retrieval Retrieval       `json:"retrieval" jsonschema:"how the search ranked"`
 }
 
 var (
@@ -142,7 +143,7 @@ func (s *server) findEpisodes(ctx context.Context, in FindEpisodesInput) (*FindE
 	if err != nil {
 		return nil, searchQueryError(err)
 	}
-	out := &FindEpisodesOutput{Success: true, Count: len(res.Results), Episodes: make([]EpisodeResult, 0, len(res.Results))}
+	out := &FindEpisodesOutput{Success: true, Count: len(res.Results), Episodes: make([]EpisodeResult, 0, len(res.Results)), Retrieval: retrievalOf(res.Retrieval)}
 	for _, r := range res.Results {
 		e := EpisodeResult{
 			ID: r.ID, ActionType: r.ActionType, ActionDescription: r.ActionDescription, Outcome: r.Outcome,

@@ -62,7 +62,7 @@ type FactResult struct {
 	IsValidated        bool           `json:"is_validated" jsonschema:"true when it has been confirmed"`
 	ContradictionCount int            `json:"contradiction_count" jsonschema:"how many times it was contradicted"`
 	AccessCount        int            `json:"access_count" jsonschema:"how many times it was retrieved, this time included"`
-	Score              float64        `json:"score" jsonschema:"match with the query (higher is closer)"`
+	Score              float64        `json:"score" jsonschema:"relevance to the query, 0 to 1 (1: an exact, complete match)"`
 	CreatedAt          time.Time      `json:"created_at" jsonschema:"when it was stored"`
 	Key                string         `json:"key,omitempty" jsonschema:"its key (the slot it fills), when it has one"`
 	ValidAt            time.Time      `json:"valid_at" jsonschema:"when it became true"`
@@ -72,9 +72,10 @@ type FactResult struct {
 
 // SearchFactsOutput is the output of search_facts.
 type SearchFactsOutput struct {
-	Success bool         `json:"success" jsonschema:"true when the search ran"`
-	Count   int          `json:"count" jsonschema:"number of facts returned"`
-	Facts   []FactResult `json:"facts" jsonschema:"the best matching facts, best first"`
+	Success   bool         `json:"success" jsonschema:"true when the search ran"`
+	Count     int          `json:"count" jsonschema:"number of facts returned"`
+	Facts     []FactResult `json:"facts" jsonschema:"the best matching facts, best first"`
+	Retrieval Retrieval    `json:"retrieval" jsonschema:"how the search ranked"`
 }
 
 // Scopes of a fact.
@@ -174,7 +175,7 @@ func (s *server) searchFacts(ctx context.Context, in SearchFactsInput) (*SearchF
 	if err != nil {
 		return nil, searchQueryError(err)
 	}
-	out := &SearchFactsOutput{Success: true, Count: len(res.Results), Facts: make([]FactResult, 0, len(res.Results))}
+	out := &SearchFactsOutput{Success: true, Count: len(res.Results), Facts: make([]FactResult, 0, len(res.Results)), Retrieval: retrievalOf(res.Retrieval)}
 	for _, r := range res.Results {
 		keywords := r.Keywords
 		if keywords == nil {

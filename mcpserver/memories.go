@@ -58,14 +58,14 @@ func (s *server) compactTools() {
 }
 
 // compactInstructions tells the model what the default set is for.
-func compactInstructions(id Identity) string {
+func compactInstructions(id Identity, ranks loci.Retrieval) string {
 	user := "This connection serves no user: what you add is your own memory."
 	if u := strings.TrimSpace(id.UserID); u != "" {
 		user = "This connection serves user " + u + ": what you add is about that user, and you also find the user's own records."
 	}
 	return "loci is your long-term memory: what you store here survives across conversations and runs. " +
 		"This connection is bound to agent " + strings.TrimSpace(id.AgentID) + "; every tool reads and writes that agent's memory only. " + user + "\n\n" +
-		"remember and recall keep short notes under keys you choose. add_memory stores a memory; search_memory finds memories by meaning and by words, " +
+		"remember and recall keep short notes under keys you choose. add_memory stores a memory; search_memory finds memories " + searchesBy(ranks) + ", " +
 		"narrowed by filters on metadata and fields; update_memory and delete_memory change or remove a memory by the id search_memory returns. " +
 		"Store conclusions, not raw data dumps.\n\n" +
 		"A tool may be refused with code forbidden when the key this connection uses does not allow it (a read-only key cannot write; " +

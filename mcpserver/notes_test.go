@@ -302,6 +302,8 @@ func TestIsolation(t *testing.T) {
 // failingService fails every note call with a non-domain error.
 type failingService struct{ loci.Service }
 
+func (failingService) Retrieval() loci.Retrieval { return loci.Retrieval{Mode: loci.RetrievalLexical} }
+
 func (failingService) RecallAll(context.Context, string) ([]*loci.Note, error) {
 	return nil, errors.New("disk on fire")
 }

@@ -33,10 +33,20 @@ type MemoryResult struct {
 	Key       string            `json:"key,omitempty" jsonschema:"its key, for kinds that have one (a note's key, a block's label, a preference's type)"`
 	Content   string            `json:"content" jsonschema:"its text"`
 	Tags      []string          `json:"tags,omitempty" jsonschema:"its tags"`
-	Score     float64           `json:"score" jsonschema:"match with the query, higher is better"`
+	Metadata  map[string]any    `json:"metadata,omitempty" jsonschema:"its metadata, when it has some"`
+	Score     float64           `json:"score" jsonschema:"its relevance to the query, 0 to 1: the share of the query's words it holds, or its closeness in meaning when searching by meaning and more; 1 is an exact, complete match"`
+	Match     string            `json:"match,omitempty" jsonschema:"scope when the query had no word to search (what do you know about me?) and the memories of the scope were answered, most important first"`
 	CreatedAt time.Time         `json:"created_at" jsonschema:"when it was stored (RFC 3339, UTC)"`
 	Explain   *loci.Explanation `json:"explain,omitempty" jsonschema:"how the score was made, when asked"`
 }
+
+// Retrieval says how a search ranked.
+type Retrieval struct {
+	Mode  string  `json:"mode" jsonschema:"lexical: by words only (no embedding model, or it did not answer); hybrid: by meaning and by words"`
+	Model *string `json:"model" jsonschema:"the embedding model, null when lexical"`
+}
+
+func retrievalOf(r loci.Retrieval) Retrieval { return Retrieval{Mode: r.Mode, Model: r.Model} }
 
 // SearchMemoryOutput is the output of search_memory.
 type SearchMemoryOutput struct {
@@ -44,6 +54,7 @@ type SearchMemoryOutput struct {
 	Count             int            `json:"count" jsonschema:"number of results returned"`
 	PendingEmbeddings int            `json:"pending_embeddings" jsonschema:"how many memories searched still wait for their embedding: they are found by their words only until it is made"`
 	Results           []MemoryResult `json:"results" jsonschema:"the best matching memories, best first"`
+	Retrieval         Retrieval      `json:"retrieval" jsonschema:"how the search ranked"`
 }
 
 const defaultMemoryResults = 10
@@ -66,12 +77,13 @@ func (s *server) searchTools() {
 	addTool(s, loci.OpMemorySearch, &mcp.Tool{
 		Name:  "search_memory",
 		Title: "Search memory",
-		Description: "Search everything you remember, by meaning and by words at once (hybrid search): notes, core memory blocks, archival passages, " +
+		Description: "Search everything you remember, " + searchesBy(s.ranks) + ": notes, core memory blocks, archival passages, " +
 			"working memory, and, when this connection serves a user, your episodes and facts about that user and the user's preferences and sessions. " +
 			"Use it before answering when past knowledge may help, or to find a memory whose key or id you do not know. " +
 			"Results are ranked best first, recent and trusted memories a little higher; narrow with kinds (e.g. [\"passage\", \"fact\"]), tags or filters (on metadata and fields). " +
 			"It never returns another agent's or another user's memories. A memory is found by its words as soon as it is stored " +
-			"(pending_embeddings counts those not yet searchable by meaning). An empty query, an unknown kind or a limit out of range is an error.",
+			"(pending_embeddings counts those not yet searchable by meaning). A question with no word to search (what do you know about the user?) " +
+			"answers the memories themselves, most important first. An empty query, an unknown kind or a limit out of range is an error.",
 		InputSchema:  searchMemoryInputSchema,
 		OutputSchema: searchMemoryOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
@@ -90,20 +102,23 @@ type FindMemoryInput struct {
 
 // FoundMemory is one memory as the default set's search_memory returns it.
 type FoundMemory struct {
-	ID        string    `json:"id" jsonschema:"its id, for update_memory and delete_memory"`
-	Kind      string    `json:"kind" jsonschema:"its kind"`
-	Key       string    `json:"key,omitempty" jsonschema:"its key"`
-	Content   string    `json:"content" jsonschema:"its text"`
-	Tags      []string  `json:"tags,omitempty" jsonschema:"its tags"`
-	Score     float64   `json:"score" jsonschema:"higher is better"`
-	CreatedAt time.Time `json:"created_at" jsonschema:"when it was stored"`
+	ID        string         `json:"id" jsonschema:"its id, for update_memory and delete_memory"`
+	Kind      string         `json:"kind" jsonschema:"its kind"`
+	Key       string         `json:"key,omitempty" jsonschema:"its key"`
+	Content   string         `json:"content" jsonschema:"its text"`
+	Tags      []string       `json:"tags,omitempty" jsonschema:"its tags"`
+	Metadata  map[string]any `json:"metadata,omitempty" jsonschema:"its metadata, when it has some"`
+	Score     float64        `json:"score" jsonschema:"relevance to the query, 0 to 1 (1: an exact, complete match)"`
+	Match     string         `json:"match,omitempty" jsonschema:"scope when the query had no word to search and the scope's memories were answered"`
+	CreatedAt time.Time      `json:"created_at" jsonschema:"when it was stored"`
 }
 
 // FindMemoryOutput is the output of the default set's search_memory.
 type FindMemoryOutput struct {
-	Success bool          `json:"success" jsonschema:"true when the search ran"`
-	Count   int           `json:"count" jsonschema:"number of results"`
-	Results []FoundMemory `json:"results" jsonschema:"best first"`
+	Success   bool          `json:"success" jsonschema:"true when the search ran"`
+	Count     int           `json:"count" jsonschema:"number of results"`
+	Results   []FoundMemory `json:"results" jsonschema:"best first"`
+	Retrieval Retrieval     `json:"retrieval" jsonschema:"how the search ranked"`
 }
 
 var (
@@ -126,7 +141,7 @@ func (s *server) findTool() {
 	addTool(s, loci.OpMemorySearch, &mcp.Tool{
 		Name:  "search_memory",
 		Title: "Search memory",
-		Description: "Search what you remember, by meaning and by words, best first: use it before answering when past knowledge may help, " +
+		Description: "Search what you remember, " + searchesBy(s.ranks) + ", best first: use it before answering when past knowledge may help, " +
 			"and to find the id of a memory to update or delete. It never returns another agent's or another user's memories. " +
 			"Narrow it with kinds, tags or filters (on metadata and fields).",
 		InputSchema:  findMemoryInputSchema,
@@ -140,11 +155,21 @@ func (s *server) findMemory(ctx context.Context, in FindMemoryInput) (*FindMemor
 	if err != nil {
 		return nil, err
 	}
-	out := &FindMemoryOutput{Success: true, Count: res.Count, Results: make([]FoundMemory, 0, len(res.Results))}
+	out := &FindMemoryOutput{Success: true, Count: res.Count, Results: make([]FoundMemory, 0, len(res.Results)), Retrieval: res.Retrieval}
 	for _, r := range res.Results {
-		out.Results = append(out.Results, FoundMemory{ID: r.ID, Kind: r.Kind, Key: r.Key, Content: r.Content, Tags: r.Tags, Score: r.Score, CreatedAt: r.CreatedAt})
+		out.Results = append(out.Results, FoundMemory{ID: r.ID, Kind: r.Kind, Key: r.Key, Content: r.Content, Tags: r.Tags, Metadata: r.Metadata,
+			Score: r.Score, Match: r.Match, CreatedAt: r.CreatedAt})
 	}
 	return out, nil
+}
+
+// metadataOrNone is a result's metadata, nil when it is empty ({}), so
+// that a tool's answer leaves it out.
+func metadataOrNone(m json.RawMessage) map[string]any {
+	if o := jsonObject(m); len(o) > 0 {
+		return o
+	}
+	return nil
 }
 
 func (s *server) searchMemory(ctx context.Context, in SearchMemoryInput) (*SearchMemoryOutput, error) {
@@ -159,11 +184,12 @@ func (s *server) searchMemory(ctx context.Context, in SearchMemoryInput) (*Searc
 	if err != nil {
 		return nil, err
 	}
-	out := &SearchMemoryOutput{Success: true, Count: len(res.Results), PendingEmbeddings: res.PendingEmbeddings, Results: make([]MemoryResult, 0, len(res.Results))}
+	out := &SearchMemoryOutput{Success: true, Count: len(res.Results), PendingEmbeddings: res.PendingEmbeddings, Results: make([]MemoryResult, 0, len(res.Results)),
+		Retrieval: retrievalOf(res.Retrieval)}
 	for _, r := range res.Results {
 		out.Results = append(out.Results, MemoryResult{
-			ID: r.ID, Kind: string(r.Kind), Key: r.Key, Content: r.Content, Tags: r.Tags,
-			Score: r.Score, CreatedAt: utc(r.CreatedAt), Explain: r.Explain,
+			ID: r.ID, Kind: string(r.Kind), Key: r.Key, Content: r.Content, Tags: r.Tags, Metadata: metadataOrNone(r.Metadata),
+			Score: r.Score, Match: r.Match, CreatedAt: utc(r.CreatedAt), Explain: r.Explain,
 		})
 	}
 	return out, nil

@@ -125,8 +125,11 @@ type server struct {
 
 	// ops maps each tool registered to its operation, when the server
 	// is built to read its tool table (toolTable); nil otherwise.
-	ops      map[string]*loci.Operation
-	id       Identity
+	ops map[string]*loci.Operation
+	id  Identity
+	// ranks is how searches rank (loci.RetrievalService), which the
+	// tools' descriptions say: by words only, or by meaning and by words.
+	ranks    loci.Retrieval
 	logger   *slog.Logger
 	mcp      *mcp.Server
 	cfgAudit bool
@@ -150,10 +153,11 @@ func newServer(svc loci.Service, id Identity, c *config, tools ToolSet, sessionI
 		s.AgentSearchService, s.AuditService, s.BlockService, s.EpisodeService = svc, svc, svc, svc
 		s.FactService, s.MemoryService, s.NoteService, s.PassageService = svc, svc, svc, svc
 		s.PreferenceService, s.ReviewService, s.UserMemoryService, s.WorkingService = svc, svc, svc, svc
+		s.ranks = svc.Retrieval()
 	}
-	instr := instructions(id)
+	instr := instructions(id, s.ranks)
 	if tools != ToolsAll {
-		instr = compactInstructions(id)
+		instr = compactInstructions(id, s.ranks)
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "loci", Title: "loci memory", Version: c.version}, &mcp.ServerOptions{
 		Instructions: instr,
@@ -189,7 +193,7 @@ func (s *server) register() {
 
 // instructions tells the model what the server is for and when to use
 // each group of tools.
-func instructions(id Identity) string {
+func instructions(id Identity, ranks loci.Retrieval) string {
 	user := "This connection serves no user: the tools that need one (episodes, preferences, user context, review) are not offered, and facts are global knowledge."
 	if strings.TrimSpace(id.UserID) != "" {
 		user = "This connection serves user " + strings.TrimSpace(id.UserID) + ": episodes, facts and preferences are that user's."
@@ -206,11 +210,21 @@ func instructions(id Identity) string {
 		"record_episode logs what you did for the user and how it went, and find_similar_episodes finds past episodes like the task at hand; " +
 		"store_fact keeps validated lasting knowledge (with a key, a new fact replaces the current one of that key, kept as history) and search_facts finds what is true now; " +
 		"list_review lists the user's disputed facts and preferences flagged for removal, to ask the user about.\n\n" +
-		"Search: search_memory searches all of the above at once, by meaning and by words, best first; narrow it with kinds or tags.\n\n" +
+		"Search: search_memory searches all of the above at once, " + searchesBy(ranks) + ", best first; narrow it with kinds or tags.\n\n" +
 		"Preferences and user context: call get_user_context at the start of a session to load the user's defaults, preferences and recent sessions, " +
 		"and apply each preference by its tier; call observe_preference whenever the user states or shows a preference.\n\n" +
 		"A tool may be refused with code forbidden when the key this connection uses does not allow it (a read-only key cannot write; " +
 		"changing or deleting an existing memory needs an editor key)."
+}
+
+// searchesBy says how searches find memories: by meaning and by words
+// with an embedding model, else by words only (a memory that says the
+// same in other words is not found).
+func searchesBy(r loci.Retrieval) string {
+	if r.Hybrid() {
+		return "by meaning and by words"
+	}
+	return "by words (the query's words, stemmed: a memory that says the same in other words is not found)"
 }
 
 // ctx returns the context a tool acts in: the identity's workspace and

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/loci-memory/loci"
@@ -47,30 +48,40 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 	}
 
 	qvec := s.embedQuery(ctx, q.Query)
-	var hits []Hit
-	var pending int
+	var ranked *Ranked
 	err = a.view(func(tx loci.Tx) (err error) {
-		hits, pending, err = s.rankFilters(ctx, tx, q.Query, filters, qvec, limit, q.Explain)
-		for _, h := range hits {
-			a.touch(h.Record.ID)
+		ranked, err = s.rankFilters(ctx, tx, Query{Text: q.Query, Limit: limit, Explain: q.Explain}, filters, qvec)
+		if err == nil {
+			for _, h := range ranked.Hits {
+				a.touch(h.Record.ID)
+			}
 		}
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search agent memory: %w", err)
 	}
-	return searchResults(hits, pending), nil
+	return searchResults(ranked), nil
 }
 
 // searchResults is the answer of a search across kinds.
-func searchResults(hits []Hit, pending int) *loci.SearchResults {
-	out := &loci.SearchResults{Results: []loci.SearchResult{}, PendingEmbeddings: pending}
-	for _, h := range hits {
+func searchResults(ranked *Ranked) *loci.SearchResults {
+	out := &loci.SearchResults{Results: []loci.SearchResult{}, PendingEmbeddings: ranked.PendingEmbeddings, Retrieval: ranked.Retrieval}
+	for _, h := range ranked.Hits {
 		r := h.Record
 		out.Results = append(out.Results, loci.SearchResult{
-			ID: r.ID, Kind: r.Kind, Key: r.Key, Content: r.Content, Scope: r.Scope, Tags: r.Tags,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Score: h.Score, Explain: h.Explain,
+			ID: r.ID, Kind: r.Kind, Key: r.Key, Content: r.Content, Scope: r.Scope, Tags: r.Tags, Metadata: metadataOf(r),
+			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Score: h.Score, Match: h.Match, Explain: h.Explain,
 		})
 	}
 	return out
+}
+
+// metadataOf is a record's metadata as a search answers it: the object,
+// {} when it has none.
+func metadataOf(r *loci.Record) json.RawMessage {
+	if len(r.Metadata) == 0 {
+		return json.RawMessage("{}")
+	}
+	return r.Metadata
 }

@@ -183,6 +183,7 @@ func (s *Service) embedBatch(ctx context.Context, limit int) (int, []string, err
 	if err != nil {
 		return 0, nil, fmt.Errorf("embed: %w", err)
 	}
+	s.queryEmbedDown.Store(0) // it answers: searches embed their queries again
 	if len(vecs) != len(recs) {
 		return 0, nil, fmt.Errorf("embed: got %d vectors for %d texts", len(vecs), len(recs))
 	}

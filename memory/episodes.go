@@ -167,7 +167,7 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *l
 			return err
 		}
 		// Built afresh on each run: the retry policy may run this twice.
-		out = &loci.EpisodeResults{Results: make([]loci.ScoredEpisode, 0, len(ranked.Hits)), PendingEmbeddings: ranked.PendingEmbeddings}
+		out = &loci.EpisodeResults{Results: make([]loci.ScoredEpisode, 0, len(ranked.Hits)), PendingEmbeddings: ranked.PendingEmbeddings, Retrieval: ranked.Retrieval}
 		for _, h := range ranked.Hits {
 			ep, err := episodeOf(h.Record)
 			if err != nil {
@@ -175,7 +175,7 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *l
 				continue
 			}
 			a.touch(h.Record.ID)
-			out.Results = append(out.Results, loci.ScoredEpisode{Episode: ep, Score: h.Score, Explain: h.Explain})
+			out.Results = append(out.Results, loci.ScoredEpisode{Episode: ep, Metadata: metadataOf(h.Record), Score: h.Score, Match: h.Match, Explain: h.Explain})
 		}
 		return nil
 	})

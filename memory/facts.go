@@ -208,7 +208,7 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.Fa
 			return err
 		}
 		// Built afresh on each run: the retry policy may run this twice.
-		out = &loci.FactResults{Results: []loci.ScoredFact{}, PendingEmbeddings: ranked.PendingEmbeddings}
+		out = &loci.FactResults{Results: []loci.ScoredFact{}, PendingEmbeddings: ranked.PendingEmbeddings, Retrieval: ranked.Retrieval}
 		at := s.asOf(q.AsOf) // each fact's status as of the time asked
 		for _, h := range hits {
 			fact, err := factOf(h.Record, at)
@@ -216,7 +216,7 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.Fa
 				s.malformed(h.Record, err)
 				continue
 			}
-			out.Results = append(out.Results, loci.ScoredFact{Fact: fact, Score: h.Score, Explain: h.Explain})
+			out.Results = append(out.Results, loci.ScoredFact{Fact: fact, Metadata: metadataOf(h.Record), Score: h.Score, Match: h.Match, Explain: h.Explain})
 		}
 		return nil
 	})

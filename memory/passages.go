@@ -163,9 +163,9 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 	if err != nil {
 		return nil, fmt.Errorf("search passages: %w", err)
 	}
-	out := &loci.PassageResults{Results: []loci.PassageResult{}, PendingEmbeddings: ranked.PendingEmbeddings}
+	out := &loci.PassageResults{Results: []loci.PassageResult{}, PendingEmbeddings: ranked.PendingEmbeddings, Retrieval: ranked.Retrieval}
 	for _, h := range ranked.Hits {
-		out.Results = append(out.Results, loci.PassageResult{Passage: *passageOf(h.Record), Score: h.Score, Explain: h.Explain})
+		out.Results = append(out.Results, loci.PassageResult{Passage: *passageOf(h.Record), Metadata: metadataOf(h.Record), Score: h.Score, Match: h.Match, Explain: h.Explain})
 	}
 	return out, nil
 }

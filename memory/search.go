@@ -2,7 +2,9 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,20 +112,30 @@ type Query struct {
 	Limit int
 	// Explain asks for each hit's explanation.
 	Explain bool
+	// At is the moment the question is asked (a search's reference
+	// date): the periods the query names are read relative to it, and
+	// recency is measured from it. Zero: now.
+	At time.Time
+	// Threshold drops the hits whose score (relevance, 0..1) is below it.
+	Threshold float64
 }
 
-// Hit is one ranked record.
+// Hit is one ranked record. Score is its relevance to the query, 0..1
+// (retrieval.Relevance); the hits are in rank order. Match is
+// loci.MatchScope when the query had no word left to search.
 type Hit struct {
 	Record  *loci.Record
 	Score   float64
+	Match   string
 	Explain *loci.Explanation // set when the query asked
 }
 
-// Ranked is what rank returns: the hits, best first, and how many records
-// under the filter still wait for their embedding.
+// Ranked is what rank returns: the hits, best first, how many records
+// under the filter still wait for their embedding, and how it ranked.
 type Ranked struct {
 	Hits              []Hit
 	PendingEmbeddings int
+	Retrieval         loci.Retrieval
 }
 
 // rank runs hybrid retrieval for q in a read transaction. The query is
@@ -139,29 +151,40 @@ func (s *Service) rank(ctx context.Context, q Query) (*Ranked, error) {
 	return out, err
 }
 
-// embedQuery embeds the query text, or returns nil.
+// queryEmbedPause is how long searches leave the embedder alone after it
+// failed to embed a query: it is most likely down, and each search would
+// wait for it (and its retries) to search lexically in the end. The
+// embedding worker's next success, or a query's after the pause, ends it.
+const queryEmbedPause = 30 * time.Second
+
+// embedQuery embeds the query text, or returns nil: without an embedder,
+// when it fails (the search is then lexical, and says so), and for
+// queryEmbedPause after it failed.
 func (s *Service) embedQuery(ctx context.Context, text string) []float32 {
 	if s.embedder == nil || strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if until := s.queryEmbedDown.Load(); until != 0 && time.Now().UnixNano() < until {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.ranking.QueryEmbedTimeout)
 	defer cancel()
 	vecs, err := s.embedder.Embed(ctx, []string{text})
 	if err != nil || len(vecs) != 1 {
-		s.logger.Warn("embed query: searching lexically only", "err", err)
+		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.queryEmbedDown.Store(time.Now().Add(queryEmbedPause).UnixNano())
+		}
+		s.logger.Warn("embed query: searching lexically only", "err", err, "pause", queryEmbedPause)
 		return nil
 	}
+	s.queryEmbedDown.Store(0)
 	return vecs[0]
 }
 
 // rankTx runs hybrid retrieval for q inside tx, with qvec the query's
 // embedding (nil: lexical only).
 func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float32) (*Ranked, error) {
-	hits, pending, err := s.rankFilters(ctx, tx, q.Text, []loci.RecordFilter{q.Filter}, qvec, q.Limit, q.Explain)
-	if err != nil {
-		return nil, err
-	}
-	return &Ranked{Hits: hits, PendingEmbeddings: pending}, nil
+	return s.rankFilters(ctx, tx, q, []loci.RecordFilter{q.Filter}, qvec)
 }
 
 // rankFilters ranks the records of one or more disjoint filters as one set
@@ -170,16 +193,29 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 // the best lexical hits in their conversations; conversational context
 // and session strength re-score the lexical candidates; the periods the
 // query names add the date signal. The candidates are fused and re-scored
-// once, and the best limit are read in full from tx. A candidate gone
-// from tx's snapshot, or no longer selected by its filter, is left out.
-func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filters []loci.RecordFilter, qvec []float32, limit int, explain bool) ([]Hit, int, error) {
+// once, each of the best is scored by its relevance (see relevance), and
+// the best q.Limit whose relevance reaches q.Threshold are read in full
+// from tx. A candidate gone from tx's snapshot, or no longer selected by
+// its filter, is left out. A query with no word left to search, in a
+// user's or an agent's scope, is answered with the scope's memories
+// (scopeAnswer).
+func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, q Query, filters []loci.RecordFilter, qvec []float32) (*Ranked, error) {
+	limit := q.Limit
 	if limit <= 0 {
 		limit = loci.DefaultSearchLimit
 	}
 	now := s.now()
+	at := now
+	if !q.At.IsZero() {
+		at = q.At.UTC().Truncate(time.Microsecond)
+	}
+	if scoped(filters) && analysis.Wordless(q.Text) {
+		hits, err := s.scopeAnswer(ctx, tx, filters, limit, now, at, q.Explain)
+		return &Ranked{Hits: hits, Retrieval: s.retrieval(false)}, err
+	}
 	p := s.ranking
 	iq := index.Query{
-		Terms: analysis.QueryTerms(text), N: max(p.Candidates, 3*limit), MinSimilarity: p.MinSimilarity,
+		Terms: analysis.QueryTerms(q.Text), N: max(p.Candidates, 3*limit), MinSimilarity: p.MinSimilarity,
 		Window: p.ContextWindow, Vectors: p.MMRLambda > 0,
 	}
 	if p.ContextWeight > 0 || p.AnswerWeight > 0 {
@@ -190,7 +226,7 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 	}
 	var spans []retrieval.Span
 	if p.DateWeight > 0 || p.DateBoost > 0 {
-		spans = retrieval.ParseDates(text, now)
+		spans = retrieval.ParseDates(q.Text, at)
 	}
 	if len(spans) > 0 && p.DateWeight > 0 {
 		iq.During = func(t time.Time) bool { return retrieval.Closeness(spans, t, p.DateGrace) > 0 }
@@ -204,7 +240,7 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 	}
 	res, err := s.index.Search(ctx, tx, iq)
 	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	docs := map[string]*index.Doc{}
 	lists := map[string][]retrieval.Hit{}
@@ -212,8 +248,9 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 		lists[retrieval.Lexical] = append(lists[retrieval.Lexical], retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score})
 		docs[h.Doc.Meta.ID] = h.Doc
 	}
+	links, questions := s.links(res.Context, docs)
 	var parts map[string]retrieval.Parts
-	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], res.Context, docs)
+	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], links, questions, docs)
 	if p.ParticipantBoost > 0 || p.MentionBoost > 0 {
 		lists[retrieval.Lexical] = preferParticipants(iq.Terms, lists[retrieval.Lexical], docs, res.Holds, p.ParticipantBoost, p.MentionBoost)
 	}
@@ -236,25 +273,97 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, text string, filt
 		}
 		lists[retrieval.Date] = retrieval.InSpans(in, written, spans, p.DateGrace)
 	}
-	ranked := s.fuse(lists, docs, res.Vectors, spans, now, limit, explain)
-	if explain {
+	// With a threshold, every candidate is ranked, so that the best
+	// limit of those that reach it are found (diversity re-ranking keeps
+	// its pool of the best limit).
+	pool := limit
+	if q.Threshold > 0 && p.MMRLambda <= 0 {
+		pool = 0
+	}
+	ranked := s.fuse(lists, docs, res.Vectors, spans, at, pool, q.Explain)
+	if q.Explain {
 		for i, r := range ranked {
 			ranked[i].Explain.Context, ranked[i].Explain.Session = parts[r.ID].Context, parts[r.ID].Session
 		}
 	}
-	hits, err := s.readHits(ctx, tx, filters, ranked)
-	return hits, res.Pending, err
+	rel := s.relevance(res, ranked, links, questions, docs, spans)
+	kept := ranked[:0:0]
+	for _, r := range ranked {
+		if len(kept) == limit {
+			break
+		}
+		if rel[r.ID].score >= q.Threshold {
+			kept = append(kept, r)
+		}
+	}
+	hits, err := s.readHits(ctx, tx, filters, kept, rel, q.Explain)
+	return &Ranked{Hits: hits, PendingEmbeddings: res.Pending, Retrieval: s.retrieval(iq.Vector != nil)}, err
 }
 
-// converse re-scores the lexical hits as conversation turns (see
-// retrieval.Converse): context lent by the best hits to their neighbours
-// (more to the turn after a question), and each message's session
-// strength. The neighbours join docs.
-func (s *Service) converse(lex []retrieval.Hit, context map[string][]*index.Doc, docs map[string]*index.Doc) ([]retrieval.Hit, map[string]retrieval.Parts) {
-	p := s.ranking
-	if len(lex) == 0 || len(context) == 0 && p.SessionWeight <= 0 {
-		return lex, nil
+// scoped reports whether every one of filters narrows to a user or an
+// agent: a search whose wordless query means "what do you know about
+// this user (or agent)?".
+func scoped(filters []loci.RecordFilter) bool {
+	for _, f := range filters {
+		if (f.UserID == nil || *f.UserID == "") && (f.AgentID == nil || *f.AgentID == "") {
+			return false
+		}
 	}
+	return len(filters) > 0
+}
+
+// scopePool is how many of a scope's most recently updated records a
+// wordless query's answer (scopeAnswer) chooses from, per filter.
+const scopePool = 1000
+
+// scopeAnswer answers a query with no word left to search in a user's
+// or an agent's scope: the records filters select, most important first
+// (the ranking's blend of recency, measured at at, and the kind's
+// confidence, as if every record matched the query equally), at most
+// limit of them, each of the scopePool most recently updated of each
+// filter. Each is a complete match of what the query asks (none of its
+// words is left unmatched): score 1, match "scope".
+func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.RecordFilter, limit int, now, at time.Time, explain bool) ([]Hit, error) {
+	recs := map[string]*loci.Record{}
+	cands := map[string]retrieval.Candidate{}
+	var all []retrieval.Result
+	for _, f := range filters {
+		f.Order, f.Limit, f.Offset = loci.OrderUpdatedDesc, scopePool, 0
+		if f.LiveAt.IsZero() {
+			f.LiveAt = now
+		}
+		err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+			if recs[r.ID] != nil {
+				return nil
+			}
+			recs[r.ID] = r
+			conf, has := confidence01(r)
+			cands[r.ID] = retrieval.Candidate{ID: r.ID, At: r.UpdatedAt, Confidence: conf, HasConfidence: has}
+			all = append(all, retrieval.Result{ID: r.ID, Score: 1, Explain: retrieval.Explanation{Fused: 1, Signals: map[string]retrieval.SignalScore{}}})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("search: read the scope: %w", err)
+		}
+	}
+	p := s.ranking
+	ranked := retrieval.Rescore(all, cands, retrieval.Params{Now: at, RecencyWeight: p.RecencyWeight, HalfLife: p.HalfLife, ConfidenceWeight: p.ConfidenceWeight})
+	hits := make([]Hit, 0, min(limit, len(ranked)))
+	for _, r := range ranked[:min(limit, len(ranked))] {
+		h := Hit{Record: recs[r.ID], Score: 1, Match: loci.MatchScope}
+		if explain {
+			h.Explain = explanation(r.Explain)
+			h.Explain.Rank, h.Explain.Words, h.Explain.Score = r.Score, 1, 1
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// links returns the conversational neighbours of the lexical hits that
+// lend (index.Result.Context) as retrieval links, and which of those hits
+// ask a question; the neighbours join docs.
+func (s *Service) links(context map[string][]*index.Doc, docs map[string]*index.Doc) (map[string][]retrieval.Link, map[string]bool) {
 	links := map[string][]retrieval.Link{}
 	questions := map[string]bool{}
 	for id, nbs := range context {
@@ -266,6 +375,18 @@ func (s *Service) converse(lex []retrieval.Hit, context map[string][]*index.Doc,
 				docs[d.Meta.ID] = d
 			}
 		}
+	}
+	return links, questions
+}
+
+// converse re-scores the lexical hits as conversation turns (see
+// retrieval.Converse): context lent by the best hits to their neighbours
+// (links; more to the turn after a question), and each message's session
+// strength.
+func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc) ([]retrieval.Hit, map[string]retrieval.Parts) {
+	p := s.ranking
+	if len(lex) == 0 || len(links) == 0 && p.SessionWeight <= 0 {
+		return lex, nil
 	}
 	sessionOf := map[string]string{}
 	if p.SessionWeight > 0 {
@@ -280,9 +401,138 @@ func (s *Service) converse(lex []retrieval.Hit, context map[string][]*index.Doc,
 	})
 }
 
+// relevanceOf is a result's relevance and what it is made of.
+type relevanceOf struct {
+	score, words float64
+	meaning      *float64
+}
+
+// relevance scores the ranked results by how well each matches the query
+// (retrieval.Relevance), the same whatever the query and the scope: the
+// share of the query's terms, weighted by their IDF, that the record
+// holds, a term that names the record's participant (its speaker, or the
+// user it is about) counting as held, and the terms of a period the query
+// names as far as the record was written in it (Span.Closeness); or, when
+// more, what a lexical hit next to it in its conversation lends it
+// (retrieval.Lent: as the ranking lends); and in hybrid mode the greater
+// of that and its similarity to the query.
+func (s *Service) relevance(res *index.Result, ranked []retrieval.Result, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc, spans []retrieval.Span) map[string]relevanceOf {
+	out := make(map[string]relevanceOf, len(ranked))
+	if len(ranked) == 0 {
+		return out
+	}
+	p := s.ranking
+	ids := make([]string, 0, len(ranked))
+	want := make(map[string]bool, len(ranked))
+	for _, r := range ranked {
+		ids = append(ids, r.ID)
+		want[r.ID] = true
+	}
+	// The hits that lend to a result are scored too.
+	lenders := map[string][]retrieval.Link{}
+	for id, nbs := range links {
+		for _, l := range nbs {
+			if want[l.ID] {
+				lenders[id] = nbs
+				ids = append(ids, id)
+				break
+			}
+		}
+	}
+	terms, weights := res.TermWeights()
+	held := res.HoldsOf(ids)
+	// The terms each period the query names is written with.
+	var dateTerms uint64
+	if len(spans) > 0 {
+		at := make(map[string]int, len(terms))
+		for i, t := range terms {
+			at[t] = i
+		}
+		for _, sp := range spans {
+			for _, t := range analysis.Terms(sp.Text) {
+				if i, ok := at[t]; ok {
+					dateTerms |= 1 << i
+				}
+			}
+		}
+	}
+	names := map[string][]string{}
+	covered := make([]float64, len(terms))
+	cover := make(map[string]float64, len(ids))
+	for _, id := range ids {
+		if _, done := cover[id]; done {
+			continue
+		}
+		mask := held[id]
+		d := docs[id]
+		if d != nil {
+			for _, t := range participantOf(d, names) {
+				if i := slices.Index(terms, t); i >= 0 {
+					mask |= 1 << i
+				}
+			}
+		}
+		var close float64
+		if dateTerms != 0 && d != nil {
+			close = retrieval.Closeness(spans, d.Meta.CreatedAt, p.DateGrace)
+		}
+		for i := range covered {
+			switch {
+			case mask&(1<<i) != 0:
+				covered[i] = 1
+			case dateTerms&(1<<i) != 0:
+				covered[i] = close
+			default:
+				covered[i] = 0
+			}
+		}
+		cover[id] = retrieval.Coverage(weights, covered)
+	}
+	lent := retrieval.Lent(cover, lenders, questions, retrieval.ConverseParams{Context: p.ContextWeight, Answer: p.AnswerWeight})
+	sims := res.Similarities(ids[:len(ranked)])
+	for _, r := range ranked {
+		rel := relevanceOf{words: max(cover[r.ID], lent[r.ID])}
+		if sims != nil {
+			m := max(sims[r.ID], 0)
+			rel.meaning = &m
+		}
+		rel.score = retrieval.Relevance(rel.words, rel.meaning)
+		out[r.ID] = rel
+	}
+	return out
+}
+
+// retrieval says how a search ranked: hybrid when it had the query's
+// vector by a semantic embedder, else lexical.
+func (s *Service) retrieval(vector bool) loci.Retrieval {
+	if !vector || !s.semantic() {
+		return loci.Retrieval{Mode: loci.RetrievalLexical}
+	}
+	name := s.embedder.Model()
+	if n, ok := s.embedder.(interface{ Name() string }); ok {
+		name = n.Name()
+	}
+	return loci.Retrieval{Mode: loci.RetrievalHybrid, Model: &name}
+}
+
+// semantic reports whether the service's embedder finds meaning: there is
+// one, and its similarity is not lexical only (see RankingParams).
+func (s *Service) semantic() bool {
+	if s.embedder == nil {
+		return false
+	}
+	lo, ok := s.embedder.(interface{ LexicalOnly() bool })
+	return !ok || !lo.LexicalOnly()
+}
+
+// Retrieval is how searches rank when the embedder answers: hybrid, by
+// meaning and by words, with a semantic embedder; else lexical, by words.
+func (s *Service) Retrieval() loci.Retrieval { return s.retrieval(true) }
+
 // readHits reads the ranked records in full, in order, leaving out those
-// gone from tx's snapshot or no longer selected by any of filters.
-func (s *Service) readHits(ctx context.Context, tx loci.Tx, filters []loci.RecordFilter, ranked []retrieval.Result) ([]Hit, error) {
+// gone from tx's snapshot or no longer selected by any of filters; each
+// hit's score is its relevance (rel).
+func (s *Service) readHits(ctx context.Context, tx loci.Tx, filters []loci.RecordFilter, ranked []retrieval.Result, rel map[string]relevanceOf, explain bool) ([]Hit, error) {
 	if len(ranked) == 0 {
 		return []Hit{}, nil
 	}
@@ -305,9 +555,11 @@ func (s *Service) readHits(ctx context.Context, tx loci.Tx, filters []loci.Recor
 		if r == nil || !selected(r, filters, now) {
 			continue
 		}
-		h := Hit{Record: r, Score: res.Score}
-		if res.Explain.Signals != nil {
+		rv := rel[res.ID]
+		h := Hit{Record: r, Score: rv.score}
+		if explain {
 			h.Explain = explanation(res.Explain)
+			h.Explain.Rank, h.Explain.Words, h.Explain.Meaning, h.Explain.Score = res.Score, rv.words, rv.meaning, rv.score
 		}
 		hits = append(hits, h)
 	}
@@ -421,10 +673,11 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.Searc
 	if q.SessionID != "" {
 		f.SessionID = &q.SessionID
 	}
+	at, _ := loci.ParseReferenceDate(q.ReferenceDate) // Validate has checked it
 	qvec := s.embedQuery(ctx, q.Query)
 	var ranked *Ranked
 	err = a.view(func(tx loci.Tx) (err error) {
-		ranked, err = s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: q.Limit, Explain: q.Explain}, qvec)
+		ranked, err = s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: q.Limit, Explain: q.Explain, At: at, Threshold: q.Threshold}, qvec)
 		if err == nil {
 			for _, h := range ranked.Hits {
 				a.touch(h.Record.ID)
@@ -435,5 +688,5 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.Searc
 	if err != nil {
 		return nil, err
 	}
-	return searchResults(ranked.Hits, ranked.PendingEmbeddings), nil
+	return searchResults(ranked), nil
 }

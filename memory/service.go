@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,6 +30,9 @@ type Service struct {
 	embedder loci.Embedder // nil: lexical search only
 	ranking  RankingParams
 	queue    *embedQueue
+	// queryEmbedDown is when (Unix nanoseconds) searches may embed their
+	// query again after it failed (see embedQuery); 0: now.
+	queryEmbedDown atomic.Int64
 
 	// auditOn: every operation writes its audit entry (on by default);
 	// auditQ holds those written in batches.

@@ -69,7 +69,8 @@ var (
 	monthYrRE  = regexp.MustCompile(`\b` + monthRE + `,?\s+(?:of\s+)?(\d{4})\b`)
 	monthRE1   = regexp.MustCompile(`\b(in|during|since|throughout|early|mid|late|of)\s+(?:the\s+month\s+of\s+)?` + monthRE + `\b`)
 	yearRE     = regexp.MustCompile(`\b((?:19|20)\d\d)\b`)
-	relRE      = regexp.MustCompile(`\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year))\b`)
+	relRE      = regexp.MustCompile(`\b(yesterday|today|(?:last|this|past)\s+(?:weekend|week|month|year))\b`)
+	agoRE      = regexp.MustCompile(`\b(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?|(?:a\s+)?few|several)\s+(day|week|month|year)s?\s+(?:ago|back)\b`)
 	sinceRE    = regexp.MustCompile(`\bsince\s+(?:the\s+)?$`)
 )
 
@@ -129,11 +130,13 @@ var monthNames = map[string]bool{
 // month of a year ("May 2023"), a year ("in 2023"), a month alone after
 // in, during, since, throughout, early, mid, late or of ("in May": May of
 // any year), a day without a year ("on 3 May": that day of any year),
-// and yesterday, today, last or this week, month or year (the seven days
-// before today, the calendar month or year before this one; the current
-// ones), in UTC. "since" extends a period to now. Each part of the query
-// is read once, the most precise reading first; what is not a valid date
-// is ignored.
+// yesterday, today, last or this week, weekend, month or year (the seven
+// days before today, the weekend before this week, the calendar month or
+// year before this one; the current ones), and a count of days, weeks,
+// months or years ago or back ("10 days ago", "a week ago", "a couple of
+// months back": see agoSpan), in UTC. "since" extends a period to now.
+// Each part of the query is read once, the most precise reading first;
+// what is not a valid date is ignored.
 func ParseDates(query string, now time.Time) []Span {
 	// The patterns read the query lower-cased (ASCII only, so offsets
 	// stay those of the query), and only those that can match run.
@@ -142,6 +145,8 @@ func ParseDates(query string, now time.Time) []Span {
 	month := hasMonth(lower)
 	relative := strings.Contains(lower, "yesterday") || strings.Contains(lower, "today") ||
 		strings.Contains(lower, "last") || strings.Contains(lower, "this") || strings.Contains(lower, "past")
+	ago := strings.Contains(lower, "ago") || strings.Contains(lower, "back")
+	relative = relative || ago
 	if !digits && !month && !relative {
 		return nil
 	}
@@ -170,6 +175,7 @@ func ParseDates(query string, now time.Time) []Span {
 		start := time.Date(atoi(m[1]), 1, 1, 0, 0, 0, 0, time.UTC)
 		return Span{Start: start, End: start.AddDate(1, 0, 0)}, true
 	})
+	r.each(ago, agoRE, func(m []string) (Span, bool) { return agoSpan(m[1], m[2], today, now) })
 	r.each(relative, relRE, func(m []string) (Span, bool) {
 		return relativeSpan(strings.Fields(strings.ToLower(m[1])), today, now), true
 	})
@@ -276,6 +282,14 @@ func relativeSpan(f []string, today, now time.Time) Span {
 		return Span{Start: today.AddDate(0, 0, -1), End: today}
 	case f[0] == "today":
 		return Span{Start: today, End: today.AddDate(0, 0, 1)}
+	case f[1] == "weekend":
+		// The Saturday and Sunday of this week (weeks start on Monday),
+		// or of the week before.
+		monday := today.AddDate(0, 0, -int(today.Weekday()+6)%7)
+		if f[0] == "this" {
+			return Span{Start: monday.AddDate(0, 0, 5), End: monday.AddDate(0, 0, 7)}
+		}
+		return Span{Start: monday.AddDate(0, 0, -2), End: monday}
 	case f[1] == "week" && f[0] == "this":
 		return Span{Start: today.AddDate(0, 0, -int(today.Weekday()+6)%7), End: today.AddDate(0, 0, 1)}
 	case f[1] == "week":
@@ -292,6 +306,60 @@ func relativeSpan(f []string, today, now time.Time) Span {
 			return Span{Start: this, End: this.AddDate(1, 0, 0)}
 		}
 		return Span{Start: this.AddDate(-1, 0, 0), End: this}
+	}
+}
+
+// counts are the numbers a query may say in words before a unit of time,
+// approximate ones ("a couple of", "a few", "several") marked.
+var counts = map[string]struct {
+	n      int
+	approx bool
+}{
+	"a": {1, false}, "an": {1, false}, "one": {1, false}, "two": {2, false}, "three": {3, false}, "four": {4, false},
+	"five": {5, false}, "six": {6, false}, "seven": {7, false}, "eight": {8, false}, "nine": {9, false},
+	"ten": {10, false}, "eleven": {11, false}, "twelve": {12, false},
+	"couple": {2, true}, "few": {3, true}, "several": {4, true},
+}
+
+// agoSpan is the period "COUNT UNITs ago" (or "back") names relative to
+// today and now: that day; the seven days around the day that many weeks
+// ago; the month around the day that many months ago; that calendar
+// year. An approximate count ("a couple of days ago", "a few weeks back")
+// widens the period by a unit on each side.
+func agoSpan(count, unit string, today, now time.Time) (Span, bool) {
+	n, err := strconv.Atoi(count)
+	approx := false
+	if err != nil {
+		f := strings.Fields(count)
+		c, ok := counts[f[len(f)-1]]
+		if len(f) > 1 && f[len(f)-1] == "of" {
+			c, ok = counts[f[len(f)-2]]
+		}
+		if !ok {
+			return Span{}, false
+		}
+		n, approx = c.n, c.approx
+	}
+	if n <= 0 {
+		return Span{}, false
+	}
+	w := 0 // the widening, in units
+	if approx {
+		w = 1
+	}
+	switch unit {
+	case "day":
+		d := today.AddDate(0, 0, -n)
+		return Span{Start: d.AddDate(0, 0, -w), End: d.AddDate(0, 0, 1+w)}, true
+	case "week":
+		d := today.AddDate(0, 0, -7*n)
+		return Span{Start: d.AddDate(0, 0, -3-7*w), End: d.AddDate(0, 0, 4+7*w)}, true
+	case "month":
+		d := today.AddDate(0, -n, 0)
+		return Span{Start: d.AddDate(0, -w, -15), End: d.AddDate(0, w, 16)}, true
+	default:
+		y := time.Date(now.Year()-n, 1, 1, 0, 0, 0, 0, time.UTC)
+		return Span{Start: y.AddDate(-w, 0, 0), End: y.AddDate(1+w, 0, 0)}, true
 	}
 }
 

@@ -55,12 +55,30 @@ func TestParseDates(t *testing.T) {
 		{"this month", []string{r(day(2024, 3, 1), day(2024, 4, 1))}},
 		{"last year", []string{r(day(2023, 1, 1), day(2024, 1, 1))}},
 		{"Where was John between August 11 and August 15 2023?", []string{"every 08-11..08-12", d(2023, 8, 15)}},
+		// Weekends: Saturday and Sunday, of this week or the one before.
+		{"what did you do last weekend", []string{r(day(2024, 3, 9), day(2024, 3, 11))}},
+		{"plans for this weekend", []string{r(day(2024, 3, 16), day(2024, 3, 18))}},
+		// Counts of units ago or back: the day; the week around the day;
+		// the month around the day; the calendar year. An approximate
+		// count widens the period by a unit each side.
+		{"What did I buy 10 days ago?", []string{d(2024, 3, 3)}},
+		{"a day ago", []string{d(2024, 3, 12)}},
+		{"the call two days ago", []string{d(2024, 3, 11)}},
+		{"a couple of days ago", []string{r(day(2024, 3, 10), day(2024, 3, 13))}},
+		{"a week ago", []string{r(day(2024, 3, 3), day(2024, 3, 10))}},
+		{"3 weeks back", []string{r(day(2024, 2, 18), day(2024, 2, 25))}},
+		{"a few weeks ago", []string{r(day(2024, 2, 11), day(2024, 3, 3))}},
+		{"a month ago", []string{r(day(2024, 1, 29), day(2024, 2, 29))}},
+		{"a couple of months back", []string{r(day(2023, 11, 28), day(2024, 2, 29))}},
+		{"two years ago", []string{r(day(2022, 1, 1), day(2023, 1, 1))}},
+		{"Several years back", []string{r(day(2019, 1, 1), day(2022, 1, 1))}},
 		// No valid day: the month of the year is what is left.
 		{"on 31 June 2023", []string{r(day(2023, 6, 1), day(2023, 7, 1))}},
-		// Not dates: "may" the verb, a weekend, a count, a month alone
-		// without a preposition, an hour.
+		// Not dates: "may" the verb, a count, a month alone without a
+		// preposition, an hour, a count of something else, "back" alone.
 		{"May I ask what you may do?", nil},
-		{"what did you do last weekend", nil},
+		{"two pizzas ago", nil},
+		{"come back in a few days", nil},
 		{"I have 30 apples and 12 pears", nil},
 		{"March onwards", nil},
 		{"meet at 10:30", nil},

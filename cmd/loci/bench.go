@@ -135,7 +135,13 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	emb, err := cfg.Embedder.embedder()
+	if cfg.Embedder.Kind == "" {
+		// The bench measures lexical search unless an embedder is named
+		// (--embedder or $LOCI_EMBEDDER): a model server found on this
+		// machine would make its figures incomparable.
+		cfg.Embedder.Kind = embedderLexical
+	}
+	emb, err := cfg.Embedder.embedder(ctx)
 	if err != nil {
 		return err
 	}

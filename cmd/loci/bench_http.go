@@ -32,6 +32,12 @@ type benchServer struct {
 // answers /readyz.
 func startBenchServer(ctx context.Context, bin string, args ...string) (*benchServer, error) {
 	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	if os.Getenv("LOCI_EMBEDDER") == "" {
+		// Lexical unless an embedder is named (--serve-args '--embedder
+		// …' or $LOCI_EMBEDDER), as the in-process bench: "hash", which
+		// every loci takes.
+		cmd.Env = append(os.Environ(), "LOCI_EMBEDDER=hash")
+	}
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
 	if err != nil {

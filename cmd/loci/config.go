@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"log/slog"
 	"math"
@@ -71,8 +72,15 @@ type Config struct {
 
 // EmbedderConfig names the embedder.
 type EmbedderConfig struct {
-	// Kind is hash (the default, also "") or openai. $LOCI_EMBEDDER.
+	// Kind is auto (the default, also ""), lexical (also hash) or openai.
+	// auto looks, at start, for a model server on this machine that lists
+	// an embedding model (Probe) and is openai on it when one does, else
+	// lexical (resolve). --embedder, $LOCI_EMBEDDER.
 	Kind string
+	// Probe is where auto looks: "" for embed.DefaultProbes, "none" for
+	// nowhere, else comma-separated KIND=URL (KIND ollama or openai).
+	// $LOCI_EMBED_PROBE.
+	Probe string
 	// Dimensions is the vector length; 0 for the embedder's default (hash:
 	// 256). $LOCI_EMBED_DIMENSIONS.
 	Dimensions int
@@ -127,7 +135,8 @@ func configFromEnv(getenv func(string) string) Config {
 		IndexMemory:  index.DefaultBudget,
 		Audit:        true,
 		Embedder: EmbedderConfig{
-			Kind:   strings.ToLower(getenv("LOCI_EMBEDDER")),
+			Kind:   strings.ToLower(strings.TrimSpace(getenv("LOCI_EMBEDDER"))),
+			Probe:  strings.TrimSpace(getenv("LOCI_EMBED_PROBE")),
 			URL:    getenv("LOCI_EMBED_URL"),
 			Model:  getenv("LOCI_EMBED_MODEL"),
 			APIKey: getenv("LOCI_EMBED_API_KEY"),
@@ -193,14 +202,21 @@ func (c *Config) Validate() error {
 	case c.IndexMemory < 0:
 		return usagef("--index-memory must not be negative")
 	}
+	c.Embedder.Kind = strings.ToLower(strings.TrimSpace(c.Embedder.Kind))
 	switch c.Embedder.Kind {
-	case "", "hash", "openai":
+	case "", embedderAuto, embedderLexical, embedderHash, embedderOpenAI:
 	default:
-		return loci.Errorf(loci.EINVALID, "LOCI_EMBEDDER must be hash or openai, not %q", c.Embedder.Kind)
+		if c.given["embedder"] {
+			return usagef("--embedder must be auto, lexical (also hash) or openai, not %q", c.Embedder.Kind)
+		}
+		return loci.Errorf(loci.EINVALID, "LOCI_EMBEDDER must be auto, lexical (also hash) or openai, not %q", c.Embedder.Kind)
 	}
-	if c.Embedder.HashVectors && c.Embedder.Kind == "openai" {
+	if _, err := parseProbes(c.Embedder.Probe); err != nil {
+		return err
+	}
+	if c.Embedder.HashVectors && c.Embedder.Kind == embedderOpenAI {
 		if c.given["hash-vectors"] {
-			return usagef("--hash-vectors is for the hash embedder, but LOCI_EMBEDDER is openai")
+			return usagef("--hash-vectors is for the hash embedder, but the embedder is openai")
 		}
 		return loci.Errorf(loci.EINVALID, "LOCI_HASH_VECTORS is for the hash embedder, but LOCI_EMBEDDER is openai")
 	}
@@ -279,6 +295,14 @@ func (c *Config) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 // reports them.
 var envVars = []string{"LOCI_DB_TIMEOUT", "LOCI_EMBED_DIMENSIONS", "LOCI_HASH_VECTORS", "LOCI_VECTOR_WEIGHT"}
 
+// The embedder kinds (EmbedderConfig.Kind).
+const (
+	embedderAuto    = "auto"
+	embedderLexical = "lexical"
+	embedderHash    = "hash" // another name for lexical
+	embedderOpenAI  = "openai"
+)
+
 // flagEnv maps a flag to the variable that is its default.
 var flagEnv = map[string]string{"db-timeout": "LOCI_DB_TIMEOUT", "hash-vectors": "LOCI_HASH_VECTORS"}
 
@@ -292,10 +316,15 @@ func (c *Config) indexMemoryFlag(fs *flag.FlagSet) {
 	fs.Var((*byteSize)(&c.IndexMemory), "index-memory", "memory for in-memory search indexes, e.g. 256MB; the scopes searched are kept within it, least recently used first out")
 }
 
-// hashVectorsFlag registers --hash-vectors.
+// hashVectorsFlag registers --hash-vectors and --embedder.
 func (c *Config) hashVectorsFlag(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Embedder.HashVectors, "hash-vectors", c.Embedder.HashVectors,
 		"with the built-in hash embedder, make, store and search its vectors (off by default: search is lexical only, and they add nothing measurable to it); default $LOCI_HASH_VECTORS")
+	fs.StringVar(&c.Embedder.Kind, "embedder", c.Embedder.Kind,
+		"auto: at start, look for a model server on this machine that lists an embedding model (Ollama on 11434, llama.cpp, LM Studio "+
+			"or vLLM on 8080, 1234, 8000: one GET of the model list each, half a second in all; $LOCI_EMBED_PROBE=KIND=URL,… or none "+
+			"says where instead) and search by meaning and by words with it, else by words only; lexical (also hash): by words only, never "+
+			"looking; openai: $LOCI_EMBED_URL and $LOCI_EMBED_MODEL (default $LOCI_EMBEDDER, else auto)")
 }
 
 // auditFlag registers --audit; what describes what is audited.
@@ -341,7 +370,7 @@ func (c *Config) memoryOptions(logger *slog.Logger) ([]memory.Option, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	emb, err := c.Embedder.embedder()
+	emb, err := c.Embedder.open(context.Background(), logger)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,10 @@ func TestConfigFromEnv(t *testing.T) {
 		{"LOCI_DB_TIMEOUT", "soon", "LOCI_DB_TIMEOUT must be a positive duration such as 5s"},
 		{"LOCI_DB_TIMEOUT", "-1s", "LOCI_DB_TIMEOUT must be a positive duration"},
 		{"LOCI_DB_TIMEOUT", "0", "LOCI_DB_TIMEOUT must be a positive duration"},
-		{"LOCI_EMBEDDER", "word2vec", `LOCI_EMBEDDER must be hash or openai, not "word2vec"`},
+		{"LOCI_EMBEDDER", "word2vec", `LOCI_EMBEDDER must be auto, lexical (also hash) or openai, not "word2vec"`},
+		{"LOCI_EMBED_PROBE", "11434", "LOCI_EMBED_PROBE must be none or comma-separated KIND=URL"},
+		{"LOCI_EMBED_PROBE", "bert=http://127.0.0.1:1", "LOCI_EMBED_PROBE must be none"},
+		{"LOCI_EMBED_PROBE", "ollama=127.0.0.1:11434", "LOCI_EMBED_PROBE must be none"},
 		{"LOCI_EMBED_DIMENSIONS", "many", "LOCI_EMBED_DIMENSIONS must be a positive number"},
 		{"LOCI_EMBED_DIMENSIONS", "-3", "LOCI_EMBED_DIMENSIONS must be a positive number"},
 		{"LOCI_HASH_VECTORS", "maybe", `LOCI_HASH_VECTORS must be true or false, not "maybe"`},
@@ -89,16 +92,20 @@ func TestConfigFromEnv(t *testing.T) {
 
 // TestEmbedderChoice: the hash embedder makes no vectors unless
 // --hash-vectors or LOCI_HASH_VECTORS asks; a flag given overrides the
-// variable, and its parse error.
+// variable, and its parse error. auto with no model server where it looks
+// is lexical (TestEmbedderAuto has the servers).
 func TestEmbedderChoice(t *testing.T) {
+	nowhere := closedPort(t)
 	for _, tc := range []struct {
 		name  string
 		env   map[string]string
 		args  []string
 		model string // "" for none
 	}{
-		{"Default", nil, nil, ""},
+		{"Default", map[string]string{"LOCI_EMBED_PROBE": nowhere}, nil, ""},
 		{"Hash", map[string]string{"LOCI_EMBEDDER": "hash"}, nil, ""},
+		{"Lexical", map[string]string{"LOCI_EMBEDDER": "lexical"}, nil, ""},
+		{"LexicalFlag", nil, []string{"--embedder", "lexical"}, ""},
 		{"Env", map[string]string{"LOCI_HASH_VECTORS": "true"}, nil, "hash-v1-256"},
 		{"EnvDims", map[string]string{"LOCI_HASH_VECTORS": "1", "LOCI_EMBED_DIMENSIONS": "64"}, nil, "hash-v1-64"},
 		{"EnvOff", map[string]string{"LOCI_HASH_VECTORS": "false"}, nil, ""},
@@ -106,6 +113,7 @@ func TestEmbedderChoice(t *testing.T) {
 		{"FlagOverEnv", map[string]string{"LOCI_HASH_VECTORS": "true"}, []string{"--hash-vectors=false"}, ""},
 		{"FlagOverBadEnv", map[string]string{"LOCI_HASH_VECTORS": "maybe"}, []string{"--hash-vectors"}, "hash-v1-256"},
 		{"OpenAI", map[string]string{"LOCI_EMBEDDER": "openai", "LOCI_EMBED_MODEL": "nomic"}, nil, "nomic"},
+		{"OpenAIFlag", map[string]string{"LOCI_EMBEDDER": "lexical", "LOCI_EMBED_MODEL": "nomic"}, []string{"--embedder=OpenAI"}, "nomic"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := configFromEnv(envOf(tc.env))
@@ -117,7 +125,7 @@ func TestEmbedderChoice(t *testing.T) {
 			if err := c.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			emb, err := c.Embedder.embedder()
+			emb, err := c.Embedder.embedder(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +168,8 @@ func TestConfigValidate(t *testing.T) {
 		{"ErrDBTimeoutNegative", func(c *Config) { c.DBTimeout = -time.Second }, true, "--db-timeout must be positive"},
 		{"ErrRetryBackoff", func(c *Config) { c.RetryBackoff = -time.Second }, true, "--retry-backoff must not be negative"},
 		{"ErrIndexMemory", func(c *Config) { c.IndexMemory = -1 }, true, "--index-memory must not be negative"},
-		{"ErrEmbedder", func(c *Config) { c.Embedder.Kind = "bert" }, false, "LOCI_EMBEDDER must be hash or openai"},
+		{"ErrEmbedder", func(c *Config) { c.Embedder.Kind = "bert" }, false, "LOCI_EMBEDDER must be auto, lexical (also hash) or openai"},
+		{"ErrEmbedderFlag", func(c *Config) { c.Embedder.Kind, c.given["embedder"] = "bert", true }, true, "--embedder must be auto, lexical (also hash) or openai"},
 		{"ErrDimensions", func(c *Config) { c.Embedder.Dimensions = -1 }, false, "LOCI_EMBED_DIMENSIONS"},
 		{"ErrWeightNegative", func(c *Config) { c.VectorWeight = weight(-0.5) }, false, "LOCI_VECTOR_WEIGHT"},
 		{"ErrHashVectorsEnvOpenAI", func(c *Config) { c.Embedder.Kind, c.Embedder.HashVectors = "openai", true }, false, "LOCI_HASH_VECTORS is for the hash embedder"},

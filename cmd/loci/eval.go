@@ -33,7 +33,11 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	dump := fs.String("dump", "", "write each question's query, evidence and the ranks its evidence got to `FILE` (JSON lines)")
 	without := fs.String("without", "", "rank without these signals, comma-separated, to measure each one's share: "+strings.Join(evalSignals, ", "))
-	pos, err := parseFlags(fs, args)
+	thresholds := fs.String("thresholds", "", "also search with each of these thresholds (0-1, comma-separated) at limit 10 and report how "+
+		"precision and recall move with them")
+	cfg := loadConfig()
+	cfg.hashVectorsFlag(fs)
+	pos, err := cfg.parseFlags(fs, args)
 	if err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -45,6 +49,10 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	ths, err := parseThresholds(*thresholds)
+	if err != nil {
+		return err
+	}
 	raw, err := os.ReadFile(*data)
 	if err != nil {
 		return loci.Errorf(loci.EINVALID, "read %s: %v", *data, err)
@@ -53,7 +61,6 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err := json.Unmarshal(raw, &convs); err != nil {
 		return loci.Errorf(loci.EINVALID, "%s is not a LoCoMo JSON file: %v", *data, err)
 	}
-	cfg := loadConfig()
 	opts, err := cfg.memoryOptions(quietLogger())
 	if err != nil {
 		return err
@@ -82,7 +89,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if dw != nil {
 		dumpTo = dw
 	}
-	rep, err := evalLocomo(ctx, convs, cuts, dumpTo, opts...)
+	rep, err := evalLocomo(ctx, convs, cuts, ths, dumpTo, opts...)
 	if err != nil {
 		return err
 	}
@@ -98,7 +105,26 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return printJSON(e.stdout, rep)
 	}
 	rep.printTable(e.stdout, cuts)
+	rep.printThresholds(e.stdout)
 	return nil
+}
+
+// parseThresholds reads --thresholds: numbers from 0 to 1, comma-separated,
+// in ascending order.
+func parseThresholds(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		t, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || loci.ValidateThreshold(t) != nil {
+			return nil, usagef("--thresholds must be numbers from 0 to 1, comma-separated")
+		}
+		out = append(out, t)
+	}
+	sort.Float64s(out)
+	return out, nil
 }
 
 // evalSignals are the ranking signals --without turns off.
@@ -193,6 +219,24 @@ type evalDump struct {
 type evalReport struct {
 	Categories map[string]map[string]float64 `json:"categories"`
 	Skipped    int                           `json:"skipped"`
+	// Thresholds holds, for each --thresholds value, per category (1-4
+	// together, and 5), what searches with that threshold at limit 10
+	// answered: precision (the share of the results answered that are
+	// evidence, over every result answered), recall (the mean share of a
+	// question's evidence answered), answered (the share of questions
+	// answered at least one result) and results (the mean number
+	// answered).
+	Thresholds map[string]map[string]map[string]float64 `json:"thresholds,omitempty"`
+}
+
+// thresholdCut is the limit of the searches --thresholds scores.
+const thresholdCut = 10
+
+// thresholdAcc sums one category's scores at one threshold.
+type thresholdAcc struct {
+	n, answered     int
+	evidence, total int // results that are evidence, results
+	recall          float64
 }
 
 var diaIDPattern = regexp.MustCompile(`^D\s*:?\s*0*(\d+)\s*:\s*0*(\d+)$`)
@@ -238,7 +282,7 @@ func sessionTime(s string) (time.Time, bool) {
 // line per question is written to it: the query, its evidence and the
 // rank each evidence turn got in each of those searches (0: not
 // returned), and the turns the largest search returned.
-func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.Writer, opts ...memory.Option) (*evalReport, error) {
+func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, thresholds []float64, dump io.Writer, opts ...memory.Option) (*evalReport, error) {
 	db, err := sqlite.Open(ctx, sqlite.Memory)
 	if err != nil {
 		return nil, err
@@ -246,7 +290,8 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 	defer db.Close()
 	svc := memory.New(db, append([]memory.Option{memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
 
-	ev := &locomoEval{svc: svc, cuts: cuts, diaOf: map[string]string{}, loaded: map[string]bool{}, accs: map[string]*locomoAcc{}}
+	ev := &locomoEval{svc: svc, cuts: cuts, thresholds: thresholds, diaOf: map[string]string{}, loaded: map[string]bool{}, accs: map[string]*locomoAcc{},
+		ths: map[string][]thresholdAcc{}}
 	for ci, c := range convs {
 		recs := ev.records(ci, c)
 		if err := db.Update(ctx, func(tx loci.Tx) error {
@@ -295,8 +340,10 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, dump io.W
 // the cuts scored, the dialogue id of each record loaded and the scores
 // so far, by category.
 type locomoEval struct {
-	svc    *memory.Service
-	cuts   []int
+	svc        *memory.Service
+	cuts       []int
+	thresholds []float64
+	ths        map[string][]thresholdAcc // by category, by threshold
 	diaOf  map[string]string // record id -> dialogue id
 	loaded map[string]bool   // conversation index and dialogue id of each record
 	accs   map[string]*locomoAcc
@@ -425,6 +472,32 @@ func (ev *locomoEval) ask(ctx context.Context, ci int, c locomoSample, qa locomo
 			}
 		}
 	}
+	for i, th := range ev.thresholds {
+		res, err := ev.svc.Search(ctx, loci.SearchQuery{Query: qa.Question, AgentID: scope, Limit: thresholdCut, Threshold: th})
+		if err != nil {
+			return nil, fmt.Errorf("question %q: %w", qa.Question, err)
+		}
+		found, seen := 0, map[string]bool{}
+		for _, r := range res.Results {
+			if id := ev.diaOf[r.ID]; evidence[id] && !seen[id] {
+				seen[id] = true
+				found++
+			}
+		}
+		for _, cat := range cats {
+			if ev.ths[cat] == nil {
+				ev.ths[cat] = make([]thresholdAcc, len(ev.thresholds))
+			}
+			a := &ev.ths[cat][i]
+			a.n++
+			a.total += len(res.Results)
+			a.evidence += found
+			a.recall += float64(found) / float64(len(evidence))
+			if len(res.Results) > 0 {
+				a.answered++
+			}
+		}
+	}
 	return line, nil
 }
 
@@ -447,6 +520,52 @@ func (ev *locomoEval) report(rep *evalReport) {
 			}
 		}
 		rep.Categories[cat] = m
+	}
+	if len(ev.thresholds) == 0 {
+		return
+	}
+	rep.Thresholds = map[string]map[string]map[string]float64{}
+	for i, th := range ev.thresholds {
+		byCat := map[string]map[string]float64{}
+		for _, cat := range []string{"1-4", "5"} {
+			m := map[string]float64{"n": 0, "precision": 0, "recall": 0, "answered": 0, "results": 0}
+			if accs := ev.ths[cat]; accs != nil && accs[i].n > 0 {
+				a := accs[i]
+				m["n"] = float64(a.n)
+				if a.total > 0 {
+					m["precision"] = round4(float64(a.evidence) / float64(a.total))
+				}
+				m["recall"] = round4(a.recall / float64(a.n))
+				m["answered"] = round4(float64(a.answered) / float64(a.n))
+				m["results"] = round4(float64(a.total) / float64(a.n))
+			}
+			byCat[cat] = m
+		}
+		rep.Thresholds[strconv.FormatFloat(th, 'f', -1, 64)] = byCat
+	}
+}
+
+// printThresholds writes the --thresholds table: at each threshold, for
+// categories 1-4 and 5, precision, recall@10, the share of questions
+// answered anything and the mean number of results.
+func (r *evalReport) printThresholds(w io.Writer) {
+	if len(r.Thresholds) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(r.Thresholds))
+	for k := range r.Thresholds {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, _ := strconv.ParseFloat(keys[i], 64)
+		b, _ := strconv.ParseFloat(keys[j], 64)
+		return a < b
+	})
+	fmt.Fprintf(w, "\nthreshold (limit %d)  1-4: precision  recall  answered  results    5: precision  recall  answered  results\n", thresholdCut)
+	for _, k := range keys {
+		a, b := r.Thresholds[k]["1-4"], r.Thresholds[k]["5"]
+		fmt.Fprintf(w, "%-20s %14.4f %7.4f %9.4f %8.2f %14.4f %7.4f %9.4f %8.2f\n", k,
+			a["precision"], a["recall"], a["answered"], a["results"], b["precision"], b["recall"], b["answered"], b["results"])
 	}
 }
 

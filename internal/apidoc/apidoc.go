@@ -122,7 +122,8 @@ func Document(routes []Route, lim Limits) (map[string]any, error) {
 				"Every failure answers the ErrorEnvelope with the status of its code: invalid 400, unauthorized 401, " +
 				"forbidden 403, not_found 404, conflict 409, too_large 413, rate_limited 429, internal 500, " +
 				"unavailable 503 (the storage does not answer in time: an outage, a partition, a database busy past the server's " +
-				"--db-timeout; retry after Retry-After seconds), storage_full 507 (the storage has no room for a write; reads work). " +
+				"--db-timeout; retry after Retry-After seconds), storage_full 507 (the storage has no room for a write; reads work), " +
+				"not_implemented 501 (a call of a framework's API, under /mem0, that loci does not serve). " +
 				"A path no operation has answers 404 `not_found`; a path with a method it does not have answers 405 " +
 				"with code `invalid` and an `Allow` header listing the methods it has.\n\n" +
 				"Request bodies are JSON objects of at most " + Bytes(lim.BodyBytes) + fmt.Sprintf(", nested at most %d deep; unknown fields are rejected (400). ", lim.JSONDepth) +

@@ -156,7 +156,7 @@ func passageSchemas() Obj {
 			"tags":       Nullable(StrList("")),
 			"created_at": Timestamp(""),
 		}), "An archival passage of an agent."),
-		"PassageResult": Obj{"allOf": []Obj{Ref("Passage"), scored("Relevance; higher is better.")}},
+		"PassageResult": Obj{"allOf": []Obj{Ref("Passage"), scored()}},
 	}
 }
 
@@ -228,7 +228,7 @@ func workingEpisodeSchemas() Obj {
 			"created_at":         Timestamp(""),
 			"expires_at":         Timestamp("30 days after it was recorded."),
 		}), "A past action of an agent and its outcome."),
-		"ScoredEpisode": Obj{"allOf": []Obj{Ref("Episode"), scored("Similarity; higher is better.")}},
+		"ScoredEpisode": Obj{"allOf": []Obj{Ref("Episode"), scored()}},
 		"EpisodeInput": Closed([]string{"user_id", "agent_id", "action_type", "action_description", "outcome"}, Obj{
 			"user_id":            Str(""),
 			"agent_id":           Str(""),
@@ -274,7 +274,7 @@ func factSchemas() Obj {
 			"supersedes":          Str("The fact of its key it replaced."),
 			"status":              Ref("FactStatus"),
 		}), "A long-term fact, about a user or global. A fact with a `key` supersedes the one of its key that was true at its `valid_at`, which is kept as history."),
-		"ScoredFact": Obj{"allOf": []Obj{Ref("Fact"), scored("Relevance to the query; higher is better.")}},
+		"ScoredFact": Obj{"allOf": []Obj{Ref("Fact"), scored()}},
 		"FactInput": Closed([]string{"category", "fact"}, Obj{
 			"user_id":  Str("Omit for a global fact."),
 			"agent_id": Str(""),
@@ -477,8 +477,20 @@ func searchSchemas() Obj {
 			"date": Number("How close the result was written to a period the query names, 0-1: 1 inside it, less shortly after; " +
 				"the score is multiplied by 1 plus a weight times this."),
 			"mmr_rank": Integer("The position diversity re-ranking gave, when it ran."),
-			"score":    Number("The final score."),
-		}), "How a search result's score was made."),
+			"rank": Number("What the results are ordered by: `fused` times the blend of `recency` and `confidence`, and times 1 plus a weight " +
+				"times `date`."),
+			"words": Number("The share of the query's words, each weighted by its IDF in the scope searched, that the record holds, 0-1 " +
+				"(a word naming the record's speaker or user counts as held, and the words of a period the query names as far as the record " +
+				"was written in it); or, when more, what a matching message next to it in its conversation lends it (0.3 of its share, 0.9 " +
+				"from a question to its answer). 1 for a query with no word left to search."),
+			"meaning": Number("In hybrid mode, the cosine similarity of the record's embedding to the query's, at least 0."),
+			"score":   Number("The result's score, its relevance: the greater of `words` and `meaning`, 0-1."),
+		}), "How a search result's score and rank were made."),
+		"Retrieval": WithDesc(Object([]string{"mode", "model"}, Obj{
+			"mode": enum("`lexical`: by words only (BM25 over stemmed words); `hybrid`: by meaning and by words, with the embedding model `model`.",
+				loci.RetrievalLexical, loci.RetrievalHybrid),
+			"model": Nullable(Str("The embedding model; null when lexical.")),
+		}), "How the search ranked: a search is lexical when no embedding model is configured, or when the model did not answer for this query."),
 		"SearchResult": WithDesc(Object([]string{"id", "kind", "content", "scope", "created_at", "updated_at", "score"}, Obj{
 			"id":      Str(""),
 			"kind":    Ref("Kind"),
@@ -488,9 +500,11 @@ func searchSchemas() Obj {
 				"agent_id": Str(""), "user_id": Str(""), "session_id": Str(""), "task_id": Str(""),
 			}),
 			"tags":       StrList(""),
+			"metadata":   WithDesc(Ref("Metadata"), "The record's metadata; {} when it has none."),
 			"created_at": Timestamp(""),
 			"updated_at": Timestamp(""),
-			"score":      Number("Higher is better."),
+			"score":      Number(ScoreDesc),
+			"match":      enum(MatchDesc, loci.MatchScope),
 			"explain":    Ref("Explanation"),
 		}), "A record found by a search across kinds."),
 	}
@@ -538,8 +552,21 @@ func operationSchemas() Obj {
 	}
 }
 
-// scored is the part a search adds to an object: its score and, when
-// asked, the score's explanation.
-func scored(desc string) Obj {
-	return Object([]string{"score"}, Obj{"score": Number(desc), "explain": Ref("Explanation")})
+// ScoreDesc describes a search result's score.
+const ScoreDesc = "The result's relevance to the query, 0-1, the same whatever the query and the scope (1: an exact, complete match): " +
+	"the share of the query's words (weighted by their IDF) the record holds, or in hybrid mode its similarity to the query when more " +
+	"(see `explain`). Results are ordered by rank, which also weighs recency, confidence and conversational context, so a score may " +
+	"be below the next result's; `threshold` drops those below it."
+
+// MatchDesc describes a search result's match.
+const MatchDesc = "`scope` when the query had no word left to search (only question words, pronouns and the like: \"what do you know " +
+	"about me?\") and the search answered the scope's memories, most important first (score 1)."
+
+// scored is the part a search adds to an object: its metadata, its score,
+// how it matched and, when asked, the score's explanation.
+func scored() Obj {
+	return Object([]string{"metadata", "score"}, Obj{
+		"metadata": WithDesc(Ref("Metadata"), "The record's metadata; {} when it has none."),
+		"score":    Number(ScoreDesc), "match": enum(MatchDesc, loci.MatchScope), "explain": Ref("Explanation"),
+	})
 }

@@ -41,11 +41,12 @@ var (
 // Ranked is the answer of a ranked search: results of schema item, best
 // first, their count and how many records wait for their embedding.
 func Ranked(item Obj) map[int]Resp {
-	return Okay("Ranked results.", Success(Object([]string{"count", "results", "pending_embeddings"}, Obj{
+	return Okay("Ranked results.", Success(Object([]string{"count", "results", "pending_embeddings", "retrieval"}, Obj{
 		"count":   Integer("How many results are answered."),
 		"results": Array(item, "Best first."),
 		"pending_embeddings": Integer("How many records searched still wait for their embedding: " +
 			"they are found lexically only until it is made."),
+		"retrieval": Ref("Retrieval"),
 	})))
 }
 
