@@ -344,9 +344,9 @@ type locomoEval struct {
 	cuts       []int
 	thresholds []float64
 	ths        map[string][]thresholdAcc // by category, by threshold
-	diaOf  map[string]string // record id -> dialogue id
-	loaded map[string]bool   // conversation index and dialogue id of each record
-	accs   map[string]*locomoAcc
+	diaOf      map[string]string         // record id -> dialogue id
+	loaded     map[string]bool           // conversation index and dialogue id of each record
+	accs       map[string]*locomoAcc
 }
 
 // locomoAcc sums the scores of one category's questions.
