@@ -40,6 +40,15 @@ type MemoryResult struct {
 	Explain   *loci.Explanation `json:"explain,omitempty" jsonschema:"how the score was made, when asked"`
 }
 
+// pendingNote is what search_memory's description says of the memories
+// not yet embedded: nothing when searches are by words only.
+func pendingNote(r loci.Retrieval) string {
+	if !r.Hybrid() {
+		return ""
+	}
+	return " (pending_embeddings counts those not yet searchable by meaning)"
+}
+
 // Retrieval says how a search ranked.
 type Retrieval struct {
 	Mode  string  `json:"mode" jsonschema:"lexical: by words only (no embedding model, or it did not answer); hybrid: by meaning and by words"`
@@ -81,8 +90,7 @@ func (s *server) searchTools() {
 			"working memory, and, when this connection serves a user, your episodes and facts about that user and the user's preferences and sessions. " +
 			"Use it before answering when past knowledge may help, or to find a memory whose key or id you do not know. " +
 			"Results are ranked best first, recent and trusted memories a little higher; narrow with kinds (e.g. [\"passage\", \"fact\"]), tags or filters (on metadata and fields). " +
-			"It never returns another agent's or another user's memories. A memory is found by its words as soon as it is stored " +
-			"(pending_embeddings counts those not yet searchable by meaning). A question with no word to search (what do you know about the user?) " +
+			"It never returns another agent's or another user's memories. A memory is found by its words as soon as it is stored" + pendingNote(s.ranks) + ". A question with no word to search (what do you know about the user?) " +
 			"answers the memories themselves, most important first. An empty query, an unknown kind or a limit out of range is an error.",
 		InputSchema:  searchMemoryInputSchema,
 		OutputSchema: searchMemoryOutputSchema,

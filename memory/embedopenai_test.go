@@ -164,6 +164,9 @@ func TestOpenAIEmbedderPath(t *testing.T) {
 		if len(res.Results) != 1 || res.Results[0].Content != texts[1] || total < len(texts) {
 			t.Fatalf("while down: %d results, pending %d; want the guitar passage found lexically, every passage pending", len(res.Results), total)
 		}
+		if res.Retrieval.Mode != loci.RetrievalLexical || res.Retrieval.Model != nil || svc.Retrieval().Mode != loci.RetrievalHybrid {
+			t.Errorf("while down: retrieval %+v (service %+v), want this search lexical, the service hybrid", res.Retrieval, svc.Retrieval())
+		}
 		eventually(t, "the queue has tried the server again", func() bool { return srv.tries.Load() >= 6 })
 
 		srv.fail.Store(1) // back, but its first answer is a 503: retried
@@ -189,6 +192,13 @@ func TestOpenAIEmbedderPath(t *testing.T) {
 		if sig := res.Results[0].Explain.Signals; sig["vector"].Rank != 1 || sig["lexical"].Rank != 0 {
 			t.Errorf("signals %+v: want vector rank 1 and no lexical match", sig)
 		}
+		if r := res.Retrieval; r.Mode != loci.RetrievalHybrid || r.Model == nil || *r.Model != "m1" {
+			t.Errorf("retrieval %+v, want hybrid by m1", r)
+		}
+		// Its score is its similarity: it holds no word of the query.
+		if e := res.Results[0].Explain; e.Meaning == nil || e.Words != 0 || res.Results[0].Score != *e.Meaning || *e.Meaning <= 0.5 || *e.Meaning > 1 {
+			t.Errorf("score %v, explain %+v: want the cosine similarity", res.Results[0].Score, e)
+		}
 
 		// The model changes: the records wait for the new model's
 		// vectors, found lexically meanwhile, until a reindex.
@@ -197,6 +207,9 @@ func TestOpenAIEmbedderPath(t *testing.T) {
 		res = semantic(svc2)
 		if res.PendingEmbeddings != total || len(res.Results) != 0 {
 			t.Fatalf("after the model change: pending %d, %d results; want %d pending and no vector match", res.PendingEmbeddings, len(res.Results), total)
+		}
+		if r := res.Retrieval; r.Mode != loci.RetrievalHybrid || *r.Model != "m2" {
+			t.Errorf("after the model change: retrieval %+v, want hybrid by m2 (its vectors only)", r)
 		}
 		n, err := svc2.Reindex(ctx, nil)
 		if err != nil || n != total {
@@ -209,5 +222,57 @@ func TestOpenAIEmbedderPath(t *testing.T) {
 		if res.PendingEmbeddings != 0 || len(res.Results) == 0 || res.Results[0].Content != texts[0] {
 			t.Fatalf("after reindex: pending %d, results %+v", res.PendingEmbeddings, res.Results)
 		}
+	})
+}
+
+// TestEmbedderDiesMidRun: when the embedding server stops answering,
+// writes go on and searches answer lexically (retrieval says so); after
+// one search found it down, the next ones do not wait for it (they leave
+// it alone for a while) until the embedding worker finds it back.
+func TestEmbedderDiesMidRun(t *testing.T) {
+	ctx := context.Background()
+	srv := newConceptServer(t)
+	emb, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m1", MaxRetries: 1, Backoff: time.Millisecond, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := memory.New(testdb.OpenSQLite(t), memory.WithEmbedder(emb), fastQueue())
+	stop := svc.StartEmbedding(ctx)
+	defer stop()
+	if _, err := svc.AddPassage(ctx, "a", "Roasted chicken with rosemary for dinner", nil); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the passage is embedded", func() bool {
+		return mustSearch(t, svc, loci.SearchQuery{Query: "chicken", AgentID: "a"}).PendingEmbeddings == 0
+	})
+	if res := mustSearch(t, svc, loci.SearchQuery{Query: "meat", AgentID: "a"}); res.Retrieval.Mode != loci.RetrievalHybrid || len(res.Results) != 1 {
+		t.Fatalf("while up: %+v", res)
+	}
+
+	stop() // the worker would find it back; here it stays down
+	srv.down.Store(true)
+	if _, err := svc.AddPassage(ctx, "a", "Learning a new song on the guitar", nil); err != nil {
+		t.Fatalf("a write while the server is down: %v", err)
+	}
+	res := mustSearch(t, svc, loci.SearchQuery{Query: "guitar song", AgentID: "a"})
+	if res.Retrieval.Mode != loci.RetrievalLexical || len(res.Results) != 1 || res.PendingEmbeddings != 1 {
+		t.Fatalf("while down: %+v, want the guitar found by its words, lexical, one pending", res)
+	}
+	tries := srv.tries.Load()
+	for range 3 {
+		if res := mustSearch(t, svc, loci.SearchQuery{Query: "guitar", AgentID: "a"}); res.Retrieval.Mode != loci.RetrievalLexical {
+			t.Fatalf("while down: %+v", res.Retrieval)
+		}
+	}
+	if n := srv.tries.Load(); n != tries {
+		t.Errorf("the searches after the first asked the server that is down %d times, want none", n-tries)
+	}
+
+	srv.down.Store(false)
+	stop = svc.StartEmbedding(ctx)
+	defer stop()
+	eventually(t, "the worker finds the server back and searches are hybrid again", func() bool {
+		r := mustSearch(t, svc, loci.SearchQuery{Query: "music", AgentID: "a"})
+		return r.Retrieval.Mode == loci.RetrievalHybrid && r.PendingEmbeddings == 0 && len(r.Results) == 1
 	})
 }

@@ -321,7 +321,8 @@ const scopePool = 1000
 // (the ranking's blend of recency, measured at at, and the kind's
 // confidence, as if every record matched the query equally), at most
 // limit of them, each of the scopePool most recently updated of each
-// filter. Each is a complete match of what the query asks (none of its
+// filter, those with no content (an empty block) left out. Each is a
+// complete match of what the query asks (none of its
 // words is left unmatched): score 1, match "scope".
 func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.RecordFilter, limit int, now, at time.Time, explain bool) ([]Hit, error) {
 	recs := map[string]*loci.Record{}
@@ -333,8 +334,8 @@ func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.Re
 			f.LiveAt = now
 		}
 		err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-			if recs[r.ID] != nil {
-				return nil
+			if recs[r.ID] != nil || strings.TrimSpace(r.Content) == "" {
+				return nil // an empty core memory block says nothing
 			}
 			recs[r.ID] = r
 			conf, has := confidence01(r)

@@ -30,6 +30,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The tests look for no model server on this machine (one the
+	// developer runs would change what searches find), unless a test
+	// points LOCI_EMBED_PROBE at its own.
+	if os.Getenv("LOCI_EMBED_PROBE") == "" {
+		os.Setenv("LOCI_EMBED_PROBE", "none")
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

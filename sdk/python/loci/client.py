@@ -895,9 +895,14 @@ class Client(_ClientBase):
         filters: Optional[t.MemoryFilter] = None,
         limit: Optional[int] = None,
         explain: Optional[bool] = None,
+        threshold: Optional[float] = None,
+        reference_date: Optional[str] = None,
     ) -> t.SearchResponse:
-        """Hybrid search over every kind in scope; ``filters`` (a dict of the filter language)
-        selects records before ranking; ``explain=True`` shows each signal's rank and score."""
+        """Search over every kind in scope, by words and, with a model, by meaning (the answer's
+        ``retrieval`` says which); ``filters`` (a dict of the filter language) selects records
+        before ranking; ``explain=True`` shows each signal's rank and score; ``threshold`` (0-1)
+        drops results whose score, their relevance, is below it; ``reference_date`` (RFC 3339 or
+        a date) is when the question is asked."""
         body = _fields(
             query=query,
             agent_id=agent_id,
@@ -908,6 +913,8 @@ class Client(_ClientBase):
             filters=filters,
             limit=limit,
             explain=explain,
+            threshold=threshold,
+            reference_date=reference_date,
         )
         return self._request("POST", "/v1/search", body=body, idempotent=True)
 

@@ -46,6 +46,7 @@ __all__ = [
     "Preference",
     "PreferenceSource",
     "RememberResult",
+    "Retrieval",
     "ReviewItem",
     "Role",
     "ScopeCount",
@@ -302,13 +303,16 @@ class _ExplanationRequired(TypedDict):
 
 
 class Explanation(_ExplanationRequired, total=False):
-    """How a search result's score was made."""
+    """How a search result's score and rank were made."""
 
     confidence: float
     context: float
     date: float
+    meaning: float
     mmr_rank: int
+    rank: float
     session: float
+    words: float
 
 
 class _FactRequired(TypedDict):
@@ -495,11 +499,13 @@ class _PassageResultRequired(TypedDict):
     created_at: str
     id: str
     tags: Optional[List[str]]
+    metadata: "Metadata"
     score: float
 
 
 class PassageResult(_PassageResultRequired, total=False):
     explain: "Explanation"
+    match: Literal["scope"]
 
 
 class _PreferenceRequired(TypedDict):
@@ -538,6 +544,13 @@ class RememberResult(TypedDict):
     updated_at: str
 
 
+class Retrieval(TypedDict):
+    """How the search ranked: a search is lexical when no embedding model is configured, or when the model did not answer for this query."""
+
+    mode: Literal["lexical", "hybrid"]
+    model: Optional[str]
+
+
 ReviewItem = Union[Dict[str, Any], Dict[str, Any]]
 
 
@@ -559,6 +572,7 @@ class _ScoredEpisodeRequired(TypedDict):
     id: str
     outcome: "Outcome"
     user_id: str
+    metadata: "Metadata"
     score: float
 
 
@@ -567,6 +581,7 @@ class ScoredEpisode(_ScoredEpisodeRequired, total=False):
     outcome_details: Any
     user_feedback: "EpisodeFeedback"
     explain: "Explanation"
+    match: Literal["scope"]
 
 
 class _ScoredFactRequired(TypedDict):
@@ -582,6 +597,7 @@ class _ScoredFactRequired(TypedDict):
     status: "FactStatus"
     updated_at: str
     valid_at: str
+    metadata: "Metadata"
     score: float
 
 
@@ -596,6 +612,7 @@ class ScoredFact(_ScoredFactRequired, total=False):
     user_id: str
     validated_at: str
     explain: "Explanation"
+    match: Literal["scope"]
 
 
 class _SearchResultRequired(TypedDict):
@@ -613,6 +630,8 @@ class SearchResult(_SearchResultRequired, total=False):
 
     explain: "Explanation"
     key: str
+    match: Literal["scope"]
+    metadata: "Metadata"
     tags: List[str]
 
 
@@ -738,12 +757,16 @@ class HealthResponse(TypedDict):
     status: Literal["ok"]
 
 
-class ReadyResponse(TypedDict):
-    """The answer of GET /readyz."""
-
+class _ReadyResponseRequired(TypedDict):
     success: Literal[True]
     status: Literal["ready"]
     writes: Literal["ok", "storage_full"]
+
+
+class ReadyResponse(_ReadyResponseRequired, total=False):
+    """The answer of GET /readyz."""
+
+    retrieval: "Retrieval"
 
 
 class ListAgentsResponse(TypedDict):
@@ -902,6 +925,7 @@ class SearchPassagesResponse(TypedDict):
     count: int
     pending_embeddings: int
     results: List["PassageResult"]
+    retrieval: "Retrieval"
 
 
 DeletePassageResponse = "Success"
@@ -959,6 +983,7 @@ class SearchEpisodesResponse(TypedDict):
     count: int
     pending_embeddings: int
     results: List["ScoredEpisode"]
+    retrieval: "Retrieval"
 
 
 DeleteEpisodeResponse = "Success"
@@ -1051,6 +1076,7 @@ class SearchFactsResponse(TypedDict):
     count: int
     pending_embeddings: int
     results: List["ScoredFact"]
+    retrieval: "Retrieval"
 
 
 DeleteFactResponse = "Success"
@@ -1360,6 +1386,7 @@ class SearchResponse(TypedDict):
     count: int
     pending_embeddings: int
     results: List["SearchResult"]
+    retrieval: "Retrieval"
 
 
 class DeleteSessionResponse(TypedDict):

@@ -52,7 +52,7 @@ export interface paths {
         };
         /**
          * Readiness: reads are served; the state of writes
-         * @description 200 `ready` while the storage answers reads, with the state of writes in `writes`: `ok`, or `storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure (a small write may fit where the next will not), at most a minute. 503 `unavailable` when the storage does not answer within 2 s.
+         * @description 200 `ready` while the storage answers reads, with how searches rank in `retrieval` (chosen at start: `hybrid` with the embedding model found or configured, else `lexical`) and the state of writes in `writes`: `ok`, or `storage_full` after a write failed for a full disk, until a write succeeds again at least 2 s after the failure (a small write may fit where the next will not), at most a minute. 503 `unavailable` when the storage does not answer within 2 s.
          */
         get: operations["ready"];
         put?: never;
@@ -959,7 +959,7 @@ export interface paths {
         put?: never;
         /**
          * Hybrid search across kinds
-         * @description Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence. Conversation messages gain from the messages next to them (most, the answer after a matching question) and from their conversation's best matches; dates a query names ("on 1 February, 2023", "in May", "last week") lift the records written then. Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, and by vector once its embedding is made (`pending_embeddings`).
+         * @description Ranks the records in scope by BM25 and vector similarity fused (reciprocal rank fusion), then by recency and the kind's confidence; `retrieval` says whether it ranked by words only (`lexical`: no embedding model) or by meaning and by words (`hybrid`). A result's `score` is its relevance, 0-1, not its position: `threshold` drops those below it. A query with no word left to search ("what do you know about me?") in a user's or an agent's scope answers the scope's memories, most important first, each with `match` `scope`. Conversation messages gain from the messages next to them (most, the answer after a matching question) and from their conversation's best matches; dates a query names ("on 1 February, 2023", "in May", "last week") lift the records written then (relative ones from `reference_date`). Every scope field that is set narrows the search to records with exactly that value; `kinds` and `tags` narrow it further; filters apply before ranking. A query is text, never query syntax. A record is found lexically as soon as it is written, and by vector once its embedding is made (`pending_embeddings`).
          *
          *     Needs the viewer role.
          */
@@ -1601,7 +1601,7 @@ export interface components {
             /** @constant */
             success: false;
         };
-        /** @description How a search result's score was made. */
+        /** @description How a search result's score and rank were made. */
         Explanation: {
             /** @description The kind's confidence or relevance on 0-1; absent for kinds without one. */
             confidence?: number;
@@ -1611,11 +1611,15 @@ export interface components {
             date?: number;
             /** @description The weighted reciprocal rank fusion of the signals, 0-1 (1: first in every signal). */
             fused: number;
+            /** @description In hybrid mode, the cosine similarity of the record's embedding to the query's, at least 0. */
+            meaning?: number;
             /** @description The position diversity re-ranking gave, when it ran. */
             mmr_rank?: number;
+            /** @description What the results are ordered by: `fused` times the blend of `recency` and `confidence`, and times 1 plus a weight times `date`. */
+            rank?: number;
             /** @description 0.5^(age/half-life) of the record's last update, 0-1. */
             recency: number;
-            /** @description The final score. */
+            /** @description The result's score, its relevance: the greater of `words` and `meaning`, 0-1. */
             score: number;
             /** @description Its conversation's share of its lexical score: the strength of the conversation's best matches, weighted. */
             session?: number;
@@ -1623,6 +1627,8 @@ export interface components {
             signals: {
                 [key: string]: components["schemas"]["SignalScore"];
             };
+            /** @description The share of the query's words, each weighted by its IDF in the scope searched, that the record holds, 0-1 (a word naming the record's speaker or user counts as held, and the words of a period the query names as far as the record was written in it); or, when more, what a matching message next to it in its conversation lends it (0.3 of its share, 0.9 from a question to its answer). 1 for a query with no word left to search. */
+            words?: number;
         };
         /** @description A long-term fact, about a user or global. A fact with a `key` supersedes the one of its key that was true at its `valid_at`, which is kept as history. */
         Fact: {
@@ -1863,7 +1869,14 @@ export interface components {
         };
         PassageResult: components["schemas"]["Passage"] & {
             explain?: components["schemas"]["Explanation"];
-            /** @description Relevance; higher is better. */
+            /**
+             * @description `scope` when the query had no word left to search (only question words, pronouns and the like: "what do you know about me?") and the search answered the scope's memories, most important first (score 1).
+             * @enum {string}
+             */
+            match?: "scope";
+            /** @description The record's metadata; {} when it has none. */
+            metadata: components["schemas"]["Metadata"];
+            /** @description The result's relevance to the query, 0-1, the same whatever the query and the scope (1: an exact, complete match): the share of the query's words (weighted by their IDF) the record holds, or in hybrid mode its similarity to the query when more (see `explain`). Results are ordered by rank, which also weighs recency, confidence and conversational context, so a score may be below the next result's; `threshold` drops those below it. */
             score: number;
         };
         /** @description A user's preference with its confidence. */
@@ -1913,6 +1926,16 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description How the search ranked: a search is lexical when no embedding model is configured, or when the model did not answer for this query. */
+        Retrieval: {
+            /**
+             * @description `lexical`: by words only (BM25 over stemmed words); `hybrid`: by meaning and by words, with the embedding model `model`.
+             * @enum {string}
+             */
+            mode: "lexical" | "hybrid";
+            /** @description The embedding model; null when lexical. */
+            model: string | null;
+        };
         /** @description Something of a user's memory that waits for a person: a disputed fact (`kind` fact, `reason` disputed, the fact's fields; resolve with POST /v1/facts/{id}/resolve) or a preference flagged for removal (`kind` preference, `reason` flagged_for_removal, the preference's fields; resolve with POST /v1/users/{user_id}/preferences/{type}/resolve). */
         ReviewItem: (components["schemas"]["Fact"] & {
             /** @constant */
@@ -1938,12 +1961,26 @@ export interface components {
         };
         ScoredEpisode: components["schemas"]["Episode"] & {
             explain?: components["schemas"]["Explanation"];
-            /** @description Similarity; higher is better. */
+            /**
+             * @description `scope` when the query had no word left to search (only question words, pronouns and the like: "what do you know about me?") and the search answered the scope's memories, most important first (score 1).
+             * @enum {string}
+             */
+            match?: "scope";
+            /** @description The record's metadata; {} when it has none. */
+            metadata: components["schemas"]["Metadata"];
+            /** @description The result's relevance to the query, 0-1, the same whatever the query and the scope (1: an exact, complete match): the share of the query's words (weighted by their IDF) the record holds, or in hybrid mode its similarity to the query when more (see `explain`). Results are ordered by rank, which also weighs recency, confidence and conversational context, so a score may be below the next result's; `threshold` drops those below it. */
             score: number;
         };
         ScoredFact: components["schemas"]["Fact"] & {
             explain?: components["schemas"]["Explanation"];
-            /** @description Relevance to the query; higher is better. */
+            /**
+             * @description `scope` when the query had no word left to search (only question words, pronouns and the like: "what do you know about me?") and the search answered the scope's memories, most important first (score 1).
+             * @enum {string}
+             */
+            match?: "scope";
+            /** @description The record's metadata; {} when it has none. */
+            metadata: components["schemas"]["Metadata"];
+            /** @description The result's relevance to the query, 0-1, the same whatever the query and the scope (1: an exact, complete match): the share of the query's words (weighted by their IDF) the record holds, or in hybrid mode its similarity to the query when more (see `explain`). Results are ordered by rank, which also weighs recency, confidence and conversational context, so a score may be below the next result's; `threshold` drops those below it. */
             score: number;
         };
         /** @description A record found by a search across kinds. */
@@ -1957,13 +1994,20 @@ export interface components {
             /** @description The record's key, for kinds that have one. */
             key?: string;
             kind: components["schemas"]["Kind"];
+            /**
+             * @description `scope` when the query had no word left to search (only question words, pronouns and the like: "what do you know about me?") and the search answered the scope's memories, most important first (score 1).
+             * @enum {string}
+             */
+            match?: "scope";
+            /** @description The record's metadata; {} when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             scope: {
                 agent_id?: string;
                 session_id?: string;
                 task_id?: string;
                 user_id?: string;
             };
-            /** @description Higher is better. */
+            /** @description The result's relevance to the query, 0-1, the same whatever the query and the scope (1: an exact, complete match): the share of the query's words (weighted by their IDF) the record holds, or in hybrid mode its similarity to the query when more (see `explain`). Results are ordered by rank, which also weighs recency, confidence and conversational context, so a score may be below the next result's; `threshold` drops those below it. */
             score: number;
             tags?: string[];
             /** Format: date-time */
@@ -2392,6 +2436,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Success"] & {
+                        retrieval?: components["schemas"]["Retrieval"];
                         /** @constant */
                         status: "ready";
                         /**
@@ -3082,6 +3127,7 @@ export interface operations {
                         pending_embeddings: number;
                         /** @description Best first. */
                         results: components["schemas"]["PassageResult"][];
+                        retrieval: components["schemas"]["Retrieval"];
                     };
                 };
             };
@@ -3425,6 +3471,7 @@ export interface operations {
                         pending_embeddings: number;
                         /** @description Best first. */
                         results: components["schemas"]["ScoredEpisode"][];
+                        retrieval: components["schemas"]["Retrieval"];
                     };
                 };
             };
@@ -3688,6 +3735,7 @@ export interface operations {
                         pending_embeddings: number;
                         /** @description Best first. */
                         results: components["schemas"]["ScoredFact"][];
+                        retrieval: components["schemas"]["Retrieval"];
                     };
                 };
             };
@@ -4461,10 +4509,17 @@ export interface operations {
                     limit?: number;
                     /** @description The query text; at most 4096 bytes. */
                     query: string;
+                    /** @description The moment the question is asked, RFC 3339 or a date (its midnight UTC): relative times in the query ("10 days ago", "last weekend", "a couple of months back") are read from it, and recency is measured from it. Default now. */
+                    reference_date?: string;
                     /** @description Only this session's records. */
                     session_id?: string;
                     /** @description Only records carrying every one of these tags. */
                     tags?: string[];
+                    /**
+                     * @description Only results whose score (their relevance, 0-1) is at least this; the best `limit` of those are answered.
+                     * @default 0
+                     */
+                    threshold?: number;
                     /** @description Only this user's records. */
                     user_id?: string;
                 };
@@ -4484,6 +4539,7 @@ export interface operations {
                         pending_embeddings: number;
                         /** @description Best first. */
                         results: components["schemas"]["SearchResult"][];
+                        retrieval: components["schemas"]["Retrieval"];
                     };
                 };
             };
