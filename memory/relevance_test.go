@@ -203,7 +203,6 @@ func TestSearchQueryErrors(t *testing.T) {
 	}
 }
 
-
 // TestSearchWordlessQuery: a query with no word left to search ("What
 // do you know about me?") in a user's or an agent's scope answers the
 // scope's memories, most important first (the more confident, then the
