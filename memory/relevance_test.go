@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/memory"
 )
@@ -300,4 +301,25 @@ func TestSearchResultsCarryMetadata(t *testing.T) {
 			t.Errorf("passage search: %+v %v", ps, err)
 		}
 	})
+}
+
+// TestHashVectorsAreLexical: the built-in hash embedder's vectors find
+// shared words, not meaning: a search with them says lexical, and its
+// scores are the words' alone.
+func TestHashVectorsAreLexical(t *testing.T) {
+	ctx := context.Background()
+	svc := memory.New(testdb.OpenSQLite(t), memory.WithEmbedder(embed.NewHash(64)))
+	addMemory(t, svc, loci.MemoryInput{Content: "Alex paints watercolours", UserID: "alex"})
+	if _, err := svc.Reindex(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res := mustSearch(t, svc, loci.SearchQuery{Query: "painting lessons", UserID: "alex", Explain: true})
+	if res.Retrieval.Mode != loci.RetrievalLexical || svc.Retrieval().Mode != loci.RetrievalLexical {
+		t.Errorf("retrieval %+v (service %+v), want lexical", res.Retrieval, svc.Retrieval())
+	}
+	for _, r := range res.Results {
+		if r.Explain.Meaning != nil || r.Score != r.Explain.Words {
+			t.Errorf("%q: score %v, explain %+v: want the words' share alone", r.Content, r.Score, r.Explain)
+		}
+	}
 }

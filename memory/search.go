@@ -490,7 +490,10 @@ func (s *Service) relevance(res *index.Result, ranked []retrieval.Result, links 
 		cover[id] = retrieval.Coverage(weights, covered)
 	}
 	lent := retrieval.Lent(cover, lenders, questions, retrieval.ConverseParams{Context: p.ContextWeight, Answer: p.AnswerWeight})
-	sims := res.Similarities(ids[:len(ranked)])
+	var sims map[string]float64 // nil in lexical mode (hash vectors find words, not meaning)
+	if s.semantic() {
+		sims = res.Similarities(ids[:len(ranked)])
+	}
 	for _, r := range ranked {
 		rel := relevanceOf{words: max(cover[r.ID], lent[r.ID])}
 		if sims != nil {
