@@ -22,7 +22,7 @@ func testEvents(t *testing.T, open Opener) {
 	event := func(id, ws, user string, runAt time.Time) *loci.QueuedEvent {
 		return &loci.QueuedEvent{ID: id, Workspace: ws, Status: loci.EventPending,
 			Request: json.RawMessage(`{"messages":[{"role":"user","content":"I love hiking"}],"user_id":"` + user + `"}`),
-			KeyID: "k1", Role: loci.RoleCreator, KeyAgentID: "a1", Via: "rest", UserID: user, AgentID: "a1",
+			KeyID:   "k1", Role: loci.RoleCreator, KeyAgentID: "a1", Via: "rest", UserID: user, AgentID: "a1",
 			RunAt: runAt, CreatedAt: base, UpdatedAt: base}
 	}
 	e1 := event("ev1", loci.DefaultWorkspace, "u1", base.Add(2*time.Second))
@@ -144,7 +144,10 @@ func testEvents(t *testing.T, open Opener) {
 			t.Errorf("pending events = %d, want 2 (ev2, and ev3 of another workspace)", n)
 		}
 		// A finished event is not claimed again.
-		MustUpdate(t, s, func(tx loci.Tx) (err error) { ok, err = tx.ClaimEvent(ctx, got, now.Add(time.Hour), now.Add(2*time.Hour)); return err })
+		MustUpdate(t, s, func(tx loci.Tx) (err error) {
+			ok, err = tx.ClaimEvent(ctx, got, now.Add(time.Hour), now.Add(2*time.Hour))
+			return err
+		})
 		if ok {
 			t.Errorf("a finished event was claimed")
 		}
@@ -159,7 +162,10 @@ func testEvents(t *testing.T, open Opener) {
 		if n != 1 {
 			t.Errorf("deleted %d finished events, want 1 (ev1; pending ones stay)", n)
 		}
-		MustUpdate(t, s, func(tx loci.Tx) (err error) { n, err = tx.DeleteEvents(ctx, loci.DefaultWorkspace, "u2", time.Time{}); return err })
+		MustUpdate(t, s, func(tx loci.Tx) (err error) {
+			n, err = tx.DeleteEvents(ctx, loci.DefaultWorkspace, "u2", time.Time{})
+			return err
+		})
 		if n != 1 {
 			t.Errorf("deleted %d events of user u2, want 1", n)
 		}
