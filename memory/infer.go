@@ -213,12 +213,14 @@ func aboutOf(in loci.MessagesInput, about string) (string, error) {
 }
 
 // scopeFilter selects the current memories (facts true now, unexpired)
-// of the scope a memory about whom is written in.
+// of the user and agent a memory about whom is written for, whatever
+// their session: what a user says in one conversation updates what they
+// said in another ("I hate hiking now" updates "Loves hiking").
 func (s *Service) scopeFilter(ctx context.Context, in loci.MessagesInput, about string) loci.RecordFilter {
 	mi := memoryOf(in, "", about)
 	now := s.now()
 	return loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact},
-		UserID: &mi.UserID, AgentID: &mi.AgentID, SessionID: &mi.SessionID, AsOf: now, LiveAt: now}
+		UserID: &mi.UserID, AgentID: &mi.AgentID, AsOf: now, LiveAt: now}
 }
 
 // similarHeld finds, for each proposal, the scope's most similar current
