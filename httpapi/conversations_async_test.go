@@ -137,3 +137,27 @@ func TestMessagesAsyncRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagesAsyncUserDeleted: deleting a user deletes the adds queued
+// for them, which hold what they said: none writes it back.
+func TestMessagesAsyncUserDeleted(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		a := newConvAPI(t, open(t), memory.WithEventQueue(memory.EventParams{Poll: 10 * time.Millisecond}))
+		_, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "My phone number is 555-0100"}], "user_id": "alex", "async": true}`)
+		id, _ := out["event_id"].(string)
+		_, kept, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I love tea"}], "user_id": "bo", "async": true}`)
+		if st, out, _ := a.call(t, "DELETE", "/v1/users/alex", ""); st != 200 {
+			t.Fatalf("delete user: %d %v", st, out)
+		}
+		if st, out, _ := a.call(t, "GET", "/v1/events/"+id, ""); st != 404 {
+			t.Errorf("the deleted user's event: %d %v, want 404", st, out)
+		}
+		defer a.svc.StartEvents(context.Background())()
+		if ev := a.waitEvent(t, kept["event_id"].(string)); ev["status"] != "SUCCEEDED" {
+			t.Errorf("another user's event: %v", ev)
+		}
+		if got := a.memories(t, "alex"); len(got) != 0 {
+			t.Errorf("the deleted user's memories = %v, want none", got)
+		}
+	})
+}

@@ -1,13 +1,20 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/memory"
 )
@@ -220,4 +227,63 @@ func TestMessagesModelFails(t *testing.T) {
 		}
 		_ = http.StatusOK
 	})
+}
+
+// BenchmarkHTTPAddMessages measures POST /v1/memories with messages (a user
+// message and the assistant's reply), one client, on a SQLite file:
+// Rule without a chat model; Model with a chat model on a local HTTP server
+// that answers at once (the extraction, then the decision against the
+// memory held: an UPDATE, so the scope keeps one memory). model-ms/op is
+// the time loci's chat client waited for the model's answers, other-ms/op
+// the rest of the add (the search for similar memories, the writes, the
+// add's own round trip):
+//
+//	go test -run '^$' -bench AddMessages -benchtime 300x ./httpapi/
+func BenchmarkHTTPAddMessages(b *testing.B) {
+	body := `{"messages": [{"role": "user", "content": "I love hiking in the Alps"}, {"role": "assistant", "content": "Lovely!"}], "user_id": "alex"%s}`
+	b.Run("Rule", func(b *testing.B) {
+		srv := httptest.NewServer(httpapi.NewServer(memory.New(testdb.OpenSQLite(b)), slog.New(slog.NewTextHandler(io.Discard, nil))))
+		b.Cleanup(srv.Close)
+		for i := 0; b.Loop(); i++ {
+			benchDo(b, srv.Client(), "POST", srv.URL+"/v1/memories", fmt.Sprintf(body, fmt.Sprintf(`, "metadata": {"n": %d}, "infer": false`, i)), 201)
+		}
+	})
+	b.Run("Model", func(b *testing.B) {
+		chat := newChatServer(b)
+		n := 0
+		chat.respond = func(system string) chatReply {
+			if strings.Contains(system, "keep a memory up to date") {
+				n++
+				return reply(fmt.Sprintf(`{"memory": [{"event": "UPDATE", "id": "0", "text": "Loves hiking in the Alps, time %d"}]}`, n))
+			}
+			return reply(`{"memories": [{"text": "Loves hiking in the Alps"}]}`)
+		}
+		waited := &atomic.Int64{}
+		model := timedModel{ChatModel: chatModel(b, chat.URL, time.Minute), waited: waited}
+		srv := httptest.NewServer(httpapi.NewServer(memory.New(testdb.OpenSQLite(b), memory.WithChatModel(model, time.Minute)),
+			slog.New(slog.NewTextHandler(io.Discard, nil))))
+		b.Cleanup(srv.Close)
+		benchDo(b, srv.Client(), "POST", srv.URL+"/v1/memories", fmt.Sprintf(body, `, "infer": false`), 201) // the memory held
+		waited.Store(0)
+		for b.Loop() {
+			benchDo(b, srv.Client(), "POST", srv.URL+"/v1/memories", fmt.Sprintf(body, ""), 201)
+		}
+		total := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / 1e6
+		asked := float64(waited.Load()) / float64(b.N) / 1e6
+		b.ReportMetric(asked, "model-ms/op")
+		b.ReportMetric(total-asked, "other-ms/op")
+	})
+}
+
+// timedModel is loci's chat model client, timed: it adds the time each
+// answer took to waited.
+type timedModel struct {
+	loci.ChatModel
+	waited *atomic.Int64
+}
+
+func (m timedModel) Chat(ctx context.Context, msgs []loci.ChatMessage) (string, error) {
+	start := time.Now()
+	defer func() { m.waited.Add(int64(time.Since(start))) }()
+	return m.ChatModel.Chat(ctx, msgs)
 }

@@ -32,6 +32,8 @@ type chatServer struct {
 	mu      sync.Mutex
 	replies []chatReply
 	asked   []string // each request's last message (the conversation, or the memories and facts)
+	// respond answers when no reply is scripted (nil: 500).
+	respond func(system string) chatReply
 }
 
 // chatReply is one scripted answer: the message's content, or a status
@@ -43,7 +45,7 @@ type chatReply struct {
 	delay   time.Duration
 }
 
-func newChatServer(t *testing.T) *chatServer {
+func newChatServer(t testing.TB) *chatServer {
 	t.Helper()
 	c := &chatServer{}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +58,8 @@ func newChatServer(t *testing.T) *chatServer {
 			Messages       []loci.ChatMessage `json:"messages"`
 			ResponseFormat map[string]string  `json:"response_format"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "scripted" || len(req.Messages) == 0 ||
+		raw, _ := io.ReadAll(r.Body) // read to its end, the server notices when the client goes
+		if err := json.Unmarshal(raw, &req); err != nil || req.Model != "scripted" || len(req.Messages) == 0 ||
 			req.ResponseFormat["type"] != "json_object" {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
@@ -66,6 +69,8 @@ func newChatServer(t *testing.T) *chatServer {
 		var rep chatReply
 		if len(c.replies) > 0 {
 			rep, c.replies = c.replies[0], c.replies[1:]
+		} else if c.respond != nil {
+			rep = c.respond(req.Messages[0].Content)
 		} else {
 			rep = chatReply{status: http.StatusInternalServerError, raw: `{"error": "no reply scripted"}`}
 		}
