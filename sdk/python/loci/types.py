@@ -532,7 +532,7 @@ class MessagesResult(_MessagesResultRequired, total=False):
     session: Dict[str, Any]
 
 
-Metadata = Dict[str, Union[str, float, bool, List[Any]]]
+Metadata = Dict[str, Any]
 
 
 class Note(TypedDict):
