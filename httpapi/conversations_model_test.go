@@ -154,7 +154,8 @@ func TestMessagesModelFails(t *testing.T) {
 		chat := newChatServer(t)
 		down := newChatServer(t)
 		down.Close() // nothing listens there any more
-		timeout := 300 * time.Millisecond
+		// Long enough for a loaded machine; the slow replies wait longer.
+		timeout := 1500 * time.Millisecond
 		up := newConvAPI(t, open(t), memory.WithChatModel(chatModel(t, chat.URL, time.Minute), timeout))
 		off := newConvAPI(t, open(t), memory.WithChatModel(chatModel(t, down.URL, time.Minute), timeout))
 		// A memory held, for the decision to name.
