@@ -34,6 +34,10 @@ type Service struct {
 	// query again after it failed (see embedQuery); 0: now.
 	queryEmbedDown atomic.Int64
 
+	// conv reads conversations: the chat model and the queue of adds
+	// run in the background (conversations.go).
+	conv conversations
+
 	// auditOn: every operation writes its audit entry (on by default);
 	// auditQ holds those written in batches.
 	auditOn bool

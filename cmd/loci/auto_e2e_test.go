@@ -25,7 +25,7 @@ type autoSearchAnswer struct {
 	} `json:"results"`
 }
 
-func postJSON(t *testing.T, c *http.Client, url, body string, out any) int {
+func postAnswer(t *testing.T, c *http.Client, url, body string, out any) int {
 	t.Helper()
 	resp, err := c.Post(url, "application/json", strings.NewReader(body))
 	if err != nil {
@@ -83,24 +83,24 @@ func TestE2EEmbedderAuto(t *testing.T) {
 		t.Fatalf("readyz: %d %+v, want hybrid with nomic-embed-text-v1", st, ready)
 	}
 	for _, content := range []string{"Roasted chicken with rosemary", "Learning a new song on the guitar"} {
-		if st := postJSON(t, c, s.url+"/v1/memories", `{"content": "`+content+`", "user_id": "u"}`, nil); st != 201 {
+		if st := postAnswer(t, c, s.url+"/v1/memories", `{"content": "`+content+`", "user_id": "u"}`, nil); st != 201 {
 			t.Fatalf("add: %d", st)
 		}
 	}
 	const dinner = `{"query": "what is for dinner", "user_id": "u"}`
 	waitFor(t, "the memories are embedded and found by meaning", func() bool {
 		var a autoSearchAnswer
-		postJSON(t, c, s.url+"/v1/search", dinner, &a)
+		postAnswer(t, c, s.url+"/v1/search", dinner, &a)
 		return a.PendingEmbeddings == 0 && a.Retrieval.Mode == "hybrid" && len(a.Results) > 0 && a.Results[0].Content == "Roasted chicken with rosemary"
 	})
 
 	// The server stops answering: writes go on, searches are lexical.
 	m1.failEmbd.Store(true)
-	if st := postJSON(t, c, s.url+"/v1/memories", `{"content": "Booked a flight to Paris", "user_id": "u"}`, nil); st != 201 {
+	if st := postAnswer(t, c, s.url+"/v1/memories", `{"content": "Booked a flight to Paris", "user_id": "u"}`, nil); st != 201 {
 		t.Fatalf("add while the model server fails: %d", st)
 	}
 	var a autoSearchAnswer
-	postJSON(t, c, s.url+"/v1/search", `{"query": "flight to Paris", "user_id": "u"}`, &a)
+	postAnswer(t, c, s.url+"/v1/search", `{"query": "flight to Paris", "user_id": "u"}`, &a)
 	if a.Retrieval.Mode != "lexical" || a.Retrieval.Model != nil || len(a.Results) != 1 || a.PendingEmbeddings != 1 {
 		t.Fatalf("while the model server fails: %+v, want the flight found by its words, lexical, one pending", a)
 	}
@@ -121,14 +121,14 @@ func TestE2EEmbedderAuto(t *testing.T) {
 	m2.refuse.Store(&onlyQueries)
 	s = startServer(t, []string{"LOCI_EMBEDDER=", "LOCI_EMBED_PROBE=openai=" + m2.URL}, "--db", db)
 	a = autoSearchAnswer{}
-	postJSON(t, c, s.url+"/v1/search", dinner, &a)
+	postAnswer(t, c, s.url+"/v1/search", dinner, &a)
 	if a.Retrieval.Mode != "hybrid" || *a.Retrieval.Model != "nomic-embed-text-v2" || a.PendingEmbeddings != 3 || len(a.Results) != 0 {
 		t.Fatalf("after the model change: %+v, want hybrid by v2, the 3 memories pending, none found by v1's vectors", a)
 	}
 	m2.refuse.Store(nil)
 	waitFor(t, "the memories are embedded by the new model", func() bool {
 		var a autoSearchAnswer
-		postJSON(t, c, s.url+"/v1/search", dinner, &a)
+		postAnswer(t, c, s.url+"/v1/search", dinner, &a)
 		return a.PendingEmbeddings == 0 && len(a.Results) > 0 && a.Results[0].Content == "Roasted chicken with rosemary"
 	})
 }
@@ -160,7 +160,7 @@ func TestE2EEmbedderLexical(t *testing.T) {
 				t.Errorf("readyz: %+v", ready)
 			}
 			var a autoSearchAnswer
-			postJSON(t, c, s.url+"/v1/search", `{"query": "anything", "user_id": "u"}`, &a)
+			postAnswer(t, c, s.url+"/v1/search", `{"query": "anything", "user_id": "u"}`, &a)
 			if a.Retrieval.Mode != "lexical" {
 				t.Errorf("search: %+v", a)
 			}
