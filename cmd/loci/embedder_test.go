@@ -21,7 +21,8 @@ import (
 func TestEmbedderAuto(t *testing.T) {
 	resolve := func(t *testing.T, e EmbedderConfig) (EmbedderConfig, string) {
 		t.Helper()
-		c := Config{Embedder: e, DBTimeout: defaultDBTimeout}
+		c := configFromEnv(envOf(nil))
+		c.Embedder.Kind, c.Embedder.Probe, c.Embedder.HashVectors = e.Kind, e.Probe, e.HashVectors
 		if err := c.Validate(); err != nil {
 			t.Fatal(err)
 		}
