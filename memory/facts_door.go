@@ -32,7 +32,7 @@ func (factDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 	f := loci.RecordFilter{Workspace: w.ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &in.UserID, AsOf: w.now}
 	if in.Key != "" {
 		f.Key = &in.Key // a slot is per user, whichever agent
-		if err := w.tx.Lock(ctx, factSlotLock(w.ws, in.UserID, in.Key)); err != nil {
+		if err := w.lock(ctx, factSlotLock(w.ws, in.UserID, in.Key)); err != nil {
 			return nil, err
 		}
 	} else {
@@ -84,7 +84,7 @@ func (factDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 	if !rec.InvalidAt.IsZero() {
 		return nil, loci.Errorf(loci.ECONFLICT, "fact %s is a past version of its key %q: edit the current one", rec.ID, rec.Key)
 	}
-	if err := w.tx.Lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
+	if err := w.lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
 		return nil, err
 	}
 	nv := &loci.Record{
@@ -102,11 +102,11 @@ func (factDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 }
 
 func (factDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
-	if err := w.tx.Lock(ctx, lockName(w.ws, "fact", rec.ID)); err != nil {
+	if err := w.lock(ctx, recordLock(w.ws, rec.ID)); err != nil {
 		return err
 	}
 	if rec.Key != "" {
-		if err := w.tx.Lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
+		if err := w.lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
 			return err
 		}
 	}

@@ -104,6 +104,9 @@ func (w *memWrite) add(ctx context.Context, in loci.MemoryInput) (*loci.MemoryEv
 		return nil, err
 	}
 	door, _ := doorOf(mi.Kind)
+	// What the add touches is in its scope (a batch's adds may be of
+	// several users).
+	w.a.touchIn(loci.Scope{AgentID: in.AgentID, UserID: in.UserID, SessionID: in.SessionID})
 	ev, err := door.add(ctx, w, mi)
 	if err != nil {
 		return nil, err
@@ -157,7 +160,7 @@ func (s *Service) GetMemory(ctx context.Context, id string) (_ *loci.UserMemory,
 			return err
 		}
 		a.e.Kind = rec.Kind
-		a.touch(rec.ID)
+		a.touchRecord(rec)
 		out = userMemoryOf(rec)
 		return nil
 	})
@@ -211,14 +214,14 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 			return nil, err
 		}
 	}
-	if err := w.tx.Lock(ctx, lockName(w.ws, "memory", id)); err != nil {
+	if err := w.lock(ctx, recordLock(w.ws, id)); err != nil {
 		return nil, err
 	}
 	rec, err := w.get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	w.a.touch(rec.ID)
+	w.a.touchRecord(rec)
 	door, err := doorOf(rec.Kind)
 	if err != nil {
 		return nil, err
@@ -290,14 +293,14 @@ func (w *memWrite) delete(ctx context.Context, id string) (loci.Kind, error) {
 	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
 		return "", err
 	}
-	if err := w.tx.Lock(ctx, lockName(w.ws, "memory", id)); err != nil {
+	if err := w.lock(ctx, recordLock(w.ws, id)); err != nil {
 		return "", err
 	}
 	rec, err := w.get(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	w.a.touch(rec.ID)
+	w.a.touchRecord(rec)
 	door, err := doorOf(rec.Kind)
 	if err != nil {
 		return "", err
@@ -330,6 +333,7 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 			return err
 		}
 		a.e.Kind = rec.Kind
+		a.touchIn(rec.Scope)
 		recs := []*loci.Record{rec}
 		if rules, ok := rulesOf(rec.Kind); ok {
 			if f, ok := rules.historyOf(rec); ok {
@@ -350,8 +354,15 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 				out = append(out, loci.MemoryVersion{ID: r.ID, Version: v.Version, Content: v.Content, Metadata: v.Metadata, UpdatedAt: v.UpdatedAt})
 			}
 		}
-		// Newest first; the oldest of all was the memory's ADD.
-		sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+		// Newest first (a record's versions are timed in the order they
+		// commit; at one time, the higher version is the newer); the
+		// oldest of all was the memory's ADD.
+		sort.SliceStable(out, func(i, j int) bool {
+			if !out[i].UpdatedAt.Equal(out[j].UpdatedAt) {
+				return out[i].UpdatedAt.After(out[j].UpdatedAt)
+			}
+			return out[i].Version > out[j].Version
+		})
 		for i := range out {
 			out[i].Event = loci.EventUpdate
 		}

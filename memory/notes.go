@@ -111,8 +111,8 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 	}
 	res := &loci.RememberResult{Key: key}
 	err = a.update(func(tx loci.Tx) error {
-		now := s.now()
-		rec, ev, err := s.writeNote(ctx, tx, a, agentID, key, value, text, now)
+		w := &memWrite{s: s, tx: tx, a: a, ws: loci.WorkspaceFrom(ctx), now: s.now()}
+		rec, ev, err := w.writeNote(ctx, agentID, key, value, text)
 		if err != nil {
 			return err
 		}
@@ -135,12 +135,13 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 // the note's record and what it did: ADD, UPDATE, or NOOP when the note
 // already says text (case and spacing aside). Creating needs the caller's
 // role (creator); changing an existing note needs editor. An expired note
-// of the key is replaced as if absent.
-func (s *Service) writeNote(ctx context.Context, tx loci.Tx, a *audited, agentID, key string, value json.RawMessage, text string, now time.Time) (*loci.Record, string, error) {
-	ws := loci.WorkspaceFrom(ctx)
-	if err := tx.Lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
+// of the key is replaced as if absent. It is timed under the note's lock.
+func (w *memWrite) writeNote(ctx context.Context, agentID, key string, value json.RawMessage, text string) (*loci.Record, string, error) {
+	s, tx, a, ws := w.s, w.tx, w.a, w.ws
+	if err := w.lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
 		return nil, "", err
 	}
+	now := w.now
 	data, err := json.Marshal(noteData{Value: value})
 	if err != nil {
 		return nil, "", fmt.Errorf("encode note: %w", err)

@@ -32,7 +32,7 @@ func (noteDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 	if err != nil {
 		return nil, err
 	}
-	rec, ev, err := w.s.writeNote(ctx, w.tx, w.a, in.AgentID, in.Key, value, text, w.now)
+	rec, ev, err := w.writeNote(ctx, in.AgentID, in.Key, value, text)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (noteDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 	if err != nil {
 		return nil, err
 	}
-	next, ev, err := w.s.writeNote(ctx, w.tx, w.a, rec.AgentID, rec.Key, value, text, w.now)
+	next, ev, err := w.writeNote(ctx, rec.AgentID, rec.Key, value, text)
 	if err != nil {
 		return nil, err
 	}
