@@ -355,14 +355,10 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 			}
 		}
 		// Newest first (a record's versions are timed in the order they
-		// commit; at one time, the higher version is the newer); the
-		// oldest of all was the memory's ADD.
-		sort.SliceStable(out, func(i, j int) bool {
-			if !out[i].UpdatedAt.Equal(out[j].UpdatedAt) {
-				return out[i].UpdatedAt.After(out[j].UpdatedAt)
-			}
-			return out[i].Version > out[j].Version
-		})
+		// commit, under its lock; at one time, the order read: a record's
+		// current value, then its versions newest first); the oldest of
+		// all was the memory's ADD.
+		sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 		for i := range out {
 			out[i].Event = loci.EventUpdate
 		}
