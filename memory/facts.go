@@ -90,11 +90,23 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 		// same scope and key, is the fact already stored: nothing is
 		// written (API.md v1.2). A fact placed in the past (valid_at) is
 		// history being filled in, never a repeat.
+		// One that brings keywords the fact lacks adds them, keeping the
+		// fact's value as a version.
 		if in.ValidAt.IsZero() {
-			if old, err := w.sameFact(ctx, in); err != nil || old != nil {
-				if old != nil {
-					fact, err = factOf(old, w.now)
+			old, err := w.sameFact(ctx, in)
+			if err != nil {
+				return err
+			} else if old != nil {
+				ev, err := w.repeatOf(ctx, old, repeat{tags: keywords, maxTags: loci.MaxFactKeywords, search: factSearchText})
+				if err != nil {
+					return err
 				}
+				if ev.Event == loci.EventUpdate {
+					if old, err = tx.GetRecord(ctx, ws, ev.ID); err != nil {
+						return err
+					}
+				}
+				fact, err = factOf(old, w.now)
 				return err
 			}
 		}
@@ -135,11 +147,11 @@ func (w *memWrite) sameFact(ctx context.Context, in loci.FactInput) (*loci.Recor
 		f.AgentID = &in.AgentID
 	}
 	same, err := w.sameContent(ctx, f, in.Key, in.Fact)
-	if err != nil || same.id == "" {
+	if err != nil || same == nil {
 		return nil, err
 	}
-	w.a.touch(same.id)
-	return w.tx.GetRecord(ctx, w.ws, same.id)
+	w.a.touch(same.ID)
+	return same, nil
 }
 
 // factFilter selects the facts q's user may see: the user's own (and

@@ -38,10 +38,11 @@ func (factDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 	} else {
 		f.AgentID, f.SessionID = &in.AgentID, &in.SessionID
 	}
+	// One that brings keywords or metadata it lacks updates them.
 	if old, err := w.sameContent(ctx, f, in.Key, in.Content); err != nil {
 		return nil, err
-	} else if old.id != "" {
-		return &loci.MemoryEvent{ID: old.id, Kind: loci.KindFact, Event: loci.EventNoop, Version: old.version}, nil
+	} else if old != nil {
+		return w.repeatOf(ctx, old, repeat{tags: keywords, metadata: in.metadata, maxTags: loci.MaxFactKeywords, search: factSearchText})
 	}
 	rec := &loci.Record{
 		ID: newID(), Workspace: w.ws, Kind: loci.KindFact,

@@ -37,7 +37,8 @@ func (noteDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 		return nil, err
 	}
 	if ev == loci.EventNoop {
-		return &loci.MemoryEvent{ID: rec.ID, Kind: loci.KindNote, Event: ev, Version: rec.Version}, nil
+		// The same value: metadata it brings that the note lacks is set.
+		return w.repeatOf(ctx, rec, repeat{metadata: in.metadata})
 	}
 	// The metadata and expiry of the add go with its value.
 	if len(in.metadata) > 0 || !in.expiresAt.IsZero() {
