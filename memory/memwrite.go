@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,11 +51,12 @@ func normContent(s string) string { return loci.NormalizeContent(s) }
 // it reads the few records that share it, whatever the scope's size; a
 // batch sees its own earlier writes, in its transaction.
 //
-// It first takes the lock of that content in f's kind and scope
+// It first takes the lock its content falls to in f's kind and scope
 // (repeatLock), held to the end of the transaction, so that two writes of
 // the same content at once take turns: the second reads the first's record
 // and is its repeat. On PostgreSQL that is one advisory lock (a statement,
-// no index and no row); on SQLite the one writer already serializes.
+// no index and no row; taken again in a transaction, it is held already);
+// on SQLite the one writer already serializes.
 func (w *memWrite) sameContent(ctx context.Context, f loci.RecordFilter, key, c string) (*loci.Record, error) {
 	h := loci.ContentHash(c)
 	if err := w.lock(ctx, repeatLock(f, key, h)); err != nil {
@@ -163,11 +165,19 @@ func mergeMetadata(old, add []byte) ([]byte, error) {
 	return loci.NormalizeMetadata(buf.Bytes())
 }
 
-// repeatLock names the lock of content hash h in the kind, scope and key
-// that f and key select. The scope is the user and agent f names (a field
-// f leaves open is "*"); the session is left out, so that the doors whose
-// repeat checks overlap (a fact of no key through POST /v1/facts, across
-// sessions, and through /v1/memories, in one) take the same lock.
+// repeatStripes is how many locks the repeat checks of one kind, scope and
+// key share out between them, by content hash: two writes of one content
+// always take the same, two of other contents seldom do, and a batch of a
+// thousand adds in one scope holds at most this many locks (PostgreSQL's
+// lock table is shared, and sized for about 64 per connection).
+const repeatStripes = 32
+
+// repeatLock names the lock of content hash h (hex) in the kind, scope and
+// key that f and key select: one of repeatStripes. The scope is the user
+// and agent f names (a field f leaves open is "*"); the session is left
+// out, so that the doors whose repeat checks overlap (a fact of no key
+// through POST /v1/facts, across sessions, and through /v1/memories, in
+// one) take the same lock.
 func repeatLock(f loci.RecordFilter, key, h string) string {
 	scope := func(p *string) string {
 		if p == nil {
@@ -179,7 +189,12 @@ func repeatLock(f loci.RecordFilter, key, h string) string {
 	for i, k := range f.Kinds {
 		kinds[i] = string(k)
 	}
-	return lockName(f.Workspace, "repeat", strings.Join(kinds, ","), scope(f.UserID), scope(f.AgentID), key, h)
+	stripe := uint64(0)
+	if len(h) >= 8 {
+		stripe, _ = strconv.ParseUint(h[:8], 16, 32)
+	}
+	return lockName(f.Workspace, "repeat", strings.Join(kinds, ","), scope(f.UserID), scope(f.AgentID), key,
+		strconv.FormatUint(stripe%repeatStripes, 10))
 }
 
 // lock takes the named lock to the end of the transaction and reads the
