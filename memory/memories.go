@@ -99,20 +99,7 @@ func (s *Service) AddMemory(ctx context.Context, in loci.MemoryInput) (_ *loci.M
 
 // add adds one memory in w's transaction.
 func (w *memWrite) add(ctx context.Context, in loci.MemoryInput) (*loci.MemoryEvent, error) {
-	mi, err := w.s.checkInput(in, w.now)
-	if err != nil {
-		return nil, err
-	}
-	door, _ := doorOf(mi.Kind)
-	// What the add touches is in its scope (a batch's adds may be of
-	// several users).
-	w.a.touchIn(loci.Scope{AgentID: in.AgentID, UserID: in.UserID, SessionID: in.SessionID})
-	ev, err := door.add(ctx, w, mi)
-	if err != nil {
-		return nil, err
-	}
-	w.a.touch(ev.ID)
-	return ev, nil
+	return w.addFrom(ctx, in, "")
 }
 
 // getMemory reads a memory that the context's key may reach: ENOTFOUND
