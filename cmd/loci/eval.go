@@ -28,8 +28,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fs := flag.NewFlagSet("eval "+sub, flag.ContinueOnError)
-	data := fs.String("data", "", "a LoCoMo-format JSON file (required)")
-	ks := fs.String("k", "1,3,5,10,20,50", "cut-offs, comma-separated")
+	dataHelp, defaultKs := "a LoCoMo-format JSON file (required)", "1,3,5,10,20,50"
+	if sub == "longmemeval" {
+		dataHelp, defaultKs = "a LongMemEval-format JSON file, or a directory of them (required)", "1,3,5,10"
+	}
+	data := fs.String("data", "", dataHelp)
+	ks := fs.String("k", defaultKs, "cut-offs, comma-separated")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	dump := fs.String("dump", "", "write each question's query, evidence and the ranks its evidence got to `FILE` (JSON lines)")
 	without := fs.String("without", "", "rank without these signals, comma-separated, to measure each one's share: "+strings.Join(evalSignals, ", "))
@@ -41,33 +45,17 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	} else if *data == "" {
 		return &usageError{msg: "--data is required", fs: fs}
 	}
-	cuts, err := parseKs(*ks)
+	maxK := loci.MaxSearchLimit
+	if sub == "longmemeval" {
+		maxK = lmeSearchLimit
+	}
+	cuts, err := parseKs(*ks, maxK)
 	if err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(*data)
-	if err != nil {
-		return loci.Errorf(loci.EINVALID, "read %s: %v", *data, err)
-	}
-	var convs []locomoSample
-	if err := json.Unmarshal(raw, &convs); err != nil {
-		return loci.Errorf(loci.EINVALID, "%s is not a LoCoMo JSON file: %v", *data, err)
-	}
-	cfg := loadConfig()
-	opts, err := cfg.memoryOptions(quietLogger())
+	opts, err := evalOptions(*without)
 	if err != nil {
 		return err
-	}
-	if *without != "" {
-		base := memory.DefaultRanking()
-		if cfg.VectorWeight != nil {
-			base.VectorWeight = *cfg.VectorWeight
-		}
-		p, err := rankingWithout(base, *without)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, memory.WithRanking(p))
 	}
 	var dw *bufio.Writer
 	var df *os.File
@@ -82,7 +70,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if dw != nil {
 		dumpTo = dw
 	}
-	rep, err := evalLocomo(ctx, convs, cuts, dumpTo, opts...)
+	var rep interface{ printTable(io.Writer, []int) }
+	if sub == "longmemeval" {
+		rep, err = evalLongMemEval(ctx, *data, cuts, dumpTo, opts...)
+	} else {
+		rep, err = evalLocomoFile(ctx, *data, cuts, dumpTo, opts...)
+	}
 	if err != nil {
 		return err
 	}
@@ -99,6 +92,42 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	rep.printTable(e.stdout, cuts)
 	return nil
+}
+
+// evalOptions returns the service options of an evaluation: the
+// configuration's, and the ranking without the signals named in without
+// (comma-separated; "" for none).
+func evalOptions(without string) ([]memory.Option, error) {
+	cfg := loadConfig()
+	opts, err := cfg.memoryOptions(quietLogger())
+	if err != nil {
+		return nil, err
+	}
+	if without != "" {
+		base := memory.DefaultRanking()
+		if cfg.VectorWeight != nil {
+			base.VectorWeight = *cfg.VectorWeight
+		}
+		p, err := rankingWithout(base, without)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, memory.WithRanking(p))
+	}
+	return opts, nil
+}
+
+// evalLocomoFile reads a LoCoMo file and evaluates it (evalLocomo).
+func evalLocomoFile(ctx context.Context, path string, cuts []int, dump io.Writer, opts ...memory.Option) (*evalReport, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "read %s: %v", path, err)
+	}
+	var convs []locomoSample
+	if err := json.Unmarshal(raw, &convs); err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "%s is not a LoCoMo JSON file: %v", path, err)
+	}
+	return evalLocomo(ctx, convs, cuts, dump, opts...)
 }
 
 // evalSignals are the ranking signals --without turns off.
@@ -136,12 +165,13 @@ func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams,
 	return p, nil
 }
 
-func parseKs(s string) ([]int, error) {
+// parseKs reads --k: cut-offs from 1 to most, comma-separated.
+func parseKs(s string, most int) ([]int, error) {
 	var out []int
 	for _, p := range strings.Split(s, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || k <= 0 || k > loci.MaxSearchLimit {
-			return nil, usagef("--k must be positive numbers up to %d, comma-separated", loci.MaxSearchLimit)
+		if err != nil || k <= 0 || k > most {
+			return nil, usagef("--k must be positive numbers up to %d, comma-separated", most)
 		}
 		out = append(out, k)
 	}

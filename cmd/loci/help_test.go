@@ -52,7 +52,7 @@ func TestSubcommandHelp(t *testing.T) {
 		"block":    {"list": {"-agent", "-json", "!-expected-version"}, "get": {"-agent", "!-limit"}, "set": {"-agent", "-expected-version", "-limit"}},
 		"passage":  {"add": {"-agent", "-tag", "!-offset"}, "list": {"-tag", "-limit", "-offset"}, "search": {"-tag", "-limit", "!-offset"}, "delete": {"-agent", "!-tag"}},
 		"keys":     {"create": {"-role", "-agent", "-workspace"}, "list": {"-all", "!-role"}, "revoke": {"-db", "!-role"}},
-		"eval":     {"locomo": {"-data", "-k", "-json", "-dump"}},
+		"eval":     {"locomo": {"-data", "-k", "-json", "-dump", "-without"}, "longmemeval": {"-data", "-k", "-json", "-dump", "-without"}},
 		"memories": {"add": {"-kind", "-key", "-metadata", "-ttl", "-tags", "!-filter"}, "list": {"-filter", "-kind", "-limit", "!-ttl"}, "update": {"-metadata", "-ttl", "-tags", "!-kind"}, "history": {"-json", "!-metadata"}},
 	} {
 		for _, args := range [][]string{{verb, "-h"}, {verb, "--help"}, {"help", verb}} {

@@ -79,7 +79,7 @@ func commands() []command {
 		{"export", "export [--user ID] > file.jsonl: the workspace as JSON Lines", runExport},
 		{"import", "import < file.jsonl: load an export", runImport},
 		{"search", "search QUERY [--agent ID] [--user ID] [--explain]: hybrid search", runSearch},
-		{"eval", "eval locomo --data FILE [--k 1,3,5,10,20,50] [--json] [--dump FILE]: retrieval recall on LoCoMo", runEval},
+		{"eval", "eval locomo|longmemeval --data PATH [--k …] [--json] [--dump FILE] [--without SIGNALS]: retrieval recall on LoCoMo or LongMemEval", runEval},
 		{"bench", "bench [--n 10000,100000] [--db postgres://…] [--json]: ingest and search performance", runBench},
 		{"reindex", "reindex [--hash-vectors]: embed every record whose embedding is not the current embedder's", runReindex},
 	}
@@ -168,7 +168,9 @@ var subcommands = map[string][]subcommand{
 		{"clear", "clear TASK [--agent ID] [--user ID] [--json]", "delete the task's entries"},
 	},
 	"eval": {
-		{"locomo", "locomo --data FILE [--k 1,3,5,10,20,50] [--json] [--dump FILE]", "retrieval recall@k on a LoCoMo-format file, per category"},
+		{"locomo", "locomo --data FILE [--k 1,3,5,10,20,50] [--json] [--dump FILE] [--without SIGNALS]", "retrieval recall@k on a LoCoMo-format file, per category"},
+		{"longmemeval", "longmemeval --data FILE|DIR [--k 1,3,5,10] [--json] [--dump FILE] [--without SIGNALS]",
+			"LongMemEval's session and turn recall_any, recall_all and NDCG@k on its questions (a file or a directory of them), per question type"},
 	},
 }
 
