@@ -1,13 +1,46 @@
 package loci
 
-// NoCursor asks Tx.Changes for the current cursor only.
-const NoCursor int64 = -1
+import "slices"
+
+// Cursor is a position in a store's change feed. The changes stamped below
+// At are behind it, except those stamped by the transactions in Open,
+// which were still running when the position was taken: those, and every
+// change stamped At or later, are read from it next time.
+type Cursor struct {
+	At   int64
+	Open []int64
+}
+
+// Low is the lowest stamp not behind c: the oldest of its open
+// transactions, else At.
+func (c Cursor) Low() int64 {
+	low := c.At
+	for _, x := range c.Open {
+		low = min(low, x)
+	}
+	return low
+}
+
+// Before reports whether c is an earlier position than d: it misses a
+// change that d has behind it (a later At, or a transaction that is open
+// at c and finished at d).
+func (c Cursor) Before(d Cursor) bool {
+	if c.At != d.At {
+		return c.At < d.At
+	}
+	for _, x := range c.Open {
+		if !slices.Contains(d.Open, x) {
+			return true
+		}
+	}
+	return false
+}
 
 // ChangeSet is what Tx.Changes reports: the records of one workspace that
 // changed after a cursor.
 type ChangeSet struct {
 	// Cursor is the position to read from next time.
-	Cursor int64
+	Cursor Cursor
 	// Reset says changes after the cursor asked for may be missing: what
 	// was derived from the workspace must be dropped.
 	Reset bool

@@ -94,14 +94,14 @@ type StoreTx interface {
 
 	// Changes returns what changed among the workspace's records after
 	// the cursor since, as of this transaction's snapshot, and the cursor
-	// to pass next time (NoCursor: only the current cursor, no changes).
+	// to pass next time (since nil: only the current cursor, no changes).
 	// It is how a process keeps in-memory search indexes exact while other
 	// processes write: every insert, update of searchable fields or
 	// embedding, move and delete is reported (access counts are not).
 	// ChangeSet.Reset says changes may be missing (pruned: drop what was
 	// derived from the workspace); ChangeSet.Dirty says this transaction
 	// has written records itself and cannot read the feed.
-	Changes(ctx context.Context, workspace string, since int64) (*ChangeSet, error)
+	Changes(ctx context.Context, workspace string, since *Cursor) (*ChangeSet, error)
 	// SetEmbedding stores a record's embedding and the model that made it,
 	// if the record is still at version (its content unchanged since it
 	// was read), without changing its version or updated_at. It reports

@@ -99,7 +99,7 @@ type space struct {
 	// refresh serializes reads of the change feed (and loads), so that
 	// each applies a later snapshot than the one before.
 	refresh sync.Mutex
-	cursor  int64
+	cursor  loci.Cursor
 	synced  bool
 
 	entries map[string]*entry
@@ -322,9 +322,9 @@ func (c *Cache) acquireFor(ctx context.Context, tx loci.Tx, f loci.RecordFilter,
 	sp.refresh.Lock()
 	defer sp.refresh.Unlock()
 
-	since := loci.NoCursor
+	var since *loci.Cursor
 	if sp.synced {
-		since = sp.cursor
+		since = &sp.cursor
 	}
 	cs, err := tx.Changes(ctx, scope.Workspace, since)
 	if err != nil {
@@ -350,7 +350,7 @@ func (c *Cache) acquireFor(ctx context.Context, tx loci.Tx, f loci.RecordFilter,
 		if listing && cs.Reset {
 			return nil, nil
 		}
-	case cs.Cursor < sp.cursor:
+	case cs.Cursor.Before(sp.cursor):
 		// tx's snapshot is older than what the cache holds (a
 		// concurrent search read a later one): use what is held, but
 		// hold nothing loaded from this snapshot.

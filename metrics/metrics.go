@@ -1,6 +1,7 @@
 // Package metrics exports loci's Prometheus metrics: HTTP requests and
 // their latencies per route and status, storage transaction latencies (a
-// loci.Store decorator) and the embedding queue depth. It is the one
+// loci.Store decorator), the embedding queue depth and what the search
+// indexes hold and did. It is the one
 // package that imports the Prometheus client.
 package metrics
 
@@ -106,4 +107,74 @@ func (s *store) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
 func (s *store) Ping(ctx context.Context) error {
 	start := time.Now()
 	return s.observe("ping", start, s.Store.Ping(ctx))
+}
+
+// IndexStats is what the in-memory search indexes hold and did (package
+// index's CacheStats), read at each scrape.
+type IndexStats struct {
+	Entries int   // scope indexes held
+	Bytes   int64 // their estimated size
+	Budget  int64 // the memory they may use
+	// Hits: searches answered by a held index; Loads: indexes loaded;
+	// Resets: workspaces whose indexes were all dropped because the
+	// change feed could not say what changed; Evictions: indexes dropped
+	// for the budget; Streams: scopes over the budget, searched by a
+	// streaming pass; Private: searches in a transaction that had
+	// written, on an index of their own; Applied: changes applied to held
+	// indexes; Dropped: indexes dropped because patching them would cost
+	// more than loading them again.
+	Hits, Loads, Resets, Evictions, Streams, Private, Applied, Dropped int64
+}
+
+// WatchIndex exports the search indexes' counters and sizes, read from
+// stats at each scrape: a search that keeps loading its scope (Loads or
+// Resets climbing with Hits flat) is visible.
+func (m *Metrics) WatchIndex(stats func() IndexStats) {
+	m.registry.MustRegister(indexCollector(stats))
+}
+
+var (
+	indexCounters = []struct {
+		name, help string
+		get        func(IndexStats) int64
+	}{
+		{"loci_index_hits_total", "Searches answered by a held scope index.", func(s IndexStats) int64 { return s.Hits }},
+		{"loci_index_loads_total", "Scope indexes loaded from the store.", func(s IndexStats) int64 { return s.Loads }},
+		{"loci_index_resets_total", "Workspaces whose indexes were all dropped because the change feed could not say what changed.", func(s IndexStats) int64 { return s.Resets }},
+		{"loci_index_evictions_total", "Scope indexes dropped to keep the memory budget.", func(s IndexStats) int64 { return s.Evictions }},
+		{"loci_index_streams_total", "Searches of scopes over the memory budget, answered by a streaming pass.", func(s IndexStats) int64 { return s.Streams }},
+		{"loci_index_private_total", "Searches in a transaction that had written, on an index of their own.", func(s IndexStats) int64 { return s.Private }},
+		{"loci_index_changes_applied_total", "Changes read from the change feed and applied to held indexes.", func(s IndexStats) int64 { return s.Applied }},
+		{"loci_index_dropped_total", "Scope indexes dropped because patching them would cost more than loading them again.", func(s IndexStats) int64 { return s.Dropped }},
+	}
+	indexGauges = []struct {
+		name, help string
+		get        func(IndexStats) float64
+	}{
+		{"loci_index_entries", "Scope indexes held in memory.", func(s IndexStats) float64 { return float64(s.Entries) }},
+		{"loci_index_bytes", "Estimated memory the held scope indexes use.", func(s IndexStats) float64 { return float64(s.Bytes) }},
+		{"loci_index_budget_bytes", "Memory the scope indexes may use.", func(s IndexStats) float64 { return float64(s.Budget) }},
+	}
+)
+
+// indexCollector reads the index's stats once per scrape.
+type indexCollector func() IndexStats
+
+func (c indexCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, x := range indexCounters {
+		ch <- prometheus.NewDesc(x.name, x.help, nil, nil)
+	}
+	for _, x := range indexGauges {
+		ch <- prometheus.NewDesc(x.name, x.help, nil, nil)
+	}
+}
+
+func (c indexCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c()
+	for _, x := range indexCounters {
+		ch <- prometheus.MustNewConstMetric(prometheus.NewDesc(x.name, x.help, nil, nil), prometheus.CounterValue, float64(x.get(s)))
+	}
+	for _, x := range indexGauges {
+		ch <- prometheus.MustNewConstMetric(prometheus.NewDesc(x.name, x.help, nil, nil), prometheus.GaugeValue, x.get(s))
+	}
 }

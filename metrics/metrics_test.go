@@ -27,6 +27,9 @@ func TestMetrics(t *testing.T) {
 	m.ObserveRequest("GET", "/v1/agents/{agent_id}/notes", 200, 3*time.Millisecond)
 	m.ObserveRequest("GET", "/v1/agents/{agent_id}/notes", 200, 5*time.Millisecond)
 	m.SetEmbeddingQueueDepth(7)
+	m.WatchIndex(func() metrics.IndexStats {
+		return metrics.IndexStats{Entries: 3, Bytes: 4096, Budget: 1 << 20, Hits: 11, Loads: 3, Resets: 1, Applied: 5}
+	})
 	s := m.Store(testdb.OpenSQLite(t))
 	if err := s.View(context.Background(), func(loci.Tx) error { return nil }); err != nil {
 		t.Fatal(err)
@@ -40,6 +43,14 @@ func TestMetrics(t *testing.T) {
 		`loci_http_requests_total{method="GET",route="/v1/agents/{agent_id}/notes",status="200"} 2`,
 		`loci_http_request_duration_seconds_count{method="GET",route="/v1/agents/{agent_id}/notes",status="200"} 2`,
 		`loci_embedding_queue_depth 7`,
+		`loci_index_hits_total 11`,
+		`loci_index_loads_total 3`,
+		`loci_index_resets_total 1`,
+		`loci_index_changes_applied_total 5`,
+		`loci_index_evictions_total 0`,
+		`loci_index_entries 3`,
+		`loci_index_bytes 4096`,
+		`loci_index_budget_bytes 1.048576e+06`,
 		`loci_store_transaction_duration_seconds_count{op="view",result="ok"} 1`,
 		`loci_store_transaction_duration_seconds_count{op="snapshot",result="ok"} 1`,
 		`loci_store_transaction_duration_seconds_count{op="update",result="error"} 1`,

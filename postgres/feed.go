@@ -18,45 +18,87 @@ import (
 //
 // Transaction ids are assigned in order but commit in any order, so a
 // reader cannot keep "the highest stamp it has seen". It keeps instead the
-// xmin H of the snapshot it last read the feed in: every transaction with
-// an id below H had finished when that snapshot was taken, so its effects
-// were in it; every transaction that commits later, whenever it stamped,
-// has an id >= H. The next read, in one statement (one snapshot), fetches
-// the rows and tombstones stamped >= H and moves H to that snapshot's
-// xmin. A transaction still running at one read is re-read at the next
-// (its id is >= the new H), so nothing is missed, whatever the order of
-// commits; a change read twice is applied twice, harmlessly. The cost of a
-// read with nothing new is one index probe per table, and writers share no
-// counter or row, so they are not serialized.
+// snapshot it last read the feed in, as a loci.Cursor: its xmax (At: every
+// transaction with an id below it had been assigned when the snapshot was
+// taken) and the transactions still running then (Open). Everything
+// stamped below At by a transaction not in Open had finished, so its
+// effects were in that snapshot; every other change is stamped At or later,
+// or by a transaction of Open. The next read, in one statement (one
+// snapshot), fetches exactly those, through the (workspace, stamp)
+// indexes, and moves the cursor to its own snapshot. Nothing is missed,
+// whatever the order of commits; a change read twice is applied twice,
+// harmlessly. A transaction left open for hours, in any database of the
+// cluster (idle in transaction, prepared for two-phase commit), stays in
+// Open and costs one index probe per table; it never makes a reader read
+// again what it has read. The cost of a read with nothing new is a few
+// index probes, and writers share no counter or row, so they are not
+// serialized.
+//
+// A hot standby does not list the transactions running on the primary in
+// its snapshots (it keeps them apart, unsorted), so there the cursor is the
+// snapshot's xmin, with no Open: the next read fetches everything stamped
+// since the oldest transaction still running, which is exact, and re-reads
+// what such a transaction's age has let pile up.
+//
+// Tombstones are pruned (DeleteRecords) only when their transaction
+// finished before a snapshot whose xmin was sampled over an hour earlier
+// (record_feed_horizons), and the floor is raised to that xmin: a reader
+// whose cursor's lowest stamp (Low) is below the floor took its snapshot
+// before that sample, so it may have missed a pruned tombstone, and starts
+// over (Reset). A reader that read within the hour never does, however old
+// the transactions its snapshot saw running.
 //
 // A transaction that has written anything (it has a transaction id), or
 // runs at a stricter isolation level than READ COMMITTED, does not read
 // the feed: it would see its own uncommitted rows, or an older snapshot.
 // Changes answers Dirty, and the caller indexes what it needs privately.
 
-// Changes reports the workspace's record changes stamped at or after since
-// (a snapshot xmin a previous call returned).
-func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci.ChangeSet, error) {
+// Changes reports the workspace's record changes after the cursor since
+// (one a previous call returned; nil: the current cursor only).
+func (tx *Tx) Changes(ctx context.Context, workspace string, since *loci.Cursor) (*loci.ChangeSet, error) {
 	if tx.wroteRecords {
 		return &loci.ChangeSet{Dirty: true}, nil
 	}
+	var at, low int64
+	open := []int64{}
+	if since != nil {
+		at, low, open = since.At, since.Low(), since.Open
+		if open == nil {
+			open = []int64{}
+		}
+	}
 	rows, err := tx.tx.Query(ctx, `WITH s AS MATERIALIZED (
-			SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS h,
+			SELECT pg_current_snapshot() AS snap, pg_is_in_recovery() AS standby,
 				pg_current_xact_id_if_assigned() IS NULL
 					AND current_setting('transaction_isolation') = 'read committed' AS ok,
 				(SELECT floor FROM record_feed WHERE id = 1) AS floor
+		), c AS MATERIALIZED (
+			SELECT ok, floor,
+				(CASE WHEN standby THEN pg_snapshot_xmin(snap) ELSE pg_snapshot_xmax(snap) END)::text::bigint AS at,
+				CASE WHEN standby THEN '{}'::bigint[]
+					ELSE ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(snap) x ORDER BY 1) END AS open,
+				ok AND $3 AND floor <= $5 AS read
+			FROM s
 		)
-		SELECT 0, s.h, s.ok, s.floor, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text
-		FROM s
+		SELECT 0, c.at, c.open, c.ok, c.floor, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text
+		FROM c
 		UNION ALL
-		SELECT 1, NULL, NULL, NULL, r.id, r.kind, r.agent_id, r.user_id, r.session_id, r.task_id
-		FROM s, records r
-		WHERE s.ok AND $3 AND s.floor <= $2 AND r.workspace = $1 AND r.change_xid >= $2
+		SELECT 1, NULL, NULL, NULL, NULL, r.id, r.kind, r.agent_id, r.user_id, r.session_id, r.task_id
+		FROM c, records r
+		WHERE c.read AND r.workspace = $1 AND r.change_xid >= $2
 		UNION ALL
-		SELECT 2, NULL, NULL, NULL, t.id, t.kind, t.agent_id, t.user_id, t.session_id, t.task_id
-		FROM s, record_tombstones t
-		WHERE s.ok AND $3 AND s.floor <= $2 AND t.workspace = $1 AND t.xid >= $2`,
-		workspace, since, since != loci.NoCursor)
+		SELECT 1, NULL, NULL, NULL, NULL, r.id, r.kind, r.agent_id, r.user_id, r.session_id, r.task_id
+		FROM c, records r
+		WHERE c.read AND r.workspace = $1 AND r.change_xid = ANY($4::bigint[]) AND r.change_xid < $2
+		UNION ALL
+		SELECT 2, NULL, NULL, NULL, NULL, t.id, t.kind, t.agent_id, t.user_id, t.session_id, t.task_id
+		FROM c, record_tombstones t
+		WHERE c.read AND t.workspace = $1 AND t.xid >= $2
+		UNION ALL
+		SELECT 2, NULL, NULL, NULL, NULL, t.id, t.kind, t.agent_id, t.user_id, t.session_id, t.task_id
+		FROM c, record_tombstones t
+		WHERE c.read AND t.workspace = $1 AND t.xid = ANY($4::bigint[]) AND t.xid < $2`,
+		workspace, at, since != nil, open, low)
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
@@ -68,15 +110,19 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci
 		var (
 			tag                            int32
 			h, fl                          *int64
+			xip                            []int64
 			okv                            *bool
 			id, kind, agent, user, session *string
 			task                           *string
 		)
-		if err := rows.Scan(&tag, &h, &okv, &fl, &id, &kind, &agent, &user, &session, &task); err != nil {
+		if err := rows.Scan(&tag, &h, &xip, &okv, &fl, &id, &kind, &agent, &user, &session, &task); err != nil {
 			return nil, fmt.Errorf("read changes: %w", err)
 		}
 		if tag == 0 {
-			cs.Cursor, ok, floor = *h, *okv, *fl
+			cs.Cursor, ok, floor = loci.Cursor{At: *h, Open: xip}, *okv, *fl
+			if len(cs.Cursor.Open) == 0 {
+				cs.Cursor.Open = nil
+			}
 			continue
 		}
 		ch := loci.Change{ID: *id, Kind: loci.Kind(*kind), Scope: loci.Scope{AgentID: *agent, UserID: *user, SessionID: *session, TaskID: *task}}
@@ -92,7 +138,7 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci
 	if !ok {
 		return &loci.ChangeSet{Dirty: true}, nil
 	}
-	if since != loci.NoCursor && floor > since {
+	if since != nil && floor > low {
 		cs.Reset, cs.Changed, cs.Removed = true, nil, nil
 	}
 	return cs, nil

@@ -237,13 +237,27 @@ func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, erro
 		return 0, fmt.Errorf("delete records: %w", err)
 	}
 	if tag.RowsAffected() > 0 {
-		// The deletes left tombstones for the change feed (feed.go);
-		// prune those an hour old, raising the floor past them so that
-		// a process that has not read them since starts over.
-		if _, err := tx.tx.Exec(ctx, `WITH p AS (
-				DELETE FROM record_tombstones WHERE deleted_at < now() - interval '1 hour' RETURNING xid)
-			UPDATE record_feed SET floor = greatest(floor, (SELECT max(xid) + 1 FROM p))
-			WHERE id = 1 AND EXISTS (SELECT 1 FROM p)`); err != nil {
+		// The deletes left tombstones for the change feed (feed.go).
+		// Prune those whose transaction finished before the newest
+		// horizon sampled over an hour ago, raising the floor to it, so
+		// that only a process that has not read the feed since then
+		// starts over; sample a horizon every ten minutes, and forget
+		// those older than the one used.
+		if _, err := tx.tx.Exec(ctx, `WITH h AS (
+				SELECT taken_at, horizon FROM record_feed_horizons
+				WHERE taken_at < now() - interval '1 hour' ORDER BY taken_at DESC LIMIT 1
+			), p AS (
+				DELETE FROM record_tombstones
+				WHERE deleted_at < now() - interval '1 hour' AND xid < (SELECT horizon FROM h) RETURNING xid
+			), f AS (
+				UPDATE record_feed SET floor = greatest(floor, (SELECT horizon FROM h))
+				WHERE id = 1 AND EXISTS (SELECT 1 FROM p)
+			), o AS (
+				DELETE FROM record_feed_horizons WHERE taken_at < (SELECT taken_at FROM h)
+			)
+			INSERT INTO record_feed_horizons (taken_at, horizon)
+			SELECT now(), pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+			WHERE NOT EXISTS (SELECT 1 FROM record_feed_horizons WHERE taken_at > now() - interval '10 minutes')`); err != nil {
 			return 0, fmt.Errorf("prune tombstones: %w", err)
 		}
 	}

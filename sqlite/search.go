@@ -9,10 +9,13 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// Changes reports the workspace's record changes after generation since
-// (see migration 0006): the rows stamped later, and the tombstones of
-// deletes and moves.
-func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci.ChangeSet, error) {
+// Changes reports the workspace's record changes after the cursor (see
+// migration 0006): the rows stamped with a later generation, and the
+// tombstones of deletes and moves. A write transaction takes the next
+// generation, and SQLite runs one at a time, so a cursor is one more than
+// the generation read (every change stamped below it is behind it), with
+// no open transactions.
+func (tx *Tx) Changes(ctx context.Context, workspace string, cursor *loci.Cursor) (*loci.ChangeSet, error) {
 	if tx.gen != 0 {
 		return &loci.ChangeSet{Dirty: true}, nil
 	}
@@ -20,9 +23,13 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since int64) (*loci
 	if err := tx.queryRow(ctx, sqlReadGen).Scan(&gen, &floor); err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
-	cs := &loci.ChangeSet{Cursor: gen}
+	cs := &loci.ChangeSet{Cursor: loci.Cursor{At: gen + 1}}
+	if cursor == nil {
+		return cs, nil
+	}
+	since := cursor.At - 1
 	switch {
-	case since == loci.NoCursor || since >= gen:
+	case since >= gen:
 		return cs, nil
 	case since < floor:
 		cs.Reset = true

@@ -315,11 +315,21 @@ func TestOpenService(t *testing.T) {
 		if _, err := svc.Remember(ctx, "a", "k", []byte(`"v"`)); err != nil {
 			t.Error(err)
 		}
+		for range 2 {
+			if _, err := svc.Search(ctx, loci.SearchQuery{Query: "v", AgentID: "a"}); err != nil {
+				t.Error(err)
+			}
+		}
 		if withMetrics {
 			rec := httptest.NewRecorder()
 			svc.metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 			if !strings.Contains(rec.Body.String(), `loci_store_transaction_duration_seconds_count{op="update",result="ok"}`) {
 				t.Errorf("the store's transactions are not counted:\n%s", rec.Body.String())
+			}
+			for _, want := range []string{"loci_index_loads_total 1\n", "loci_index_resets_total 0\n", "loci_index_hits_total 1\n"} {
+				if !strings.Contains(rec.Body.String(), want) {
+					t.Errorf("the search index's %s is not exported:\n%s", want, rec.Body.String())
+				}
 			}
 		}
 		if err := svc.Close(); err != nil {

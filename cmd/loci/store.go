@@ -126,6 +126,16 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 		tuneRuntime(cfg.IndexMemory)
 	}
 	s.Service = memory.New(store, opts...)
+	if s.metrics != nil {
+		s.metrics.WatchIndex(func() metrics.IndexStats {
+			st := s.Service.IndexStats()
+			return metrics.IndexStats{
+				Entries: st.Entries, Bytes: st.Bytes, Budget: st.Budget,
+				Hits: st.Hits, Loads: st.Loads, Resets: st.Resets, Evictions: st.Evictions,
+				Streams: st.Streams, Private: st.Private, Applied: st.Applied, Dropped: st.Dropped,
+			}
+		})
+	}
 	return s, nil
 }
 

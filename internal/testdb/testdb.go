@@ -222,3 +222,39 @@ func PostgresPair(t *testing.T, dsn string) (loci.Store, loci.Store) {
 	}
 	return out[0], out[1]
 }
+
+// NewDatabase creates a database with a random name on dsn's server and
+// returns dsn pointed at it; the database is dropped, with every session
+// still connected to it, when the test ends.
+func NewDatabase(t testing.TB, dsn string) string {
+	t.Helper()
+	ctx := context.Background()
+	b := make([]byte, 8)
+	rand.Read(b)
+	name := "loci_test_" + hex.EncodeToString(b)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect to postgres (%s): %v", PostgresEnv, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE DATABASE `+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Errorf("connect to drop database %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `DROP DATABASE `+name+` WITH (FORCE)`); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}

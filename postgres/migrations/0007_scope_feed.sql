@@ -13,9 +13,11 @@ ALTER TABLE records DROP COLUMN IF EXISTS search_vector;
 ALTER TABLE records DROP COLUMN IF EXISTS search_len;
 
 -- Tombstones written before this migration name no scope: drop them, and
--- raise the floor past them, so any reader that might need them starts over.
-DELETE FROM record_tombstones;
-UPDATE record_feed SET floor = greatest(floor, pg_current_xact_id()::text::bigint + 1) WHERE id = 1;
+-- raise the floor past them (when there were any), so any reader that might
+-- need them starts over.
+WITH gone AS (DELETE FROM record_tombstones RETURNING 1)
+UPDATE record_feed SET floor = greatest(floor, pg_current_xact_id()::text::bigint + 1)
+WHERE id = 1 AND EXISTS (SELECT 1 FROM gone);
 ALTER TABLE record_tombstones
 	ADD COLUMN kind text COLLATE "C" NOT NULL DEFAULT '',
 	ADD COLUMN agent_id text COLLATE "C" NOT NULL DEFAULT '',
