@@ -3,38 +3,66 @@ package loci
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
-// Limits of a record's metadata (API.md v1.2): a JSON object the client
-// owns, never searched as text.
+// Limits of a record's metadata: a JSON object the client owns, never
+// searched as text.
 const (
-	MaxMetadataKeys     = 32
+	// MaxMetadataKeys bounds the keys of the top-level object.
+	MaxMetadataKeys = 32
+	// MaxMetadataKeyBytes bounds one key, at any level.
 	MaxMetadataKeyBytes = 64
-	MaxMetadataBytes    = 4096
+	// MaxMetadataBytes bounds the whole, counted as the UTF-8 bytes of
+	// its compact JSON with no escaping of &, < and >.
+	MaxMetadataBytes = 4096
+	// MaxMetadataDepth bounds how deep objects nest: the metadata object
+	// is the first level, so a path names at most this many keys
+	// (metadata.a.b.c.d). Arrays add no level.
+	MaxMetadataDepth = 4
 )
 
-// metadataKeyOK reports whether k is a metadata key: 1 to
-// MaxMetadataKeyBytes bytes of [a-z0-9_.-].
-func metadataKeyOK(k string) bool {
-	if k == "" || len(k) > MaxMetadataKeyBytes {
+// MetadataKeyOK reports whether k is a metadata key: 1 to
+// MaxMetadataKeyBytes bytes of valid UTF-8, no '.' (a filter's path
+// separator) and no control character.
+func MetadataKeyOK(k string) bool {
+	if k == "" || len(k) > MaxMetadataKeyBytes || !utf8.ValidString(k) {
 		return false
 	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+	for _, c := range k {
+		if c == '.' || unicode.IsControl(c) {
 			return false
 		}
 	}
 	return true
 }
 
-// NormalizeMetadata checks metadata and returns it in canonical form
-// (compact JSON, keys sorted), or nil for none (absent, null or {}): at
-// most MaxMetadataKeys keys of [a-z0-9_.-] (1-MaxMetadataKeyBytes bytes),
-// each value a string, number or boolean or an array of those, and at most
-// MaxMetadataBytes in all (ETOOLARGE). EINVALID otherwise.
+// metadataKeyRule says what a key may be, for error messages.
+const metadataKeyRule = "1-64 bytes of any characters but '.' and control characters"
+
+// NormalizeMetadata checks metadata and returns it in canonical form, or
+// nil for none (absent, null or {}). Metadata is a JSON object of at most
+// MaxMetadataKeys keys (each MetadataKeyOK, at every level) whose values
+// are any JSON: strings, numbers, booleans, null, arrays and objects
+// nested at most MaxMetadataDepth levels. Its canonical form is compact
+// JSON, keys sorted at every level, &, < and > unescaped, and every
+// number written as it was sent (an integer past 2^53 stays exact); it
+// is at most MaxMetadataBytes long (ETOOLARGE). EINVALID otherwise.
 func NormalizeMetadata(raw json.RawMessage) (json.RawMessage, error) {
+	return normalizeMetadata(raw, false)
+}
+
+// NormalizeImportedMetadata is NormalizeMetadata for metadata an import
+// brings back: it also takes top-level keys holding '.', which earlier
+// versions wrote, so that their exports import.
+func NormalizeImportedMetadata(raw json.RawMessage) (json.RawMessage, error) {
+	return normalizeMetadata(raw, true)
+}
+
+func normalizeMetadata(raw json.RawMessage, dottedKeys bool) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
@@ -52,64 +80,72 @@ func NormalizeMetadata(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, nil
 	}
 	if len(m) > MaxMetadataKeys {
-		return nil, Errorf(EINVALID, "metadata has at most %d keys", MaxMetadataKeys)
+		return nil, Errorf(EINVALID, "metadata has at most %d keys at the top level, not %d", MaxMetadataKeys, len(m))
 	}
-	keys := make([]string, 0, len(m))
 	for k, v := range m {
-		if !metadataKeyOK(k) {
-			return nil, Errorf(EINVALID, "metadata key %q must be 1-%d bytes of a-z, 0-9, _, . and -", k, MaxMetadataKeyBytes)
+		ok := MetadataKeyOK(k)
+		if !ok && dottedKeys {
+			ok = MetadataKeyOK(strings.ReplaceAll(k, ".", "_"))
 		}
-		if err := checkMetadataValue(k, v); err != nil {
+		if !ok {
+			return nil, Errorf(EINVALID, "metadata key %q must be %s", k, metadataKeyRule)
+		}
+		if err := checkMetadataValue("metadata."+k, v, 1); err != nil {
 			return nil, err
 		}
-		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, err := json.Marshal(m[k])
-		if err != nil {
-			return nil, Errorf(EINVALID, "metadata.%s: %v", k, err)
-		}
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(vb)
+	out, err := compactJSON(m)
+	if err != nil {
+		return nil, Errorf(EINVALID, "metadata: %v", err)
 	}
-	buf.WriteByte('}')
-	if buf.Len() > MaxMetadataBytes {
-		return nil, Errorf(ETOOLARGE, "metadata must be at most %d bytes", MaxMetadataBytes)
+	if len(out) > MaxMetadataBytes {
+		return nil, Errorf(ETOOLARGE, "metadata must be at most %d bytes as compact JSON, not %d", MaxMetadataBytes, len(out))
 	}
-	return json.RawMessage(buf.Bytes()), nil
+	return out, nil
 }
 
-// checkMetadataValue checks one metadata value: a scalar, or an array of
-// scalars.
-func checkMetadataValue(k string, v any) error {
+// checkMetadataValue checks the value at path, held by an object at
+// depth (the metadata object is depth 1).
+func checkMetadataValue(path string, v any, depth int) error {
 	switch x := v.(type) {
+	case nil, bool, json.Number:
+		return nil
 	case string:
 		// No length of its own: a long string is over the limit of the
 		// whole (ETOOLARGE), not a malformed value.
-		return CheckText("metadata."+k, x, 0)
-	case json.Number, bool:
-		return nil
+		return CheckText(path, x, 0)
 	case []any:
-		for _, e := range x {
-			switch y := e.(type) {
-			case string:
-				if err := CheckText("metadata."+k, y, 0); err != nil {
-					return err
-				}
-			case json.Number, bool:
-			default:
-				return Errorf(EINVALID, "metadata.%s: an array holds only strings, numbers and booleans", k)
+		for i, e := range x {
+			if err := checkMetadataValue(path+"["+strconv.Itoa(i)+"]", e, depth); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		if depth+1 > MaxMetadataDepth {
+			return Errorf(EINVALID, "%s: metadata nests objects at most %d levels deep (the metadata object is the first)", path, MaxMetadataDepth)
+		}
+		for k, e := range x {
+			if !MetadataKeyOK(k) {
+				return Errorf(EINVALID, "%s: metadata key %q must be %s", path, k, metadataKeyRule)
+			}
+			if err := checkMetadataValue(path+"."+k, e, depth+1); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
-	return Errorf(EINVALID, "metadata.%s must be a string, number, boolean or an array of those", k)
+	return Errorf(EINVALID, "%s is not a JSON value", path)
+}
+
+// compactJSON encodes v as compact JSON, object keys sorted, with no
+// escaping of &, < and > (json.Number values are written as they are).
+func compactJSON(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }

@@ -115,7 +115,7 @@ func (c *Client) ListMemories(ctx context.Context, q loci.MemoryQuery) ([]*loci.
 		v.Set("after", q.After.UTC().Format(time.RFC3339Nano))
 	}
 	if q.Filters != nil {
-		b, err := json.Marshal(filterJSON(q.Filters))
+		b, err := json.Marshal(q.Filters)
 		if err != nil {
 			return nil, 0, fmt.Errorf("encode filters: %w", err)
 		}
@@ -139,26 +139,4 @@ func (c *Client) ListMemories(ctx context.Context, q loci.MemoryQuery) ([]*loci.
 		return nil, 0, err
 	}
 	return res.Memories, res.Count, nil
-}
-
-// filterJSON is a parsed filter as the filter language writes it, so that
-// the server parses the same filter again.
-func filterJSON(f *loci.MemoryFilter) any {
-	switch {
-	case f.Not != nil:
-		return map[string]any{"not": filterJSON(f.Not)}
-	case len(f.And) > 0:
-		return map[string]any{"and": filterList(f.And)}
-	case len(f.Or) > 0:
-		return map[string]any{"or": filterList(f.Or)}
-	}
-	return map[string]any{f.Field: map[string]any{f.Op: f.Value}}
-}
-
-func filterList(fs []*loci.MemoryFilter) []any {
-	out := make([]any, len(fs))
-	for i, f := range fs {
-		out[i] = filterJSON(f)
-	}
-	return out
 }

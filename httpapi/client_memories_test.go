@@ -89,7 +89,7 @@ func TestClientMemories(t *testing.T) {
 			if _, err := c.GetMemory(ctx, " "); loci.ErrorCode(err) != loci.EINVALID {
 				t.Errorf("empty id: %v, want invalid", err)
 			}
-			if _, err := c.AddMemory(ctx, loci.MemoryInput{Content: "x", Metadata: json.RawMessage(`{"Bad Key": 1}`)}); loci.ErrorCode(err) != loci.EINVALID {
+			if _, err := c.AddMemory(ctx, loci.MemoryInput{Content: "x", Metadata: json.RawMessage(`{"bad.key": 1}`)}); loci.ErrorCode(err) != loci.EINVALID {
 				t.Errorf("bad metadata: %v, want invalid", err)
 			}
 			_, err := c.BatchMemories(ctx, loci.MemoryBatch{Add: []loci.MemoryInput{{Content: "fine", UserID: "u3"}, {Content: " "}}})

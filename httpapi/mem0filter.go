@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -166,9 +165,6 @@ func mem0Node(v any, depth int) (any, error) {
 				}
 				list = []any{val}
 			}
-			if len(list) == 0 {
-				return nil, loci.Errorf(loci.EINVALID, "filters: %s takes a non-empty array of filters", name)
-			}
 			subs := make([]any, len(list))
 			for i, e := range list {
 				sub, err := mem0Node(e, depth+1)
@@ -197,16 +193,18 @@ func mem0Node(v any, depth int) (any, error) {
 			parts = append(parts, f)
 		}
 	}
-	if len(parts) == 1 {
+	switch len(parts) {
+	case 0:
+		return map[string]any{}, nil // {}: always holds
+	case 1:
 		return parts[0], nil
 	}
 	return map[string]any{"and": parts}, nil
 }
 
 // mem0Ops maps mem0's filter operators to loci's.
-var mem0Ops = map[string]string{"eq": "eq", "ne": "ne", "in": "in", "nin": "nin", "gt": "gt", "gte": "gte", "lt": "lt", "lte": "lte", "contains": "contains"}
-
-var dateOnlyRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var mem0Ops = map[string]string{"eq": "eq", "ne": "ne", "in": "in", "nin": "nin", "gt": "gt", "gte": "gte", "lt": "lt", "lte": "lte",
+	"contains": "contains", "icontains": "icontains"}
 
 // mem0Field translates the condition on one of mem0's fields.
 func mem0Field(name string, val any) (any, error) {
@@ -228,52 +226,70 @@ func mem0Field(name string, val any) (any, error) {
 		if !ok || len(obj) == 0 {
 			return nil, loci.Errorf(loci.EINVALID, `filters: metadata takes an object of keys and values ({"metadata": {"topic": "food"}})`)
 		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var parts []any
-		for _, k := range keys {
-			leaf, err := mem0Leaf("metadata."+k, "metadata."+k, obj[k])
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, leaf)
-		}
-		if len(parts) == 1 {
-			return parts[0], nil
-		}
-		return map[string]any{"and": parts}, nil
+		return mem0Metadata("metadata", obj)
 	case "app_id":
 		return nil, errMem0AppID()
 	}
-	return nil, loci.Errorf(loci.EINVALID, "filters: the field %q does not map to loci; loci's mem0 door filters on user_id, agent_id, run_id, created_at, updated_at, categories and metadata", name)
+	if strings.HasPrefix(name, "metadata.") {
+		return mem0Leaf(name, name, val)
+	}
+	return nil, loci.Errorf(loci.EINVALID, "filters: the field %q does not map to loci; loci's mem0 door filters on user_id, agent_id, run_id, created_at, updated_at, categories, metadata and metadata.PATH", name)
 }
 
-// mem0Leaf translates one field's value or operators.
+// mem0Metadata translates {"metadata": {…}}: each key's value, or
+// operators; an object of keys that are not operators names nested
+// values ({"food": {"kind": "veg"}} is metadata.food.kind).
+func mem0Metadata(prefix string, obj map[string]any) (any, error) {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []any
+	for _, k := range keys {
+		field := prefix + "." + k
+		var leaf any
+		var err error
+		if sub, ok := obj[k].(map[string]any); ok && len(sub) > 0 && !mem0Operators(sub) {
+			leaf, err = mem0Metadata(field, sub)
+		} else {
+			leaf, err = mem0Leaf(field, field, obj[k])
+		}
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, leaf)
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	return map[string]any{"and": parts}, nil
+}
+
+// mem0Operators reports whether every key of obj is one of mem0's
+// operators.
+func mem0Operators(obj map[string]any) bool {
+	for k := range obj {
+		if _, ok := mem0Ops[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// mem0Leaf translates one field's value or operators. Times are taken as
+// loci's filters take them (RFC 3339 or a date).
 func mem0Leaf(name, field string, val any) (any, error) {
 	conv := func(v any) (any, error) {
-		if s, ok := v.(string); ok {
-			if s == "*" {
-				return nil, loci.Errorf(loci.EINVALID, "filters: %s: the wildcard \"*\" is not supported; leave the field out to match any", name)
-			}
-			if (field == "created_at" || field == "updated_at") && dateOnlyRE.MatchString(s) {
-				return s + "T00:00:00Z", nil
-			}
-		}
 		if list, ok := v.([]any); ok {
-			out := make([]any, len(list))
-			for i, e := range list {
-				c, err := convScalar(name, field, e)
-				if err != nil {
+			for _, e := range list {
+				if err := noWildcard(name, e); err != nil {
 					return nil, err
 				}
-				out[i] = c
 			}
-			return out, nil
+			return v, nil
 		}
-		return v, nil
+		return v, noWildcard(name, v)
 	}
 	ops, isOps := val.(map[string]any)
 	if !isOps {
@@ -287,9 +303,6 @@ func mem0Leaf(name, field string, val any) (any, error) {
 	for op, v := range ops {
 		lop, ok := mem0Ops[op]
 		if !ok {
-			if op == "icontains" {
-				return nil, loci.Errorf(loci.EINVALID, "filters: %s: icontains is not supported; loci filters match exactly (use search for text)", name)
-			}
 			return nil, loci.Errorf(loci.EINVALID, "filters: %s: unknown operator %q; loci's mem0 door takes %s", name, op, strings.Join(slices.Sorted(mapKeys(mem0Ops)), ", "))
 		}
 		c, err := conv(v)
@@ -301,16 +314,12 @@ func mem0Leaf(name, field string, val any) (any, error) {
 	return map[string]any{field: out}, nil
 }
 
-func convScalar(name, field string, v any) (any, error) {
-	if s, ok := v.(string); ok {
-		if s == "*" {
-			return nil, loci.Errorf(loci.EINVALID, "filters: %s: the wildcard \"*\" is not supported; leave the field out to match any", name)
-		}
-		if (field == "created_at" || field == "updated_at") && dateOnlyRE.MatchString(s) {
-			return s + "T00:00:00Z", nil
-		}
+// noWildcard refuses mem0's "*" (any value), which loci does not take.
+func noWildcard(name string, v any) error {
+	if s, ok := v.(string); ok && s == "*" {
+		return loci.Errorf(loci.EINVALID, "filters: %s: the wildcard \"*\" is not supported; leave the field out to match any", name)
 	}
-	return v, nil
+	return nil
 }
 
 func mapKeys(m map[string]string) func(func(string) bool) {

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -291,10 +292,19 @@ func written(w http.ResponseWriter, created bool, fields map[string]any) {
 }
 
 // objectFields returns v's JSON fields as a map, so a single object is
-// answered with its fields beside "success".
+// answered with its fields beside "success". Each field is kept as the
+// JSON v wrote, so that nothing is decoded again: a number (an integer
+// in metadata past 2^53) is answered exactly as it was stored.
 func objectFields(v any) map[string]any {
-	raw, _ := json.Marshal(v)
-	m := map[string]any{}
-	json.Unmarshal(raw, &m)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	raw := map[string]json.RawMessage{}
+	json.Unmarshal(buf.Bytes(), &raw)
+	m := make(map[string]any, len(raw))
+	for k, v := range raw {
+		m[k] = v
+	}
 	return m
 }

@@ -236,22 +236,28 @@ func (t *listTop) sorted() []listCand {
 // decodeMeta decodes a doc's metadata for filters, its keys interned in
 // the entry; nil when it is not valid metadata (a filter then finds no
 // field in it, as it would in the record). It counts what it costs in
-// d.bytes.
+// d.bytes: a scalar is the entry's one box of it; an array or object is
+// the doc's own, its decoded size taken as about three times its JSON's.
 func (e *entry) decodeMeta(d *doc) {
 	fields, err := loci.DecodeMetadataFields(d.metadata)
 	if err != nil || len(fields) == 0 {
 		return
 	}
+	containers := false
 	for i := range fields {
 		fields[i].Key = e.strtab[e.intern(fields[i].Key)]
 		d.bytes += 32 // the field
-		if l, ok := fields[i].Value.([]any); ok {
-			d.bytes += int32(24 + 32*len(l))
+		switch fields[i].Value.(type) {
+		case []any, map[string]any:
+			containers = true
 			continue
 		}
 		fields[i].Value = e.internValue(fields[i].Value)
 	}
 	d.bytes += int32(24 + len(d.metadata))
+	if containers {
+		d.bytes += int32(2 * len(d.metadata))
+	}
 	d.meta = fields
 }
 

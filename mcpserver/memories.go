@@ -78,7 +78,7 @@ type AddMemoryInput struct {
 	Kind       string          `json:"kind,omitempty" jsonschema:"fact (the default): a piece of knowledge; passage: a longer text such as an event or a conversation; note: a value under a key, as remember stores. A connection with a user stores facts about that user; passages and notes are always yours alone."`
 	Key        string          `json:"key,omitempty" jsonschema:"A stable name for something that changes over time, e.g. preferred_language. New content under the same key replaces the current one. Required for a note; a passage has none."`
 	Tags       []string        `json:"tags,omitempty" jsonschema:"Words to find it by."`
-	Metadata   json.RawMessage `json:"metadata,omitempty" jsonschema:"Your own fields, e.g. {\"project\": \"billing\", \"priority\": 2}: at most 32 keys ([a-z0-9_.-]), values strings, numbers, booleans or arrays of those, 4 KB in all. Not searched as text: filter on it."`
+	Metadata   json.RawMessage `json:"metadata,omitempty" jsonschema:"Your own fields, e.g. {\"project\": \"billing\", \"priority\": 2}: at most 32 keys (1-64 bytes, any characters but '.' and control characters), values any JSON (objects nested up to 4 levels), 4 KB in all. Not searched as text: filter on it (metadata.project, or metadata.a.b for a nested value)."`
 	TTLSeconds *int64          `json:"ttl_seconds,omitempty" jsonschema:"Forget it this many seconds from now. Omit to keep it."`
 }
 

@@ -168,8 +168,21 @@ func TestAddMemory(t *testing.T) {
 		t.Run("ErrEmpty", func(t *testing.T) {
 			wantError(t, MustCall(t, cs, "add_memory", map[string]any{"content": "  "}), loci.EINVALID, "")
 		})
+		t.Run("MetadataAnyJSON", func(t *testing.T) {
+			r := MustCall(t, cs, "add_memory", map[string]any{"content": "Cooks lentil stew", "metadata": map[string]any{
+				"topicName": "food", "recipe": map[string]any{"kind": "Stew", "serves": 4}, "source": nil}})
+			wantOK(t, r)
+			m, err := svc.GetMemory(ctx, r.out["id"].(string))
+			if err != nil || string(m.Metadata) != `{"recipe":{"kind":"Stew","serves":4},"source":null,"topicName":"food"}` {
+				t.Fatalf("metadata = %s, %v", m.Metadata, err)
+			}
+			s := MustCall(t, cs, "search_memory", map[string]any{"query": "stew", "filters": map[string]any{"metadata.recipe.kind": map[string]any{"icontains": "STEW"}}})
+			if wantOK(t, s); !strings.Contains(s.text, r.out["id"].(string)) {
+				t.Errorf("search_memory on metadata.recipe.kind icontains STEW = %s", s.text)
+			}
+		})
 		t.Run("ErrMetadataKey", func(t *testing.T) {
-			wantError(t, MustCall(t, cs, "add_memory", map[string]any{"content": "x", "metadata": map[string]any{"Bad Key": 1}}), loci.EINVALID, "")
+			wantError(t, MustCall(t, cs, "add_memory", map[string]any{"content": "x", "metadata": map[string]any{"bad.key": 1}}), loci.EINVALID, "")
 		})
 		t.Run("ErrMetadataNotObject", func(t *testing.T) {
 			wantSchemaError(t, MustCall(t, cs, "add_memory", map[string]any{"content": "x", "metadata": []any{1}}), "metadata")
@@ -296,7 +309,7 @@ func TestUpdateDeleteMemory(t *testing.T) {
 			wantError(t, MustCall(t, cs, "delete_memory", map[string]any{"id": " "}), loci.EINVALID, "")
 		})
 		t.Run("ErrBadMetadata", func(t *testing.T) {
-			wantError(t, MustCall(t, cs, "update_memory", map[string]any{"id": id, "metadata": map[string]any{"BAD KEY": 1}}), loci.EINVALID, "")
+			wantError(t, MustCall(t, cs, "update_memory", map[string]any{"id": id, "metadata": map[string]any{"BAD.KEY": 1}}), loci.EINVALID, "")
 		})
 		t.Run("Delete", func(t *testing.T) {
 			r := MustCall(t, cs, "delete_memory", map[string]any{"id": id})

@@ -21,7 +21,7 @@ type SearchMemoryInput struct {
 	Query   string          `json:"query" jsonschema:"What you are looking for, in words, e.g. the user's deadline for the report. Required; any text (never query syntax), at most 4096 bytes."`
 	Kinds   []string        `json:"kinds,omitempty" jsonschema:"Only these kinds of memory: note, block, passage, working, episode, fact, preference, session. Omit to search them all."`
 	Tags    []string        `json:"tags,omitempty" jsonschema:"Only memories carrying every one of these tags (passage tags, fact keywords)."`
-	Filters json.RawMessage `json:"filters,omitempty" jsonschema:"Only memories matching this filter, applied before ranking. {\"FIELD\": VALUE} is equality; {\"FIELD\": {\"OP\": VALUE}} with OP eq, ne, in, nin, gt, gte, lt, lte or contains (an array holds the value); combine with {\"and\": [...]}, {\"or\": [...]}, {\"not\": F}. FIELD: metadata.NAME, kind, category, tags, key, created_at, updated_at. Example: {\"metadata.project\": \"billing\"}."`
+	Filters json.RawMessage `json:"filters,omitempty" jsonschema:"Only memories matching this filter, applied before ranking. {\"FIELD\": VALUE} is equality; {\"FIELD\": {\"OP\": VALUE}} with OP eq, ne, in, nin, gt, gte, lt, lte, contains (a substring of a string, an element of an array) or icontains (the same without case); combine with {\"and\": [...]}, {\"or\": [...]}, {\"not\": F}. FIELD: metadata.PATH (metadata.a.b for a nested value), kind, category, tags, key, created_at, updated_at (RFC 3339 or a date). Example: {\"metadata.project\": \"billing\"}."`
 	Limit   int             `json:"limit,omitempty" jsonschema:"How many results at most, 1 to 100 (default 10)."`
 	Explain bool            `json:"explain,omitempty" jsonschema:"Also say how each score was made: the rank and score of each signal (lexical, vector, date), recency, confidence, and what conversational context, session strength and a date named in the query added."`
 }
@@ -84,7 +84,7 @@ type FindMemoryInput struct {
 	Query   string          `json:"query" jsonschema:"What you are looking for, in words. Required."`
 	Kinds   []string        `json:"kinds,omitempty" jsonschema:"Only these kinds. Omit for all."`
 	Tags    []string        `json:"tags,omitempty" jsonschema:"Only memories carrying every one of these tags."`
-	Filters json.RawMessage `json:"filters,omitempty" jsonschema:"Only memories matching this filter: {\"FIELD\": VALUE}, or {\"FIELD\": {\"OP\": VALUE}} with OP eq ne in nin gt gte lt lte contains; combine with and, or, not. FIELD: metadata.NAME, kind, category, tags, key, created_at, updated_at. E.g. {\"metadata.project\": \"billing\"}."`
+	Filters json.RawMessage `json:"filters,omitempty" jsonschema:"Only memories matching this filter: {\"FIELD\": VALUE}, or {\"FIELD\": {\"OP\": VALUE}} with OP eq ne in nin gt gte lt lte contains icontains; combine with and, or, not. FIELD: metadata.PATH, kind, category, tags, key, created_at, updated_at. E.g. {\"metadata.project\": \"billing\"}."`
 	Limit   int             `json:"limit,omitempty" jsonschema:"At most this many results (default 10)."`
 }
 

@@ -104,7 +104,7 @@ func checkImportRecord(rec *loci.Record, searchText string, versions []loci.Reco
 	if err := loci.RequireText("id", rec.ID, maxImportIDBytes); err != nil {
 		return nil, err
 	}
-	if err := checkImportMetadata("metadata", rec.Metadata); err != nil {
+	if err := checkImportMetadata("metadata", &rec.Metadata); err != nil {
 		return nil, err
 	}
 	rules, ok := importOf(rec.Kind)
@@ -209,14 +209,15 @@ func checkImportRanges(rec *loci.Record, limits importLimits) error {
 // record itself is checked.
 func checkImportVersions(rec *loci.Record, versions []loci.RecordVersion) error {
 	seen := map[int]bool{}
-	for _, v := range versions {
+	for i := range versions {
+		v := &versions[i]
 		if v.Version < 1 || v.Version >= rec.Version || seen[v.Version] {
 			return loci.Errorf(loci.EINVALID, "each kept version must be distinct and below the record's version %d", rec.Version)
 		}
 		seen[v.Version] = true
 		if err := loci.CheckText("a version's content", v.Content, maxImportContentBytes); err != nil {
 			return err
-		} else if err := checkImportMetadata("a version's metadata", v.Metadata); err != nil {
+		} else if err := checkImportMetadata("a version's metadata", &v.Metadata); err != nil {
 			return err
 		} else if _, err := checkImportData("a version's data", rec, v.Data); err != nil {
 			return err
@@ -245,19 +246,22 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// checkImportMetadata checks metadata as a write does (its limits, API.md
-// v1.2) and that it is in the canonical form loci stores, so that what an
-// import stores exports the same.
-func checkImportMetadata(field string, raw json.RawMessage) error {
-	if raw == nil {
+// checkImportMetadata checks metadata as a write does (its limits), and
+// puts it in the canonical form loci stores (keys sorted, compact, &, <
+// and > unescaped), so that what an import stores exports the same. A
+// top-level key holding '.', which earlier versions wrote, is taken
+// back.
+func checkImportMetadata(field string, raw *json.RawMessage) error {
+	if *raw == nil {
 		return nil
 	}
-	canon, err := loci.NormalizeMetadata(raw)
+	canon, err := loci.NormalizeImportedMetadata(*raw)
 	if err != nil {
 		return loci.Errorf(loci.ErrorCode(err), "%s: %s", field, loci.ErrorMessage(err))
 	}
-	if !bytes.Equal(canon, raw) {
-		return loci.Errorf(loci.EINVALID, "%s must be a non-empty object in canonical form (keys sorted, compact), as loci exports it", field)
+	if canon == nil {
+		return loci.Errorf(loci.EINVALID, "%s must be a non-empty object", field)
 	}
+	*raw = canon
 	return nil
 }

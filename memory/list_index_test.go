@@ -76,6 +76,9 @@ func TestListingIndexMatchesScan(t *testing.T) {
 				in.Metadata = json.RawMessage(fmt.Sprintf(`{"topic":%q,"stars":"%d"}`, topics[i%3], i%6))
 			case 2:
 				in.Metadata = json.RawMessage(fmt.Sprintf(`{"stars":%d.5}`, i%6))
+			case 3:
+				in.Metadata = json.RawMessage(fmt.Sprintf(`{"food":{"kind":%q,"spicy":%t,"n":{"v":%d}},"team":"%s Team","big":%d,"none":null}`,
+					[]string{"Veg", "meat"}[i%2], i%3 == 0, i%4, []string{"Data", "data", "Ops"}[i%3], int64(9007199254740992)+int64(i%2)))
 			}
 			switch i % 3 {
 			case 0:
@@ -164,6 +167,21 @@ func TestListingIndexMatchesScan(t *testing.T) {
 			`{"created_at": {"nin": [` + at(4) + `]}}`,
 			`{"updated_at": {"gte": ` + at(24) + `}}`,
 			`{"updated_at": {"ne": ` + at(25) + `}}`,
+			`{"metadata.food.kind": "meat"}`,
+			`{"metadata.food.spicy": {"ne": true}}`,
+			`{"metadata.food.n.v": {"gte": 2}}`,
+			`{"metadata.team": {"contains": "data"}}`,
+			`{"metadata.team": {"icontains": "DATA"}}`,
+			`{"metadata.labels": {"icontains": "ALL"}}`,
+			`{"metadata.big": 9007199254740993}`,
+			`{"metadata.none": null}`,
+			`{"tags": {"icontains": "T1"}}`,
+			`{"category": {"contains": "oo"}}`,
+			`{"or": []}`,
+			`{"not": {}}`,
+			`{"and": [{}, {"metadata.food.kind": "Veg"}]}`,
+			`{"or": [{"not": {}}, {"metadata.food.kind": "Veg"}]}`,
+			`{"created_at": {"gte": "` + t0.Add(24*time.Hour).Format(time.DateOnly) + `"}}`,
 			`{"and": [{"metadata.topic": "travel"}, {"metadata.stars": {"gte": 2}}]}`,
 			`{"or": [{"metadata.topic": "music"}, {"tags": {"contains": "t"}}]}`,
 			`{"not": {"metadata.topic": "travel"}}`,

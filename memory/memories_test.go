@@ -87,8 +87,10 @@ func TestMemoriesAddGetNoop(t *testing.T) {
 			"ErrEpisode":             {Content: "x", UserID: "u", AgentID: "a", Kind: loci.KindEpisode},
 			"ErrUnknownKind":         {Content: "x", Kind: "memo"},
 			"ErrEmpty":               {Content: "  ", UserID: "u"},
-			"ErrMetadataKey":         {Content: "x", UserID: "u", Metadata: json.RawMessage(`{"Bad Key":1}`)},
-			"ErrMetadataNested":      {Content: "x", UserID: "u", Metadata: json.RawMessage(`{"a":{"b":1}}`)},
+			"ErrMetadataKeyWithDot":  {Content: "x", UserID: "u", Metadata: json.RawMessage(`{"a.b":1}`)},
+			"ErrMetadataControlKey":  {Content: "x", UserID: "u", Metadata: json.RawMessage(`{"a\nb":1}`)},
+			"ErrMetadataFiveLevels":  {Content: "x", UserID: "u", Metadata: json.RawMessage(`{"a":{"b":{"c":{"d":{"e":1}}}}}`)},
+			"ErrMetadata33Keys":      {Content: "x", UserID: "u", Metadata: json.RawMessage(manyKeys(33))},
 			"ErrPastExpiry":          {Content: "x", UserID: "u", ExpiresAt: loci.Ptr(t0.Add(-time.Hour))},
 			"ErrTTLZero":             {Content: "x", UserID: "u", TTLSeconds: loci.Ptr(int64(0))},
 		} {
@@ -268,8 +270,9 @@ func TestMemoriesFilters(t *testing.T) {
 		if err != nil || len(res.Results) != 2 {
 			t.Fatalf("filtered search = %+v, %v", res, err)
 		}
-		for _, bad := range []string{`{"metadata.Topic": 1}`, `{"colour": "red"}`, `{"metadata.x": {"like": 1}}`, `{"tags": {"gt": "a"}}`,
-			`{"created_at": {"gt": "yesterday"}}`, `{"and": []}`, `{"metadata.x": {"in": "a"}}`, `{"kind": "memo"}`, `[1]`} {
+		for _, bad := range []string{`{"metadata.a..b": 1}`, `{"colour": "red"}`, `{"metadata.x": {"like": 1}}`, `{"tags": {"gt": "a"}}`,
+			`{"created_at": {"gt": "yesterday"}}`, `{"and": {}}`, `{"metadata.x": {"in": "a"}}`, `{"kind": "memo"}`, `[1]`,
+			`{"metadata.x": {"icontains": 1}}`, `{"metadata.a.b.c.d.e": 1}`} {
 			if _, err := loci.ParseMemoryFilter([]byte(bad)); loci.ErrorCode(err) != loci.EINVALID {
 				t.Errorf("ParseMemoryFilter(%s) = %v, want invalid", bad, err)
 			}

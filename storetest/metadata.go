@@ -81,6 +81,59 @@ func testMetadata(t *testing.T, open Opener) {
 	if !hf.Match(byHash[0]) || hf.Match(mustGet(t, s, without.ID)) {
 		t.Fatal("RecordFilter.Match disagrees with the backend on ContentHash")
 	}
+	testMetadataAnyJSON(t, s)
+}
+
+// testMetadataAnyJSON: metadata of any JSON, in canonical form, is stored
+// and read back byte for byte, by the record and by its versions: keys of
+// any characters, nested objects, null, & < > unescaped, and integers
+// past 2^53 exact.
+func testMetadataAnyJSON(t *testing.T, s loci.Store) {
+	ctx := context.Background()
+	meta, err := loci.NormalizeMetadata(json.RawMessage(`{"Ünïcode": "é", "topicName": "food", "food": {"kind": "veg", "level": {"n": {"m": 1}}},
+		"none": null, "big": 9007199254740993, "neg": -9223372036854775809, "ratio": 1.50, "list": [1, {"a": null}, []], "html": "a & b <c>"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"big":9007199254740993,"food":{"kind":"veg","level":{"n":{"m":1}}},"html":"a & b <c>","list":[1,{"a":null},[]],` +
+		`"neg":-9223372036854775809,"none":null,"ratio":1.50,"topicName":"food","Ünïcode":"é"}`
+	if string(meta) != want {
+		t.Fatalf("canonical metadata = %s, want %s", meta, want)
+	}
+	r := NewRecord(loci.KindFact, loci.Scope{UserID: "u"}, "", "eats no meat")
+	r.Metadata = meta
+	MustInsert(t, s, r)
+	if got := mustGet(t, s, r.ID); string(got.Metadata) != want {
+		t.Fatalf("metadata = %s, want %s", got.Metadata, want)
+	}
+	err = s.Update(ctx, func(tx loci.Tx) error {
+		if err := tx.InsertVersion(ctx, loci.RecordVersion{RecordID: r.ID, Version: 1, Content: r.Content,
+			Metadata: r.Metadata, UpdatedAt: r.UpdatedAt}); err != nil {
+			return err
+		}
+		up := *mustGetTx(t, tx, r.ID)
+		up.Metadata, up.Version = json.RawMessage(`{"food":{"kind":"fish"}}`), 2
+		return tx.UpdateRecord(ctx, &up, 1)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []loci.RecordVersion
+	if err := s.View(ctx, func(tx loci.Tx) (err error) { vs, err = tx.ListVersions(ctx, r.ID); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 1 || string(vs[0].Metadata) != want {
+		t.Fatalf("versions = %+v, want one with %s", vs, want)
+	}
+	// A nested path reads what the backend returns.
+	where, err := loci.ParseMemoryFilter([]byte(`{"metadata.food.kind": {"icontains": "FISH"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Where: where}
+	if got := mustGet(t, s, r.ID); !f.Match(got) {
+		t.Fatalf("metadata.food.kind icontains FISH does not match %s", got.Metadata)
+	}
 }
 
 func mustGet(t *testing.T, s loci.Store, id string) *loci.Record {

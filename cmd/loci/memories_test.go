@@ -81,7 +81,7 @@ func memoriesWalk(t *testing.T, extra ...string) {
 		{"ErrFilterOperator", []string{"memories", "list", "--filter", `{"kind": {"like": "fact"}}`}, 1, []string{`unknown operator "like"`}, nil},
 		{"ErrFilterJSON", []string{"memories", "list", "--filter", `{"kind":`}, 2, []string{"-filter: not valid JSON"}, nil},
 		{"ErrMetadataJSON", []string{"memories", "add", "x", "--metadata", `{"a"`}, 2, []string{"-metadata: not valid JSON"}, nil},
-		{"ErrMetadataKey", []string{"memories", "add", "x", "--metadata", `{"Bad Key": 1}`}, 1, []string{`metadata key "Bad Key"`}, nil},
+		{"ErrMetadataKey", []string{"memories", "add", "x", "--metadata", `{"bad.key": 1}`}, 1, []string{`metadata key "bad.key"`}, nil},
 		{"ErrMetadataNotObject", []string{"memories", "add", "x", "--metadata", `[1, 2]`}, 1, []string{"metadata"}, nil},
 		{"ErrMetadataTooLarge", []string{"memories", "add", "x", "--metadata", `{"a": "` + strings.Repeat("x", loci.MaxMetadataBytes) + `"}`}, 1, []string{"metadata"}, nil},
 		{"ErrNoteWithoutKey", []string{"memories", "add", "x", "--kind", "note", "--agent", "coder"}, 1, []string{"key"}, nil},

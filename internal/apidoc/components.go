@@ -319,15 +319,20 @@ func preferenceMemorySchemas() Obj {
 			"updated_at":          Timestamp(""),
 		}), "A user's preference with its confidence."),
 		"Metadata": WithDesc(Obj{"type": "object", "maxProperties": loci.MaxMetadataKeys,
-			"propertyNames":        Obj{"pattern": fmt.Sprintf("^[a-z0-9_.-]{1,%d}$", loci.MaxMetadataKeyBytes)},
-			"additionalProperties": Obj{"oneOf": []Obj{{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": Obj{"type": []string{"string", "number", "boolean"}}}}},
-		}, fmt.Sprintf("A JSON object the client owns: at most %d keys of [a-z0-9_.-] (1-%d bytes), values strings, numbers, booleans or arrays of those, "+
-			"%s in all (413 past it, 400 for anything else). Returned wherever the record is, kept by history, export and import; never searched as text.",
-			loci.MaxMetadataKeys, loci.MaxMetadataKeyBytes, Bytes(loci.MaxMetadataBytes))),
+			"propertyNames": Obj{"minLength": 1, "maxLength": loci.MaxMetadataKeyBytes, "pattern": "^[^.\\u0000-\\u001F\\u007F-\\u009F]+$"},
+		}, fmt.Sprintf("A JSON object the client owns. Keys are 1-%d bytes of any characters but `.` and control characters "+
+			"(`topicName`, `Ünïcode`, `user-agent`), at every level; values are any JSON: strings, numbers, booleans, null, arrays, and "+
+			"objects nested up to %d levels (the metadata object is the first). At most %d keys at the top level, %s in all, counted as "+
+			"the compact JSON's UTF-8 bytes with `&`, `<` and `>` unescaped (413 past it, 400 for anything else). Integers are returned "+
+			"exactly as sent. Returned wherever the record is, kept by history, export and import; never searched as text.",
+			loci.MaxMetadataKeyBytes, loci.MaxMetadataDepth, loci.MaxMetadataKeys, Bytes(loci.MaxMetadataBytes))),
 		"MemoryFilter": WithDesc(Obj{"type": "object"}, "A filter: `{\"and\": [F, …]}`, `{\"or\": [F, …]}`, `{\"not\": F}`, `{\"FIELD\": VALUE}` "+
-			"(equality) or `{\"FIELD\": {\"OP\": VALUE}}` with OP one of eq ne in nin gt gte lt lte contains; several members of one object all hold. "+
-			"FIELD is `metadata.NAME`, kind, category, tags, key, user_id, agent_id, session_id, created_at, updated_at (RFC 3339). "+
-			"`contains` asks that an array (tags, an array in metadata) hold the value. A record without the field matches only ne and nin. "+
+			"(equality) or `{\"FIELD\": {\"OP\": VALUE}}` with OP one of eq ne in nin gt gte lt lte contains icontains; several members of one object all hold. "+
+			"`{}` always holds wherever it stands: `{\"and\": []}` holds, `{\"or\": []}` does not, `{\"not\": {}}` does not. "+
+			"FIELD is `metadata.PATH` (a nested value by its keys: `metadata.food.kind`), kind, category, tags, key, user_id, agent_id, session_id, "+
+			"created_at, updated_at (an RFC 3339 time or a date, `2026-01-31`, meaning its midnight UTC). "+
+			"`contains` on a string asks for a substring (case-sensitive), on an array (tags, an array in metadata) for an element equal to the value; "+
+			"`icontains` is the same without case. A record without the field matches only ne and nin. "+
 			"An unknown field or operator, or a value of the wrong type, is 400. A filter never widens a scope the key or the other parameters narrow."),
 		"MemoryInput": Closed([]string{"content"}, Obj{
 			"content":     Str("The memory's text (a note's value)."),

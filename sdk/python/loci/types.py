@@ -459,7 +459,7 @@ class Message(_MessageRequired, total=False):
     created_at: str
 
 
-Metadata = Dict[str, Union[str, float, bool, List[Any]]]
+Metadata = Dict[str, Any]
 
 
 class Note(TypedDict):

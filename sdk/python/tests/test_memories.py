@@ -111,6 +111,12 @@ class MemoryScenarios:
         c.update_memory(f["id"], expires_at=_future(hours=1))
         self.assertTrue(c.get_memory(f["id"])["expires_at"])
         c.update_memory(f["id"], ttl_seconds=3600)
+        # Metadata of any JSON, answered as sent.
+        meta = {"topicName": "food", "recipe": {"kind": "stew", "serves": 4}, "none": None, "big": 9007199254740993}
+        c.update_memory(f["id"], metadata=meta)
+        self.assertEqual(c.get_memory(f["id"])["metadata"], meta)
+        found = c.list_memories(user_id=u, filters={"metadata.recipe.kind": {"icontains": "STEW"}})["memories"]
+        self.assertEqual([m["id"] for m in found], [f["id"]])
 
     def test_update_errors(self):
         c, u = self.c, self.p + "patch-err"
@@ -128,7 +134,7 @@ class MemoryScenarios:
         with self.assertRaises(loci.Invalid):
             c.update_memory(f["id"], expires_at=_future(hours=-1))
         with self.assertRaises(loci.Invalid):
-            c.update_memory(f["id"], metadata={"Bad Key": 1})
+            c.update_memory(f["id"], metadata={"bad.key": 1})
         self.assertEqual(c.get_memory(f["id"])["version"], 1)
 
     def test_delete_and_history_after(self):
@@ -149,7 +155,7 @@ class MemoryScenarios:
             dict(kind="note", agent_id="a"),  # a note needs a key
             dict(kind="passage"),  # a passage needs an agent
             dict(kind="memo", user_id=u),
-            dict(user_id=u, metadata={"a": {"nested": 1}}),
+            dict(user_id=u, metadata={"a": {"b": {"c": {"d": {"e": 1}}}}}),  # five levels
             dict(user_id=u, expires_at=_future(hours=-1)),
             dict(user_id=u, ttl_seconds=0),
         ):
@@ -206,7 +212,9 @@ class MemoryScenarios:
         travel = c.search("trip", user_id=u, filters={"metadata.topic": "travel"}, limit=2)
         self.assertEqual(sorted(r["content"] for r in travel["results"]), ["Paris trip in May", "Rome trip in June"])
         self.assertEqual(c.list_memories(user_id=u, kind="fact", filters={"metadata.stars": 4})["memories"][0]["content"], "Likes jazz")
-        for bad in ({"colour": "red"}, {"metadata.x": {"like": 1}}, {"tags": {"gt": "a"}}, {"and": []}):
+        self.assertEqual(c.list_memories(user_id=u, filters={"and": []})["count"], 4)  # {} holds, wherever it stands
+        self.assertEqual(c.list_memories(user_id=u, filters={"or": []})["count"], 0)
+        for bad in ({"colour": "red"}, {"metadata.x": {"like": 1}}, {"tags": {"gt": "a"}}, {"and": {}}):
             with self.subTest(bad=bad):
                 with self.assertRaises(loci.Invalid) as cm:
                     c.list_memories(user_id=u, filters=bad)

@@ -1746,7 +1746,7 @@ export interface components {
             /** @description The record's version after the write. */
             version?: number;
         };
-        /** @description A filter: `{"and": [F, …]}`, `{"or": [F, …]}`, `{"not": F}`, `{"FIELD": VALUE}` (equality) or `{"FIELD": {"OP": VALUE}}` with OP one of eq ne in nin gt gte lt lte contains; several members of one object all hold. FIELD is `metadata.NAME`, kind, category, tags, key, user_id, agent_id, session_id, created_at, updated_at (RFC 3339). `contains` asks that an array (tags, an array in metadata) hold the value. A record without the field matches only ne and nin. An unknown field or operator, or a value of the wrong type, is 400. A filter never widens a scope the key or the other parameters narrow. */
+        /** @description A filter: `{"and": [F, …]}`, `{"or": [F, …]}`, `{"not": F}`, `{"FIELD": VALUE}` (equality) or `{"FIELD": {"OP": VALUE}}` with OP one of eq ne in nin gt gte lt lte contains icontains; several members of one object all hold. `{}` always holds wherever it stands: `{"and": []}` holds, `{"or": []}` does not, `{"not": {}}` does not. FIELD is `metadata.PATH` (a nested value by its keys: `metadata.food.kind`), kind, category, tags, key, user_id, agent_id, session_id, created_at, updated_at (an RFC 3339 time or a date, `2026-01-31`, meaning its midnight UTC). `contains` on a string asks for a substring (case-sensitive), on an array (tags, an array in metadata) for an element equal to the value; `icontains` is the same without case. A record without the field matches only ne and nin. An unknown field or operator, or a value of the wrong type, is 400. A filter never widens a scope the key or the other parameters narrow. */
         MemoryFilter: Record<string, unknown>;
         MemoryInput: {
             /** @description Required for a passage or a note. */
@@ -1823,10 +1823,8 @@ export interface components {
             /** @description e.g. user, assistant, system. */
             role: string;
         };
-        /** @description A JSON object the client owns: at most 32 keys of [a-z0-9_.-] (1-64 bytes), values strings, numbers, booleans or arrays of those, 4 KiB in all (413 past it, 400 for anything else). Returned wherever the record is, kept by history, export and import; never searched as text. */
-        Metadata: {
-            [key: string]: string | number | boolean | (string | number | boolean)[];
-        };
+        /** @description A JSON object the client owns. Keys are 1-64 bytes of any characters but `.` and control characters (`topicName`, `Ünïcode`, `user-agent`), at every level; values are any JSON: strings, numbers, booleans, null, arrays, and objects nested up to 4 levels (the metadata object is the first). At most 32 keys at the top level, 4 KiB in all, counted as the compact JSON's UTF-8 bytes with `&`, `<` and `>` unescaped (413 past it, 400 for anything else). Integers are returned exactly as sent. Returned wherever the record is, kept by history, export and import; never searched as text. */
+        Metadata: Record<string, unknown>;
         /** @description An agent's key-value memory. */
         Note: {
             /** @description The note's key, unique per agent. */

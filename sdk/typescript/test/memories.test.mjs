@@ -97,6 +97,12 @@ describe("memories", () => {
     await c.updateMemory(f.id, { expires_at: inHours(1) });
     assert.ok((await c.getMemory(f.id)).expires_at);
     await c.updateMemory(f.id, { ttl_seconds: 3600 });
+    // Metadata of any JSON, answered as sent, filtered by path.
+    const meta = { topicName: "food", recipe: { kind: "stew", serves: 4 }, none: null };
+    await c.updateMemory(f.id, { metadata: meta });
+    assert.deepEqual((await c.getMemory(f.id)).metadata, meta);
+    const found = await c.listMemories({ user_id: "patch-u", filters: { "metadata.recipe.kind": { icontains: "STEW" } } });
+    assert.deepEqual(found.memories.map((m) => m.id), [f.id]);
   });
 
   it("update errors: unknown id, a session message, a past time, a bad key", async () => {
@@ -107,7 +113,7 @@ describe("memories", () => {
     await rejectsWith(c.updateMemory(msgs[0].id, { content: "bye" }), Conflict, 409);
     const f = await c.addMemory("Temporary", { user_id: "patch-err" });
     await rejectsWith(c.updateMemory(f.id, { expires_at: inHours(-1) }), Invalid, 400);
-    await rejectsWith(c.updateMemory(f.id, { metadata: { "Bad Key": 1 } }), Invalid, 400);
+    await rejectsWith(c.updateMemory(f.id, { metadata: { "bad.key": 1 } }), Invalid, 400);
     await rejectsWith(c.updateMemory(f.id, {}), Invalid, 400);
     assert.equal((await c.getMemory(f.id)).version, 1);
   });
@@ -128,7 +134,7 @@ describe("memories", () => {
       { kind: "note", agent_id: "a" },
       { kind: "passage" },
       { kind: /** @type {any} */ ("memo"), user_id: u },
-      { user_id: u, metadata: /** @type {any} */ ({ a: { nested: 1 } }) },
+      { user_id: u, metadata: { a: { b: { c: { d: { e: 1 } } } } } }, // five levels
       { user_id: u, expires_at: inHours(-1) },
       { user_id: u, ttl_seconds: 0 },
     ]) {
@@ -185,7 +191,10 @@ describe("memories", () => {
     assert.equal((await c.listMemories({ user_id: u, filters: '{"metadata.topic": "music"}' })).count, 1);
     const travel = await c.search("trip", { user_id: u, filters: { "metadata.topic": "travel" }, limit: 2 });
     assert.deepEqual(travel.results.map((r) => r.content).sort(), ["Paris trip in May", "Rome trip in June"]);
-    for (const bad of [{ colour: "red" }, { "metadata.x": { like: 1 } }, { tags: { gt: "a" } }, { and: [] }]) {
+    // {} holds wherever it stands: {"and": []} holds, {"or": []} does not.
+    assert.equal((await c.listMemories({ user_id: u, filters: { and: [] } })).count, 4);
+    assert.equal((await c.listMemories({ user_id: u, filters: { or: [] } })).count, 0);
+    for (const bad of [{ colour: "red" }, { "metadata.x": { like: 1 } }, { tags: { gt: "a" } }, { and: {} }]) {
       await rejectsWith(c.listMemories({ user_id: u, filters: bad }), Invalid, 400);
       await rejectsWith(c.search("trip", { user_id: u, filters: bad }), Invalid, 400);
     }

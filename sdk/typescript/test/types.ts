@@ -28,8 +28,10 @@ export async function checks(): Promise<void> {
   // Memories: options and answers typed from the document.
   const added = await c.addMemory("Likes tea", { user_id: "u1", metadata: { source: "chat", n: 2, tags: ["a"] }, ttl_seconds: 60 });
   const event: "ADD" | "UPDATE" | "NOOP" | "DELETE" = added.event;
-  // @ts-expect-error metadata values are scalars or arrays of them
-  await c.addMemory("x", { metadata: { nested: { a: 1 } } });
+  // Metadata values are any JSON.
+  await c.addMemory("x", { metadata: { topicName: "food", nested: { a: [1, null] } } });
+  // @ts-expect-error metadata is an object
+  await c.addMemory("x", { metadata: [1] });
   // @ts-expect-error only facts, passages and notes are added this way
   await c.addMemory("x", { kind: "episode" });
   await c.updateMemory(added.id, { metadata: null });

@@ -11,12 +11,13 @@
  *   ranks: BM25 and vectors over that text), then a line `#` and a digest of
  *   that JSON, so that values differing only in case or spacing, which loci
  *   would take as a repeat, are told apart (contentOf);
- * - its `metadata` holds `lg: true`, the namespace's labels as `ns.0`…`ns.7`
- *   and `ns.n` (its depth), and the value's top-level strings, numbers and
- *   booleans as `v.<hex of the field name>`, for the server to filter on;
+ * - its `metadata` holds `lg: true`, the namespace's labels as `ns: {"0":
+ *   …, "7": …}` with `n` (its depth), and the value's top-level strings,
+ *   numbers and booleans as `v: {<hex of the field name>: …}`, for the
+ *   server to filter on by path (`metadata.ns.0`, `metadata.v.<hex>`);
  *   `v.partial` marks a value some of whose fields did not fit there
- *   (metadata holds 32 keys and 4 KB), and such items are always fetched
- *   for `filter` to be checked on the client;
+ *   (metadata holds 4 KB), and such items are always fetched for `filter`
+ *   to be checked on the client;
  * - a TTL (`ttl` in minutes, as LangGraph's Python stores take it, per put or
  *   the store's default) is the note's `ttl_seconds`: once past, loci
  *   answers the item nowhere.
@@ -51,7 +52,7 @@ export const MAX_NAMESPACE_DEPTH = 8;
 /** Candidates one search with a filter or a query reads. */
 const MAX_CANDIDATES = 1000;
 const PAGE = 1000;
-const MAX_META_KEYS = 32;
+const MAX_META_KEY_BYTES = 64;
 const MAX_META_BYTES = 3500; // of loci's 4096, leaving room for the JSON around
 /** The most bytes of a query parameter's value loci takes (`filters` on GET /v1/memories). */
 const MAX_QUERY_BYTES = 4096;
@@ -136,26 +137,28 @@ const bytes = (s: string) => utf8.encode(s).length;
 
 /** The metadata of an item (see the mapping above). */
 function metadataOf(namespace: string[], value: Record<string, unknown>): Record<string, unknown> {
-  const meta: Record<string, unknown> = { lg: true, "ns.n": namespace.length };
-  namespace.forEach((label, i) => (meta[`ns.${i}`] = label));
-  let size = JSON.stringify(meta).length;
+  const ns: Record<string, unknown> = { n: namespace.length };
+  namespace.forEach((label, i) => (ns[String(i)] = label));
+  const v: Record<string, unknown> = {};
+  const meta: Record<string, unknown> = { lg: true, ns, v };
+  let size = new TextEncoder().encode(JSON.stringify(meta)).length;
   let partial = false;
-  for (const [field, v] of Object.entries(value)) {
-    if (!isScalar(v)) continue; // nested values are checked on the client (and never equal a filter's scalar)
-    if (!lociScalar(v)) {
+  for (const [field, val] of Object.entries(value)) {
+    if (!isScalar(val)) continue; // nested values are checked on the client (and never equal a filter's scalar)
+    if (!lociScalar(val)) {
       partial = true; // checked on the client
       continue;
     }
-    const name = `v.${hex(field)}`;
-    const cost = JSON.stringify(name).length + JSON.stringify(v).length + 2;
-    if (name.length > 64 || Object.keys(meta).length >= MAX_META_KEYS - 1 || size + cost > MAX_META_BYTES) {
+    const name = hex(field);
+    const cost = new TextEncoder().encode(JSON.stringify(name) + JSON.stringify(val)).length + 2;
+    if (name.length > MAX_META_KEY_BYTES || size + cost > MAX_META_BYTES) {
       partial = true;
       continue;
     }
-    meta[name] = v;
+    v[name] = val;
     size += cost;
   }
-  if (partial) meta["v.partial"] = true;
+  if (partial) v.partial = true;
   return meta;
 }
 
@@ -211,8 +214,8 @@ function serverFilter(filter: Record<string, unknown> | undefined, budget = Infi
   if (!filter) return undefined;
   const leaves: Record<string, unknown>[] = [];
   for (const [field, want] of Object.entries(filter)) {
+    if (hex(field).length > MAX_META_KEY_BYTES) continue;
     const name = `metadata.v.${hex(field)}`;
-    if (name.length > 73) continue;
     if (isScalar(want)) {
       if (lociScalar(want)) leaves.push({ [name]: want });
     } else if (want !== null && typeof want === "object" && !Array.isArray(want)) {

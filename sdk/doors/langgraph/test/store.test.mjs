@@ -275,7 +275,7 @@ describe("LociStore's own", () => {
     await store.put(["exact"], "v", value);
     const [again] = (await client.request("GET", "/v1/memories", { query: { kind: "note", agent_id: store.agentId } })).memories;
     expect(again.version).toBe(memories[0].version);
-    expect(memories[0].metadata).toMatchObject({ lg: true, "ns.0": "exact", "ns.n": 1 });
+    expect(memories[0].metadata).toMatchObject({ lg: true, ns: { "0": "exact", n: 1 } });
   });
 
   it("refuses bad input, as InMemoryStore does where it refuses, and changes nothing", async () => {

@@ -51,14 +51,14 @@ describe("mem0ai's MemoryClient against loci", () => {
         { role: "user", content: "I am vegetarian and allergic to nuts" },
         { role: "assistant", content: "Noted: vegetarian, no nuts" },
       ],
-      { user_id: "alex", agent_id: "chef", run_id: "trip-1", metadata: { topic: "food", "diet.strict": true } },
+      { user_id: "alex", agent_id: "chef", run_id: "trip-1", metadata: { topic: "food", topicName: "Food", diet: { strict: true } } },
     );
     assert.equal(added.length, 2, "one memory per message");
     assert.deepEqual(
       added.map((m) => [m.event, m.memory, m.data.memory, m.userId, m.agentId, m.runId, m.metadata]),
       [
-        ["ADD", "I am vegetarian and allergic to nuts", "I am vegetarian and allergic to nuts", "alex", "chef", "trip-1", { topic: "food", "diet.strict": true }],
-        ["ADD", "Noted: vegetarian, no nuts", "Noted: vegetarian, no nuts", "alex", "chef", "trip-1", { topic: "food", "diet.strict": true }],
+        ["ADD", "I am vegetarian and allergic to nuts", "I am vegetarian and allergic to nuts", "alex", "chef", "trip-1", { topic: "food", topicName: "Food", diet: { strict: true } }],
+        ["ADD", "Noted: vegetarian, no nuts", "Noted: vegetarian, no nuts", "alex", "chef", "trip-1", { topic: "food", topicName: "Food", diet: { strict: true } }],
       ],
     );
     const [veg, noted] = added.map((m) => m.id);
@@ -80,6 +80,11 @@ describe("mem0ai's MemoryClient against loci", () => {
     assert.equal(byMeta.results.length, 3);
     const notFood = await client.search("nuts", { filters: { user_id: "alex", NOT: [{ metadata: { topic: "food" } }] } });
     assert.deepEqual(notFood.results, []);
+    // A nested value by its path, and contains on a string (icontains without case).
+    const strict = await client.search("nuts", { filters: { AND: [{ user_id: "alex" }, { metadata: { diet: { strict: true } } }] } });
+    assert.deepEqual(strict.results.map((m) => m.id).sort(), [veg, noted].sort());
+    const byTopic = await client.getAll({ filters: { AND: [{ user_id: "alex" }, { "metadata.topicName": { icontains: "FOO" } }] } });
+    assert.equal(byTopic.count, 2);
     const byCategory = await client.search("Lisbon", { filters: { user_id: "alex" }, categories: ["general_fact"] });
     assert.deepEqual(byCategory.results.map((m) => m.id), [lisbon.id]);
 
@@ -136,7 +141,7 @@ describe("mem0ai's MemoryClient against loci", () => {
     await assert.rejects(client.search("kept", { threshold: 0.5 }), isErr(ValidationError, /threshold/));
     await assert.rejects(client.getAll({ filters: { created_at: { gte: "last week" } } }), isErr(ValidationError, /RFC 3339/));
     await assert.rejects(client.add([{ role: "user", content: "fine" }, { role: "user", content: " " }], { user_id: "bo" }), isErr(ValidationError, /messages\[1\]/));
-    await assert.rejects(client.add("x", { user_id: "bo", metadata: { "Not A Key": 1 } }), ValidationError);
+    await assert.rejects(client.add("x", { user_id: "bo", metadata: { "not.a.key": 1 } }), ValidationError);
     await assert.rejects(client.deleteAll({}), isErr(ValidationError, /user_id/));
     // One bad operation: the whole batch is refused.
     await assert.rejects(
