@@ -27,6 +27,7 @@ type Service interface {
 	AgentSearchService
 	OverviewService
 	MemoryService
+	ConversationService
 	PingService
 }
 

@@ -16,9 +16,12 @@ import (
 // platform REST API that mem0's official clients use, so that
 // `new MemoryClient({apiKey, host: "http://HOST:8420/mem0"})` (npm mem0ai)
 // works unchanged against loci. It is a translation of shapes over
-// loci.MemoryService, nothing more: loci calls no model, so an add stores
-// each message as one memory (a fact, as POST /v1/memories does) and
-// answers exactly what it stored; mem0's run_id is loci's session_id; mem0's
+// loci's services, nothing more: an add is an add of messages
+// (loci.ConversationService, as POST /v1/memories with messages: without a
+// chat model each user message becomes one memory about the user, the
+// others none; with one the model reads them; infer and async_mode are
+// honoured) and answers exactly what it stored; mem0's run_id is loci's
+// session_id; mem0's
 // filters are translated into loci's filter language where they map, and
 // refused (400, naming what does not map) where they do not.
 //
@@ -105,7 +108,7 @@ func (q mem0AddRequest) refused() error {
 		{"includes", q.Includes != nil}, {"excludes", q.Excludes != nil},
 	} {
 		if f.set {
-			return loci.Errorf(loci.EINVALID, "%s is not supported: loci calls no model, and stores each message as it is given", f.name)
+			return loci.Errorf(loci.EINVALID, "%s is not supported: loci takes no instructions for reading messages", f.name)
 		}
 	}
 	if q.Timestamp != nil {
@@ -124,16 +127,16 @@ func errMem0AppID() error {
 	return loci.Errorf(loci.EINVALID, "app_id does not map to loci: an API key's workspace is the app; scope by user_id, agent_id or run_id")
 }
 
-// contents returns the messages of an add: a string (one memory) or an
-// array of {role, content} messages with text content (one memory each).
-func (q mem0AddRequest) contents() ([]string, error) {
+// messages returns the messages of an add: a string (one message from
+// the user) or an array of {role, content, name?} with text content.
+func (q mem0AddRequest) messages() ([]loci.ChatMessage, error) {
 	raw := bytes.TrimSpace(q.Messages)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, loci.Errorf(loci.EINVALID, "messages is required: a string or an array of {role, content}")
 	}
 	var text string
 	if json.Unmarshal(raw, &text) == nil {
-		return []string{text}, nil
+		return []loci.ChatMessage{{Role: loci.MessageRoleUser, Content: text}}, nil
 	}
 	var msgs []mem0Message
 	if raw[0] != '[' {
@@ -145,12 +148,10 @@ func (q mem0AddRequest) contents() ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "messages is empty")
 	}
-	out := make([]string, len(msgs))
+	out := make([]loci.ChatMessage, len(msgs))
 	for i, m := range msgs {
-		if m.Role != "user" && m.Role != "assistant" && m.Role != "system" {
-			return nil, loci.Errorf(loci.EINVALID, "messages[%d]: role must be user, assistant or system", i)
-		}
-		if json.Unmarshal(m.Content, &out[i]) != nil {
+		out[i] = loci.ChatMessage{Role: m.Role, Name: m.Name}
+		if json.Unmarshal(m.Content, &out[i].Content) != nil {
 			return nil, loci.Errorf(loci.EINVALID, "messages[%d]: content must be text (loci stores no images or files)", i)
 		}
 	}
@@ -179,7 +180,7 @@ func (s *Server) handleMem0Add(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	contents, err := req.contents()
+	msgs, err := req.messages()
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -189,29 +190,53 @@ func (s *Server) handleMem0Add(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	var b loci.MemoryBatch
-	for _, c := range contents {
-		b.Add = append(b.Add, loci.MemoryInput{Content: c, UserID: req.UserID, AgentID: req.AgentID, SessionID: req.RunID,
-			Metadata: req.Metadata, ExpiresAt: at})
+	in := loci.MessagesInput{Messages: msgs, UserID: req.UserID, AgentID: req.AgentID, SessionID: req.RunID,
+		Metadata: req.Metadata, ExpiresAt: at, Async: req.AsyncMode != nil && *req.AsyncMode}
+	if req.Infer != nil && !*req.Infer {
+		in.Infer = loci.InferOff
 	}
-	evs, err := s.MemoryService.BatchMemories(r.Context(), b)
+	res, err := s.ConversationService.AddMessages(r.Context(), in)
 	if err != nil {
-		s.Error(w, r, mem0BatchError(err, "add", "messages"))
+		s.Error(w, r, err)
 		return
 	}
-	out := make([]map[string]any, 0, len(evs))
-	for _, ev := range evs {
-		m, err := s.MemoryService.GetMemory(r.Context(), ev.ID)
-		if err != nil {
-			s.Error(w, r, err)
-			return
-		}
-		mm := mem0Memory(m)
-		mm["event"] = ev.Event
-		mm["data"] = map[string]any{"memory": m.Content}
-		out = append(out, mm)
+	if res.Status == loci.EventPending {
+		writeJSON(w, http.StatusOK, []map[string]any{{"message": "Memory processing has been queued for background execution",
+			"status": res.Status, "event_id": res.EventID}})
+		return
+	}
+	out, err := s.mem0Events(r, res.Results)
+	if err != nil {
+		s.Error(w, r, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// mem0Events lists what an add of messages wrote or found, in mem0's
+// shape: each memory as it is now (a deleted one as it was), with its
+// event and the text written.
+func (s *Server) mem0Events(r *http.Request, evs []loci.MessageEvent) ([]map[string]any, error) {
+	out := make([]map[string]any, 0, len(evs))
+	for _, ev := range evs {
+		var mm map[string]any
+		if ev.Event == loci.EventDelete {
+			mm = map[string]any{"id": ev.ID, "memory": ev.Content, "kind": ev.Kind}
+		} else {
+			m, err := s.MemoryService.GetMemory(r.Context(), ev.ID)
+			if err != nil {
+				return nil, err
+			}
+			mm = mem0Memory(m)
+		}
+		mm["event"] = ev.Event
+		mm["data"] = map[string]any{"memory": ev.Content}
+		if ev.Previous != "" {
+			mm["previous_memory"] = ev.Previous
+		}
+		out = append(out, mm)
+	}
+	return out, nil
 }
 
 // mem0BatchError renames the operation a batch error names (add[2]) as
@@ -295,7 +320,7 @@ func (s *Server) handleMem0Search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sc := boundScope(r, q.scope)
-	sq := loci.SearchQuery{Query: req.Query, UserID: sc.UserID, AgentID: sc.AgentID, SessionID: sc.SessionID, Filters: q.raw}
+	sq := loci.SearchQuery{Query: req.Query, UserID: sc.UserID, AgentID: sc.AgentID, SessionID: sc.SessionID, Filters: q.raw, Kinds: mem0Kinds()}
 	if req.TopK != nil {
 		if *req.TopK < 1 || *req.TopK > loci.MaxSearchLimit {
 			s.Error(w, r, loci.Errorf(loci.EINVALID, "top_k must be from 1 to %d", loci.MaxSearchLimit))
@@ -367,7 +392,7 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	mq := loci.MemoryQuery{Scope: boundScope(r, q.scope), Filters: q.parsed, Limit: size, Offset: (page - 1) * size}
+	mq := loci.MemoryQuery{Scope: boundScope(r, q.scope), Kinds: mem0Kinds(), Filters: q.parsed, Limit: size, Offset: (page - 1) * size}
 	for _, d := range []struct {
 		name string
 		v    *string
@@ -402,6 +427,22 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 		return fmt.Sprintf("/mem0/v3/memories/?page=%d&page_size=%d", p, size)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"count": total, "next": link(page + 1), "previous": link(page - 1), "results": out})
+}
+
+// mem0Kinds are the kinds the door's search and get all read: every kind
+// but sessions. An add with a run_id appends its messages to that
+// session's conversation, for loci's own routes; mem0 keeps no
+// conversation, and its memories are what was learnt from one, not what
+// was said (an assistant's reply is no memory about the user). Delete all
+// of a run deletes its conversation too.
+func mem0Kinds() []loci.Kind {
+	var out []loci.Kind
+	for _, k := range loci.Kinds {
+		if k != loci.KindSession {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // boundScope is sc read with the request's key: a key bound to an agent

@@ -14,6 +14,7 @@ import (
 // memoryRoutes are the routes of the memories door (API.md v1.2): every
 // record of every kind, addressed by its id.
 func memoryRoutes() []endpoint {
+	addAnswer := apidoc.Obj{"oneOf": []apidoc.Obj{apidoc.Ref("MemoryEvent"), apidoc.Ref("MessagesResult")}}
 	idNotFound := "404 when absent or expired, and for a record of another agent under a key bound to one."
 	return []endpoint{
 		{pattern: "POST /v1/memories", handler: (*Server).handleAddMemory,
@@ -24,12 +25,22 @@ func memoryRoutes() []endpoint {
 					"201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's " +
 					"current version, which needs the editor role; `id` names the new version, `previous_id` the old one); the same " +
 					"content (case and spacing aside) already current in the same kind, scope and key: 200 `NOOP` with the existing " +
-					"`id`, nothing written. `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.",
-				Body: apidoc.Ref("MemoryInput"),
+					"`id`, nothing written. `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.\n\n" +
+					"With `messages` instead of `content`, a conversation becomes memories (MessagesInput). Without a chat model " +
+					"(or with `\"infer\": false`) each `user` message becomes one memory about the user, a fact with its role kept in " +
+					"its data; `assistant`, `system` and `tool` messages become none (`skipped` says why). With a chat model " +
+					"(`loci serve --llm-url --llm-model`) the model proposes short memories and decides, for each, against the " +
+					"scope's most similar current memories, whether it is `ADD`, `UPDATE` (history kept), `DELETE` or `NOOP`, " +
+					"each written as a hand-written write is. A model that is down, slower than `--llm-timeout` or answers " +
+					"something unusable is 503 with Retry-After and nothing written, unless `\"infer\": \"fallback\"`. With a " +
+					"`session_id`, every message is also appended to that session. Updates and deletes need the editor role.",
+				Body: apidoc.Obj{"oneOf": []apidoc.Obj{apidoc.Ref("MemoryInput"), apidoc.Ref("MessagesInput")}},
 				OK: map[int]apidoc.Resp{
-					http.StatusCreated: {Desc: "Added (ADD) or updated (UPDATE).", Schema: apidoc.Success(apidoc.Ref("MemoryEvent"))},
-					http.StatusOK:      {Desc: "The same content is already current (NOOP).", Schema: apidoc.Success(apidoc.Ref("MemoryEvent"))},
-				}, Errs: []int{tooLarge}}},
+					http.StatusCreated: {Desc: "Added (ADD) or updated (UPDATE); for messages, something was written.", Schema: apidoc.Success(addAnswer)},
+					http.StatusOK:      {Desc: "The same content is already current (NOOP); for messages, nothing changed.", Schema: apidoc.Success(addAnswer)},
+					http.StatusAccepted: {Desc: "Messages with `\"async\": true`: queued; follow the event with GET /v1/events/{event_id}.",
+						Schema: apidoc.Success(apidoc.Ref("EventAccepted"))},
+				}, Errs: []int{conflict, tooLarge}}},
 		{pattern: "POST /v1/memories/batch", handler: (*Server).handleBatchMemories,
 			op: loci.OpMemoryBatch,
 			doc: &apidoc.Op{ID: "batchMemories", Tag: "memories",
@@ -134,9 +145,19 @@ func optionalTime(field string, v *string) (*time.Time, error) {
 }
 
 func (s *Server) handleAddMemory(w http.ResponseWriter, r *http.Request) {
-	var req memoryInputRequest
+	var req addMemoryRequest
 	if err := decode(r, &req); err != nil {
 		s.Error(w, r, err)
+		return
+	}
+	if req.Messages != nil {
+		s.addMessages(w, r, req) // a conversation (conversations.go)
+		return
+	} else if err := noContent(req); err != nil {
+		s.Error(w, r, err)
+		return
+	} else if req.Infer != nil || req.Async != nil {
+		s.Error(w, r, loci.Errorf(loci.EINVALID, "infer and async are taken with messages (a conversation), not with content"))
 		return
 	}
 	in, err := req.input()

@@ -190,7 +190,8 @@ func (c schemaChecker) propertyNames(s map[string]any) (map[string]bool, bool) {
 			names[n] = true
 		}
 	}
-	if all, ok := s["allOf"].([]any); ok {
+	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+		all, _ := s[kw].([]any)
 		for _, sub := range all {
 			n, o := c.propertyNames(sub.(map[string]any))
 			open = open || o

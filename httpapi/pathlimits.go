@@ -18,6 +18,7 @@ var pathValueLimits = map[string]int{
 	"label":      loci.MaxBlockLabelBytes,
 	"block_id":   loci.MaxRecordIDBytes,
 	"id":         loci.MaxRecordIDBytes,
+	"event_id":   loci.MaxRecordIDBytes,
 	"type":       loci.MaxPreferenceTypeBytes,
 	"key":        loci.MaxNoteKeyBytes,
 }

@@ -57,6 +57,7 @@ func routeTable() []endpoint {
 	return slices.Concat(
 		operationRoutes(),
 		memoryRoutes(),
+		conversationRoutes(),
 		mem0Routes(),
 		noteRoutes(),
 		agentRoutes(),

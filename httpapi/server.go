@@ -25,25 +25,26 @@ import (
 // replace one (set the field after NewServer: handlers read it at each
 // request).
 type Server struct {
-	AgentService       loci.AgentService
-	AuditService       loci.AuditService
-	BlockService       loci.BlockService
-	EpisodeService     loci.EpisodeService
-	ExportService      loci.ExportService
-	FactService        loci.FactService
-	KeyService         loci.KeyService
-	MaintenanceService loci.MaintenanceService
-	MemoryService      loci.MemoryService
-	NoteService        loci.NoteService
-	OverviewService    loci.OverviewService
-	PassageService     loci.PassageService
-	PingService        loci.PingService
-	PreferenceService  loci.PreferenceService
-	ReviewService      loci.ReviewService
-	SearchService      loci.SearchService
-	SessionService     loci.SessionService
-	UserMemoryService  loci.UserMemoryService
-	WorkingService     loci.WorkingService
+	AgentService        loci.AgentService
+	AuditService        loci.AuditService
+	BlockService        loci.BlockService
+	ConversationService loci.ConversationService
+	EpisodeService      loci.EpisodeService
+	ExportService       loci.ExportService
+	FactService         loci.FactService
+	KeyService          loci.KeyService
+	MaintenanceService  loci.MaintenanceService
+	MemoryService       loci.MemoryService
+	NoteService         loci.NoteService
+	OverviewService     loci.OverviewService
+	PassageService      loci.PassageService
+	PingService         loci.PingService
+	PreferenceService   loci.PreferenceService
+	ReviewService       loci.ReviewService
+	SearchService       loci.SearchService
+	SessionService      loci.SessionService
+	UserMemoryService   loci.UserMemoryService
+	WorkingService      loci.WorkingService
 
 	logger *slog.Logger
 	mux    *http.ServeMux
@@ -118,7 +119,7 @@ func (s *Server) setServices(svc loci.Service) {
 	s.NoteService, s.OverviewService, s.PassageService = svc, svc, svc
 	s.PingService, s.PreferenceService, s.ReviewService = svc, svc, svc
 	s.SearchService, s.SessionService, s.UserMemoryService = svc, svc, svc
-	s.WorkingService = svc
+	s.WorkingService, s.ConversationService = svc, svc
 }
 
 // operationRoutes are the health endpoints. /healthz never touches the

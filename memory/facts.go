@@ -26,6 +26,9 @@ type factData struct {
 	// fact that replaced this one, and the one it replaced.
 	SupersededBy string `json:"superseded_by,omitempty"`
 	Supersedes   string `json:"supersedes,omitempty"`
+	// Role is the role of the conversation's message the fact was
+	// stored from ("user"), when it was.
+	Role string `json:"role,omitempty"`
 }
 
 func errFactNotFound() error { return loci.Errorf(loci.ENOTFOUND, "fact not found") }

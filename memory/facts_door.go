@@ -50,7 +50,7 @@ func (factDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 		Category: cat, Confidence: loci.FactInitialRelevance, CreatedAt: w.now, UpdatedAt: w.now, ExpiresAt: in.expiresAt,
 		Version: 1, ValidAt: w.now,
 	}
-	changed, err := w.s.insertFact(ctx, w.tx, rec, factData{}, w.now)
+	changed, err := w.s.insertFact(ctx, w.tx, rec, factData{Role: in.role}, w.now)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,9 @@ type memInput struct {
 	loci.MemoryInput
 	metadata  []byte    // canonical, nil for none
 	expiresAt time.Time // zero: never
+	// role is the role of the conversation's message the memory came
+	// from, kept in its record ("" for none).
+	role string
 }
 
 // memEdit is the content and tags of a patch (nil: unchanged), with the

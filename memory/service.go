@@ -30,6 +30,10 @@ type Service struct {
 	ranking  RankingParams
 	queue    *embedQueue
 
+	// conv reads conversations: the chat model and the queue of adds
+	// run in the background (conversations.go).
+	conv conversations
+
 	// auditOn: every operation writes its audit entry (on by default);
 	// auditQ holds those written in batches.
 	auditOn bool

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -353,6 +354,11 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 		}
 		n += m
 		a.count(n)
+		// The adds queued for the user hold what they said: deleted too,
+		// so that none writes it back (one a worker holds rolls back).
+		if _, err := tx.DeleteEvents(ctx, ws, userID, time.Time{}); err != nil {
+			return err
+		}
 		_, err = tx.DeleteUser(ctx, ws, userID)
 		return err
 	})

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
 	t.Run("Rows", func(t *testing.T) { testRows(t, open) })
+	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 }
 
 var base = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)

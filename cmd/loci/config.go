@@ -13,6 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/index"
+	"github.com/loci-memory/loci/llm"
 	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/retry"
 )
@@ -49,6 +50,10 @@ type Config struct {
 	// similarity beside BM25's; nil keeps the default (1; the hash
 	// embedder keeps its own 0.1). $LOCI_VECTOR_WEIGHT.
 	VectorWeight *float64
+
+	// LLM is the chat model that reads conversations added as memories:
+	// none unless a URL is given.
+	LLM LLMConfig
 
 	// Audit writes every memory access to the audit log. --audit (serve,
 	// mcp); on.
@@ -90,6 +95,16 @@ type EmbedderConfig struct {
 	URL, Model, APIKey string
 }
 
+// LLMConfig names the chat model, any OpenAI-compatible
+// /v1/chat/completions: --llm-url and $LOCI_LLM_URL (the API root, e.g.
+// http://localhost:11434/v1), --llm-model and $LOCI_LLM_MODEL,
+// $LOCI_LLM_API_KEY, --llm-timeout and $LOCI_LLM_TIMEOUT (the longest an
+// add waits for it, its calls together; default 30s).
+type LLMConfig struct {
+	URL, Model, APIKey string
+	Timeout            time.Duration
+}
+
 // ServeConfig is what only loci serve takes, each from its flag.
 type ServeConfig struct {
 	Addr              string        // --addr
@@ -126,6 +141,8 @@ func configFromEnv(getenv func(string) string) Config {
 		RetryBackoff: retry.DefaultBackoff,
 		IndexMemory:  index.DefaultBudget,
 		Audit:        true,
+		LLM: LLMConfig{URL: strings.TrimSpace(getenv("LOCI_LLM_URL")), Model: strings.TrimSpace(getenv("LOCI_LLM_MODEL")),
+			APIKey: getenv("LOCI_LLM_API_KEY"), Timeout: memory.DefaultChatTimeout},
 		Embedder: EmbedderConfig{
 			Kind:   strings.ToLower(getenv("LOCI_EMBEDDER")),
 			URL:    getenv("LOCI_EMBED_URL"),
@@ -141,6 +158,14 @@ func configFromEnv(getenv func(string) string) Config {
 			fail("LOCI_DB_TIMEOUT", loci.Errorf(loci.EINVALID, "LOCI_DB_TIMEOUT must be a positive duration such as 5s, not %q", v))
 		} else {
 			c.DBTimeout = d
+		}
+	}
+	if v := getenv("LOCI_LLM_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			fail("LOCI_LLM_TIMEOUT", loci.Errorf(loci.EINVALID, "LOCI_LLM_TIMEOUT must be a positive duration such as 30s, not %q", v))
+		} else {
+			c.LLM.Timeout = d
 		}
 	}
 	if c.Embedder.URL == "" {
@@ -207,11 +232,46 @@ func (c *Config) Validate() error {
 	if c.Embedder.Dimensions < 0 {
 		return loci.Errorf(loci.EINVALID, "LOCI_EMBED_DIMENSIONS must be a positive number")
 	}
+	if err := c.validateLLM(); err != nil {
+		return err
+	}
 	if w := c.VectorWeight; w != nil && (*w < 0 || math.IsInf(*w, 0) || math.IsNaN(*w)) {
 		return loci.Errorf(loci.EINVALID, "LOCI_VECTOR_WEIGHT must be a number, 0 or more, not %q", strconv.FormatFloat(*w, 'g', -1, 64))
 	}
 	if c.Serve != nil {
 		return c.validateServe()
+	}
+	return nil
+}
+
+// validateLLM checks the chat model's settings: a URL and a model
+// together, an http(s) URL, a positive timeout. A flag given is named as
+// a usage error, else the variable.
+func (c *Config) validateLLM() error {
+	l := c.LLM
+	name := func(flag, env string) string {
+		if c.given[flag] {
+			return "--" + flag
+		}
+		return env
+	}
+	fail := func(flag, format string, args ...any) error {
+		if c.given[flag] {
+			return usagef(format, args...)
+		}
+		return loci.Errorf(loci.EINVALID, format, args...)
+	}
+	switch {
+	case l.Timeout <= 0:
+		return fail("llm-timeout", "%s must be positive, e.g. 30s", name("llm-timeout", "LOCI_LLM_TIMEOUT"))
+	case l.URL == "" && l.Model == "":
+		return nil
+	case l.URL == "":
+		return fail("llm-model", "%s names a chat model but no URL is given: set %s too", name("llm-model", "LOCI_LLM_MODEL"), name("llm-url", "LOCI_LLM_URL"))
+	case l.Model == "":
+		return fail("llm-url", "%s names a chat model server but no model: set %s too", name("llm-url", "LOCI_LLM_URL"), name("llm-model", "LOCI_LLM_MODEL"))
+	case !strings.HasPrefix(l.URL, "http://") && !strings.HasPrefix(l.URL, "https://"):
+		return fail("llm-url", "%s must be an http:// or https:// URL such as http://localhost:11434/v1, not %q", name("llm-url", "LOCI_LLM_URL"), l.URL)
 	}
 	return nil
 }
@@ -277,10 +337,10 @@ func (c *Config) parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // envVars are the variables configFromEnv parses, in the order Validate
 // reports them.
-var envVars = []string{"LOCI_DB_TIMEOUT", "LOCI_EMBED_DIMENSIONS", "LOCI_HASH_VECTORS", "LOCI_VECTOR_WEIGHT"}
+var envVars = []string{"LOCI_DB_TIMEOUT", "LOCI_EMBED_DIMENSIONS", "LOCI_HASH_VECTORS", "LOCI_VECTOR_WEIGHT", "LOCI_LLM_TIMEOUT"}
 
 // flagEnv maps a flag to the variable that is its default.
-var flagEnv = map[string]string{"db-timeout": "LOCI_DB_TIMEOUT", "hash-vectors": "LOCI_HASH_VECTORS"}
+var flagEnv = map[string]string{"db-timeout": "LOCI_DB_TIMEOUT", "hash-vectors": "LOCI_HASH_VECTORS", "llm-timeout": "LOCI_LLM_TIMEOUT"}
 
 // dbFlag registers --db.
 func (c *Config) dbFlag(fs *flag.FlagSet) {
@@ -332,7 +392,17 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 		"on SIGTERM, the longest wait for the requests being handled to finish (new ones are refused meanwhile)")
 	c.indexMemoryFlag(fs)
 	c.hashVectorsFlag(fs)
+	c.llmFlags(fs)
 	fs.StringVar(&s.Pprof, "pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); off by default")
+}
+
+// llmFlags registers --llm-url, --llm-model and --llm-timeout.
+func (c *Config) llmFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.LLM.URL, "llm-url", c.LLM.URL, "a chat model server that reads conversations added as memories: any "+
+		"OpenAI-compatible API root, e.g. http://localhost:11434/v1 (Ollama); off by default (default $LOCI_LLM_URL; its key: $LOCI_LLM_API_KEY)")
+	fs.StringVar(&c.LLM.Model, "llm-model", c.LLM.Model, "the chat model's name, with --llm-url (default $LOCI_LLM_MODEL)")
+	fs.DurationVar(&c.LLM.Timeout, "llm-timeout", c.LLM.Timeout, "the longest an add of messages waits for the chat model "+
+		"before answering 503 (default $LOCI_LLM_TIMEOUT, else 30s)")
 }
 
 // memoryOptions validates c and returns the service options it sets: the
@@ -348,6 +418,13 @@ func (c *Config) memoryOptions(logger *slog.Logger) ([]memory.Option, error) {
 	opts := []memory.Option{memory.WithLogger(logger), memory.WithIndexBudget(c.IndexMemory), memory.WithAudit(c.Audit)}
 	if emb != nil {
 		opts = append(opts, memory.WithEmbedder(emb))
+	}
+	if c.LLM.URL != "" {
+		m, err := llm.NewOpenAI(llm.Config{URL: c.LLM.URL, Model: c.LLM.Model, APIKey: c.LLM.APIKey, Timeout: c.LLM.Timeout})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, memory.WithChatModel(m, c.LLM.Timeout))
 	}
 	if c.VectorWeight != nil {
 		p := memory.DefaultRanking()

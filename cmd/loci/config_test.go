@@ -225,6 +225,10 @@ func TestServeUsageErrors(t *testing.T) {
 		{"ErrAddr", []string{"--addr", "localhost"}, `--addr "localhost" must be HOST:PORT`},
 		{"ErrPprofIsAddr", []string{"--addr", "127.0.0.1:18420", "--pprof", "127.0.0.1:18420"}, "--pprof must not be --addr's address"},
 		{"ErrMaintainEvery", []string{"--maintain-every", "-1s"}, "--maintain-every must not be negative"},
+		{"ErrLLMTimeout", []string{"--llm-url", "http://127.0.0.1:1/v1", "--llm-model", "m", "--llm-timeout", "0s"}, "--llm-timeout must be positive"},
+		{"ErrLLMURLWithoutModel", []string{"--llm-url", "http://127.0.0.1:1/v1"}, "--llm-url names a chat model server but no model"},
+		{"ErrLLMModelWithoutURL", []string{"--llm-model", "llama3"}, "--llm-model names a chat model but no URL"},
+		{"ErrLLMURL", []string{"--llm-url", "localhost:11434", "--llm-model", "m"}, "--llm-url must be an http:// or https:// URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "loci.db")
@@ -343,5 +347,45 @@ func TestOpenService(t *testing.T) {
 	}
 	if _, err := os.Stat(c.DB); !os.IsNotExist(err) {
 		t.Errorf("an invalid Config opened the database: %v", err)
+	}
+}
+
+// TestLLMConfig: the chat model's settings from the environment, checked
+// by Validate naming the variable, and built into the service's model.
+func TestLLMConfig(t *testing.T) {
+	c := configFromEnv(envOf(nil))
+	if c.LLM != (LLMConfig{Timeout: memory.DefaultChatTimeout}) {
+		t.Errorf("default LLM = %+v, want none with the default timeout", c.LLM)
+	}
+	c = configFromEnv(envOf(map[string]string{"LOCI_LLM_URL": " http://127.0.0.1:11434/v1 ", "LOCI_LLM_MODEL": "llama3.2",
+		"LOCI_LLM_API_KEY": "sk-2", "LOCI_LLM_TIMEOUT": "5s"}))
+	if want := (LLMConfig{URL: "http://127.0.0.1:11434/v1", Model: "llama3.2", APIKey: "sk-2", Timeout: 5 * time.Second}); c.LLM != want {
+		t.Errorf("LLM = %+v, want %+v", c.LLM, want)
+	}
+	opts, err := c.memoryOptions(quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := memory.New(testdb.OpenSQLite(t), opts...)
+	if m := svc.ChatModel(); m == nil || m.Model() != "llama3.2" {
+		t.Errorf("the service's chat model = %v, want llama3.2", m)
+	}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"ErrTimeout", map[string]string{"LOCI_LLM_TIMEOUT": "soon"}, "LOCI_LLM_TIMEOUT must be a positive duration"},
+		{"ErrNoModel", map[string]string{"LOCI_LLM_URL": "http://127.0.0.1:1/v1"}, "LOCI_LLM_URL names a chat model server but no model: set LOCI_LLM_MODEL"},
+		{"ErrNoURL", map[string]string{"LOCI_LLM_MODEL": "m"}, "LOCI_LLM_MODEL names a chat model but no URL is given: set LOCI_LLM_URL"},
+		{"ErrURL", map[string]string{"LOCI_LLM_URL": "ftp://x", "LOCI_LLM_MODEL": "m"}, "LOCI_LLM_URL must be an http:// or https:// URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := configFromEnv(envOf(tc.env))
+			err := c.Validate()
+			if loci.ErrorCode(err) != loci.EINVALID || !strings.Contains(loci.ErrorMessage(err), tc.want) {
+				t.Errorf("Validate = %v, want invalid saying %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -45,6 +45,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		logger.Info("pprof", "addr", a.String())
 	}
 	defer svc.StartEmbedding(ctx)()
+	defer svc.StartEvents(ctx)()
 	// The scheduled tasks end when serve returns, and the store closes
 	// only after they have (defers run last first).
 	var background sync.WaitGroup
@@ -74,7 +75,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// The address line is printed on stdout so scripts and tests can find
 	// the port when --addr ends in :0.
 	fmt.Fprintf(e.stdout, "loci listening on http://%s\n", ln.Addr())
-	logger.Info("serving", "addr", ln.Addr().String(), "db", svc.db)
+	logger.Info("serving", "addr", ln.Addr().String(), "db", svc.db, "chat_model", chatModelName(svc.ChatModel()))
 
 	if sc.MaintainEvery > 0 {
 		background.Go(func() { maintainEvery(bgCtx, svc.Service, sc.MaintainEvery, logger) })
@@ -88,6 +89,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	case <-ctx.Done():
 	}
 	return shutdown(svc, sc, logger, srv, ln, handler, &open)
+}
+
+// chatModelName names the chat model that reads conversations, or says
+// there is none.
+func chatModelName(m loci.ChatModel) string {
+	if m == nil {
+		return "none (each user message becomes one memory)"
+	}
+	return m.Model()
 }
 
 // checkOpenAccess refuses to serve beyond loopback with authentication

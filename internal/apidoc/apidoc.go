@@ -255,6 +255,7 @@ var pathParamDesc = map[string]string{
 	"session_id": "The session's id.",
 	"user_id":    "The user's id.",
 	"type":       "The preference type.",
+	"event_id":   "The event's id, as the add answered it.",
 }
 
 func (rt Route) build(maxPathValue func(name string) int) (Obj, error) {

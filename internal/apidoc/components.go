@@ -48,6 +48,7 @@ func schemas() Obj {
 		overviewSchemas(),
 		searchSchemas(),
 		operationSchemas(),
+		conversationSchemas(),
 	} {
 		for name, s := range part {
 			if _, dup := all[name]; dup {

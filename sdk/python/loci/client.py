@@ -820,6 +820,46 @@ class Client(_ClientBase):
         )
         return self._request("POST", "/v1/memories", body=body)
 
+    def add_messages(
+        self,
+        messages: Sequence[Any],
+        *,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        infer: Union[bool, str, None] = None,
+        run_async: Optional[bool] = None,
+        metadata: Optional[t.Metadata] = None,
+        expires_at: Optional[Time] = None,
+        ttl_seconds: Optional[int] = None,
+    ) -> t.AddMemoryResponse:
+        """Add a conversation as memories: ``messages`` are ``{"role", "content", "name"?}``
+        with role user, assistant, system or tool. Without a chat model on the server (or with
+        ``infer=False``) each user message becomes one memory about the user and the others
+        none (``skipped`` says why); with one, the model's ``ADD``, ``UPDATE``, ``DELETE`` and
+        ``NOOP`` decisions are in ``results``. ``session_id`` appends every message to that
+        session. Unavailable (503) when the model fails, unless ``infer="fallback"``.
+        ``run_async=True`` (the API's ``async``) queues the add and answers its ``event_id``:
+        follow it with :meth:`get_event`."""
+        body = _fields(
+            messages=[dict(m) for m in messages],
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            infer=infer,
+            metadata=metadata,
+            expires_at=_time(expires_at),
+            ttl_seconds=ttl_seconds,
+        )
+        if run_async is not None:
+            body["async"] = run_async
+        return self._request("POST", "/v1/memories", body=body)
+
+    def get_event(self, event_id: str) -> t.GetEventResponse:
+        """A queued add of messages: ``status`` PENDING, then SUCCEEDED with the ``results``
+        a synchronous add answers, or FAILED with ``error``; NotFound when unknown."""
+        return self._request("GET", _path("/v1/events/{}", event_id))
+
     def get_memory(self, memory_id: str) -> t.GetMemoryResponse:
         """One memory of any kind (its kind's own fields in ``data``); NotFound when absent or expired."""
         return self._request("GET", _path("/v1/memories/{}", memory_id))

@@ -10,6 +10,7 @@ __all__ = [
     "APIKey",
     "Action",
     "Agent",
+    "AsyncEvent",
     "AuditEntry",
     "Block",
     "BlockLink",
@@ -21,6 +22,7 @@ __all__ = [
     "EpisodeFeedback",
     "EpisodeInput",
     "ErrorEnvelope",
+    "EventAccepted",
     "Explanation",
     "Fact",
     "FactCategory",
@@ -37,6 +39,9 @@ __all__ = [
     "MemoryUpdate",
     "MemoryVersion",
     "Message",
+    "MessageEvent",
+    "MessagesInput",
+    "MessagesResult",
     "Metadata",
     "Note",
     "NoteVersion",
@@ -55,6 +60,7 @@ __all__ = [
     "Session",
     "SessionSummary",
     "SignalScore",
+    "SkippedMessage",
     "Stats",
     "Success",
     "Tier",
@@ -91,6 +97,7 @@ __all__ = [
     "DeleteEpisodeResponse",
     "GetEpisodeResponse",
     "EpisodeFeedbackResponse",
+    "GetEventResponse",
     "FactsByKeywordResponse",
     "StoreFactResponse",
     "SearchFactsResponse",
@@ -164,6 +171,25 @@ class Agent(TypedDict):
     created_at: str
     id: str
     name: str
+
+
+class _AsyncEventRequired(TypedDict):
+    attempts: int
+    created_at: str
+    event_id: str
+    status: Literal["PENDING", "SUCCEEDED", "FAILED"]
+    updated_at: str
+
+
+class AsyncEvent(_AsyncEventRequired, total=False):
+    """An add of messages run in the background; once SUCCEEDED, its results as a synchronous add answers them."""
+
+    code: str
+    error: str
+    inference: Dict[str, Any]
+    results: List["MessageEvent"]
+    session: Dict[str, Any]
+    skipped: List["SkippedMessage"]
 
 
 class _AuditEntryRequired(TypedDict):
@@ -292,6 +318,11 @@ class ErrorEnvelope(TypedDict):
     code: Literal["invalid", "unauthorized", "forbidden", "not_found", "conflict", "too_large", "rate_limited", "internal"]
     error: str
     success: Literal[False]
+
+
+class EventAccepted(TypedDict):
+    event_id: str
+    status: Literal["PENDING"]
 
 
 class _ExplanationRequired(TypedDict):
@@ -457,6 +488,48 @@ class _MessageRequired(TypedDict):
 
 class Message(_MessageRequired, total=False):
     created_at: str
+
+
+class _MessageEventRequired(TypedDict):
+    content: str
+    event: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+    id: str
+    kind: "Kind"
+
+
+class MessageEvent(_MessageEventRequired, total=False):
+    """One memory an add of messages wrote or found."""
+
+    about: Literal["user", "agent"]
+    index: int
+    previous: str
+    previous_id: str
+    role: str
+
+
+MessagesInput = TypedDict("MessagesInput", {
+    "agent_id": str,
+    "async": bool,
+    "expires_at": str,
+    "infer": Union[bool, Literal["fallback"]],
+    "messages": List[Dict[str, Any]],
+    "metadata": "Metadata",
+    "session_id": str,
+    "ttl_seconds": int,
+    "user_id": str,
+}, total=False)
+
+
+class _MessagesResultRequired(TypedDict):
+    results: List["MessageEvent"]
+    skipped: List["SkippedMessage"]
+
+
+class MessagesResult(_MessagesResultRequired, total=False):
+    """What an add of messages did."""
+
+    inference: Dict[str, Any]
+    session: Dict[str, Any]
 
 
 Metadata = Dict[str, Any]
@@ -645,6 +718,12 @@ class SessionSummary(TypedDict):
 class SignalScore(TypedDict):
     rank: int
     score: float
+
+
+class SkippedMessage(TypedDict):
+    index: int
+    reason: str
+    role: str
 
 
 class _StatsRequired(TypedDict):
@@ -1006,6 +1085,26 @@ class EpisodeFeedbackResponse(_EpisodeFeedbackResponseRequired, total=False):
     user_feedback: "EpisodeFeedback"
 
 
+class _GetEventResponseRequired(TypedDict):
+    success: Literal[True]
+    attempts: int
+    created_at: str
+    event_id: str
+    status: Literal["PENDING", "SUCCEEDED", "FAILED"]
+    updated_at: str
+
+
+class GetEventResponse(_GetEventResponseRequired, total=False):
+    """The answer of GET /v1/events/{event_id}."""
+
+    code: str
+    error: str
+    inference: Dict[str, Any]
+    results: List["MessageEvent"]
+    session: Dict[str, Any]
+    skipped: List["SkippedMessage"]
+
+
 class FactsByKeywordResponse(TypedDict):
     """The answer of GET /v1/facts."""
 
@@ -1271,16 +1370,20 @@ class ListMemoriesResponse(TypedDict):
 
 class _AddMemoryResponseRequired(TypedDict):
     success: Literal[True]
-    event: Literal["ADD", "UPDATE", "NOOP", "DELETE"]
-    id: str
-    kind: "Kind"
 
 
 class AddMemoryResponse(_AddMemoryResponseRequired, total=False):
     """The answer of POST /v1/memories."""
 
+    event: Literal["ADD", "UPDATE", "NOOP", "DELETE"]
+    id: str
+    kind: "Kind"
     previous_id: str
     version: int
+    inference: Dict[str, Any]
+    results: List["MessageEvent"]
+    session: Dict[str, Any]
+    skipped: List["SkippedMessage"]
 
 
 class BatchMemoriesResponse(TypedDict):

@@ -42,6 +42,34 @@ class MemoryScenarios:
     """Each test takes self.c (a client whose methods answer at once) and self.p
     (a prefix that keeps the two runs' users and agents apart)."""
 
+    def test_add_messages(self):
+        c, u = self.c, self.p + "alex"
+        res = c.add_messages(
+            [
+                {"role": "system", "content": "You are a helpful chef"},
+                {"role": "user", "content": "I am vegetarian"},
+                {"role": "assistant", "content": "Noted"},
+            ],
+            user_id=u,
+            session_id=u + "-dinner",
+        )
+        self.assertEqual([(r["event"], r["content"], r["role"]) for r in res["results"]], [("ADD", "I am vegetarian", "user")])
+        self.assertEqual([(s["index"], s["role"]) for s in res["skipped"]], [(0, "system"), (2, "assistant")])
+        self.assertEqual(res["inference"]["mode"], "rule")
+        self.assertEqual(res["session"]["appended"], 3)
+        queued = c.add_messages([{"role": "user", "content": "I love hiking"}], user_id=u, run_async=True, infer=False)
+        self.assertEqual(queued["status"], "PENDING")
+        for _ in range(200):
+            ev = c.get_event(queued["event_id"])
+            if ev["status"] != "PENDING":
+                break
+            time.sleep(0.05)
+        self.assertEqual((ev["status"], [r["content"] for r in ev["results"]]), ("SUCCEEDED", ["I love hiking"]))
+        with self.assertRaises(loci.Invalid):
+            c.add_messages([{"role": "robot", "content": "beep"}], user_id=u)
+        with self.assertRaises(loci.NotFound):
+            c.get_event("nope")
+
     def test_add_get_noop_update(self):
         c, u = self.c, self.p + "alice"
         ev = c.add_memory("Alice likes  green tea", user_id=u, metadata={"source": "chat", "n": 2}, tags=["drinks"])

@@ -107,6 +107,14 @@ class Generator:
             p, r = self.fields(part)
             props.update(p)
             required |= r
+        for key in ("oneOf", "anyOf"):
+            # One of several objects: the fields of each, required when
+            # every one requires them.
+            alts = [self.fields(part) for part in s.get(key, [])]
+            for p, _ in alts:
+                props.update(p)
+            if alts:
+                required |= set.intersection(*(r for _, r in alts))
         props.update(s.get("properties", {}))
         required |= set(s.get("required", []))
         return props, required
@@ -114,8 +122,18 @@ class Generator:
     def typed_dict(self, name, s, doc):
         props, required = self.fields(s)
         for prop in props:
-            if keyword.iskeyword(prop) or not prop.isidentifier():
+            if not prop.isidentifier():
                 raise ValueError("%s.%s is not a Python identifier" % (name, prop))
+        if any(keyword.iskeyword(p) for p in props):
+            # A field named by a keyword ("async") takes the functional
+            # syntax, which cannot mark some fields required: all are optional.
+            lines = ['%s = TypedDict("%s", {' % (name, name)]
+            lines.extend('    "%s": %s,' % (p, self.annotation(props[p])) for p in props)
+            lines.append("}, total=False)")
+            if doc:
+                lines.append('%s.__doc__ = """%s"""' % (name, doc.replace('"""', "'\'\'").replace("\\", "\\\\")))
+            self.add(name, "\n".join(lines))
+            return
         req = [p for p in props if p in required]
         opt = [p for p in props if p not in required]
         lines = []

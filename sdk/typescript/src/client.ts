@@ -82,6 +82,15 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE"]);
  * The query of listMemories: its parameters, with `filters` a filter object
  * (`{ "metadata.topic": { in: ["travel", "food"] } }`, sent as JSON) or its JSON text.
  */
+/** AddedMemory is what addMemory answers: the memory's event. */
+export type AddedMemory = Extract<Answer<"addMemory">, { id: string }>;
+
+/**
+ * AddedMessages is what addMessages answers: the events and the skipped messages, or,
+ * queued (`async: true`), the event to follow.
+ */
+export type AddedMessages = Extract<Answer<"addMemory">, { results: unknown }> | (Schemas["Success"] & Schemas["EventAccepted"]);
+
 export type MemoryListQuery = Omit<Query<"listMemories">, "filters"> & { filters?: Schemas["MemoryFilter"] | string };
 
 function withFilters<Q extends { filters?: unknown }>(query: Q | undefined): Record<string, unknown> | undefined {
@@ -624,8 +633,29 @@ export class Client {
    * same content (case and spacing aside) is already there. `expires_at` or `ttl_seconds`
    * sets a time to live.
    */
-  addMemory(content: string, options: Omit<Body<"addMemory">, "content"> = {}): Promise<Answer<"addMemory">> {
+  addMemory(content: string, options: Omit<Schemas["MemoryInput"], "content"> = {}): Promise<AddedMemory> {
     return this.request("POST", "/v1/memories", { body: { ...options, content } });
+  }
+
+  /**
+   * Add a conversation as memories: `messages` are `{role, content, name?}` with role user,
+   * assistant, system or tool. Without a chat model on the server (or with `infer: false`)
+   * each user message becomes one memory about the user and the others none (`skipped` says
+   * why); with one, the model's `ADD`, `UPDATE`, `DELETE` and `NOOP` decisions are in
+   * `results`. `session_id` appends every message to that session. Unavailable (503) when
+   * the model fails, unless `infer: "fallback"`. `async: true` queues the add and answers
+   * its `event_id` (status `PENDING`): follow it with getEvent.
+   */
+  addMessages(messages: Schemas["MessagesInput"]["messages"], options: Omit<Schemas["MessagesInput"], "messages"> = {}): Promise<AddedMessages> {
+    return this.request("POST", "/v1/memories", { body: { ...options, messages } });
+  }
+
+  /**
+   * A queued add of messages: `status` PENDING, then SUCCEEDED with the `results` a
+   * synchronous add answers, or FAILED with `error`; NotFound when unknown.
+   */
+  getEvent(eventId: string): Promise<Answer<"getEvent">> {
+    return this.request("GET", path`/v1/events/${eventId}`);
   }
 
   /** One memory of any kind (its kind's own fields in `data`); NotFound when absent or expired. */
@@ -845,7 +875,7 @@ export class AgentClient {
   }
   stats(query?: Omit<Query<"stats">, "agent_id">) { return this.client.stats({ ...query, agent_id: this.id }); }
   listMemories(query?: Omit<MemoryListQuery, "agent_id">) { return this.client.listMemories({ ...query, agent_id: this.id }); }
-  addMemory(content: string, options?: Omit<Body<"addMemory">, "content" | "agent_id">) {
+  addMemory(content: string, options?: Omit<Schemas["MemoryInput"], "content" | "agent_id">) {
     return this.client.addMemory(content, { ...options, agent_id: this.id });
   }
 }
@@ -894,7 +924,7 @@ export class UserClient {
   }
   stats(query?: Omit<Query<"stats">, "user_id">) { return this.client.stats({ ...query, user_id: this.id }); }
   listMemories(query?: Omit<MemoryListQuery, "user_id">) { return this.client.listMemories({ ...query, user_id: this.id }); }
-  addMemory(content: string, options?: Omit<Body<"addMemory">, "content" | "user_id">) {
+  addMemory(content: string, options?: Omit<Schemas["MemoryInput"], "content" | "user_id">) {
     return this.client.addMemory(content, { ...options, user_id: this.id });
   }
 }

@@ -13,6 +13,8 @@ export {
   UserClient,
   VERSION,
   path,
+  type AddedMemory,
+  type AddedMessages,
   type Answer,
   type Body,
   type ClientOptions,

@@ -525,6 +525,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A queued add of messages: its status and results
+         * @description The event of an add of messages sent with `"async": true`: `status` is `PENDING` until its work is done (it survives a restart of the server), then `SUCCEEDED` with the same `results`, `skipped`, `inference` and `session` as a synchronous add, or `FAILED` with `error` and `code`. While pending after a failed try (the chat model down), `error` says why, and it is tried again. 404 when absent, and for another agent's under a key bound to one. Finished events are kept 7 days.
+         *
+         *     Needs the viewer role.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/export": {
         parameters: {
             query?: never;
@@ -843,6 +865,8 @@ export interface paths {
         /**
          * Add a memory
          * @description `kind` defaults to `fact` (category `general_fact`); `passage` and `note` are accepted where their rules hold (an agent; a note needs a `key`). Other kinds are written through their own routes (400 names the route). 201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's current version, which needs the editor role; `id` names the new version, `previous_id` the old one); the same content (case and spacing aside) already current in the same kind, scope and key: 200 `NOOP` with the existing `id`, nothing written. `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.
+         *
+         *     With `messages` instead of `content`, a conversation becomes memories (MessagesInput). Without a chat model (or with `"infer": false`) each `user` message becomes one memory about the user, a fact with its role kept in its data; `assistant`, `system` and `tool` messages become none (`skipped` says why). With a chat model (`loci serve --llm-url --llm-model`) the model proposes short memories and decides, for each, against the scope's most similar current memories, whether it is `ADD`, `UPDATE` (history kept), `DELETE` or `NOOP`, each written as a hand-written write is. A model that is down, slower than `--llm-timeout` or answers something unusable is 503 with Retry-After and nothing written, unless `"infer": "fallback"`. With a `session_id`, every message is also appended to that session. Updates and deletes need the editor role.
          *
          *     Needs the creator role.
          */
@@ -1447,6 +1471,48 @@ export interface components {
             /** @description A display name; may be empty. */
             name: string;
         };
+        /** @description An add of messages run in the background; once SUCCEEDED, its results as a synchronous add answers them. */
+        AsyncEvent: {
+            /** @description How many times its work was tried. */
+            attempts: number;
+            /** @description The error's code. */
+            code?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why it failed, or why its last try did not succeed (pending again). */
+            error?: string;
+            event_id: string;
+            /** @description How the memories were chosen. */
+            inference?: {
+                /**
+                 * @description `rule`: each user message became one memory about the user (no model configured, or `infer: false`); `model`: the chat model read the messages; `fallback`: the model failed and the request asked for `infer: "fallback"`.
+                 * @enum {string}
+                 */
+                mode: "rule" | "model" | "fallback";
+                /** @description The chat model that read the messages (or failed to). */
+                model?: string;
+                /** @description Why the model was not used (fallback). */
+                reason?: string;
+            };
+            /** @description Each memory written or found, in order: without a model one per user message; with one, the model's decisions (updates, deletes and repeats, then adds). */
+            results?: components["schemas"]["MessageEvent"][];
+            /** @description The session the messages were appended to, when one was named. */
+            session?: {
+                /** @description Messages appended: every message of the request. */
+                appended: number;
+                /** @description The session was started by this add. */
+                created: boolean;
+                /** @description Messages the session holds now. */
+                message_count: number;
+                session_id: string;
+            };
+            /** @description The messages that became no memory, and why. */
+            skipped?: components["schemas"]["SkippedMessage"][];
+            /** @enum {string} */
+            status: "PENDING" | "SUCCEEDED" | "FAILED";
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description One entry of the access log: every operation writes one, whatever the interface (in its own transaction when it writes). */
         AuditEntry: {
             agent_id?: string;
@@ -1600,6 +1666,12 @@ export interface components {
             error: string;
             /** @constant */
             success: false;
+        };
+        EventAccepted: {
+            /** @description Follow it with GET /v1/events/{event_id}. */
+            event_id: string;
+            /** @enum {string} */
+            status: "PENDING";
         };
         /** @description How a search result's score was made. */
         Explanation: {
@@ -1823,6 +1895,93 @@ export interface components {
             /** @description e.g. user, assistant, system. */
             role: string;
         };
+        /** @description One memory an add of messages wrote or found. */
+        MessageEvent: {
+            /**
+             * @description Whom the memory is about (with a model).
+             * @enum {string}
+             */
+            about?: "user" | "agent";
+            /** @description The text written: the message's, or the model's; for a DELETE or NOOP, what the memory said. */
+            content: string;
+            /** @enum {string} */
+            event: "ADD" | "UPDATE" | "DELETE" | "NOOP";
+            /** @description The memory (for an UPDATE of a keyed fact, its new version). */
+            id: string;
+            /** @description The message it came from (without a model). */
+            index?: number;
+            kind: components["schemas"]["Kind"];
+            /** @description What the memory said before an UPDATE or a DELETE. */
+            previous?: string;
+            /** @description The record a keyed fact's new version superseded. */
+            previous_id?: string;
+            /** @description The role of that message. */
+            role?: string;
+        };
+        MessagesInput: {
+            /** @description The agent; with a model, memories about the agent are written in its scope, with no user. */
+            agent_id?: string;
+            /**
+             * @description Answer 202 with an event at once; GET /v1/events/{event_id} follows it.
+             * @default false
+             */
+            async?: boolean;
+            /**
+             * Format: date-time
+             * @description A future time after which each memory written is answered nowhere.
+             */
+            expires_at?: string;
+            /**
+             * @description `true` (the default): the chat model reads the messages when one is configured; `false`: the rule without a model; `"fallback"`: as true, but a model that fails stores by the rule instead of answering 503.
+             * @default true
+             */
+            infer?: boolean | "fallback";
+            /** @description The conversation, oldest first. */
+            messages: {
+                /** @description At most 64 KiB. */
+                content: string;
+                /** @description Who spoke, at most 256 bytes. */
+                name?: string;
+                /** @enum {string} */
+                role: "user" | "assistant" | "system" | "tool";
+            }[];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description Every message is also appended to this session (started for user_id when it does not exist). */
+            session_id?: string;
+            /** @description A time to live from the request, instead of expires_at. */
+            ttl_seconds?: number;
+            /** @description Whom the memories are about. */
+            user_id?: string;
+        };
+        /** @description What an add of messages did. */
+        MessagesResult: {
+            /** @description How the memories were chosen. */
+            inference?: {
+                /**
+                 * @description `rule`: each user message became one memory about the user (no model configured, or `infer: false`); `model`: the chat model read the messages; `fallback`: the model failed and the request asked for `infer: "fallback"`.
+                 * @enum {string}
+                 */
+                mode: "rule" | "model" | "fallback";
+                /** @description The chat model that read the messages (or failed to). */
+                model?: string;
+                /** @description Why the model was not used (fallback). */
+                reason?: string;
+            };
+            /** @description Each memory written or found, in order: without a model one per user message; with one, the model's decisions (updates, deletes and repeats, then adds). */
+            results: components["schemas"]["MessageEvent"][];
+            /** @description The session the messages were appended to, when one was named. */
+            session?: {
+                /** @description Messages appended: every message of the request. */
+                appended: number;
+                /** @description The session was started by this add. */
+                created: boolean;
+                /** @description Messages the session holds now. */
+                message_count: number;
+                session_id: string;
+            };
+            /** @description The messages that became no memory, and why. */
+            skipped: components["schemas"]["SkippedMessage"][];
+        };
         /** @description A JSON object the client owns. Keys are 1-64 bytes of any characters but `.` and control characters (`topicName`, `Ünïcode`, `user-agent`), at every level; values are any JSON: strings, numbers, booleans, null, arrays, and objects nested up to 4 levels (the metadata object is the first). At most 32 keys at the top level, 4 KiB in all, counted as the compact JSON's UTF-8 bytes with `&`, `<` and `>` unescaped (413 past it, 400 for anything else). Integers are returned exactly as sent. Returned wherever the record is, kept by history, export and import; never searched as text. */
         Metadata: Record<string, unknown>;
         /** @description An agent's key-value memory. */
@@ -2003,6 +2162,11 @@ export interface components {
             rank: number;
             /** @description The score the signal ranked by: for lexical, BM25 scaled to the best match (1) plus what `context` and `session` added; for vector, cosine similarity; for date, BM25 times the closeness to the periods the query names. */
             score: number;
+        };
+        SkippedMessage: {
+            index: number;
+            reason: string;
+            role: string;
         };
         /** @description An overview of the workspace's memory, or of one agent's or user's. */
         Stats: {
@@ -3536,6 +3700,38 @@ export interface operations {
             507: components["responses"]["StorageFull"];
         };
     };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id, as the add answered it. */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["AsyncEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
     export: {
         parameters: {
             query?: {
@@ -4194,31 +4390,41 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MemoryInput"];
+                "application/json": components["schemas"]["MemoryInput"] | components["schemas"]["MessagesInput"];
             };
         };
         responses: {
-            /** @description The same content is already current (NOOP). */
+            /** @description The same content is already current (NOOP); for messages, nothing changed. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"] & components["schemas"]["MemoryEvent"];
+                    "application/json": components["schemas"]["Success"] & (components["schemas"]["MemoryEvent"] | components["schemas"]["MessagesResult"]);
                 };
             };
-            /** @description Added (ADD) or updated (UPDATE). */
+            /** @description Added (ADD) or updated (UPDATE); for messages, something was written. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"] & components["schemas"]["MemoryEvent"];
+                    "application/json": components["schemas"]["Success"] & (components["schemas"]["MemoryEvent"] | components["schemas"]["MessagesResult"]);
+                };
+            };
+            /** @description Messages with `"async": true`: queued; follow the event with GET /v1/events/{event_id}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"] & components["schemas"]["EventAccepted"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];

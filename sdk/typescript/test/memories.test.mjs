@@ -29,6 +29,30 @@ async function rejectsWith(promise, cls, status) {
 }
 
 describe("memories", () => {
+  it("addMessages: user messages become memories, the rest are skipped; async with getEvent", async () => {
+    const res = await c.addMessages(
+      [
+        { role: "system", content: "You are a helpful chef" },
+        { role: "user", content: "I am vegetarian" },
+        { role: "assistant", content: "Noted" },
+      ],
+      { user_id: "alex", session_id: "alex-dinner" },
+    );
+    assert.deepEqual(res.results.map((r) => [r.event, r.content, r.role]), [["ADD", "I am vegetarian", "user"]]);
+    assert.deepEqual(res.skipped.map((s) => [s.index, s.role]), [[0, "system"], [2, "assistant"]]);
+    assert.equal(res.inference.mode, "rule");
+    const queued = await c.addMessages([{ role: "user", content: "I love hiking" }], { user_id: "alex", async: true });
+    assert.equal(queued.status, "PENDING");
+    let ev = await c.getEvent(queued.event_id);
+    for (let i = 0; i < 200 && ev.status === "PENDING"; i++) {
+      await sleep(50);
+      ev = await c.getEvent(queued.event_id);
+    }
+    assert.deepEqual([ev.status, ev.results.map((r) => r.content)], ["SUCCEEDED", ["I love hiking"]]);
+    await rejectsWith(c.addMessages([{ role: "robot", content: "beep" }], { user_id: "alex" }), Invalid, 400);
+    await rejectsWith(c.getEvent("nope"), NotFound, 404);
+  });
+
   it("add, get, NOOP, keyed UPDATE, history; passages and notes", async () => {
     const u = "alice";
     const ev = await c.addMemory("Alice likes  green tea", { user_id: u, metadata: { source: "chat", n: 2 }, tags: ["drinks"] });
