@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen doors-test browser-test
+.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen doors-test doors-install-test browser-test
 
 ## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both), then
@@ -39,6 +39,29 @@ doors-test: build
 		start=$$(date +%s); \
 		(cd sdk/doors/$$d && $(DOORS_ENV) npm test --silent); \
 		echo "== door $$d: $$(( $$(date +%s) - start )) s"; \
+	done
+
+## doors-install-test: the README's install steps, from a fresh app: `npm run pack` in
+## sdk/doors makes the client and each door a tarball with its dist/ built; an app of its
+## own, in a new folder outside the repository, installs its frameworks from its lockfile
+## (sdk/doors/apps/pinned: the versions the doors pin; apps/newest: the newest that run on
+## Node 20) and then the tarballs, and its test (apps/app.test.mjs) checks that each door
+## takes the app's framework (its errors and classes are the app's) and runs the README's
+## examples there. npm reaches the registry only; the tests, nothing outside this machine
+DOORS_APPS = pinned newest
+doors-install-test: build
+	[ -d sdk/typescript/node_modules ] || npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
+	[ -d sdk/doors/node_modules ] || npm ci --prefix sdk/doors --no-audit --no-fund --loglevel=error
+	rm -rf sdk/doors/packs
+	npm run pack --prefix sdk/doors --silent >/dev/null
+	@set -e; for a in $(DOORS_APPS); do \
+		app=$$(mktemp -d); \
+		cp sdk/doors/apps/$$a/package.json sdk/doors/apps/$$a/package-lock.json sdk/doors/apps/app.test.mjs $$app/; \
+		echo "== app $$a, in $$app"; \
+		if (cd $$app && npm ci --no-audit --no-fund --loglevel=error && \
+			npm install --no-audit --no-fund --loglevel=error $(CURDIR)/sdk/doors/packs/*.tgz && \
+			$(DOORS_ENV) LOCI_DOORS=$(CURDIR)/sdk/doors node --test --test-concurrency=1 app.test.mjs); \
+		then rm -rf $$app; else rm -rf $$app; exit 1; fi; \
 	done
 
 ## sdk-gen: regenerate both clients' types after httpapi/openapi.json changes, and the

@@ -44,7 +44,8 @@ type RememberResult struct {
 // store and httpapi.Client over the wire, so the CLI uses either.
 type NoteService interface {
 	// Remember creates or updates a note; an update keeps the old value as
-	// a version. EINVALID for an empty or whitespace-only agent, key or
+	// a version. The same value again is "updated" too: its updated_at is
+	// set, and no version is added. EINVALID for an empty or whitespace-only agent, key or
 	// value, or a key over MaxNoteKeyBytes; ETOOLARGE for a value over
 	// MaxNoteValueBytes.
 	Remember(ctx context.Context, agentID, key string, value json.RawMessage) (*RememberResult, error)

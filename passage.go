@@ -21,6 +21,10 @@ type Passage struct {
 	Content   string    `json:"content"`
 	Tags      []string  `json:"tags"`
 	CreatedAt time.Time `json:"created_at"`
+	// Event is what adding it did, set by AddPassage alone: EventAdd, or
+	// for the same content again EventNoop, or EventUpdate when the
+	// repeat brought tags the passage lacked (they were added).
+	Event string `json:"event,omitempty"`
 }
 
 // PassageFilter narrows a listing or a search of passages: Tag, when set,
@@ -53,7 +57,10 @@ type PassageResults struct {
 
 // PassageService is archival memory.
 type PassageService interface {
-	// AddPassage stores a passage. EINVALID for empty content or a bad tag;
+	// AddPassage stores a passage. The same content again (case and
+	// spacing aside) is the passage stored: unchanged, or with the tags it
+	// lacked added (Passage.Event says which). EINVALID for empty content
+	// or a bad tag (or more than MaxPassageTags with those it holds);
 	// ETOOLARGE for content over MaxPassageBytes.
 	AddPassage(ctx context.Context, agentID, content string, tags []string) (*Passage, error)
 	// ListPassages returns the agent's passages newest first, and how many

@@ -134,6 +134,14 @@ func (tx Tx) InsertVersion(ctx context.Context, v RecordVersion) error {
 	return err
 }
 
+// DeleteVersion removes one kept version of a record from its history,
+// and reports whether it was kept.
+func (tx Tx) DeleteVersion(ctx context.Context, recordID string, version int) (bool, error) {
+	n, err := tx.DeleteRows(ctx, RowQuery{Table: versionsTable, Where: []Cond{
+		{"record_id", CmpEq, recordID}, {"version", CmpEq, version}}})
+	return n > 0, err
+}
+
 // ListVersions returns a record's kept versions, newest first.
 func (tx Tx) ListVersions(ctx context.Context, recordID string) ([]RecordVersion, error) {
 	return findRows(ctx, tx, RowQuery{Table: versionsTable, Where: []Cond{{"record_id", CmpEq, recordID}},

@@ -60,6 +60,11 @@ type UserMemory struct {
 	// LastAccessedAt is when a search last returned the record (facts);
 	// zero when never.
 	LastAccessedAt time.Time `json:"last_accessed_at,omitzero"`
+	// History marks, in a forget's answer, a past version of the record
+	// (Version, with the content, data, metadata and time it had) that
+	// the forget removed from the record's history; the record, whose
+	// current value did not match, stays.
+	History bool `json:"history,omitempty"`
 }
 
 // UserMemoryQuery narrows "what do you remember about me" in time: only
@@ -108,7 +113,9 @@ type UserMemoryService interface {
 	UserMemories(ctx context.Context, userID string, q UserMemoryQuery) ([]*UserMemory, error)
 	// ForgetUserMemories deletes what req matches among the user's records
 	// (exactly the versions of a keyed fact that match; the versions left
-	// stop naming them) and returns it.
+	// stop naming them), and the past values the records keep that match
+	// (removed from their history, answered with History set), and
+	// returns it.
 	// EINVALID when req has neither query nor ids.
 	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
 	// DeleteUser deletes every record about the user (all kinds, their

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -57,14 +58,24 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// decode decodes the JSON object body the guard read into v: no unknown
-// fields, nothing after the object. The guard has already checked it
-// (checkBody), so v's fields get no invalid UTF-8, NUL, deep nesting or
-// infinite number.
+// decode decodes the JSON object body the guard read into v: each member
+// by its exact name (checkMembers), no unknown fields, nothing after the
+// object. The guard has already checked it (checkBody), so v's fields get
+// no invalid UTF-8, NUL, member given twice, deep nesting or infinite
+// number.
 func decode(r *http.Request, v any) error {
 	body := bodyOf(r)
 	if len(bytes.TrimSpace(body)) == 0 {
 		return loci.Errorf(loci.EINVALID, "request body must be a JSON object")
+	}
+	return decodeJSON(body, v, "")
+}
+
+// decodeJSON decodes one JSON value into v as decode does: a body the guard
+// checked, or (at naming its member) a part of one.
+func decodeJSON(body []byte, v any, at string) error {
+	if err := checkMembers(body, reflect.TypeOf(v), at); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -91,10 +102,11 @@ func decode(r *http.Request, v any) error {
 
 // checkBody applies the checks every JSON request body gets before its
 // handler decodes it, so bad input is refused the same way everywhere:
-// valid UTF-8 (the decoder would silently replace invalid bytes), well
-// formed, nested at most MaxJSONDepth deep, no NUL in any string or key,
-// and every number finite as a float64. An empty body passes: handlers
-// that need one say so.
+// valid UTF-8 (the decoder would silently replace invalid bytes, and a \u
+// escape of a lone surrogate), well formed, nested at most MaxJSONDepth
+// deep, no NUL in any string or key, no object with a member named twice
+// (the decoder would keep the last), and every number finite as a
+// float64. An empty body passes: handlers that need one say so.
 //
 // scanJSON decides, in one pass over the bytes that builds no tokens;
 // checkJSON, the tokenizing reference, words a refusal.
@@ -115,13 +127,50 @@ func checkJSON(body []byte) error {
 	if !utf8.Valid(body) {
 		return loci.Errorf(loci.EINVALID, "request body must be valid UTF-8")
 	}
+	if esc := loneSurrogate(body); esc != "" {
+		return loci.Errorf(loci.EINVALID, "request body must be valid UTF-8: %s is half of a surrogate pair, not a character", esc)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	depth := 0
+	// The containers open at this point, innermost last: for an object, the
+	// member names seen and whether the next string is a name.
+	type container struct {
+		object  bool
+		names   map[string]bool
+		name    string // the member being read
+		index   int    // the element being read
+		wantKey bool
+	}
+	var open []*container
+	// where names the place of the innermost open container.
+	where := func() string {
+		var b strings.Builder
+		for _, c := range open[:len(open)-1] {
+			if c.object {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(loggableName(c.name))
+			} else {
+				fmt.Fprintf(&b, "[%d]", c.index)
+			}
+		}
+		return b.String()
+	}
+	// value is called for each value read: it moves its container on.
+	value := func() {
+		if n := len(open); n > 0 {
+			if c := open[n-1]; c.object {
+				c.wantKey = true
+			} else {
+				c.index++
+			}
+		}
+	}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
-			if depth != 0 {
+			if len(open) != 0 {
 				return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected end of input")
 			}
 			return nil
@@ -135,22 +184,69 @@ func checkJSON(body []byte) error {
 		switch v := tok.(type) {
 		case json.Delim:
 			if v == '{' || v == '[' {
-				if depth++; depth > MaxJSONDepth {
+				if len(open) >= MaxJSONDepth {
 					return loci.Errorf(loci.EINVALID, "JSON must not nest more than %d levels deep", MaxJSONDepth)
 				}
+				open = append(open, &container{object: v == '{', names: map[string]bool{}, wantKey: true})
 			} else {
-				depth--
+				open = open[:len(open)-1]
+				value()
 			}
+			continue
 		case string:
 			if strings.IndexByte(v, 0) >= 0 {
 				return loci.Errorf(loci.EINVALID, "JSON strings must not contain NUL characters")
+			}
+			if n := len(open); n > 0 && open[n-1].object && open[n-1].wantKey {
+				c := open[n-1]
+				if c.names[v] {
+					if at := where(); at != "" {
+						return loci.Errorf(loci.EINVALID, "%s: member %s is given twice", at, loggableName(v))
+					}
+					return loci.Errorf(loci.EINVALID, "member %s is given twice", loggableName(v))
+				}
+				c.names[v], c.name, c.wantKey = true, v, false
+				continue
 			}
 		case json.Number:
 			if _, err := strconv.ParseFloat(string(v), 64); err != nil {
 				return loci.Errorf(loci.EINVALID, "number %.40s is out of range", string(v))
 			}
 		}
+		value()
 	}
+}
+
+// loneSurrogate returns the first \u escape in body that names half of a
+// UTF-16 surrogate pair alone (which decoders silently turn into U+FFFD),
+// or "" when there is none.
+func loneSurrogate(body []byte) string {
+	inString := false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(body):
+			if body[i+1] != 'u' {
+				i++ // the escaped character
+				continue
+			}
+			r, ok := hex4(body[i+2:])
+			switch {
+			case !ok:
+			case 0xD800 <= r && r < 0xDC00:
+				if lo, ok := hex4(body[min(i+8, len(body)):]); ok && i+8 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' && 0xDC00 <= lo && lo <= 0xDFFF {
+					i += 11
+					continue
+				}
+				return string(body[i : i+6])
+			case 0xDC00 <= r && r <= 0xDFFF:
+				return string(body[i : i+6])
+			}
+			i++
+		}
+	}
+	return ""
 }
 
 // loggableName is a field name as an error message may quote it: at most
@@ -171,27 +267,7 @@ func jsonFields(t reflect.Type) []string {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			out = append(out, jsonFields(f.Type)...)
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out = append(out, name)
-	}
-	return out
+	return fieldsOf(t).names
 }
 
 // jsonProblem describes a decoding error without echoing the body.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -25,11 +26,56 @@ func TestScanJSON(t *testing.T) {
 		strings.Repeat("9", 300), strings.Repeat("9", 309), strings.Repeat("9", 400), "0." + strings.Repeat("0", 400) + "1",
 		`"\u0000"`, `{"a\u0000":1}`, `"\\u0000"`, `"\u000A"`, `"\u00"`, `"\uZZZZ"`, `"\ud800"`, `"\x"`, `"\/"`,
 		"\"a\x00b\"", "\"a\x1fb\"", "\"\xff\"", "\"\xe2\x82\"", "\"é\"", "\xc2\xa0{}", "\v{}", "\ufeff{}",
+		`"\ud83d\ude00"`, `"\uD83D\uDE00"`, `"\ud800\u0041"`, `"\udc00"`, `"\ud800\ud800"`, `"\udbff\udfff"`, `"\ud800\"`,
+		`"\ud800\n"`, `"\ud800\udc0"`, `"\\ud800"`, `{"\ud800":1}`, `"\ud7ff\ue000"`,
+		`{"a":1,"a":2}`, `{"a":1,"b":{"a":2}}`, `{"a":1,"\u0061":2}`, `{"a":{"b":1,"b":1}}`, `[{"a":1},{"a":1}]`, `{"":1,"":2}`,
+		`{"a\/":1,"a/":2}`, `{"é":1,"\u00e9":2}`, `{"é":1,"\u00c9":2}`, `{"a":1,"A":2}`, manyMembers(40, false), manyMembers(40, true),
 		deep(32), deep(33), `{"a":` + deep(31) + `}`, `{"a":` + deep(32) + `}`,
 	} {
 		b := []byte(body)
 		if got, want := scanJSON(b), checkJSON(b) == nil; got != want {
 			t.Errorf("scanJSON(%q) = %v, want %v (checkJSON: %v)", body, got, want, checkJSON(b))
+		}
+	}
+}
+
+// manyMembers is an object of n members, its last name repeating its
+// first when twice is set (past what scanJSON compares in place).
+func manyMembers(n int, twice bool) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		name := fmt.Sprintf("m%d", i)
+		if twice && i == n-1 {
+			name = `\u006d0`
+		}
+		fmt.Fprintf(&b, `"%s":%d,`, name, i)
+	}
+	return strings.TrimSuffix(b.String(), ",") + "}"
+}
+
+// TestCheckBodyRefuses: what checkBody refuses beyond malformed JSON, in
+// its words: a lone surrogate, a member given twice (named by where it
+// stands).
+func TestCheckBodyRefuses(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"content":"a\ud800"}`, `request body must be valid UTF-8: \ud800 is half of a surrogate pair, not a character`},
+		{`{"content":"\uDC00x"}`, `request body must be valid UTF-8: \uDC00 is half of a surrogate pair, not a character`},
+		{`{"content":"\ud800\u0041"}`, `request body must be valid UTF-8: \ud800 is half of a surrogate pair`},
+		{`{"user_id":"a","user_id":"b"}`, "member user_id is given twice"},
+		{`{"user_id":"a","user\u005fid":"b"}`, "member user_id is given twice"},
+		{`{"add":[{"a":1},{"a":1,"b":2,"a":3}]}`, "add[1]: member a is given twice"},
+		{`{"metadata":{"x":{"y":1,"y":2}}}`, "metadata.x: member y is given twice"},
+		{manyMembers(40, true), "member m0 is given twice"},
+	} {
+		err := checkBody([]byte(tc.body))
+		if err == nil || loci.ErrorCode(err) != loci.EINVALID || !strings.Contains(loci.ErrorMessage(err), tc.want) {
+			t.Errorf("checkBody(%s) = %v, want invalid: %s", tc.body, err, tc.want)
+		}
+	}
+	for _, body := range []string{`{"a":"\ud83d\ude00","b":{"a":1},"c":[{"a":1},{"a":1}]}`, manyMembers(40, false)} {
+		if err := checkBody([]byte(body)); err != nil {
+			t.Errorf("checkBody(%s) = %v, want nil", body, err)
 		}
 	}
 }
@@ -62,7 +108,9 @@ func TestBodyReadOnce(t *testing.T) {
 	s := NewServer(nil, slog.New(slog.DiscardHandler))
 	// A documented route (TestMain checks what each answers), public here.
 	rt := Route{Method: "PUT", Pattern: "/v1/agents/{agent_id}/notes/{key}", Policy: Policy{Role: public, Agent: loci.AgentFree}}
-	var got struct{ Value json.RawMessage }
+	var got struct {
+		Value json.RawMessage `json:"value"`
+	}
 	h := s.guard(rt, func(w http.ResponseWriter, r *http.Request) {
 		r.Body = poisonedBody{t}
 		if err := decode(r, &got); err != nil {

@@ -80,22 +80,16 @@ func chatMessages(raw json.RawMessage) ([]loci.ChatMessage, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, loci.Errorf(loci.EINVALID, "messages must be an array of {role, content, name?}")
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, loci.Errorf(loci.EINVALID, "messages must be an array of {role, content, name?}: %s", jsonProblem(err))
+	var items []struct {
+		Role    *string         `json:"role"`
+		Content json.RawMessage `json:"content"`
+		Name    *string         `json:"name"`
+	}
+	if err := decodeJSON(raw, &items, "messages"); err != nil {
+		return nil, err
 	}
 	out := make([]loci.ChatMessage, len(items))
-	for i, it := range items {
-		var m struct {
-			Role    *string         `json:"role"`
-			Content json.RawMessage `json:"content"`
-			Name    *string         `json:"name"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(it))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&m); err != nil {
-			return nil, loci.Errorf(loci.EINVALID, "messages[%d] must be an object {role, content, name?}: %s", i, jsonProblem(err))
-		}
+	for i, m := range items {
 		if m.Role == nil {
 			return nil, loci.Errorf(loci.EINVALID, "messages[%d]: role is required (user, assistant, system or tool)", i)
 		}

@@ -1,15 +1,20 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
 
 // scanJSON reports whether body passes checkJSON (whose tokens accept a
 // stream of JSON values, one after another), in one pass over its bytes
-// that builds no tokens and allocates nothing: valid UTF-8, well-formed
-// JSON, nested at most MaxJSONDepth deep, no \u0000 in any string or key
-// (a raw NUL is malformed), every number finite as a float64.
+// that builds no tokens: valid UTF-8, no \u escape of a lone surrogate
+// (half of a UTF-16 pair, which is no character), well-formed JSON, nested
+// at most MaxJSONDepth deep, no \u0000 in any string or key (a raw NUL is
+// malformed), no object with one member name twice, every number finite
+// as a float64. It allocates nothing but for an object of more than
+// smallObject members, whose names it keeps in a map.
 func scanJSON(body []byte) bool {
 	s := scanner{b: body}
 	s.space()
@@ -70,8 +75,13 @@ func (s *scanner) object(depth int) bool {
 	if s.next('}') {
 		return true
 	}
+	var names memberNames
 	for {
+		start := s.i
 		if s.i >= len(s.b) || s.b[s.i] != '"' || !s.str() {
+			return false
+		}
+		if !names.add(s.b[start+1 : s.i-1]) {
 			return false
 		}
 		s.space()
@@ -124,7 +134,7 @@ func (s *scanner) next(c byte) bool {
 }
 
 // str scans a string: no control character, valid escapes, valid UTF-8,
-// no \u0000.
+// no \u0000, no \u escape of a lone surrogate.
 func (s *scanner) str() bool {
 	s.i++ // "
 	for s.i < len(s.b) {
@@ -146,21 +156,23 @@ func (s *scanner) str() bool {
 				if s.i+6 > len(s.b) {
 					return false
 				}
-				hex := s.b[s.i+2 : s.i+6]
-				nul := true
-				for _, h := range hex {
-					switch {
-					case h == '0':
-					case '1' <= h && h <= '9', 'a' <= h && h <= 'f', 'A' <= h && h <= 'F':
-						nul = false
-					default:
+				r, ok := hex4(s.b[s.i+2:])
+				switch {
+				case !ok || r == 0:
+					return false
+				case 0xD800 <= r && r < 0xDC00: // a high surrogate: its low one must follow
+					if s.i+12 > len(s.b) || s.b[s.i+6] != '\\' || s.b[s.i+7] != 'u' {
 						return false
 					}
-				}
-				if nul {
+					if lo, ok := hex4(s.b[s.i+8:]); !ok || lo < 0xDC00 || lo > 0xDFFF {
+						return false
+					}
+					s.i += 12
+				case 0xDC00 <= r && r <= 0xDFFF: // a low surrogate with no high one
 					return false
+				default:
+					s.i += 6
 				}
-				s.i += 6
 			default:
 				return false
 			}
@@ -223,4 +235,90 @@ func (s *scanner) literal(lit string) bool {
 	}
 	s.i += len(lit)
 	return true
+}
+
+// hex4 reads the four hex digits of a \u escape from the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, h := range b[:4] {
+		switch {
+		case '0' <= h && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case 'a' <= h && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case 'A' <= h && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// smallObject is how many member names of one object scanJSON compares in
+// place, one with another, before it keeps them in a map.
+const smallObject = 16
+
+// memberNames are the member names of one object so far, raw (between the
+// quotes, escapes as written), to refuse a name given twice: encoding/json
+// would keep the last value and drop the first without a word.
+type memberNames struct {
+	n     int
+	small [smallObject][]byte
+	big   map[string]struct{}
+}
+
+// add records name and reports whether it is new to the object.
+func (m *memberNames) add(name []byte) bool {
+	if m.big != nil {
+		k := memberName(name)
+		if _, dup := m.big[k]; dup {
+			return false
+		}
+		m.big[k] = struct{}{}
+		return true
+	}
+	for _, seen := range m.small[:m.n] {
+		if sameMemberName(seen, name) {
+			return false
+		}
+	}
+	if m.n < smallObject {
+		m.small[m.n] = name
+		m.n++
+		return true
+	}
+	m.big = make(map[string]struct{}, 2*smallObject)
+	for _, seen := range m.small[:m.n] {
+		m.big[memberName(seen)] = struct{}{}
+	}
+	m.big[memberName(name)] = struct{}{}
+	return true
+}
+
+// sameMemberName reports whether two raw names name the same member: equal
+// bytes, or equal once their escapes are read.
+func sameMemberName(a, b []byte) bool {
+	if bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0 {
+		return bytes.Equal(a, b)
+	}
+	return memberName(a) == memberName(b)
+}
+
+// memberName is a raw name (a well-formed JSON string's contents) with its
+// escapes read.
+func memberName(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	var s string
+	quoted := make([]byte, 0, len(raw)+2)
+	quoted = append(append(append(quoted, '"'), raw...), '"')
+	if json.Unmarshal(quoted, &s) != nil {
+		return string(raw)
+	}
+	return s
 }

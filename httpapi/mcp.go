@@ -30,8 +30,15 @@ func mcpRoutes() []endpoint {
 }
 
 // serveMCP serves MCP. Its responses may be long-lived event streams, so
-// /mcp is exempt from the HTTP server's write timeout.
+// /mcp is exempt from the HTTP server's write timeout. The stream a client
+// holds open for the server's messages (GET) lasts until the client lets
+// go or the server drains: the client opens it again, elsewhere.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	if r.Method == http.MethodGet {
+		ctx, cancel := s.untilDrained(r)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
 	s.mcpHandler.ServeHTTP(w, r)
 }

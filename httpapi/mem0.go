@@ -197,10 +197,11 @@ func (q mem0AddRequest) messages() ([]loci.ChatMessage, error) {
 		return []loci.ChatMessage{{Role: loci.MessageRoleUser, Content: text}}, nil
 	}
 	var msgs []mem0Message
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&msgs); err != nil {
-		return nil, loci.Errorf(loci.EINVALID, "messages must be a string or an array of {role, content}: %s", jsonProblem(err))
+	if raw[0] != '[' {
+		return nil, loci.Errorf(loci.EINVALID, "messages must be a string or an array of {role, content}")
+	}
+	if err := decodeJSON(raw, &msgs, "messages"); err != nil {
+		return nil, err
 	}
 	if len(msgs) == 0 {
 		return nil, loci.Errorf(loci.EINVALID, "messages is empty")

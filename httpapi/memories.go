@@ -25,7 +25,9 @@ func memoryRoutes() []endpoint {
 					"201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's " +
 					"current version, which needs the editor role; `id` names the new version, `previous_id` the old one); the same " +
 					"content (case and spacing aside) already current in the same kind, scope and key: 200 `NOOP` with the existing " +
-					"`id`, nothing written. `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.\n\n" +
+					"`id`, nothing written, unless it brings `tags` the record lacks or `metadata` keys it does not hold with those values: " +
+					"then 201 `UPDATE` of that record in place (the tags are added, the metadata keys set, the others kept; its previous " +
+					"value kept as a version). `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.\n\n" +
 					"With `messages` instead of `content`, a conversation becomes memories (MessagesInput). Without a chat model " +
 					"(or with `\"infer\": false`) each `user` message becomes one memory about the user, a fact with its role kept in " +
 					"its data; `assistant`, `system` and `tool` messages become none (`skipped` says why). With a chat model " +

@@ -14,10 +14,14 @@ func passageRoutes() []endpoint {
 		{pattern: "POST /v1/agents/{agent_id}/passages", handler: (*Server).handleAddPassage,
 			op: loci.OpPassageAdd,
 			doc: &apidoc.Op{ID: "addPassage", Tag: "passages",
-				Desc: fmt.Sprintf("Content at most %s; at most %d tags of %d bytes.", apidoc.Bytes(loci.MaxPassageBytes), loci.MaxPassageTags, loci.MaxTagBytes),
+				Desc: fmt.Sprintf("Content at most %s; at most %d tags of %d bytes. ", apidoc.Bytes(loci.MaxPassageBytes), loci.MaxPassageTags, loci.MaxTagBytes) +
+					"The same content again (case and spacing aside) is the passage already stored, answered with its id: `event` `NOOP`, " +
+					"or `UPDATE` when it brought tags the passage lacked, which are added (its previous value kept as a version).",
 				Body: apidoc.Closed([]string{"content"}, apidoc.Obj{"content": apidoc.Str(""), "tags": apidoc.StrList("")}),
-				OK: apidoc.Created("Added.", apidoc.Success(apidoc.Object([]string{"id", "created_at", "tags"}, apidoc.Obj{
-					"id": apidoc.Str(""), "created_at": apidoc.Timestamp(""), "tags": apidoc.Nullable(apidoc.StrList("The normalized tags.")),
+				OK: apidoc.Created("Added.", apidoc.Success(apidoc.Object([]string{"id", "created_at", "tags", "event"}, apidoc.Obj{
+					"id": apidoc.Str(""), "created_at": apidoc.Timestamp(""), "tags": apidoc.Nullable(apidoc.StrList("The passage's tags, normalized.")),
+					"event": apidoc.WithDesc(apidoc.Obj{"type": "string", "enum": []string{loci.EventAdd, loci.EventUpdate, loci.EventNoop}},
+						"ADD, or for a repeat NOOP, or UPDATE when it added tags."),
 				}))), Errs: []int{notFound}}},
 		{pattern: "GET /v1/agents/{agent_id}/passages", handler: (*Server).handleListPassages,
 			op: loci.OpPassageList,
@@ -54,7 +58,7 @@ func (s *Server) handleAddPassage(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusCreated, map[string]any{"id": p.ID, "created_at": p.CreatedAt, "tags": p.Tags})
+	ok(w, http.StatusCreated, map[string]any{"id": p.ID, "created_at": p.CreatedAt, "tags": p.Tags, "event": p.Event})
 }
 
 func (s *Server) handleListPassages(w http.ResponseWriter, r *http.Request) {

@@ -9,10 +9,9 @@ import (
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
-// TestAgentBoundBodyKeyCase: encoding/json matches a body's keys to struct
-// fields case-insensitively, so "AGENT_ID" reaches the handler as the
-// agent_id; the guard must read it the same way, or a bound key writes
-// into another agent.
+// TestAgentBoundBodyKeyCase: a body's member is its exact name, so
+// "AGENT_ID" is an unknown field (encoding/json alone would take it as
+// agent_id), and a bound key never writes into another agent through it.
 func TestAgentBoundBodyKeyCase(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		e := newSecEnv(t, open)
@@ -22,10 +21,10 @@ func TestAgentBoundBodyKeyCase(t *testing.T) {
 			want                     int
 		}{
 			{"OwnEpisode", "POST", "/v1/episodes", `{"user_id":"u1","agent_id":"a1","action_type":"t","action_description":"d","outcome":"success"}`, http.StatusCreated},
-			{"ErrEpisodeOtherUpperKey", "POST", "/v1/episodes", `{"user_id":"u1","agent_id":"a1","AGENT_ID":"a2","action_type":"t","action_description":"d","outcome":"success"}`, http.StatusForbidden},
-			{"ErrEpisodeOnlyUpperKey", "POST", "/v1/episodes", `{"user_id":"u1","Agent_Id":"a2","action_type":"t","action_description":"d","outcome":"success"}`, http.StatusForbidden},
-			{"ErrFactOtherUpperKey", "POST", "/v1/facts", `{"user_id":"u1","AGENT_ID":"a2","category":"skill_assessment","fact":"f"}`, http.StatusForbidden},
-			{"ErrWorkingOtherUpperKey", "PUT", "/v1/tasks/t1/working/k", `{"agent_id":"a1","Agent_ID":"a2","value":"v"}`, http.StatusForbidden},
+			{"ErrEpisodeOtherUpperKey", "POST", "/v1/episodes", `{"user_id":"u1","agent_id":"a1","AGENT_ID":"a2","action_type":"t","action_description":"d","outcome":"success"}`, http.StatusBadRequest},
+			{"ErrEpisodeOnlyUpperKey", "POST", "/v1/episodes", `{"user_id":"u1","Agent_Id":"a2","action_type":"t","action_description":"d","outcome":"success"}`, http.StatusBadRequest},
+			{"ErrFactOtherUpperKey", "POST", "/v1/facts", `{"user_id":"u1","AGENT_ID":"a2","category":"skill_assessment","fact":"f"}`, http.StatusBadRequest},
+			{"ErrWorkingOtherUpperKey", "PUT", "/v1/tasks/t1/working/k", `{"agent_id":"a1","Agent_ID":"a2","value":"v"}`, http.StatusBadRequest},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

@@ -64,6 +64,10 @@ type Server struct {
 
 	// draining: the server is shutting down (Drain).
 	draining atomic.Bool
+	// drained ends, at Drain, the requests that would otherwise last as
+	// long as their client stays (MCP's event streams).
+	drained    context.Context
+	endStreams context.CancelFunc
 }
 
 // Route is one registered endpoint: its method, path pattern and the
@@ -96,6 +100,7 @@ func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
 	}
 	s := &Server{logger: logger, mux: http.NewServeMux(), audit: true, maxImportBytes: DefaultMaxImportBytes,
 		streamIdle: DefaultStreamIdleTimeout}
+	s.drained, s.endStreams = context.WithCancel(context.Background())
 	s.setServices(svc)
 	for _, o := range opts {
 		o(s)
@@ -187,8 +192,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // unavailable, Retry-After and "Connection: close", while requests already
 // being handled finish: the first step of a graceful shutdown. A client
 // that sends on a keep-alive connection during the drain gets an answer
-// and closes it, so that none is cut when the connections close.
-func (s *Server) Drain() { s.draining.Store(true) }
+// and closes it, so that none is cut when the connections close. An event
+// stream that lasts as long as its client holds it (GET /mcp) ends now,
+// as its client is told a stream may end, so that the drain does not wait
+// for the client to let go.
+func (s *Server) Drain() {
+	s.draining.Store(true)
+	s.endStreams()
+}
+
+// untilDrained returns a context of r's that also ends when the server
+// drains, and its cancel.
+func (s *Server) untilDrained(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.drained, cancel)
+	return ctx, func() { stop(); cancel() }
+}
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": "ok"})

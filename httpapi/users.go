@@ -50,7 +50,9 @@ func userRoutes() []endpoint {
 			doc: &apidoc.Op{ID: "forgetUserMemories", Tag: "users",
 				Desc: "Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, " +
 					"a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly " +
-					"the matching versions go) or whose id is in `ids`, and answers them; `filters` narrows either, or alone selects the user's records it matches. " +
+					"the matching versions go) or whose id is in `ids`, and answers them. A past value a record keeps in its history (an edited memory's) " +
+					"that holds the words is removed from that history whatever the current value says, and answered with `history: true`; " +
+					"the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. " +
 					"Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: " +
 					"then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; " +
 					"needs the editor role and a `query`; `dry_run` previews it).",

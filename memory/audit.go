@@ -35,6 +35,19 @@ type audited struct {
 	// inserted: the entry was inserted in the current attempt of the
 	// operation's transaction; written: that transaction committed.
 	inserted, written bool
+	// call is the scope the call named; parts the records touched by
+	// touchIn, by their scope (the call's, its empty fields filled from
+	// the record's), and cur is 1 + the index in parts of the scope
+	// touched last (0: none), whose part the ids touch notes join.
+	call  loci.Scope
+	parts []auditPart
+	cur   int
+}
+
+// auditPart is the ids an operation touched in one scope.
+type auditPart struct {
+	scope loci.Scope
+	ids   []string
 }
 
 // begin starts the audit entry of operation op (its audit name and kind)
@@ -49,7 +62,7 @@ func (s *Service) begin(ctx context.Context, op *loci.Operation, sc loci.Scope) 
 // beginKind is begin for an operation over several kinds that logs the
 // kind of the call (adding a memory of a kind).
 func (s *Service) beginKind(ctx context.Context, op *loci.Operation, kind loci.Kind, sc loci.Scope) (*audited, error) {
-	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op.AuditName(), Kind: kind, Scope: sc, Status: 200}}
+	a := &audited{s: s, ctx: ctx, e: loci.AuditEntry{Operation: op.AuditName(), Kind: kind, Scope: sc, Status: 200}, call: sc}
 	return a, checkBinding(ctx, sc.AgentID, op.Agent)
 }
 
@@ -79,6 +92,85 @@ func (a *audited) touch(ids ...string) {
 			a.e.RecordIDs = append(a.e.RecordIDs, id)
 		}
 	}
+	if a.cur > 0 {
+		p := &a.parts[a.cur-1]
+		for _, id := range ids {
+			if len(p.ids) < maxAuditIDs {
+				p.ids = append(p.ids, id)
+			}
+		}
+	}
+}
+
+// touchRecord notes a record the operation reached by id, and its scope:
+// the entry names the scope of the record it touched, where the call
+// named none (DESIGN §5: who, what, which scope), so that the audit of a
+// user or agent shows what was done to their records by id.
+func (a *audited) touchRecord(rec *loci.Record) { a.touchIn(rec.Scope, rec.ID) }
+
+// touchIn notes ids of records of scope sc. The entry's scope is the
+// call's, its empty fields filled from sc; when the records touched differ
+// in a field the call left empty (a batch over two users), the operation
+// writes one entry per scope, each with its records' ids. What touch notes
+// next joins sc's part.
+func (a *audited) touchIn(sc loci.Scope, ids ...string) {
+	full := a.call
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{
+		{&full.AgentID, sc.AgentID}, {&full.UserID, sc.UserID}, {&full.SessionID, sc.SessionID}, {&full.TaskID, sc.TaskID},
+	} {
+		if *f.dst == "" {
+			*f.dst = f.src
+		}
+	}
+	a.cur = 0
+	for i := range a.parts {
+		if a.parts[i].scope == full {
+			a.cur = i + 1
+		}
+	}
+	if a.cur == 0 {
+		a.parts = append(a.parts, auditPart{scope: full})
+		a.cur = len(a.parts)
+	}
+	a.touch(ids...)
+}
+
+// entries returns the operation's entry: one, naming the scope of the
+// records touched; or one per scope, when they differ (touchIn). The ids
+// noted before the first record's scope join the first part.
+func (a *audited) entries() []loci.AuditEntry {
+	if len(a.parts) == 0 {
+		return []loci.AuditEntry{a.e}
+	}
+	if len(a.parts) == 1 {
+		e := a.e
+		e.Scope = a.parts[0].scope
+		return []loci.AuditEntry{e}
+	}
+	inPart := map[string]bool{}
+	for _, p := range a.parts {
+		for _, id := range p.ids {
+			inPart[id] = true
+		}
+	}
+	out := make([]loci.AuditEntry, len(a.parts))
+	for i, p := range a.parts {
+		e := a.e
+		e.Scope, e.RecordIDs = p.scope, p.ids
+		if i == 0 {
+			for _, id := range a.e.RecordIDs {
+				if !inPart[id] {
+					e.RecordIDs = append(e.RecordIDs, id)
+				}
+			}
+		}
+		e.Count = len(e.RecordIDs)
+		out[i] = e
+	}
+	return out
 }
 
 // touchRecords notes the records' ids.
@@ -106,6 +198,7 @@ func (a *audited) dryRun() { a.e.DryRun = true }
 // retry policy may run a transaction function twice.
 func (a *audited) reset() {
 	a.e.RecordIDs, a.e.Count, a.e.Status, a.inserted = a.e.RecordIDs[:0], 0, 200, false
+	a.parts, a.cur = nil, 0
 }
 
 // update runs fn in a read-write transaction and, when it succeeds, writes
@@ -119,9 +212,11 @@ func (a *audited) update(fn func(tx loci.Tx) error) error {
 		if a.written || !a.s.auditOn {
 			return nil
 		}
-		e := a.s.complete(a.ctx, a.e)
-		if err := tx.InsertAudit(a.ctx, &e); err != nil {
-			return fmt.Errorf("audit: %w", err)
+		for _, e := range a.entries() {
+			e = a.s.complete(a.ctx, e)
+			if err := tx.InsertAudit(a.ctx, &e); err != nil {
+				return fmt.Errorf("audit: %w", err)
+			}
 		}
 		a.inserted = true
 		return nil
@@ -169,14 +264,21 @@ func (a *audited) finish(errp *error, partial bool) {
 	if err == nil && a.written {
 		return
 	}
-	e := a.e
-	if err != nil {
-		e.Status = loci.StatusOf(loci.ErrorCode(err))
-		if !partial {
-			e.RecordIDs, e.Count = nil, 0
-		}
+	entries := a.entries()
+	if err != nil && !partial && len(entries) > 1 {
+		// Nothing was changed: one entry, naming the call's scope.
+		entries = []loci.AuditEntry{a.e}
+		entries[0].Scope = a.call
 	}
-	a.s.auditQ.add(a.s.complete(a.ctx, e))
+	for _, e := range entries {
+		if err != nil {
+			e.Status = loci.StatusOf(loci.ErrorCode(err))
+			if !partial {
+				e.RecordIDs, e.Count = nil, 0
+			}
+		}
+		a.s.auditQ.add(a.s.complete(a.ctx, e))
+	}
 }
 
 // complete fills what an entry takes from the context and the clock.

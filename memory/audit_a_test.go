@@ -195,7 +195,8 @@ func TestAuditOpsA(t *testing.T) {
 			}, func() error {
 				return svc.AttachBlock(ctx, personaID, "a2") // not shared
 			}, 400},
-			{"block.consumers", loci.KindBlock, loci.Scope{}, func(t *testing.T) ([]string, int, int) {
+			// By the block's id: the entry names the block's owner.
+			{"block.consumers", loci.KindBlock, a1, func(t *testing.T) ([]string, int, int) {
 				links, err := svc.ListBlockConsumers(ctx, teamID)
 				auditAMust(t, err)
 				if len(links) != 1 {
@@ -451,7 +452,7 @@ func TestAuditBindingA(t *testing.T) {
 				_, err := svc.Stats(bound("a1"), loci.StatsQuery{AgentID: "a2"})
 				return err
 			}, 403, nil, 0},
-			{"FreeOwner", "block.consumers", loci.KindBlock, loci.Scope{}, "k-a1", func() error {
+			{"FreeOwner", "block.consumers", loci.KindBlock, loci.Scope{AgentID: "a1"}, "k-a1", func() error {
 				_, err := svc.ListBlockConsumers(bound("a1"), team.ID)
 				return err
 			}, 200, []string{team.ID}, 1},

@@ -158,7 +158,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.AddEpisodeFeedback(ctx, e3.ID, loci.EpisodeFeedback{Comment: "good"}); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindEpisode, status: 200, ids: []string{e3.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindEpisode, status: 200, ids: []string{e3.ID}, count: 1}
 				},
 				fail: func() error {
 					_, err := svc.AddEpisodeFeedback(ctx, e1.ID, loci.EpisodeFeedback{Comment: "gone"})
@@ -172,7 +172,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.GetEpisode(ctx, e3.ID); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindEpisode, status: 200, ids: []string{e3.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindEpisode, status: 200, ids: []string{e3.ID}, count: 1}
 				},
 				fail: func() error { _, err := svc.GetEpisode(ctx, e1.ID); return err },
 				code: loci.ENOTFOUND,
@@ -183,7 +183,7 @@ func TestAuditOpsB(t *testing.T) {
 					if err := svc.DeleteEpisode(ctx, e2.ID); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindEpisode, status: 200, ids: []string{e2.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindEpisode, status: 200, ids: []string{e2.ID}, count: 1}
 				},
 				fail: func() error { return svc.DeleteEpisode(ctx, e2.ID) },
 				code: loci.ENOTFOUND,
@@ -266,7 +266,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.ValidateFact(ctx, f2.ID); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
 				},
 				fail: func() error { _, err := svc.ValidateFact(ctx, "no-such-fact"); return err },
 				code: loci.ENOTFOUND,
@@ -277,7 +277,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.ContradictFact(ctx, f2.ID); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
 				},
 				// History does not change.
 				fail: func() error { _, err := svc.ContradictFact(ctx, f1.ID); return err },
@@ -301,7 +301,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.ResolveFact(ctx, f2.ID, true); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
 				},
 				fail: func() error { _, err := svc.ResolveFact(ctx, f2.ID, true); return err },
 				code: loci.ECONFLICT,
@@ -312,7 +312,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.GetFact(ctx, f1.ID); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindFact, status: 200, ids: []string{f1.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindFact, status: 200, ids: []string{f1.ID}, count: 1}
 				},
 				fail: func() error { _, err := svc.GetFact(ctx, e3.ID); return err }, // an episode
 				code: loci.ENOTFOUND,
@@ -323,7 +323,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.FactHistory(ctx, f2.ID); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindFact, status: 200, ids: []string{f0.ID, f1.ID, f2.ID}, count: 3}
+					return auditWant{scope: ua, kind: loci.KindFact, status: 200, ids: []string{f0.ID, f1.ID, f2.ID}, count: 3}
 				},
 				fail: func() error { _, err := svc.FactHistory(ctx, ""); return err },
 				code: loci.EINVALID,
@@ -334,7 +334,7 @@ func TestAuditOpsB(t *testing.T) {
 					if _, err := svc.InvalidateFact(ctx, f2.ID, time.Time{}); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
+					return auditWant{scope: ua, kind: loci.KindFact, status: 200, ids: []string{f2.ID}, count: 1}
 				},
 				fail: func() error { _, err := svc.InvalidateFact(ctx, f2.ID, time.Time{}); return err },
 				code: loci.ECONFLICT,
@@ -346,7 +346,7 @@ func TestAuditOpsB(t *testing.T) {
 					if err := svc.DeleteFact(ctx, f1.ID); err != nil {
 						t.Fatal(err)
 					}
-					return auditWant{kind: loci.KindFact, status: 200, ids: []string{f1.ID, f0.ID, f2.ID}, count: 3}
+					return auditWant{scope: ua, kind: loci.KindFact, status: 200, ids: []string{f1.ID, f0.ID, f2.ID}, count: 3}
 				},
 				fail: func() error { return svc.DeleteFact(ctx, f1.ID) },
 				code: loci.ENOTFOUND,

@@ -257,7 +257,7 @@ func TestAuditGroupC(t *testing.T) {
 				}
 				return want, 4
 			}},
-		{"Append", "session.append", loci.KindSession, sess("s1"), 201, false, nil,
+		{"Append", "session.append", loci.KindSession, loci.Scope{UserID: "u1", SessionID: "s1"}, 201, false, nil,
 			func(t *testing.T, e *auditCEnv, ctx context.Context) ([]string, int) {
 				e.putSession(t, "s1", "u1", false, "one")
 				before := e.sessionIDs(t, "s1")
@@ -272,7 +272,7 @@ func TestAuditGroupC(t *testing.T) {
 				cat, s1 := "session", "s1"
 				return append(want, e.ids(t, loci.RecordFilter{Key: &s1, Category: &cat})...), 2
 			}},
-		{"GetSession", "session.get", loci.KindSession, sess("s1"), 200, false, nil,
+		{"GetSession", "session.get", loci.KindSession, loci.Scope{UserID: "u1", SessionID: "s1"}, 200, false, nil,
 			func(t *testing.T, e *auditCEnv, ctx context.Context) ([]string, int) {
 				e.putSession(t, "s1", "u1", false, "one", "two")
 				e.putSession(t, "s2", "u1", false, "three")
@@ -283,7 +283,7 @@ func TestAuditGroupC(t *testing.T) {
 				}
 				return e.sessionIDs(t, "s1"), 3
 			}},
-		{"DeleteSession", "session.delete", loci.KindSession, sess("s1"), 200, false, nil,
+		{"DeleteSession", "session.delete", loci.KindSession, loci.Scope{UserID: "u1", SessionID: "s1"}, 200, false, nil,
 			func(t *testing.T, e *auditCEnv, ctx context.Context) ([]string, int) {
 				e.putSession(t, "s1", "u1", false, "one", "two")
 				e.putSession(t, "s2", "u1", false, "three")

@@ -246,7 +246,7 @@ func (s *Service) SetBlock(ctx context.Context, agentID, label string, w loci.Bl
 
 // updateBlock writes w over the block rec and returns the new record.
 func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record, w loci.BlockWrite) (*loci.Record, error) {
-	if err := tx.Lock(ctx, lockName(rec.Workspace, "block", rec.ID)); err != nil {
+	if err := tx.Lock(ctx, recordLock(rec.Workspace, rec.ID)); err != nil {
 		return nil, err
 	}
 	// Read it again under the block's own lock: a consumer of a shared
@@ -450,7 +450,7 @@ func (s *Service) ListBlockConsumers(ctx context.Context, blockID string) (_ []l
 		l, err := tx.ListBlockLinks(ctx, loci.WorkspaceFrom(ctx), blockID, "")
 		links = append(links[:0], l...)
 		// The block read; the count is its consumers'.
-		a.touch(rec.ID)
+		a.touchRecord(rec)
 		a.count(len(links))
 		return err
 	})

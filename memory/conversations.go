@@ -199,6 +199,9 @@ func (w *memWrite) addFrom(ctx context.Context, in loci.MemoryInput, role string
 	}
 	mi.role = role
 	door, _ := doorOf(mi.Kind)
+	// What the add touches is in its scope (a batch's adds may be of
+	// several users).
+	w.a.touchIn(loci.Scope{AgentID: in.AgentID, UserID: in.UserID, SessionID: in.SessionID})
 	ev, err := door.add(ctx, w, mi)
 	if err != nil {
 		return nil, err

@@ -248,7 +248,7 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 	ws := loci.WorkspaceFrom(ctx)
 	var ep *loci.Episode
 	err = a.update(func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, lockName(ws, "episode-id", id)); err != nil {
+		if err := tx.Lock(ctx, recordLock(ws, id)); err != nil {
 			return err
 		}
 		now := s.now()
@@ -258,7 +258,7 @@ func (s *Service) AddEpisodeFeedback(ctx context.Context, id string, fb loci.Epi
 		} else if err != nil {
 			return err
 		}
-		a.touch(rec.ID)
+		a.touchRecord(rec)
 		var d episodeData
 		if err := decodeData(rec, &d); err != nil {
 			return err
@@ -298,7 +298,7 @@ func (s *Service) GetEpisode(ctx context.Context, id string) (_ *loci.Episode, e
 		} else if err != nil {
 			return err
 		}
-		a.touch(rec.ID)
+		a.touchRecord(rec)
 		ep, err = episodeOf(rec)
 		return err
 	})
@@ -317,14 +317,20 @@ func (s *Service) DeleteEpisode(ctx context.Context, id string) (err error) {
 	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return err
 	}
+	ws := loci.WorkspaceFrom(ctx)
 	return a.update(func(tx loci.Tx) error {
-		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{
-			Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindEpisode}, IDs: []string{id},
-		})
+		// Read first: the entry names the episode's user and agent.
+		rec, err := tx.GetRecord(ctx, ws, id)
+		if loci.ErrorCode(err) == loci.ENOTFOUND || (err == nil && rec.Kind != loci.KindEpisode) {
+			return errEpisodeNotFound()
+		} else if err != nil {
+			return err
+		}
+		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, IDs: []string{id}})
 		if err == nil && n == 0 {
 			return errEpisodeNotFound()
 		}
-		a.touch(id)
+		a.touchRecord(rec)
 		return err
 	})
 }

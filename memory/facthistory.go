@@ -203,7 +203,7 @@ func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn fu
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	return a.update(func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, lockName(ws, "fact", id)); err != nil {
+		if err := tx.Lock(ctx, recordLock(ws, id)); err != nil {
 			return err
 		}
 		rec, err := getFactRecord(ctx, tx, ws, id)
@@ -220,7 +220,7 @@ func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn fu
 				return err
 			}
 		}
-		a.touch(rec.ID)
+		a.touchRecord(rec)
 		return fn(tx, rec, s.now())
 	})
 }
@@ -242,7 +242,7 @@ func (s *Service) GetFact(ctx context.Context, id string) (_ *loci.Fact, err err
 		if err != nil {
 			return err
 		}
-		a.touch(rec.ID)
+		a.touchRecord(rec)
 		fact, err = factOf(rec, s.now())
 		return err
 	})
@@ -268,6 +268,7 @@ func (s *Service) FactHistory(ctx context.Context, id string) (_ []*loci.Fact, e
 		if err != nil {
 			return err
 		}
+		a.touchIn(rec.Scope)
 		recs := []*loci.Record{rec}
 		if rec.Key != "" {
 			if recs, err = tx.FindRecords(ctx, loci.RecordFilter{

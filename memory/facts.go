@@ -81,19 +81,39 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 	ws := loci.WorkspaceFrom(ctx)
 	var fact *loci.Fact
 	err = a.update(func(tx loci.Tx) error {
-		now := s.now()
+		w := &memWrite{s: s, tx: tx, a: a, ws: ws, now: s.now()}
+		if in.Key != "" {
+			// The slot's versions are placed by valid_at, which defaults
+			// to now: now is read under the slot's lock.
+			if err := w.lock(ctx, factSlotLock(ws, in.UserID, in.Key)); err != nil {
+				return err
+			}
+		}
 		// The same content again (case and spacing aside), current in the
 		// same scope and key, is the fact already stored: nothing is
 		// written (API.md v1.2). A fact placed in the past (valid_at) is
 		// history being filled in, never a repeat.
+		// One that brings keywords the fact lacks adds them, keeping the
+		// fact's value as a version.
 		if in.ValidAt.IsZero() {
-			if old, err := s.sameFact(ctx, tx, a, in, now); err != nil || old != nil {
-				if old != nil {
-					fact, err = factOf(old, now)
+			old, err := w.sameFact(ctx, in)
+			if err != nil {
+				return err
+			} else if old != nil {
+				ev, err := w.repeatOf(ctx, old, repeat{tags: keywords, maxTags: loci.MaxFactKeywords, search: factSearchText})
+				if err != nil {
+					return err
 				}
+				if ev.Event == loci.EventUpdate {
+					if old, err = tx.GetRecord(ctx, ws, ev.ID); err != nil {
+						return err
+					}
+				}
+				fact, err = factOf(old, w.now)
 				return err
 			}
 		}
+		now := w.now
 		rec := &loci.Record{
 			ID: newID(), Workspace: ws, Kind: loci.KindFact, Scope: loci.Scope{UserID: in.UserID, AgentID: in.AgentID}, Key: in.Key,
 			Content: in.Fact, SearchText: factSearchText(in.Fact, keywords), Tags: keywords,
@@ -121,25 +141,20 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 
 // sameFact returns the fact current now in in's scope and key (a key's
 // slot is per user, whichever agent) whose content is in.Fact, case and
-// spacing aside, or nil.
-func (s *Service) sameFact(ctx context.Context, tx loci.Tx, a *audited, in loci.FactInput, now time.Time) (*loci.Record, error) {
-	ws := loci.WorkspaceFrom(ctx)
-	f := loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &in.UserID, AsOf: now}
+// spacing aside, or nil. The caller holds the slot's lock of a keyed fact.
+func (w *memWrite) sameFact(ctx context.Context, in loci.FactInput) (*loci.Record, error) {
+	f := loci.RecordFilter{Workspace: w.ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &in.UserID, AsOf: w.now}
 	if in.Key != "" {
 		f.Key = &in.Key
-		if err := tx.Lock(ctx, factSlotLock(ws, in.UserID, in.Key)); err != nil {
-			return nil, err
-		}
 	} else {
 		f.AgentID = &in.AgentID
 	}
-	w := &memWrite{s: s, tx: tx, a: a, ws: ws, now: now}
 	same, err := w.sameContent(ctx, f, in.Key, in.Fact)
-	if err != nil || same.id == "" {
+	if err != nil || same == nil {
 		return nil, err
 	}
-	a.touch(same.id)
-	return tx.GetRecord(ctx, ws, same.id)
+	w.a.touch(same.ID)
+	return same, nil
 }
 
 // factFilter selects the facts q's user may see: the user's own (and

@@ -32,16 +32,17 @@ func (factDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 	f := loci.RecordFilter{Workspace: w.ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &in.UserID, AsOf: w.now}
 	if in.Key != "" {
 		f.Key = &in.Key // a slot is per user, whichever agent
-		if err := w.tx.Lock(ctx, factSlotLock(w.ws, in.UserID, in.Key)); err != nil {
+		if err := w.lock(ctx, factSlotLock(w.ws, in.UserID, in.Key)); err != nil {
 			return nil, err
 		}
 	} else {
 		f.AgentID, f.SessionID = &in.AgentID, &in.SessionID
 	}
+	// One that brings keywords or metadata it lacks updates them.
 	if old, err := w.sameContent(ctx, f, in.Key, in.Content); err != nil {
 		return nil, err
-	} else if old.id != "" {
-		return &loci.MemoryEvent{ID: old.id, Kind: loci.KindFact, Event: loci.EventNoop, Version: old.version}, nil
+	} else if old != nil {
+		return w.repeatOf(ctx, old, repeat{tags: keywords, metadata: in.metadata, maxTags: loci.MaxFactKeywords, search: factSearchText})
 	}
 	rec := &loci.Record{
 		ID: newID(), Workspace: w.ws, Kind: loci.KindFact,
@@ -84,7 +85,7 @@ func (factDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 	if !rec.InvalidAt.IsZero() {
 		return nil, loci.Errorf(loci.ECONFLICT, "fact %s is a past version of its key %q: edit the current one", rec.ID, rec.Key)
 	}
-	if err := w.tx.Lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
+	if err := w.lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
 		return nil, err
 	}
 	nv := &loci.Record{
@@ -102,11 +103,11 @@ func (factDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 }
 
 func (factDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
-	if err := w.tx.Lock(ctx, lockName(w.ws, "fact", rec.ID)); err != nil {
+	if err := w.lock(ctx, recordLock(w.ws, rec.ID)); err != nil {
 		return err
 	}
 	if rec.Key != "" {
-		if err := w.tx.Lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
+		if err := w.lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
 			return err
 		}
 	}

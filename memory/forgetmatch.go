@@ -107,18 +107,59 @@ func holdsEvery(r *loci.Record, terms []string) bool {
 
 // agentScopedMatches returns the agents' own records (notes, blocks and
 // passages, which carry no user) that hold every term, of every agent of
-// the context's workspace (a forget refuses keys bound to one agent).
-// Each record is read once, streamed. A note's or block's kept versions
-// are not searched: the record's current text is.
-func agentScopedMatches(ctx context.Context, tx loci.Tx, terms []string) ([]*loci.Record, error) {
+// the context's workspace (a forget refuses keys bound to one agent), and
+// those that do not but keep past versions (versioned), whose versions
+// are matched next (pastMatches). Each record is read once, streamed.
+func agentScopedMatches(ctx context.Context, tx loci.Tx, terms []string) (found, versioned []*loci.Record, _ error) {
 	noUser := ""
 	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: loci.AgentScopedKinds, UserID: &noUser, Order: loci.OrderCreatedAsc}
-	var out []*loci.Record
 	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
 		if holdsEvery(r, terms) {
-			out = append(out, r)
+			found = append(found, r)
+		} else if keepsVersions(r) {
+			versioned = append(versioned, r)
 		}
 		return nil
 	})
-	return out, err
+	return found, versioned, err
+}
+
+// keepsVersions reports whether r may keep past versions: a record is
+// written at version 1, and each version it keeps is one it has passed.
+func keepsVersions(r *loci.Record) bool { return r.Version > 1 }
+
+// pastVersion is a past version of a record that a forget matched.
+type pastVersion struct {
+	rec *loci.Record
+	v   loci.RecordVersion
+}
+
+// memory is the past version as a forget answers it: the record as it
+// was then, marked History.
+func (p pastVersion) memory() *loci.UserMemory {
+	m := userMemoryOf(p.rec)
+	m.Content, m.Data, m.Metadata, m.UpdatedAt, m.Version = p.v.Content, p.v.Data, p.v.Metadata, p.v.UpdatedAt, p.v.Version
+	m.History = true
+	return m
+}
+
+// pastMatches returns the kept versions of recs that hold every term: in
+// the text the version kept (its content and data) or what the record
+// still holds of it (its key, tags, action type).
+func pastMatches(ctx context.Context, tx loci.Tx, recs []*loci.Record, terms []string) ([]pastVersion, error) {
+	var out []pastVersion
+	for _, r := range recs {
+		vs, err := tx.ListVersions(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			was := *r
+			was.Content, was.Data, was.SearchText = v.Content, v.Data, ""
+			if holdsEvery(&was, terms) {
+				out = append(out, pastVersion{rec: r, v: v})
+			}
+		}
+	}
+	return out, nil
 }

@@ -6,3 +6,12 @@ import "strings"
 func lockName(parts ...string) string {
 	return strings.Join(parts, "\x1f")
 }
+
+// recordLock names the lock of one record by id, which every edit and
+// delete of the record by id takes (whichever door: the memories door, a
+// fact's, a block's, an episode's), before it reads the record it changes:
+// the edits of one record take turns, and each is numbered and timed
+// under the lock, in the order they commit.
+func recordLock(ws, id string) string {
+	return lockName(ws, "record", id)
+}

@@ -99,17 +99,7 @@ func (s *Service) AddMemory(ctx context.Context, in loci.MemoryInput) (_ *loci.M
 
 // add adds one memory in w's transaction.
 func (w *memWrite) add(ctx context.Context, in loci.MemoryInput) (*loci.MemoryEvent, error) {
-	mi, err := w.s.checkInput(in, w.now)
-	if err != nil {
-		return nil, err
-	}
-	door, _ := doorOf(mi.Kind)
-	ev, err := door.add(ctx, w, mi)
-	if err != nil {
-		return nil, err
-	}
-	w.a.touch(ev.ID)
-	return ev, nil
+	return w.addFrom(ctx, in, "")
 }
 
 // getMemory reads a memory that the context's key may reach: ENOTFOUND
@@ -157,7 +147,7 @@ func (s *Service) GetMemory(ctx context.Context, id string) (_ *loci.UserMemory,
 			return err
 		}
 		a.e.Kind = rec.Kind
-		a.touch(rec.ID)
+		a.touchRecord(rec)
 		out = userMemoryOf(rec)
 		return nil
 	})
@@ -211,14 +201,14 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 			return nil, err
 		}
 	}
-	if err := w.tx.Lock(ctx, lockName(w.ws, "memory", id)); err != nil {
+	if err := w.lock(ctx, recordLock(w.ws, id)); err != nil {
 		return nil, err
 	}
 	rec, err := w.get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	w.a.touch(rec.ID)
+	w.a.touchRecord(rec)
 	door, err := doorOf(rec.Kind)
 	if err != nil {
 		return nil, err
@@ -290,14 +280,14 @@ func (w *memWrite) delete(ctx context.Context, id string) (loci.Kind, error) {
 	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
 		return "", err
 	}
-	if err := w.tx.Lock(ctx, lockName(w.ws, "memory", id)); err != nil {
+	if err := w.lock(ctx, recordLock(w.ws, id)); err != nil {
 		return "", err
 	}
 	rec, err := w.get(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	w.a.touch(rec.ID)
+	w.a.touchRecord(rec)
 	door, err := doorOf(rec.Kind)
 	if err != nil {
 		return "", err
@@ -330,6 +320,7 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 			return err
 		}
 		a.e.Kind = rec.Kind
+		a.touchIn(rec.Scope)
 		recs := []*loci.Record{rec}
 		if rules, ok := rulesOf(rec.Kind); ok {
 			if f, ok := rules.historyOf(rec); ok {
@@ -350,7 +341,10 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 				out = append(out, loci.MemoryVersion{ID: r.ID, Version: v.Version, Content: v.Content, Metadata: v.Metadata, UpdatedAt: v.UpdatedAt})
 			}
 		}
-		// Newest first; the oldest of all was the memory's ADD.
+		// Newest first (a record's versions are timed in the order they
+		// commit, under its lock; at one time, the order read: a record's
+		// current value, then its versions newest first); the oldest of
+		// all was the memory's ADD.
 		sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 		for i := range out {
 			out[i].Event = loci.EventUpdate

@@ -95,7 +95,8 @@ func (s *Service) findNote(ctx context.Context, tx loci.Tx, agentID, key string)
 }
 
 // Remember creates or updates a note, keeping the previous value as a
-// version.
+// version. The same value again (case and spacing aside) is "updated" as
+// seed 000 says: its updated_at is now, and no version is added.
 func (s *Service) Remember(ctx context.Context, agentID, key string, value json.RawMessage) (_ *loci.RememberResult, err error) {
 	a, err := s.begin(ctx, loci.OpNoteRemember, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
@@ -111,10 +112,21 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 	}
 	res := &loci.RememberResult{Key: key}
 	err = a.update(func(tx loci.Tx) error {
-		now := s.now()
-		rec, ev, err := s.writeNote(ctx, tx, a, agentID, key, value, text, now)
+		w := &memWrite{s: s, tx: tx, a: a, ws: loci.WorkspaceFrom(ctx), now: s.now()}
+		rec, ev, err := w.writeNote(ctx, agentID, key, value, text)
 		if err != nil {
 			return err
+		}
+		if ev == loci.EventNoop {
+			// Seed 000's remember sets updated_at every time: the same
+			// value again keeps its version (no new one in history) and
+			// says when it was last remembered.
+			next := *rec
+			next.UpdatedAt = w.now
+			if err := tx.UpdateRecord(ctx, &next, rec.Version); err != nil {
+				return err
+			}
+			rec = &next
 		}
 		res.Action, res.UpdatedAt = loci.ActionUpdated, rec.UpdatedAt
 		if ev == loci.EventAdd {
@@ -135,12 +147,13 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 // the note's record and what it did: ADD, UPDATE, or NOOP when the note
 // already says text (case and spacing aside). Creating needs the caller's
 // role (creator); changing an existing note needs editor. An expired note
-// of the key is replaced as if absent.
-func (s *Service) writeNote(ctx context.Context, tx loci.Tx, a *audited, agentID, key string, value json.RawMessage, text string, now time.Time) (*loci.Record, string, error) {
-	ws := loci.WorkspaceFrom(ctx)
-	if err := tx.Lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
+// of the key is replaced as if absent. It is timed under the note's lock.
+func (w *memWrite) writeNote(ctx context.Context, agentID, key string, value json.RawMessage, text string) (*loci.Record, string, error) {
+	s, tx, a, ws := w.s, w.tx, w.a, w.ws
+	if err := w.lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
 		return nil, "", err
 	}
+	now := w.now
 	data, err := json.Marshal(noteData{Value: value})
 	if err != nil {
 		return nil, "", fmt.Errorf("encode note: %w", err)

@@ -32,12 +32,13 @@ func (noteDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 	if err != nil {
 		return nil, err
 	}
-	rec, ev, err := w.s.writeNote(ctx, w.tx, w.a, in.AgentID, in.Key, value, text, w.now)
+	rec, ev, err := w.writeNote(ctx, in.AgentID, in.Key, value, text)
 	if err != nil {
 		return nil, err
 	}
 	if ev == loci.EventNoop {
-		return &loci.MemoryEvent{ID: rec.ID, Kind: loci.KindNote, Event: ev, Version: rec.Version}, nil
+		// The same value: metadata it brings that the note lacks is set.
+		return w.repeatOf(ctx, rec, repeat{metadata: in.metadata})
 	}
 	// The metadata and expiry of the add go with its value.
 	if len(in.metadata) > 0 || !in.expiresAt.IsZero() {
@@ -59,7 +60,7 @@ func (noteDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 	if err != nil {
 		return nil, err
 	}
-	next, ev, err := w.s.writeNote(ctx, w.tx, w.a, rec.AgentID, rec.Key, value, text, w.now)
+	next, ev, err := w.writeNote(ctx, rec.AgentID, rec.Key, value, text)
 	if err != nil {
 		return nil, err
 	}

@@ -64,22 +64,28 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 		Scope: loci.Scope{AgentID: agentID}, Content: content, Tags: tags,
 		SearchText: searchText(content + " " + strings.Join(tags, " ")), Version: 1,
 	}
+	var out *loci.Record
+	event := loci.EventAdd
 	err = a.update(func(tx loci.Tx) error {
 		// The same content again (case and spacing aside) is the passage
-		// already stored: nothing is written (API.md v1.2).
+		// already stored: nothing is written (API.md v1.2), unless it
+		// brings tags the passage lacks, which it adds (an update).
 		w := &memWrite{s: s, tx: tx, a: a, ws: rec.Workspace, now: s.now()}
 		same, err := w.sameContent(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindPassage}, AgentID: &agentID}, "", content)
 		if err != nil {
 			return err
-		} else if same.id != "" {
-			old, err := tx.GetRecord(ctx, rec.Workspace, same.id)
+		} else if same != nil {
+			ev, err := w.repeatOf(ctx, same, passageRepeat(tags, nil))
 			if err != nil {
 				return err
 			}
-			a.touch(same.id)
-			rec = old
-			return nil
+			a.touch(same.ID)
+			if out, event = same, ev.Event; ev.Event == loci.EventUpdate {
+				out, err = tx.GetRecord(ctx, rec.Workspace, same.ID)
+			}
+			return err
 		}
+		out, event = rec, loci.EventAdd
 		std, err := s.ensureAgent(ctx, tx, agentID, "")
 		if err != nil {
 			return err
@@ -94,7 +100,9 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 	if err != nil {
 		return nil, fmt.Errorf("add passage: %w", err)
 	}
-	return passageOf(rec), nil
+	p := passageOf(out)
+	p.Event = event
+	return p, nil
 }
 
 // ListPassages returns the agent's passages, newest first.

@@ -30,6 +30,12 @@ func passageSearchText(content string, tags []string) string {
 	return searchText(content + " " + strings.Join(tags, " "))
 }
 
+// passageRepeat is what a passage's repeat brings: tags (normalized) and
+// metadata.
+func passageRepeat(tags []string, metadata []byte) repeat {
+	return repeat{tags: tags, metadata: metadata, maxTags: loci.MaxPassageTags, search: passageSearchText}
+}
+
 func (passageDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.MemoryEvent, error) {
 	if in.AgentID == "" {
 		return nil, loci.Errorf(loci.EINVALID, "a passage needs agent_id")
@@ -50,8 +56,8 @@ func (passageDoor) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Me
 	f := loci.RecordFilter{Workspace: w.ws, Kinds: []loci.Kind{loci.KindPassage}, AgentID: &in.AgentID}
 	if old, err := w.sameContent(ctx, f, "", in.Content); err != nil {
 		return nil, err
-	} else if old.id != "" {
-		return &loci.MemoryEvent{ID: old.id, Kind: loci.KindPassage, Event: loci.EventNoop, Version: old.version}, nil
+	} else if old != nil {
+		return w.repeatOf(ctx, old, passageRepeat(tags, in.metadata))
 	}
 	std, err := w.s.ensureAgent(ctx, w.tx, in.AgentID, "")
 	if err != nil {

@@ -232,7 +232,7 @@ func (s *Service) AppendSessionMessage(ctx context.Context, id string, m loci.Me
 			return err
 		}
 		a.created()
-		a.touch(mid, rec.ID)
+		a.touchIn(rec.Scope, mid, rec.ID)
 		d.MessageCount++
 		if d.NextIndex > 0 {
 			d.NextIndex = i + 1
@@ -312,7 +312,9 @@ func (s *Service) GetSession(ctx context.Context, id string) (_ *loci.Session, e
 	err = a.view(func(tx loci.Tx) error {
 		sess, ids, err := s.getSession(ctx, tx, id)
 		out = sess
-		a.touch(ids...)
+		if sess != nil {
+			a.touchIn(loci.Scope{UserID: sess.UserID}, ids...)
+		}
 		return err
 	})
 	return out, err
@@ -377,6 +379,12 @@ func (s *Service) DeleteSession(ctx context.Context, id string) (_ bool, err err
 	var n int
 	err = a.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
+			return err
+		}
+		// The entry names the session's user, when there is a session.
+		if rec, err := s.findSession(ctx, tx, id); err == nil {
+			a.touchIn(rec.Scope)
+		} else if loci.ErrorCode(err) != loci.ENOTFOUND {
 			return err
 		}
 		f := s.sessionFilter(ctx)

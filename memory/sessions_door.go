@@ -30,7 +30,7 @@ func (sessionDoor) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *m
 
 func (sessionDoor) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
 	sid := sessionIDOf(rec)
-	if err := w.tx.Lock(ctx, lockName(w.ws, "session", sid)); err != nil {
+	if err := w.lock(ctx, lockName(w.ws, "session", sid)); err != nil {
 		return err
 	}
 	if rec.Category != messageCategory {

@@ -141,7 +141,11 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // history; a version that does not match stays, and the versions left
 // stop naming the forgotten ones. When the current version goes, the key
 // has no current fact: the version before it stays ended (its status
-// becomes invalidated), as DeleteFact leaves it.
+// becomes invalidated), as DeleteFact leaves it. So is every past value a
+// record keeps (an edited fact's, note's or session's): one that holds
+// the words is removed from the record's history, whatever the current
+// value says, and answered marked History; the record stays when its
+// current value does not hold them.
 //
 // With req.IncludeAgents (editor; a query), the query also matches the
 // notes, blocks and passages of agents, which carry no user
@@ -171,14 +175,14 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	err = run(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
-		found, err := forgetMatches(ctx, tx, f, req.IDs, terms, where)
+		found, versioned, err := forgetMatches(ctx, tx, f, req.IDs, terms, where)
 		if err != nil {
 			return err
 		}
 		// Agents' own memory (no user) only when asked, by query only.
 		var agentIDs []string
 		if req.IncludeAgents {
-			recs, err := agentScopedMatches(ctx, tx, terms)
+			recs, more, err := agentScopedMatches(ctx, tx, terms)
 			if err != nil {
 				return err
 			}
@@ -188,6 +192,11 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				}
 				agentIDs = append(agentIDs, r.ID)
 				out = append(out, userMemoryOf(r))
+			}
+			for _, r := range more {
+				if where.Match(r) {
+					versioned = append(versioned, r)
+				}
 			}
 		}
 		seen := map[string]bool{}
@@ -199,9 +208,30 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				out = append(out, userMemoryOf(r))
 			}
 		}
+		// The past versions that match, of the records that stay: what
+		// the user said once is forgotten from history too.
+		versioned = slices.DeleteFunc(versioned, func(r *loci.Record) bool { return seen[r.ID] })
+		past, err := pastMatches(ctx, tx, versioned, terms)
+		if err != nil {
+			return err
+		}
+		for _, p := range past {
+			out = append(out, p.memory())
+		}
 		a.touch(ids...)
 		a.touch(agentIDs...)
-		if req.DryRun || len(ids)+len(agentIDs) == 0 {
+		for _, p := range past {
+			a.touch(p.rec.ID)
+		}
+		if req.DryRun {
+			return nil
+		}
+		for _, p := range past {
+			if _, err := tx.DeleteVersion(ctx, p.rec.ID, p.v.Version); err != nil {
+				return err
+			}
+		}
+		if len(ids)+len(agentIDs) == 0 {
 			return nil
 		}
 		if len(agentIDs) > 0 {
@@ -253,15 +283,17 @@ func checkForget(ctx context.Context, userID string, req loci.ForgetRequest) ([]
 
 // forgetMatches returns the records of f, the user's scope, that a forget
 // names: by id, and those that hold every term of the query (every
-// record, for filters alone); where, if given, must match them all.
-func forgetMatches(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ids, terms []string, where *loci.MemoryFilter) ([]*loci.Record, error) {
-	var found []*loci.Record
+// record, for filters alone); where, if given, must match them all. With
+// a query, it also returns the records that where matches whose current
+// value does not hold the terms but that keep past versions (versioned):
+// their versions are matched next (pastMatches).
+func forgetMatches(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ids, terms []string, where *loci.MemoryFilter) (found, versioned []*loci.Record, _ error) {
 	if len(ids) > 0 {
 		byID := f
 		byID.IDs = ids
 		recs, err := tx.FindRecords(ctx, byID)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		found = append(found, recs...)
 	}
@@ -269,19 +301,24 @@ func forgetMatches(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ids, te
 		// Every record of the user's scope is read once (streamed,
 		// not held): a forget needs every match, not the best few.
 		err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-			if (len(terms) == 0 || holdsEvery(r, terms)) && where.Match(r) {
+			if !where.Match(r) {
+				return nil
+			}
+			if len(terms) == 0 || holdsEvery(r, terms) {
 				found = append(found, r)
+			} else if keepsVersions(r) {
+				versioned = append(versioned, r)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if where != nil {
 		found = slices.DeleteFunc(found, func(r *loci.Record) bool { return !where.Match(r) })
 	}
-	return found, nil
+	return found, versioned, nil
 }
 
 // forgetFound deletes the user's records found (ids, the set seen), of

@@ -195,7 +195,9 @@ func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
 // transaction within it, not once for the pool and again for the BEGIN
 // (a connection given back healthy just before a partition is handed out
 // without a ping). What fn runs is bounded by the connection's progress
-// bound instead, so a long transaction that makes progress is not cut.
+// bound instead, so a long transaction that makes progress is not cut,
+// and by ctx's deadline when it has one: a transaction given a deadline
+// (the retry policy's retry) ends by it.
 func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
 	wctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
@@ -204,6 +206,15 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) erro
 		return err
 	}
 	defer conn.Release()
+	// A transaction ends by its context's deadline, the statements fn
+	// runs (with whatever context fn gives them) included: a retry cut at
+	// its budget does not wait for an answer past it.
+	if end, ok := ctx.Deadline(); ok {
+		if d := deadlineConnOf(conn.Conn().PgConn().Conn()); d != nil {
+			d.endBy(end)
+			defer d.endBy(time.Time{})
+		}
+	}
 	pgTx, err := conn.BeginTx(wctx, opts)
 	if err != nil {
 		if ctx.Err() == nil && wctx.Err() != nil {

@@ -45,7 +45,10 @@ func WithTimeout(d time.Duration) Option {
 // context ends) are kept and win when earlier. A read waits for the
 // server's answer, so a server that stops answering (a partition, a host
 // that went away without closing) fails the read after timeout, where the
-// operating system would wait for minutes.
+// operating system would wait for minutes. While a transaction whose
+// context has a deadline runs on it (the retry policy's retry, which must
+// end within its budget), no read or write waits past that deadline
+// either, whatever context its statement was given.
 type deadlineConn struct {
 	net.Conn
 	timeout time.Duration
@@ -54,18 +57,33 @@ type deadlineConn struct {
 	suspended bool      // migrations: may run long
 	readDL    time.Time // pgx's deadlines; zero: none
 	writeDL   time.Time
+	txEnd     time.Time // the running transaction's deadline; zero: none
 }
 
-// bound returns the earlier of t and now+timeout; c.mu is held.
+// bound returns the earliest of t, now+timeout and the transaction's
+// deadline; c.mu is held.
 func (c *deadlineConn) bound(t time.Time) time.Time {
 	if c.suspended {
 		return t
 	}
 	limit := time.Now().Add(c.timeout)
+	if !c.txEnd.IsZero() && c.txEnd.Before(limit) {
+		limit = c.txEnd
+	}
 	if t.IsZero() || limit.Before(t) {
 		return limit
 	}
 	return t
+}
+
+// endBy bounds every read and write by end (zero: lifts the bound), for
+// the transaction about to run on the connection.
+func (c *deadlineConn) endBy(end time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.txEnd = end
+	c.Conn.SetReadDeadline(c.bound(c.readDL))
+	c.Conn.SetWriteDeadline(c.bound(c.writeDL))
 }
 
 func (c *deadlineConn) Read(b []byte) (int, error) {

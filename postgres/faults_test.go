@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/postgres"
+	"github.com/loci-memory/loci/retry"
 )
 
 // pgExec runs statements on a plain connection to dsn.
@@ -264,5 +267,55 @@ func TestPartitionOneTimeout(t *testing.T) {
 	// connection and the BEGIN each took up to the timeout.
 	if took > timeout+400*time.Millisecond {
 		t.Errorf("view during the partition took %v; want within the timeout %v", took, timeout)
+	}
+}
+
+// TestRetryWithinBudget: a transaction retried after a fast transient
+// failure (the server refused: a restart) that then meets a partition
+// mid-transaction ends within the retry's budget, reads and writes alike:
+// the budget bounds the retry's statements, not only its wait for a
+// connection and its BEGIN.
+func TestRetryWithinBudget(t *testing.T) {
+	dsn := postgresDSN(t)
+	ctx := context.Background()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout, backoff = time.Second, 400 * time.Millisecond
+	for _, op := range []string{"View", "Update", "Snapshot"} {
+		t.Run(op, func(t *testing.T) {
+			proxy := testdb.NewProxy(t, u.Host)
+			db := testdb.OpenPostgresWith(t, dsn, testdb.ViaProxy(proxy), postgres.WithTimeout(timeout))
+			// The backoff is when the server comes back.
+			s := retry.New(db, backoff, retry.WithBudget(timeout), retry.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+				retry.WithSleep(func(ctx context.Context, d time.Duration) error {
+					time.Sleep(d)
+					proxy.Restore()
+					return nil
+				}))
+			run := map[string]func(context.Context, func(loci.Tx) error) error{"View": s.View, "Update": s.Update, "Snapshot": s.Snapshot}[op]
+			proxy.Refuse()
+			attempts := 0
+			start := time.Now()
+			err := run(ctx, func(tx loci.Tx) error {
+				attempts++
+				// The network goes, and the statement waits for an answer.
+				proxy.Blackhole()
+				_, err := tx.CountRecords(ctx, loci.RecordFilter{Workspace: "w"})
+				return err
+			})
+			took := time.Since(start)
+			proxy.Restore()
+			t.Logf("%s: %v after %v, %d attempts reached the statement", op, err, took, attempts)
+			if loci.ErrorCode(err) != loci.EUNAVAILABLE || attempts != 1 {
+				t.Fatalf("%s: %v after %d statements; want unavailable after the retry's", op, err, attempts)
+			}
+			// A bound on behaviour, not a speed target: before, the retry's
+			// statement waited the whole timeout after the backoff.
+			if took > timeout+200*time.Millisecond {
+				t.Errorf("%s took %v; want within the budget %v", op, took, timeout)
+			}
+		})
 	}
 }

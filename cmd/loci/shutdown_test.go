@@ -105,3 +105,70 @@ func TestE2ESIGTERMUnderWriters(t *testing.T) {
 	t.Logf("%d rounds, %d writers: %d answered (%d acknowledged, %d refused while draining), %d refused connections, %d unanswered",
 		rounds, writers, total.answered, total.acked, total.drained, total.refused, total.unanswered)
 }
+
+// TestE2ESIGTERMWithMCPStream sends SIGTERM to `loci serve` while an MCP
+// client holds its event stream (GET /mcp with its session id): the
+// stream is closed at once, and the server exits 0 without waiting out its
+// shutdown timeout (which, waited out, is exit 1).
+func TestE2ESIGTERMWithMCPStream(t *testing.T) {
+	s := startServer(t, nil, "--db", ":memory:", "--shutdown-timeout", "5s")
+	post := func(body, session string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.url+"/mcp", bytes.NewReader([]byte(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("X-Loci-Agent", "a1")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post(initializeBody, "")
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, session)
+	}
+	if resp := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: status %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", s.url+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("X-Loci-Agent", "a1")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	if stream.StatusCode != http.StatusOK || stream.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET /mcp: status %d, %s", stream.StatusCode, stream.Header.Get("Content-Type"))
+	}
+	closed := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, stream.Body)
+		closed <- err
+	}()
+
+	start := time.Now()
+	s.signal(t, syscall.SIGTERM)
+	t.Logf("exited %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	if s.err != nil {
+		t.Errorf("exit %v, want 0\n%s", s.err, s.stderr)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("the event stream was cut (%v), want it ended", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the event stream is still open after the server exited")
+	}
+}

@@ -411,6 +411,8 @@ func memoryUserSchemas() Obj {
 			"review":           enum("Why it waits for review, when it does.", loci.ReviewDisputed, loci.ReviewFlaggedForRemoval),
 			"user_id":          Str("The user the record is about; absent for global and agent-only records."),
 			"last_accessed_at": Timestamp("When a search last returned the record; absent when never."),
+			"history": Boolean("In a forget's answer: a past version of the record (`version`, with the content, data, metadata and time it had), " +
+				"removed from the record's history; the record, whose current value did not match, stays. Absent otherwise."),
 		}), "Any record about a user, of any kind."),
 		"ReviewItem": WithDesc(Obj{"oneOf": []Obj{
 			{"allOf": []Obj{Ref("Fact"), Object([]string{"kind", "reason"}, Obj{

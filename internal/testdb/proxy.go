@@ -17,6 +17,7 @@ type Proxy struct {
 
 	mu        sync.Mutex
 	blackhole bool
+	refuse    bool
 	resume    chan struct{} // closed when forwarding resumes
 	conns     []net.Conn
 }
@@ -50,11 +51,26 @@ func (p *Proxy) Blackhole() {
 	}
 }
 
-// Restore forwards again. Connections that lost bytes while cut off are
-// broken for their protocol; new ones work.
+// Refuse closes every connection and, until Restore, each new one as
+// soon as it is accepted: a server that went away and refuses (a restart),
+// which a client learns at once, where a partition makes it wait.
+func (p *Proxy) Refuse() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// Restore forwards again, and accepts connections again after Refuse.
+// Connections that lost bytes while cut off are broken for their
+// protocol; new ones work.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.refuse = false
 	if p.blackhole {
 		p.blackhole = false
 		close(p.resume)
@@ -72,8 +88,14 @@ func (p *Proxy) serve() {
 }
 
 func (p *Proxy) handle(c net.Conn) {
-	// A connection opened while cut off connects nowhere until restored.
+	// A connection opened while cut off connects nowhere until restored;
+	// one opened while refusing is closed.
 	p.mu.Lock()
+	if p.refuse {
+		p.mu.Unlock()
+		c.Close()
+		return
+	}
 	resume := p.resume
 	p.conns = append(p.conns, c)
 	p.mu.Unlock()

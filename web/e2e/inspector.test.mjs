@@ -441,3 +441,46 @@ test("users: delete one fact, episode, session and working entry, then the user"
   assert.equal(left.count, 0);
   await shot(page, "user-deleted");
 });
+
+test("users: after a delete, the counts and the users list say what is left, without a reload", async () => {
+  for (const fact of ["eve keeps goats", "eve reads maps", "eve bakes rye", "eve rows boats"]) {
+    await env.must("POST", "/v1/facts", { user_id: "eve", category: "general_fact", fact });
+  }
+  const page = await newPage();
+  await open(env, page, "#overview", env.keys.admin, "admin");
+  const before = await env.must("GET", "/v1/stats");
+  const total = (n) => page.waitForFunction((n) => document.querySelector("#view-overview .stat .big")?.textContent === String(n), n);
+  await total(before.total);
+  const userRow = (list) => page.locator(list + " table.users tr", { hasText: "eve" }).locator("td.num");
+  await page.waitForFunction(() => [...document.querySelectorAll("#view-overview table.users tr")].some((r) => r.textContent.includes("eve")));
+  assert.equal(await userRow("#view-overview").textContent(), "4");
+
+  await page.goto(env.base + "/#users/eve");
+  await text(page, "#user-memories", "4 memories in all");
+  await text(page, "#user-memories h4", "fact (4)");
+  await page.waitForFunction(() => [...document.querySelectorAll("#users-list table.users tr")].some((r) => r.textContent.includes("eve")));
+  assert.equal(await userRow("#users-list").textContent(), "4");
+
+  const row = page.locator('#user-memories tr[data-kind="fact"]').first();
+  const id = await row.getAttribute("data-id");
+  await row.locator("button.delete").click();
+  await page.locator('#user-memories tr[data-id="' + id + '"]').waitFor({ state: "detached" });
+  await text(page, "#user-memories", "3 memories in all");
+  await text(page, "#user-memories h4", "fact (3)");
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("#users-list table.users tr")].some((r) => r.textContent.includes("eve") && r.querySelector("td.num")?.textContent === "3"),
+  );
+  // The overview, shown before the delete, says so too when it is shown again.
+  await page.goto(env.base + "/#overview");
+  await total(before.total - 1);
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("#view-overview table.users tr")].some((r) => r.textContent.includes("eve") && r.querySelector("td.num")?.textContent === "3"),
+  );
+
+  // Deleting the user takes it off the list.
+  await page.goto(env.base + "/#users/eve");
+  await page.locator("#user-delete").click();
+  await text(page, "#user-deleted", "Deleted user");
+  await page.waitForFunction(() => ![...document.querySelectorAll("#users-list table.users tr")].some((r) => r.textContent.includes("eve")));
+  await shot(page, "user-counts-after-delete");
+});

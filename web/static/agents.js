@@ -3,7 +3,7 @@
 // notes, passages, episodes, facts, working memory, sessions and the
 // users it has memories about.
 import {
-  $, APIError, PAGE, ROUTES, action, agentLink, badge, boundAgent, call, can, chars, el, fill, fmtTime, fmtValue, hashFor,
+  $, APIError, PAGE, ROUTES, action, agentLink, badge, boundAgent, call, can, changed, chars, el, fill, fmtTime, fmtValue, hashFor,
   kindBadge, link, load, muted, navigate, needs, note, pager, register, table, timeCell, userLink,
 } from "./core.js";
 import { kindSection } from "./records.js";
@@ -425,6 +425,7 @@ function loadNotes(node, agent) {
         action(del, msg, async function () {
           await call(ROUTES.deleteNote, { agent_id: agent, key: n.key });
           loadNotes(node, agent);
+          changed();
         });
       });
       rows.push(
@@ -481,6 +482,7 @@ function loadPassages(node, agent, offset) {
         action(del, msg, async function () {
           await call(ROUTES.deletePassage, { agent_id: agent, id: p.id });
           loadPassages(node, agent, offset);
+          changed();
         });
       });
       return el(

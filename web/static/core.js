@@ -347,6 +347,28 @@ export async function action(button, msg, fn) {
   }
 }
 
+// ---- changes ----
+
+const CHANGED = "loci:changed";
+
+// changed tells the views that records were deleted or written from this
+// page, so that each reads again the counts and lists it shows (a view
+// shown earlier, such as the overview, is kept while hidden, and would
+// otherwise go on showing what was there before).
+export function changed() {
+  document.dispatchEvent(new Event(CHANGED));
+}
+
+// onChange calls fn after each change while node is in the page; once the
+// node is replaced, it stops.
+export function onChange(node, fn) {
+  const listener = function () {
+    if (node.isConnected) fn();
+    else document.removeEventListener(CHANGED, listener);
+  };
+  document.addEventListener(CHANGED, listener);
+}
+
 // ---- the key: its role and agent ----
 
 const ROLES = ["viewer", "creator", "editor", "admin"];

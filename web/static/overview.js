@@ -2,8 +2,8 @@
 // grows, the newest memories, the embedding queue, and the lists of
 // agents and users with search.
 import {
-  $, KINDS, PAGE, ROUTES, agentLink, badge, boundAgent, call, el, fill, fmtTime, hashFor, kindBadge, link, load, muted, pager,
-  register, scopeOf, svg, table, timeCell, userLink,
+  $, KINDS, PAGE, ROUTES, agentLink, badge, boundAgent, call, el, fill, fmtTime, hashFor, kindBadge, link, load, muted, onChange,
+  pager, register, scopeOf, svg, table, timeCell, userLink,
 } from "./core.js";
 
 const AGENT_PAGE = 1000; // agents are few: a page is searched in the page
@@ -28,6 +28,7 @@ function show() {
     lists
   );
   loadStats(stats, bound);
+  onChange(stats, () => loadStats(stats, bound)); // the counts, after a delete in any view
   if (bound) {
     fill(lists, muted("This key is bound to agent " + bound + ": the lists of every agent and user are not open to it."));
     return;
@@ -285,6 +286,7 @@ export function userList(node, opts) {
   });
   fill(node, opts.compact ? null : el("h3", null, "Users"), search, out);
   get();
+  onChange(out, get); // each user's count, and who is left, after a delete
 }
 
 register("overview", {

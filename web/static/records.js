@@ -1,7 +1,7 @@
 // Records of any kind as tables: the agent view's episodes, facts,
 // working memory and sessions, the user view's memories by kind.
 import {
-  PAGE, ROUTES, action, badge, call, conf, el, fill, fmtTime, kindBadge, load, muted, needs, pager, scopeOf, table, timeCell,
+  PAGE, ROUTES, action, badge, call, changed, conf, el, fill, fmtTime, kindBadge, load, muted, needs, pager, scopeOf, table, timeCell,
 } from "./core.js";
 
 // details are a record's kind-specific markers: category, action type,
@@ -55,7 +55,7 @@ function deleteOf(m) {
 }
 
 // deleteCell is a row's delete button (editor), which removes the row once
-// the record is deleted.
+// the record is deleted, and tells the views (their counts change).
 function deleteCell(m) {
   const del = deleteOf(m);
   if (!del) return el("td");
@@ -67,6 +67,7 @@ function deleteCell(m) {
       await del();
       const row = button.closest("tr");
       if (row) row.remove();
+      changed();
     });
   });
   return el("td", null, button, msg);

@@ -4,7 +4,7 @@
 // Keep clears the dispute or the flag; forget invalidates the fact (kept
 // as history) or forgets the preference.
 import {
-  $, ROUTES, action, badge, boundAgent, call, conf, el, fill, fmtTime, fmtValue, hashFor, kindBadge, link, load,
+  $, ROUTES, action, badge, boundAgent, call, changed, conf, el, fill, fmtTime, fmtValue, hashFor, kindBadge, link, load,
   muted, navigate, needs, note, register, table,
 } from "./core.js";
 
@@ -92,6 +92,7 @@ function showReview(user) {
           } else {
             await call(ROUTES.resolveFact, { id: item.id }, { body: { keep: keepIt } });
           }
+          changed();
           await showReview(user);
           fill($("review-msg"), note((keepIt ? "Kept " : "Forgot ") + (item.kind === "preference" ? "preference " + item.type : "the fact") + "."));
         });

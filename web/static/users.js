@@ -2,8 +2,8 @@
 // everything loci remembers by kind, and forgetting by query (a preview
 // first, then exactly what it showed).
 import {
-  $, KINDS, PAGE, ROUTES, action, badge, boundAgent, call, conf, el, fill, fmtTime, fmtValue, hashFor, link, load, muted,
-  navigate, needs, note, pager, register, table, timeCell,
+  $, KINDS, PAGE, ROUTES, action, badge, boundAgent, call, changed, conf, el, fill, fmtTime, fmtValue, hashFor, link, load, muted,
+  navigate, needs, note, onChange, pager, register, table, timeCell,
 } from "./core.js";
 import { userList } from "./overview.js";
 import { memoryTable } from "./records.js";
@@ -65,13 +65,16 @@ function showUser(user) {
     sessions,
     bound ? null : [el("h3", null, "Everything loci remembers, by kind"), mems]
   );
+  // Read again after each change (a delete here or in another view): the
+  // counts by kind, and what is left.
   const reloadAll = function () {
     loadPreferences(prefs, user);
     loadSessions(sessions, user, 0);
     if (!bound) loadUserMemories(mems, user);
   };
-  if (!bound) forgetForm(forget, user, reloadAll);
+  if (!bound) forgetForm(forget, user);
   reloadAll();
+  onChange(prefs, reloadAll);
 }
 
 // exportButton downloads everything about the user as JSON Lines (GET
@@ -103,6 +106,7 @@ function deleteUserButton(user) {
       const res = await call(ROUTES.deleteUser, { user_id: user });
       fill($("user-detail"), el("p", { id: "user-deleted", class: "note" }, "Deleted user ", el("code", null, user), ": " + (res.deleted || 0) + " records."));
       shown = "";
+      changed();
     });
   });
   return el("span", null, button, msg);
@@ -110,7 +114,7 @@ function deleteUserButton(user) {
 
 // forgetForm previews what a query would forget (a dry run), then forgets
 // exactly the previewed records, by id.
-function forgetForm(node, user, reloadAll) {
+function forgetForm(node, user) {
   const input = el("input", { id: "forget-query", placeholder: "words every forgotten memory must hold", spellcheck: "false" });
   const out = el("div", { id: "forget-result" });
   const preview = needs(el("button", { type: "submit" }, "Preview (dry run)"), "editor");
@@ -133,7 +137,7 @@ function forgetForm(node, user, reloadAll) {
           // By id: exactly what the preview showed, nothing written since.
           const res = await call(ROUTES.forgetUser, { user_id: user }, { body: { ids: found.map((m) => m.id) } });
           fill(out, note("Forgot " + res.count + " memories."));
-          reloadAll();
+          changed();
         });
       });
       fill(out, el("p", null, "Would forget " + found.length + ":"), memoryTable(found, true), go, msg);
@@ -157,7 +161,7 @@ function loadPreferences(node, user) {
         if (!confirm("Forget preference “" + p.type + "” of user " + user + "?")) return;
         action(del, msg, async function () {
           await call(ROUTES.deletePreference, { user_id: user, type: p.type });
-          loadPreferences(node, user);
+          changed();
         });
       });
       const flags = [];

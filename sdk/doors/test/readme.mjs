@@ -22,7 +22,7 @@ export function readmeExample(heading, lang = "js") {
 }
 
 /**
- * Run the example under heading in the door's folder against the server at
+ * Run the example under heading in the door's folder (or any folder: an app's) against the server at
  * url; an error naming what it printed unless it printed what it promises.
  */
 export function runExample(heading, door, url) {
@@ -31,7 +31,7 @@ export function runExample(heading, door, url) {
   if (want.length < 1) throw new Error(`the example under ${heading} has no console.log(…); // output comments`);
   const env = { ...process.env, LOCI_URL: url };
   delete env.LOCI_API_KEY;
-  const out = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: join(DOORS, door), env, encoding: "utf8", timeout: 120_000 });
+  const out = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: resolve(DOORS, door), env, encoding: "utf8", timeout: 120_000 });
   if (out.status !== 0) throw new Error(`the example under ${heading} failed (${out.status}):\n${out.stderr}`);
   const lines = out.stdout.split("\n");
   let at = 0;

@@ -54,6 +54,8 @@ const MAX_CANDIDATES = 1000;
 const PAGE = 1000;
 const MAX_META_KEY_BYTES = 64;
 const MAX_META_BYTES = 3500; // of loci's 4096, leaving room for the JSON around
+/** The most bytes of a query parameter's value loci takes (`filters` on GET /v1/memories). */
+const MAX_QUERY_BYTES = 4096;
 
 export interface LociStoreOptions {
   /** The loci client to use (default: `new Client({ baseUrl, apiKey })`). */
@@ -120,6 +122,19 @@ function isScalar(v: unknown): v is string | number | boolean {
   return typeof v === "string" || (typeof v === "number" && Number.isFinite(v)) || typeof v === "boolean";
 }
 
+/**
+ * A scalar loci takes as a metadata or filter value: loci refuses a string
+ * holding a NUL or half of a surrogate pair (JavaScript strings may hold
+ * both). A value's content is its JSON text, where both are escapes, so
+ * such a value is stored whole; only the metadata copy is left out.
+ */
+function lociScalar(v: unknown): v is string | number | boolean {
+  return isScalar(v) && (typeof v !== "string" || !/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(v));
+}
+
+const utf8 = new TextEncoder();
+const bytes = (s: string) => utf8.encode(s).length;
+
 /** The metadata of an item (see the mapping above). */
 function metadataOf(namespace: string[], value: Record<string, unknown>): Record<string, unknown> {
   const ns: Record<string, unknown> = { n: namespace.length };
@@ -130,6 +145,10 @@ function metadataOf(namespace: string[], value: Record<string, unknown>): Record
   let partial = false;
   for (const [field, val] of Object.entries(value)) {
     if (!isScalar(val)) continue; // nested values are checked on the client (and never equal a filter's scalar)
+    if (!lociScalar(val)) {
+      partial = true; // checked on the client
+      continue;
+    }
     const name = hex(field);
     const cost = new TextEncoder().encode(JSON.stringify(name) + JSON.stringify(val)).length + 2;
     if (name.length > MAX_META_KEY_BYTES || size + cost > MAX_META_BYTES) {
@@ -188,30 +207,55 @@ function matches(value: Record<string, unknown>, filter: Record<string, unknown>
  * The part of a filter loci can apply (a superset of what it selects):
  * equality and lists of scalars on top-level fields. Items whose value did
  * not fit the metadata (v.partial) always pass, to be checked on the client.
+ * budget is how many bytes the filter's JSON may take: conditions that do
+ * not fit, the longest first, are left to the client.
  */
-function serverFilter(filter: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function serverFilter(filter: Record<string, unknown> | undefined, budget = Infinity): Record<string, unknown> | undefined {
   if (!filter) return undefined;
   const leaves: Record<string, unknown>[] = [];
   for (const [field, want] of Object.entries(filter)) {
     if (hex(field).length > MAX_META_KEY_BYTES) continue;
     const name = `metadata.v.${hex(field)}`;
     if (isScalar(want)) {
-      leaves.push({ [name]: want });
+      if (lociScalar(want)) leaves.push({ [name]: want });
     } else if (want !== null && typeof want === "object" && !Array.isArray(want)) {
       for (const [op, v] of Object.entries(want as Record<string, unknown>)) {
         if (!OPS.has(op)) {
           if (op.startsWith("$")) throw new LociError(`filter: unknown operator ${op} on ${field}; LangGraph's are ${[...OPS].join(", ")}`, { code: "invalid", status: 400 });
           continue;
         }
-        if ((op === "$eq" || op === "$ne") && isScalar(v)) leaves.push({ [name]: { [op.slice(1)]: v } });
-        if ((op === "$in" || op === "$nin") && Array.isArray(v) && v.length > 0 && v.length <= 1000 && v.every(isScalar)) {
+        if ((op === "$eq" || op === "$ne") && lociScalar(v)) leaves.push({ [name]: { [op.slice(1)]: v } });
+        if ((op === "$in" || op === "$nin") && Array.isArray(v) && v.length > 0 && v.length <= 1000 && v.every(lociScalar)) {
           leaves.push({ [name]: { [op.slice(1)]: v } });
         }
       }
     }
   }
-  if (leaves.length === 0) return undefined;
-  return { or: [{ and: leaves }, { "metadata.v.partial": true }] };
+  const pushed = () => (leaves.length === 0 ? undefined : { or: [{ and: leaves }, { "metadata.v.partial": true }] });
+  leaves.sort((a, b) => bytes(JSON.stringify(a)) - bytes(JSON.stringify(b)));
+  while (leaves.length > 0 && bytes(JSON.stringify(pushed())) > budget) leaves.pop();
+  return pushed();
+}
+
+/** The filters of a listing of these loci keys, in as few listings as loci's query limit allows. */
+function keyFilters(keys: string[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const filterOf = (chunk: string[]) => ({ and: [{ "metadata.lg": true }, { key: { in: chunk } }] });
+  const base = bytes(JSON.stringify(filterOf([])));
+  let chunk: string[] = [];
+  let size = base;
+  for (const key of keys) {
+    const cost = bytes(JSON.stringify(key)) + 1;
+    if (chunk.length > 0 && (size + cost > MAX_QUERY_BYTES || chunk.length >= PAGE)) {
+      out.push(filterOf(chunk));
+      chunk = [];
+      size = base;
+    }
+    chunk.push(key);
+    size += cost;
+  }
+  if (chunk.length > 0) out.push(filterOf(chunk));
+  return out;
 }
 
 function checkNamespace(namespace: string[], allowEmpty = false) {
@@ -275,10 +319,7 @@ export class LociStore extends BaseStore {
   /** The items of these loci keys, by key. */
   private async fetchKeys(keys: string[]): Promise<Map<string, Item>> {
     const out = new Map<string, Item>();
-    const unique = [...new Set(keys)];
-    for (let i = 0; i < unique.length; i += PAGE) {
-      const chunk = unique.slice(i, i + PAGE);
-      const filters = { and: [{ "metadata.lg": true }, { key: { in: chunk } }] };
+    for (const filters of keyFilters([...new Set(keys)])) {
       const page = await this.list(filters, PAGE, 0);
       for (const m of page.memories) {
         const item = this.item(m);
@@ -331,7 +372,9 @@ export class LociStore extends BaseStore {
     const offset = op.offset ?? 0;
     const limit = op.limit ?? 10;
     const scope = prefixFilter(op.namespacePrefix);
-    const pushed = serverFilter(op.filter);
+    // A search's filters go in its body; a listing's in its query, whose
+    // length loci bounds: what does not fit there is checked on the client.
+    const pushed = serverFilter(op.filter, op.query ? Infinity : MAX_QUERY_BYTES - bytes(JSON.stringify({ and: [...scope, {}] })));
     const filters = { and: pushed ? [...scope, pushed] : scope };
     if (op.query) {
       const res = await this.client.request<{ results: (LociMemory & { kind: string })[] }>("POST", "/v1/search", {
@@ -380,9 +423,8 @@ export class LociStore extends BaseStore {
     const deletes = puts.filter((p) => p.value === null);
     let ids: Map<string, string> = new Map();
     if (deletes.length > 0) {
-      const keys = deletes.map((p) => lociKey(p.namespace, p.key));
-      for (let i = 0; i < keys.length; i += PAGE) {
-        const page = await this.list({ and: [{ "metadata.lg": true }, { key: { in: keys.slice(i, i + PAGE) } }] }, PAGE, 0);
+      for (const filters of keyFilters(deletes.map((p) => lociKey(p.namespace, p.key)))) {
+        const page = await this.list(filters, PAGE, 0);
         for (const m of page.memories) ids.set(m.key!, m.id);
       }
     }

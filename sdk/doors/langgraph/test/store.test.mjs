@@ -144,6 +144,51 @@ describe("LociStore answers as InMemoryStore does", () => {
     expect(got.length).toBe(want.length);
   });
 
+  it("on values loci's metadata cannot hold, long filters and many keys at once", async () => {
+    const run = async (store) => {
+      const out = [];
+      const log = (name, v) => out.push([name, v]);
+      const odd = { nul: "a\u0000b", lone: "x\ud800y", low: "\udc00", pair: "🦜", n: 1 };
+      await store.put(["odd"], "k", odd);
+      await store.put(["odd"], "other", { nul: "a", lone: "x", n: 2 });
+      log("get", plain(await store.get(["odd"], "k")));
+      for (const filter of [
+        { nul: "a\u0000b" },
+        { lone: "x\ud800y" },
+        { nul: { $in: ["a\u0000b", "z"] } },
+        { lone: { $ne: "x\ud800y" } },
+        { low: { $eq: "\udc00" } },
+        { pair: "🦜" },
+      ]) {
+        log(`filter ${JSON.stringify(filter)}`, byKey(await store.search(["odd"], { filter })));
+      }
+      const long = "l".repeat(5000);
+      await store.put(["long"], "k", { text: long, n: 1 });
+      await store.put(["long"], "short", { text: "s", n: 2 });
+      for (const filter of [
+        { text: long },
+        { text: { $in: ["s", long] } },
+        { text: { $nin: [long] } },
+        { text: { $ne: long }, n: 2 },
+        { text: "é".repeat(3000) },
+      ]) {
+        log(`filter ${JSON.stringify(filter).slice(0, 40)}`, byKey(await store.search(["long"], { filter })));
+      }
+      // Many keys of 200 bytes read and deleted in one batch: their filters pass loci's 4 KB query limit many times over.
+      const keys = Array.from({ length: 60 }, (_, i) => `${i}`.padStart(200, "k"));
+      await store.batch(keys.map((key, i) => ({ namespace: ["many"], key, value: { i } })));
+      const got = await store.batch(keys.map((key) => ({ namespace: ["many"], key })));
+      log("many gets", got.map((it) => it?.value.i));
+      await store.batch(keys.slice(0, 50).map((key) => ({ namespace: ["many"], key, value: null })));
+      log("many deletes", (await store.search(["many"], { limit: 100 })).map((it) => it.value.i).sort((a, b) => a - b));
+      return out;
+    };
+    const want = await run(memoryStore());
+    const got = await run(lociStore());
+    for (let i = 0; i < want.length; i++) expect([got[i]?.[0], got[i]?.[1]]).toEqual(want[i]);
+    expect(got.length).toBe(want.length);
+  });
+
   it("except that a namespace whose last item is deleted is no longer listed (InMemoryStore keeps it, empty)", async () => {
     const mem = memoryStore();
     const store = lociStore();
