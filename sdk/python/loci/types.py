@@ -790,6 +790,7 @@ class UserMemory(_UserMemoryRequired, total=False):
     category: str
     data: Any
     expires_at: str
+    history: bool
     invalid_at: str
     key: str
     last_accessed_at: str
@@ -993,6 +994,7 @@ class AddPassageResponse(TypedDict):
 
     success: Literal[True]
     created_at: str
+    event: Literal["ADD", "UPDATE", "NOOP"]
     id: str
     tags: Optional[List[str]]
 
@@ -1442,6 +1444,7 @@ class GetMemoryResponse(_GetMemoryResponseRequired, total=False):
     category: str
     data: Any
     expires_at: str
+    history: bool
     invalid_at: str
     key: str
     last_accessed_at: str

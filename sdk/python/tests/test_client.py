@@ -31,7 +31,10 @@ class Base(unittest.TestCase):
 class TestHealth(Base):
     def test_health_and_ready(self):
         self.assertEqual(self.client.health(), {"success": True, "status": "ok"})
-        self.assertEqual(self.client.ready(), {"success": True, "status": "ready", "writes": "ok"})
+        self.assertEqual(
+            self.client.ready(),
+            {"success": True, "status": "ready", "writes": "ok", "retrieval": {"mode": "lexical", "model": None}},
+        )
 
     def test_base_url_from_environment(self):
         old = os.environ.get("LOCI_URL")

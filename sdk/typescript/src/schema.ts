@@ -284,7 +284,7 @@ export interface paths {
         put?: never;
         /**
          * Add an archival passage
-         * @description Content at most 64 KiB; at most 32 tags of 64 bytes.
+         * @description Content at most 64 KiB; at most 32 tags of 64 bytes. The same content again (case and spacing aside) is the passage already stored, answered with its id: `event` `NOOP`, or `UPDATE` when it brought tags the passage lacked, which are added (its previous value kept as a version).
          *
          *     Needs the creator role.
          */
@@ -864,7 +864,7 @@ export interface paths {
         put?: never;
         /**
          * Add a memory
-         * @description `kind` defaults to `fact` (category `general_fact`); `passage` and `note` are accepted where their rules hold (an agent; a note needs a `key`). Other kinds are written through their own routes (400 names the route). 201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's current version, which needs the editor role; `id` names the new version, `previous_id` the old one); the same content (case and spacing aside) already current in the same kind, scope and key: 200 `NOOP` with the existing `id`, nothing written. `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.
+         * @description `kind` defaults to `fact` (category `general_fact`); `passage` and `note` are accepted where their rules hold (an agent; a note needs a `key`). Other kinds are written through their own routes (400 names the route). 201 `ADD`; with a `key` whose current record says something else, 201 `UPDATE` (a fact supersedes its key's current version, which needs the editor role; `id` names the new version, `previous_id` the old one); the same content (case and spacing aside) already current in the same kind, scope and key: 200 `NOOP` with the existing `id`, nothing written, unless it brings `tags` the record lacks or `metadata` keys it does not hold with those values: then 201 `UPDATE` of that record in place (the tags are added, the metadata keys set, the others kept; its previous value kept as a version). `expires_at` (a future time) or `ttl_seconds` sets a time to live on a note, passage or fact.
          *
          *     With `messages` instead of `content`, a conversation becomes memories (MessagesInput). Without a chat model (or with `"infer": false`) each `user` message becomes one memory about the user, a fact with its role kept in its data; `assistant`, `system` and `tool` messages become none (`skipped` says why). With a chat model (`loci serve --llm-url --llm-model`) the model proposes short memories and decides, for each, against the scope's most similar current memories, whether it is `ADD`, `UPDATE` (history kept), `DELETE` or `NOOP`, each written as a hand-written write is. A model that is down, slower than `--llm-timeout` or answers something unusable is 503 with Retry-After and nothing written, unless `"infer": "fallback"`. With a `session_id`, every message is also appended to that session. Updates and deletes need the editor role.
          *
@@ -1205,7 +1205,7 @@ export interface paths {
         put?: never;
         /**
          * Forget what matches
-         * @description Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly the matching versions go) or whose id is in `ids`, and answers them; `filters` narrows either, or alone selects the user's records it matches. Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).
+         * @description Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly the matching versions go) or whose id is in `ids`, and answers them. A past value a record keeps in its history (an edited memory's) that holds the words is removed from that history whatever the current value says, and answered with `history: true`; the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).
          *
          *     Needs the editor role.
          */
@@ -2272,6 +2272,8 @@ export interface components {
             data?: unknown;
             /** Format: date-time */
             expires_at?: string;
+            /** @description In a forget's answer: a past version of the record (`version`, with the content, data, metadata and time it had), removed from the record's history; the record, whose current value did not match, stays. Absent otherwise. */
+            history?: boolean;
             id: string;
             /**
              * Format: date-time
@@ -3238,8 +3240,13 @@ export interface operations {
                     "application/json": components["schemas"]["Success"] & {
                         /** Format: date-time */
                         created_at: string;
+                        /**
+                         * @description ADD, or for a repeat NOOP, or UPDATE when it added tags.
+                         * @enum {string}
+                         */
+                        event: "ADD" | "UPDATE" | "NOOP";
                         id: string;
-                        /** @description The normalized tags. */
+                        /** @description The passage's tags, normalized. */
                         tags: string[] | null;
                     };
                 };

@@ -18,7 +18,12 @@ after(() => server.stop());
 describe("health", () => {
   it("health and ready", async () => {
     assert.deepEqual(await c.health(), { success: true, status: "ok" });
-    assert.deepEqual(await c.ready(), { success: true, status: "ready", writes: "ok" });
+    assert.deepEqual(await c.ready(), {
+      success: true,
+      status: "ready",
+      writes: "ok",
+      retrieval: { mode: "lexical", model: null },
+    });
   });
 
   it("base URL from the environment", async () => {
