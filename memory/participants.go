@@ -2,6 +2,7 @@ package memory
 
 import (
 	"encoding/json"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -126,4 +127,18 @@ func anyParticipant(lex []retrieval.Hit, docs map[string]*index.Doc) bool {
 		}
 	}
 	return false
+}
+
+// recallRE finds the phrases with which a query recalls what the
+// assistant said: "you said", "you recommended", "did you mention", "our
+// previous conversation", "remind me".
+var recallRE = regexp.MustCompile(`(?i)\byou\s+(?:\w+ed|said|told|wrote|gave|made|sent|showed|taught|built|chose|found|put)\b|` +
+	`\bdid\s+you\s+\w+|\bour\s+(?:previous|last|earlier|past)\s+(?:conversation|chat|discussion)s?\b|\bremind\s+me\b`)
+
+// recallsAssistant reports whether a query asks what the assistant said
+// in an earlier conversation ("remind me of the restaurant you
+// recommended"): then the assistant prior (RankingParams.AssistantWeight)
+// does not hold.
+func recallsAssistant(query string) bool {
+	return recallRE.MatchString(query)
 }
