@@ -225,6 +225,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{"ErrZeroBurst", []string{"--rate-limit", "10", "--rate-burst", "0"}, "--rate-burst must be at least 1"},
 		{"ErrNegativeLimit", []string{"--rate-limit", "-1"}, "--rate-limit must be a number"},
 		{"ErrDBTimeout", []string{"--db-timeout", "0s"}, "--db-timeout must be positive"},
+		{"ErrDBPoolerSQLite", []string{"--db-pooler"}, "--db-pooler applies to a PostgreSQL database"},
 		{"ErrRetryBackoff", []string{"--retry-backoff", "-1s"}, "--retry-backoff must not be negative"},
 		{"ErrMaxImport", []string{"--max-import-bytes", "0"}, "--max-import-bytes must be positive"},
 		{"ErrWriteTimeout", []string{"--write-timeout", "-5s"}, "--write-timeout must not be negative"},

@@ -73,9 +73,9 @@ func (r *replica) must(t testing.TB, want int, method, path string, body any) ma
 }
 
 // startReplica starts `loci serve` on port 0 and waits for its address.
-func startReplica(t *testing.T, bin, name, dsn string) *replica {
+func startReplica(t *testing.T, bin, name, dsn string, args ...string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dsn)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,30 @@ func TestReplicas(t *testing.T) {
 	bin := lociBinary(t)
 	a := startReplica(t, bin, "replica A", schemaDSN)
 	b := startReplica(t, bin, "replica B", schemaDSN)
+	runReplicaSteps(t, a, b)
+}
 
+// TestReplicasPgBouncer runs the replicas' steps with both replicas going
+// through a real PgBouncer in transaction mode: A told so by --db-pooler,
+// B finding out (PgBouncer refuses the DSN's search_path at connection
+// time).
+func TestReplicasPgBouncer(t *testing.T) {
+	dsn := os.Getenv(testdb.PostgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: no PostgreSQL server for the replicas to share (.ci/run always sets it)", testdb.PostgresEnv)
+	}
+	bouncer := testdb.NewPgBouncer(t, dsn)
+	schemaDSN, err := testdb.PostgresDSN(bouncer.DSN(), testdb.NewSchema(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := lociBinary(t)
+	a := startReplica(t, bin, "replica A", schemaDSN, "--db-pooler")
+	b := startReplica(t, bin, "replica B", schemaDSN)
+	runReplicaSteps(t, a, b)
+}
+
+func runReplicaSteps(t *testing.T, a, b *replica) {
 	steps := []struct {
 		name string
 		fn   func(t *testing.T, a, b *replica)
