@@ -73,6 +73,9 @@ type DB struct {
 	// each time: describe-exec (an unnamed statement) on a server
 	// connection of loci's own, the pool's no-prepare mode when pooled.
 	unnamed pgx.QueryExecMode
+	// replicas are the hot standbys reads may go to (replicas.go); nil
+	// without.
+	replicas *replicaSet
 }
 
 // Open connects to the database that dsn names (a postgres:// URL or a
@@ -146,6 +149,10 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...Option) (*DB, 
 		pool.Close()
 		return nil, err
 	}
+	if err := db.openReplicas(cfg, o); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -205,8 +212,11 @@ func (db *DB) txOptions(opts pgx.TxOptions) pgx.TxOptions {
 	return opts
 }
 
-// Close closes the pool's connections.
+// Close closes the pools' connections.
 func (db *DB) Close() error {
+	if db.replicas != nil {
+		db.replicas.close()
+	}
 	db.pool.Close()
 	return nil
 }
@@ -215,7 +225,7 @@ func (db *DB) Close() error {
 // in time), and ESTORAGEFULL after a write failed for a full disk, until a
 // write succeeds again (at most a minute).
 func (db *DB) Ping(ctx context.Context) error {
-	conn, err := db.acquire(ctx)
+	conn, err := db.acquire(ctx, db.pool)
 	if err != nil {
 		return err
 	}
@@ -228,10 +238,10 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // acquire takes a pooled connection, waiting at most the store's timeout
 // (for a free connection, or a new one to connect).
-func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+func (db *DB) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
 	actx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	conn, err := db.pool.Acquire(actx)
+	conn, err := pool.Acquire(actx)
 	if err == nil {
 		return conn, nil
 	}
@@ -248,12 +258,12 @@ func (db *DB) HasPGVector() bool { return db.vector }
 
 // Update runs fn in a read-write transaction.
 func (db *DB) Update(ctx context.Context, fn func(loci.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadWrite}, fn)
+	return db.run(ctx, db.pool, pgx.TxOptions{AccessMode: pgx.ReadWrite}, fn)
 }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
+	return db.read(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
 }
 
 // Snapshot runs fn in a read-only transaction at REPEATABLE READ: one
@@ -261,7 +271,7 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 // level never fails to serialize. (The change feed needs READ COMMITTED:
 // Changes answers Dirty here.)
 func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	return db.read(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
 // run runs fn in a transaction. The wait for a connection and the BEGIN
@@ -272,10 +282,10 @@ func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
 // bound instead, so a long transaction that makes progress is not cut,
 // and by ctx's deadline when it has one: a transaction given a deadline
 // (the retry policy's retry) ends by it.
-func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
+func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(loci.Tx) error) error {
 	wctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	conn, err := db.acquire(wctx)
+	conn, err := db.acquire(wctx, pool)
 	if err != nil {
 		return err
 	}
@@ -296,8 +306,25 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) erro
 		}
 		return db.classify(ctx, fmt.Errorf("begin: %w", err))
 	}
-	if err := db.runOn(ctx, pgTx, fn); err != nil {
+	tx, err := db.runOn(ctx, pgTx, fn)
+	if err != nil {
 		return db.classify(ctx, err)
+	}
+	if rs := db.replicas; rs != nil {
+		if tx.feedLSN != 0 {
+			rs.noteFeed(tx.feedLSN)
+		}
+		if opts.AccessMode == pgx.ReadWrite {
+			// Where the primary's log is now, its commit included: a
+			// standby serves this client's reads once it has replayed it.
+			var lsn uint64
+			if err := conn.QueryRow(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&lsn); err != nil {
+				// Committed, position unknown: the client's reads go to the
+				// primary until it is known.
+				lsn = ^uint64(0) >> 1
+			}
+			rs.noteWrite(ctx, lsn)
+		}
 	}
 	if opts.AccessMode == pgx.ReadWrite {
 		// A write found room: the disk is no longer reported full.
@@ -313,22 +340,22 @@ func (db *DB) noAnswer(err error) error {
 		"the database does not answer (within %s): retry later", db.timeout))
 }
 
-func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) error {
+func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) (*Tx, error) {
 	// Rolled back on every way out but a commit, a panic in fn included:
 	// a transaction left open would keep its connection and its locks.
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
 	tx := &Tx{tx: pgTx, db: db}
 	tx.Rows = sqltable.Rows{Dialect: dialect, Runner: runner{tx}}
 	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := pgTx.Commit(ctx); err != nil {
-		return translate(fmt.Errorf("commit: %w", err))
+		return nil, translate(fmt.Errorf("commit: %w", err))
 	}
 	for _, dims := range tx.newIndexes {
 		db.vectorIndexes.Store(dims, true)
 	}
-	return nil
+	return tx, nil
 }
 
 // migrate applies the embedded migrations not yet recorded in

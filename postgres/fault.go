@@ -22,8 +22,10 @@ const DefaultTimeout = 5 * time.Second
 type Option func(*options)
 
 type options struct {
-	timeout time.Duration
-	pooled  bool
+	timeout  time.Duration
+	pooled   bool
+	replicas []string
+	maxLag   time.Duration
 }
 
 // WithTransactionPooling says that connections go through a transaction

@@ -50,6 +50,9 @@ func openRawStore(ctx context.Context, cfg Config) (loci.Store, string, error) {
 		if cfg.DBPooler {
 			opts = append(opts, postgres.WithTransactionPooling())
 		}
+		if len(cfg.DBRead) > 0 {
+			opts = append(opts, postgres.WithReadReplicas(cfg.DBRead...), postgres.WithMaxLag(cfg.DBReadMaxLag))
+		}
 		db, err := postgres.Open(ctx, dsn, opts...)
 		if err != nil {
 			return nil, "", &openError{db: redactDSN(dsn), err: err}
@@ -138,6 +141,12 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 				Streams: st.Streams, Private: st.Private, Applied: st.Applied, Dropped: st.Dropped,
 			}
 		})
+		if db, ok := raw.(*postgres.DB); ok && db.Servers() != nil {
+			s.metrics.WatchReads(db.Servers(), func() []int64 {
+				primary, standbys := db.ReadsServed()
+				return append([]int64{primary}, standbys...)
+			})
+		}
 	}
 	return s, nil
 }
