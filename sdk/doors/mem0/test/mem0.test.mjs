@@ -140,7 +140,7 @@ describe("mem0ai's MemoryClient against loci", () => {
     await assert.rejects(client.search("kept", { filters: { keywords: { icontains: "kept" } } }), isErr(ValidationError, /keywords/));
     await assert.rejects(client.search("kept", { filters: { user_id: "*" } }), isErr(ValidationError, /wildcard/));
     await assert.rejects(client.search("kept", { filters: { app_id: "app" } }), isErr(ValidationError, /app_id/));
-    await assert.rejects(client.search("kept", { threshold: 0.5 }), isErr(ValidationError, /threshold/));
+    await assert.rejects(client.search("kept", { threshold: 1.5 }), isErr(ValidationError, /threshold/));
     await assert.rejects(client.getAll({ filters: { created_at: { gte: "last week" } } }), isErr(ValidationError, /RFC 3339/));
     await assert.rejects(client.add([{ role: "user", content: "fine" }, { role: "user", content: " " }], { user_id: "bo" }), isErr(ValidationError, /messages\[1\]/));
     await assert.rejects(client.add("x", { user_id: "bo", metadata: { "not.a.key": 1 } }), ValidationError);
