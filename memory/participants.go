@@ -130,10 +130,10 @@ func anyParticipant(lex []retrieval.Hit, docs map[string]*index.Doc) bool {
 
 // recallsAssistant reports whether a query asks what the assistant said
 // in an earlier conversation: then the assistant prior
-// (RankingParams.AssistantWeight) does not hold. Such a query says "you"
-// and a past verb ("you said", "the trail you recommended"), "did you …",
-// "our previous conversation" (or last, earlier, past; chat, discussion)
-// or "remind me".
+// (RankingParams.AssistantWeight) does not hold. Such a query names the
+// assistant, or says "you" and a past verb ("you said", "the trail you
+// recommended"), "did you …", "our previous conversation" (or last,
+// earlier, past; chat, discussion) or "remind me".
 func recallsAssistant(query string) bool {
 	var prev2, prev string
 	for w := range lowerWords(query) {
@@ -141,6 +141,7 @@ func recallsAssistant(query string) bool {
 		case prev == "you" && (pastVerbs[w] || len(w) > 4 && strings.HasSuffix(w, "ed")),
 			prev2 == "did" && prev == "you",
 			prev == "remind" && w == "me",
+			w == loci.MessageRoleAssistant,
 			prev2 == "our" && earlier[prev] && chatWords[strings.TrimSuffix(w, "s")]:
 			return true
 		}

@@ -95,6 +95,7 @@ func TestRecallsAssistant(t *testing.T) {
 		"In our previous chats about Netflix, which one?": true,
 		"Our last conversation was about what?":           true,
 		"YOU SAID something about tea tree oil":           true,
+		"What did the assistant say about the guitar?":    true,
 		"What did I cook last week?":                      false,
 		"Can you suggest some evening activities?":        false,
 		"Do you know where my keys are?":                  false,
