@@ -51,6 +51,8 @@ type DB struct {
 	vectorSchema string
 	// vectorIndexes holds the dimensions known to have an HNSW index.
 	vectorIndexes sync.Map
+	// vectorStatus is VectorStatus.
+	vectorStatus string
 	// iterative reports whether pgvector scans its HNSW indexes
 	// iteratively (0.8 and later), so that a filtered search finds as
 	// many rows as asked (NearestRecords).
@@ -163,6 +165,23 @@ func (db *DB) inspect(ctx context.Context, tx pgx.Tx) error {
 		WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec' AND NOT attisdropped)`).Scan(&db.vector); err != nil {
 		return fmt.Errorf("inspect schema: %w", err)
 	}
+	if !db.vector {
+		var available, installed bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'),
+			EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')`).Scan(&available, &installed); err != nil {
+			return fmt.Errorf("inspect pgvector: %w", err)
+		}
+		switch {
+		case installed:
+			db.vectorStatus = "off: the vector extension was created in this database after loci's schema was migrated; exact vector search"
+		case available:
+			db.vectorStatus = "off: the server has the vector extension but this database has not created it, and loci's role may not " +
+				"(CREATE EXTENSION takes a superuser, or a role with CREATE on the database where the extension is trusted); exact vector search. " +
+				"Have an administrator run CREATE EXTENSION vector SCHEMA public in this database before loci first migrates a schema"
+		default:
+			db.vectorStatus = "off: the server has no vector extension; exact vector search"
+		}
+	}
 	if db.vector {
 		if err := tx.QueryRow(ctx, `SELECT quote_ident(n.nspname) FROM pg_attribute a
 			JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
@@ -174,9 +193,14 @@ func (db *DB) inspect(ctx context.Context, tx pgx.Tx) error {
 			return fmt.Errorf("inspect pgvector: %w", err)
 		}
 		db.iterative = versionAtLeast(version, 0, 8)
+		db.vectorStatus = "on: pgvector " + version + " in schema " + db.vectorSchema
 	}
 	return nil
 }
+
+// VectorStatus says whether embeddings also go through pgvector, and when
+// not, why (the server lacks it, or loci's role may not create it).
+func (db *DB) VectorStatus() string { return db.vectorStatus }
 
 // refusedSearchPath reports whether err is a server's refusal of the
 // search_path startup parameter, as PgBouncer answers it.
