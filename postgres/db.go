@@ -213,8 +213,11 @@ func refusedSearchPath(err error) bool {
 // txOptions is opts for this store: when pooled, the transaction begins
 // by setting the search_path (one round trip: BEGIN and the setting go as
 // one simple-protocol query).
-func (db *DB) txOptions(opts pgx.TxOptions) pgx.TxOptions {
-	if db.setPath == "" {
+func (db *DB) txOptions(opts pgx.TxOptions, then ...string) pgx.TxOptions {
+	if db.setPath != "" {
+		then = append([]string{db.setPath}, then...)
+	}
+	if len(then) == 0 {
 		return opts
 	}
 	begin := "BEGIN"
@@ -232,7 +235,7 @@ func (db *DB) txOptions(opts pgx.TxOptions) pgx.TxOptions {
 	case pgx.ReadWrite:
 		begin += " READ WRITE"
 	}
-	opts.BeginQuery = begin + "; " + db.setPath
+	opts.BeginQuery = begin + "; " + strings.Join(then, "; ")
 	return opts
 }
 
@@ -306,7 +309,7 @@ func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
 // bound instead, so a long transaction that makes progress is not cut,
 // and by ctx's deadline when it has one: a transaction given a deadline
 // (the retry policy's retry) ends by it.
-func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(loci.Tx) error) error {
+func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(loci.Tx) error, then ...string) error {
 	wctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
 	conn, err := db.acquire(wctx, pool)
@@ -323,7 +326,7 @@ func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, f
 			defer d.endBy(time.Time{})
 		}
 	}
-	pgTx, err := conn.BeginTx(wctx, db.txOptions(opts))
+	pgTx, err := conn.BeginTx(wctx, db.txOptions(opts, then...))
 	if err != nil {
 		if ctx.Err() == nil && wctx.Err() != nil {
 			return db.noAnswer(err)
