@@ -1,11 +1,14 @@
 package httpapi_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
@@ -114,6 +117,170 @@ func TestExpiredAnsweredNowhere(t *testing.T) {
 					t.Errorf("export %q holds the expired %s %s", q, name, id)
 				}
 			}
+		}
+	})
+}
+
+// TestExpiryDates: expires_at (and the mem0 door's expiration_date) takes
+// a date, meaning the end of that day UTC, today included: today's date
+// was refused and a date expired at its midnight, a day early. PATCH with
+// expires_at null (mem0: expiration_date null) removes the time to live,
+// which nothing could before (issue 35).
+func TestExpiryDates(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		srv, clock := newServer(t, open) // 2026-02-15T14:30Z
+		id := func(b []byte) string { return decodeExact(t, b)["id"].(string) }
+		expiresAt := func(id string) any {
+			t.Helper()
+			st, b := do(t, srv, "GET", "/v1/memories/"+id, "")
+			if st != 200 {
+				t.Fatalf("GET %s: %d %s", id, st, b)
+			}
+			return decodeExact(t, b)["expires_at"]
+		}
+		const endOfToday = "2026-02-16T00:00:00Z"
+
+		st, b := do(t, srv, "POST", "/v1/memories", `{"content": "lasts today", "user_id": "u", "expires_at": "2026-02-15"}`)
+		if st != 201 {
+			t.Fatalf("today's date: %d %s, want 201", st, b)
+		}
+		today := id(b)
+		if got := expiresAt(today); got != endOfToday {
+			t.Errorf("today's date: expires_at %v, want %s", got, endOfToday)
+		}
+		st, b = do(t, srv, "POST", "/v1/memories", `{"content": "a note for today", "agent_id": "a", "kind": "note", "key": "k", "expires_at": "2026-02-15"}`)
+		if st != 201 {
+			t.Fatalf("a note, today's date: %d %s", st, b)
+		}
+		st, b = do(t, srv, "POST", "/v1/memories/batch", `{"add": [{"content": "batch lasts today", "user_id": "u", "expires_at": "2026-02-15"}]}`)
+		if st != 200 {
+			t.Fatalf("batch, today's date: %d %s", st, b)
+		}
+		st, b = do(t, srv, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "my window is today"}], "user_id": "m", "expires_at": "2026-02-15"}`)
+		if st != 201 && st != 200 {
+			t.Fatalf("messages, today's date: %d %s", st, b)
+		}
+		said := decodeExact(t, b)["results"].([]any)[0].(map[string]any)["id"].(string)
+		if got := expiresAt(said); got != endOfToday {
+			t.Errorf("messages: expires_at %v, want %s", got, endOfToday)
+		}
+		st, b = do(t, srv, "POST", "/mem0/v3/memories/add/", `{"messages": "mem0 lasts today", "user_id": "z", "expiration_date": "2026-02-15"}`)
+		if st != 200 {
+			t.Fatalf("mem0, today's date: %d %s", st, b)
+		}
+		var added []map[string]any
+		if err := json.Unmarshal(b, &added); err != nil || len(added) != 1 {
+			t.Fatalf("mem0 add: %v %s", err, b)
+		}
+		mem0ID := added[0]["id"].(string)
+		if got := expiresAt(mem0ID); got != endOfToday {
+			t.Errorf("mem0: expires_at %v, want %s", got, endOfToday)
+		}
+
+		for _, c := range []struct{ name, method, path, body, says string }{
+			{"ErrYesterday", "POST", "/v1/memories", `{"content": "x", "user_id": "u", "expires_at": "2026-02-14"}`, "future"},
+			{"ErrPastTime", "POST", "/v1/memories", `{"content": "x", "user_id": "u", "expires_at": "2026-02-15T14:00:00Z"}`, "future"},
+			{"ErrNoSuchDay", "POST", "/v1/memories", `{"content": "x", "user_id": "u", "expires_at": "2026-02-30"}`, "date"},
+			{"ErrNotTime", "POST", "/v1/memories", `{"content": "x", "user_id": "u", "expires_at": 5}`, "expires_at"},
+			{"ErrNullAndTTL", "PATCH", "/v1/memories/" + today, `{"expires_at": null, "ttl_seconds": 5}`, "ttl_seconds"},
+			{"ErrMem0Yesterday", "POST", "/mem0/v3/memories/add/", `{"messages": "x", "user_id": "z", "expiration_date": "2026-02-14"}`, "future"},
+			{"ErrMem0NoSuchDay", "PUT", "/mem0/v1/memories/" + mem0ID + "/", `{"expiration_date": "2026-13-01"}`, "date"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				st, b := do(t, srv, c.method, c.path, c.body)
+				if st != 400 || !strings.Contains(string(b), c.says) {
+					t.Errorf("%s %s %s: %d %s, want 400 saying %s", c.method, c.path, c.body, st, b, c.says)
+				}
+			})
+		}
+
+		// A patch takes a date too, and null removes the time to live.
+		st, b = do(t, srv, "POST", "/v1/memories", `{"content": "lasts a minute", "user_id": "u", "ttl_seconds": 60}`)
+		if st != 201 {
+			t.Fatalf("add: %d %s", st, b)
+		}
+		minute := id(b)
+		st, b = do(t, srv, "PATCH", "/v1/memories/"+minute, `{"expires_at": "2026-02-16"}`)
+		if got := expiresAt(minute); st != 200 || got != "2026-02-17T00:00:00Z" {
+			t.Errorf("patch to a date: %d %s; expires_at %v", st, b, got)
+		}
+		st, b = do(t, srv, "PATCH", "/v1/memories/"+minute, `{"expires_at": null}`)
+		if ev := decodeExact(t, b)["event"]; st != 200 || ev != "UPDATE" {
+			t.Errorf("patch expires_at null: %d %s, want 200 UPDATE", st, b)
+		}
+		if got := expiresAt(minute); got != nil {
+			t.Errorf("after expires_at null: expires_at %v, want none", got)
+		}
+		st, b = do(t, srv, "PATCH", "/v1/memories/"+minute, `{"expires_at": null}`)
+		if ev := decodeExact(t, b)["event"]; st != 200 || ev != "NOOP" {
+			t.Errorf("patch expires_at null again: %d %s, want 200 NOOP", st, b)
+		}
+		st, b = do(t, srv, "POST", "/v1/memories/batch", `{"update": [{"id": "`+today+`", "expires_at": null}]}`)
+		if st != 200 || expiresAt(today) != nil {
+			t.Errorf("batch update expires_at null: %d %s; expires_at %v", st, b, expiresAt(today))
+		}
+		st, b = do(t, srv, "PUT", "/mem0/v1/memories/"+mem0ID+"/", `{"expiration_date": null}`)
+		if exp, ok := decodeExact(t, b)["expiration_date"]; st != 200 || !ok || exp != nil {
+			t.Errorf("mem0 update expiration_date null: %d %s", st, b)
+		}
+		if got := expiresAt(mem0ID); got != nil {
+			t.Errorf("after mem0's expiration_date null: expires_at %v, want none", got)
+		}
+
+		// A date lasts to the end of its day, UTC, and not past it.
+		clock.Set(time.Date(2026, 2, 15, 23, 59, 59, 0, time.UTC))
+		for _, path := range []string{"/v1/memories/" + said, "/v1/agents/a/notes/k"} {
+			if st, b := do(t, srv, "GET", path, ""); st != 200 {
+				t.Errorf("GET %s at 23:59:59: %d %s, want 200", path, st, b)
+			}
+		}
+		clock.Set(time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC))
+		for _, path := range []string{"/v1/memories/" + said, "/v1/agents/a/notes/k"} {
+			if st, b := do(t, srv, "GET", path, ""); st != 404 {
+				t.Errorf("GET %s at midnight: %d %s, want 404", path, st, b)
+			}
+		}
+		for _, kept := range []string{today, minute, mem0ID} {
+			if st, b := do(t, srv, "GET", "/v1/memories/"+kept, ""); st != 200 {
+				t.Errorf("GET %s, no longer expiring: %d %s", kept, st, b)
+			}
+		}
+	})
+}
+
+// TestClientNoExpiry: the Go client's NoExpiry is expires_at null on the
+// wire, alone or in a batch; with a time as well it is refused.
+func TestClientNoExpiry(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		srv, _ := newServer(t, open)
+		c := httpapi.NewClient(srv.URL, "")
+		ttl := int64(60)
+		var ids []string
+		for _, content := range []string{"lasts a minute", "lasts a minute too"} {
+			ev, err := c.AddMemory(ctx, loci.MemoryInput{Content: content, UserID: "u", TTLSeconds: &ttl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, ev.ID)
+		}
+		if ev, err := c.UpdateMemory(ctx, ids[0], loci.MemoryPatch{NoExpiry: true}); err != nil || ev.Event != loci.EventUpdate {
+			t.Errorf("NoExpiry: %+v, %v", ev, err)
+		}
+		if evs, err := c.BatchMemories(ctx, loci.MemoryBatch{Update: []loci.MemoryUpdate{{ID: ids[1], MemoryPatch: loci.MemoryPatch{NoExpiry: true}}}}); err != nil || len(evs) != 1 || evs[0].Event != loci.EventUpdate {
+			t.Errorf("batch NoExpiry: %+v, %v", evs, err)
+		}
+		for _, id := range ids {
+			if m, err := c.GetMemory(ctx, id); err != nil || !m.ExpiresAt.IsZero() {
+				t.Errorf("after NoExpiry: %+v, %v", m, err)
+			}
+		}
+		at := time.Now().Add(time.Hour)
+		if _, err := c.UpdateMemory(ctx, ids[0], loci.MemoryPatch{NoExpiry: true, ExpiresAt: &at}); loci.ErrorCode(err) != loci.EINVALID {
+			t.Errorf("NoExpiry with a time: %v, want invalid", err)
+		}
+		if _, err := c.BatchMemories(ctx, loci.MemoryBatch{Update: []loci.MemoryUpdate{{ID: ids[0], MemoryPatch: loci.MemoryPatch{NoExpiry: true, ExpiresAt: &at}}}}); loci.ErrorCode(err) != loci.EINVALID || !strings.Contains(loci.ErrorMessage(err), "update[0]") {
+			t.Errorf("batch NoExpiry with a time: %v, want invalid naming update[0]", err)
 		}
 	})
 }
