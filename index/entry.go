@@ -103,16 +103,34 @@ type doc struct {
 	meta loci.MetadataFields
 }
 
-type posting struct {
-	slot int32
-	tf   uint16
-}
+// posting is a doc holding a term, in 4 bytes: its slot (the high 24
+// bits) and how often it holds the term (the low 8, at most maxTF).
+type posting uint32
 
-// termTF is a term of a doc and how often the doc holds it.
-type termTF struct {
-	term uint32
-	tf   uint16
-}
+func mkPosting(slot int32, tf uint16) posting { return posting(uint32(slot)<<8 | uint32(tf)) }
+func (p posting) slot() int32                 { return int32(p >> 8) }
+func (p posting) tf() uint16                  { return uint16(p & 0xff) }
+
+// termTF is a term of a doc and how often the doc holds it, in 4 bytes:
+// the term's id (the high 24 bits) and the count (the low 8, at most
+// maxTF).
+type termTF uint32
+
+func mkTermTF(term uint32, tf uint16) termTF { return termTF(term<<8 | uint32(tf)) }
+func (t termTF) term() uint32                { return uint32(t >> 8) }
+func (t termTF) tf() uint16                  { return uint16(t & 0xff) }
+
+// maxTF is the most times a doc is counted to hold a term (BM25 has long
+// saturated); maxSlots and maxTerms bound an entry's slots and terms, so
+// that postings and doc terms fit 4 bytes. An entry that would outgrow
+// them is too big (entry.tooBig): the scope is searched by streaming, as
+// one over the budget (no budget holds so many: each slot costs over 150
+// bytes, each term over 40).
+const (
+	maxTF    = 255
+	maxSlots = 1 << 24
+	maxTerms = 1 << 24
+)
 
 // invertAt is how many live docs make an entry keep postings: a smaller
 // one is scored by reading its docs' terms, which costs about what
@@ -156,6 +174,10 @@ type entry struct {
 
 	bytes   int64 // estimated size, for the budget
 	capHint int   // records expected (a load), for the first vector's columns
+
+	// tooBig is set when a put would have outgrown maxSlots or maxTerms
+	// (the record was not indexed): the entry must not be searched.
+	tooBig bool
 
 	// Cache bookkeeping, guarded by the cache's mutex.
 	cached bool
@@ -242,6 +264,10 @@ func (e *entry) put(r *loci.Record) {
 		return
 	}
 	e.remove(r.ID)
+	if len(e.docs) >= maxSlots || e.vocab.size()+strings.Count(text, " ")+1 >= maxTerms {
+		e.tooBig = true
+		return
+	}
 	slot := int32(len(e.docs))
 	e.docs = append(e.docs, d)
 	e.vecOK = append(e.vecOK, false)
@@ -312,9 +338,9 @@ func (e *entry) addTerms(slot int32, d *doc, text string) {
 				d.bytes += 24
 			}
 		}
-		e.dterms = append(e.dterms, termTF{term: id, tf: tc.tf})
+		e.dterms = append(e.dterms, mkTermTF(id, tc.tf))
 		if e.inverted {
-			e.postings[id] = append(e.postings[id], posting{slot: slot, tf: tc.tf})
+			e.postings[id] = append(e.postings[id], mkPosting(slot, tc.tf))
 		}
 		e.df[id]++
 		d.length += int32(tc.n)
@@ -323,9 +349,9 @@ func (e *entry) addTerms(slot int32, d *doc, text string) {
 	e.lens = append(e.lens, d.length)
 	// The doc, its id (and map entry), key and tags; its terms (with
 	// growth slack) and postings.
-	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 10*len(counts))
+	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 5*len(counts))
 	if e.inverted {
-		d.bytes += int32(12 * len(counts))
+		d.bytes += int32(6 * len(counts))
 	}
 	for _, t := range d.tags {
 		d.bytes += int32(16 + len(t))
@@ -358,10 +384,10 @@ func (e *entry) invert() {
 			continue
 		}
 		for _, t := range e.terms(d) {
-			e.postings[t.term] = append(e.postings[t.term], posting{slot: int32(slot), tf: t.tf})
+			e.postings[t.term()] = append(e.postings[t.term()], mkPosting(int32(slot), t.tf()))
 		}
-		d.bytes += 12 * d.tLen
-		e.bytes += int64(12 * d.tLen)
+		d.bytes += 6 * d.tLen
+		e.bytes += int64(6 * d.tLen)
 	}
 }
 
@@ -428,7 +454,7 @@ func (e *entry) remove(id string) {
 	e.lens[slot], e.vecOK[slot] = -1, false
 	e.live--
 	for _, t := range e.terms(d) {
-		e.df[t.term]--
+		e.df[t.term()]--
 	}
 	e.totalLen -= int64(d.length)
 	if d.hasVec {
@@ -471,8 +497,8 @@ func (e *entry) compact() {
 	for t, ps := range e.postings {
 		out := ps[:0]
 		for _, p := range ps {
-			if ns := newSlot[p.slot]; ns >= 0 {
-				out = append(out, posting{slot: ns, tf: p.tf})
+			if ns := newSlot[p.slot()]; ns >= 0 {
+				out = append(out, mkPosting(ns, p.tf()))
 			}
 		}
 		e.postings[t] = slices.Clip(out)
@@ -512,7 +538,7 @@ func countTerms(text string, fold func(string) string) []termCount {
 			at[t] = i
 			out = append(out, termCount{term: t})
 		}
-		if out[i].tf < math.MaxUint16 {
+		if out[i].tf < maxTF {
 			out[i].tf++
 		}
 		out[i].n++
@@ -670,14 +696,15 @@ func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws [
 	lens := e.lens
 	for i, id := range ids {
 		for _, p := range e.postings[id] {
-			n := lens[p.slot]
+			slot := p.slot()
+			n := lens[slot]
 			if n < 0 {
 				continue
 			}
-			if acc[p.slot] == 0 {
-				touched = append(touched, p.slot)
+			if acc[slot] == 0 {
+				touched = append(touched, slot)
 			}
-			acc[p.slot] += bm.bm25(ws[i], float64(p.tf), n)
+			acc[slot] += bm.bm25(ws[i], float64(p.tf()), n)
 		}
 	}
 	return touched
@@ -709,12 +736,13 @@ func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []flo
 		}
 		found := false
 		for _, t := range e.terms(d) {
-			if mask&(1<<(t.term&63)) == 0 {
+			term := t.term()
+			if mask&(1<<(term&63)) == 0 {
 				continue
 			}
 			for i, id := range ids {
-				if id == t.term {
-					tfs[i], found = float64(t.tf), true
+				if id == term {
+					tfs[i], found = float64(t.tf()), true
 					break
 				}
 			}
@@ -772,7 +800,7 @@ func (e *entry) holds(id string, ids []int64) uint64 {
 	var mask uint64
 	for _, dt := range e.terms(e.docs[slot]) {
 		for i, tid := range ids {
-			if tid == int64(dt.term) {
+			if tid == int64(dt.term()) {
 				mask |= 1 << i
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,5 +202,24 @@ func TestScopeKeys(t *testing.T) {
 				t.Fatalf("same index = %v, want %v (%q, %q)", same, tt.sameIndex, keyOf(fs), keyOf(gs))
 			}
 		})
+	}
+}
+
+// TestPackedPostings: a posting and a doc term keep their slot or term id
+// (up to the bounds) and their count (up to maxTF) in 4 bytes.
+func TestPackedPostings(t *testing.T) {
+	for _, c := range []struct {
+		id uint32
+		tf uint16
+	}{{0, 1}, {1, maxTF}, {maxSlots - 1, 7}, {12345, 0}} {
+		if p := mkPosting(int32(c.id), c.tf); p.slot() != int32(c.id) || p.tf() != c.tf {
+			t.Errorf("posting (%d, %d) reads back (%d, %d)", c.id, c.tf, p.slot(), p.tf())
+		}
+		if tt := mkTermTF(c.id, c.tf); tt.term() != c.id || tt.tf() != c.tf {
+			t.Errorf("doc term (%d, %d) reads back (%d, %d)", c.id, c.tf, tt.term(), tt.tf())
+		}
+	}
+	if got := countTerms(strings.Repeat("tea ", 1000), nil); len(got) != 1 || got[0].tf != maxTF || got[0].n != 1000 {
+		t.Errorf("a term 1000 times counts %+v, want tf %d and length 1000", got, maxTF)
 	}
 }
