@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -321,42 +323,114 @@ func (e *entry) newDoc(r *loci.Record, text string) *doc {
 
 // addTerms indexes text, the analyzed text of d in slot: its terms (and
 // postings, once inverted), document frequencies and length, and adds
-// what they cost to d.bytes.
+// what they cost to d.bytes. Its words are counted by their vocabulary
+// ids, in a scratch slice by id (no map per doc).
 func (e *entry) addTerms(slot int32, d *doc, text string) {
-	counts := countTerms(text, e.cfg.fold)
-	e.growTerms(len(counts))
-	d.tOff, d.tLen = int32(len(e.dterms)), int32(len(counts))
-	for _, tc := range counts {
-		id, added := e.vocab.add(tc.term)
+	sp := seenPool.Get().(*[]int32)
+	seen := *sp // by term id: 1 + where the doc's term is in e.dterms, 0 when not yet seen
+	e.growTerms(strings.Count(text, " ") + 1)
+	first := len(e.dterms)
+	d.tOff = int32(first)
+	for i := 0; ; {
+		var t string
+		if t, i = nextField(text, i); t == "" {
+			break
+		}
+		if e.cfg.fold != nil {
+			t = e.cfg.fold(t)
+		}
+		d.length++
+		id, added := e.vocab.add(t)
 		if added {
 			e.df = append(e.df, 0)
 			// The term's text, hash entry, end and df (and postings'
 			// slice header): measured.
-			d.bytes += int32(len(tc.term)) + 40
+			d.bytes += int32(len(t)) + 40
 			if e.inverted {
 				e.postings = append(e.postings, nil)
 				d.bytes += 24
 			}
 		}
-		e.dterms = append(e.dterms, mkTermTF(id, tc.tf))
-		if e.inverted {
-			e.postings[id] = append(e.postings[id], mkPosting(slot, tc.tf))
+		if int(id) >= len(seen) {
+			seen = append(seen, make([]int32, int(id)+1-len(seen))...)
 		}
-		e.df[id]++
-		d.length += int32(tc.n)
+		if at := seen[id]; at > 0 {
+			if tt := e.dterms[at-1]; tt.tf() < maxTF {
+				e.dterms[at-1] = tt + 1
+			}
+			continue
+		}
+		e.dterms = append(e.dterms, mkTermTF(id, 1))
+		seen[id] = int32(len(e.dterms))
 	}
+	terms := e.dterms[first:]
+	d.tLen = int32(len(terms))
+	for _, tt := range terms {
+		id := tt.term()
+		seen[id] = 0
+		e.df[id]++
+		if e.inverted {
+			e.postings[id] = append(e.postings[id], mkPosting(slot, tt.tf()))
+		}
+	}
+	*sp = seen
+	seenPool.Put(sp)
 	e.totalLen += int64(d.length)
 	e.lens = append(e.lens, d.length)
 	// The doc, its id (and map entry), key and tags; its terms (with
 	// growth slack) and postings.
-	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 5*len(counts))
+	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 5*len(terms))
 	if e.inverted {
-		d.bytes += int32(6 * len(counts))
+		d.bytes += int32(6 * len(terms))
 	}
 	for _, t := range d.tags {
 		d.bytes += int32(16 + len(t))
 	}
 }
+
+// seenPool holds addTerms' scratch slices, zeroed.
+var seenPool = sync.Pool{New: func() any { return new([]int32) }}
+
+// nextField returns the field (a run of non-space characters, as
+// strings.Fields splits) of text at or after i, and where it ends; "" when
+// none is left.
+func nextField(text string, i int) (string, int) {
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] == 0 {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	j := i
+	for j < len(text) {
+		c := text[j]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] != 0 {
+				break
+			}
+			j++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[j:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		j += n
+	}
+	return text[i:j], j
+}
+
+// asciiSpace is strings.Fields' ASCII white space.
+var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
 
 // growTerms makes room for k more doc terms. During a load (capHint
 // records expected), a full slice grows once to what the records so far
@@ -513,37 +587,6 @@ func (e *entry) compact() {
 	}
 	e.bytes -= e.vecBytes() * int64(len(e.docs)-len(docs))
 	e.docs = docs
-}
-
-// termCount is a term of a text and how often it occurs.
-type termCount struct {
-	term string
-	tf   uint16 // capped
-	n    int    // uncapped
-}
-
-// countTerms splits analyzed text into its distinct terms with their
-// frequencies, each mapped by fold when set (see WithTermFold).
-func countTerms(text string, fold func(string) string) []termCount {
-	fields := strings.Fields(text)
-	out := make([]termCount, 0, len(fields))
-	at := make(map[string]int, len(fields))
-	for _, t := range fields {
-		if fold != nil {
-			t = fold(t)
-		}
-		i, ok := at[t]
-		if !ok {
-			i = len(out)
-			at[t] = i
-			out = append(out, termCount{term: t})
-		}
-		if out[i].tf < maxTF {
-			out[i].tf++
-		}
-		out[i].n++
-	}
-	return out
 }
 
 // Stats are the corpus statistics BM25 reads: the number of records, their

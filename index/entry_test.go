@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -132,14 +133,41 @@ func TestTopKTies(t *testing.T) {
 	}
 }
 
-func TestCountTerms(t *testing.T) {
-	got := countTerms("b a b  c b", nil)
-	want := []termCount{{"b", 3, 3}, {"a", 1, 1}, {"c", 1, 1}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
+// TestDocTerms: a doc's terms are its distinct words in order of first
+// use, each with how often it occurs (at most maxTF), and its length is
+// every word, words split as strings.Fields splits them.
+func TestDocTerms(t *testing.T) {
+	e := newEntry(&config{}, "k", loci.RecordFilter{Workspace: "w"})
+	terms := func(id string) (out []string, length int32) {
+		d := e.docs[e.slotOf[id]]
+		for _, tt := range e.terms(d) {
+			out = append(out, fmt.Sprintf("%s:%d", e.vocab.textOf(tt.term()), tt.tf()))
+		}
+		return out, d.length
 	}
-	if len(countTerms("   ", nil)) != 0 {
-		t.Error("blank text has terms")
+	e.put(&loci.Record{ID: "1", Workspace: "w", SearchText: "b a b  c b"})
+	if got, n := terms("1"); !slices.Equal(got, []string{"b:3", "a:1", "c:1"}) || n != 5 {
+		t.Errorf("terms %v, length %d; want [b:3 a:1 c:1], 5", got, n)
+	}
+	e.put(&loci.Record{ID: "2", Workspace: "w", SearchText: strings.Repeat("tea ", 1000) + "b"})
+	if got, n := terms("2"); !slices.Equal(got, []string{fmt.Sprintf("tea:%d", maxTF), "b:1"}) || n != 1001 {
+		t.Errorf("terms %v, length %d; want [tea:%d b:1], 1001", got, n, maxTF)
+	}
+	if e.df[0] != 2 || e.df[1] != 1 {
+		t.Errorf("document frequencies %v, want b in 2 and a in 1", e.df[:3])
+	}
+	for _, s := range []string{"", "   ", " a\tb\n c ", "x\u00a0y\u2003z", "é ü\u0085ß", "a\x80b c"} {
+		var got []string
+		for i := 0; ; {
+			var f string
+			if f, i = nextField(s, i); f == "" {
+				break
+			}
+			got = append(got, f)
+		}
+		if want := strings.Fields(s); !slices.Equal(got, want) {
+			t.Errorf("fields of %q: %q, want %q", s, got, want)
+		}
 	}
 }
 
@@ -218,8 +246,5 @@ func TestPackedPostings(t *testing.T) {
 		if tt := mkTermTF(c.id, c.tf); tt.term() != c.id || tt.tf() != c.tf {
 			t.Errorf("doc term (%d, %d) reads back (%d, %d)", c.id, c.tf, tt.term(), tt.tf())
 		}
-	}
-	if got := countTerms(strings.Repeat("tea ", 1000), nil); len(got) != 1 || got[0].tf != maxTF || got[0].n != 1000 {
-		t.Errorf("a term 1000 times counts %+v, want tf %d and length 1000", got, maxTF)
 	}
 }

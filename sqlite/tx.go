@@ -343,11 +343,13 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 	if meta.Valid && meta.String != "" {
 		r.Metadata = json.RawMessage(meta.String)
 	}
-	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
-		return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
-	}
-	if len(r.Tags) == 0 {
-		r.Tags = nil
+	if tags != "[]" { // most records have none: no decoding
+		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
+			return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
+		}
+		if len(r.Tags) == 0 {
+			r.Tags = nil
+		}
 	}
 	r.CreatedAt, r.UpdatedAt = fromMicros(created), fromMicros(updated)
 	if lastAccessed.Valid {
