@@ -55,13 +55,15 @@ type MemoryInput struct {
 }
 
 // MemoryPatch changes a memory in place (PATCH /v1/memories/{id}): each
-// field that is set replaces the record's. Metadata null clears it.
+// field that is set replaces the record's. Metadata null clears it;
+// NoExpiry removes the time to live (expires_at null on the wire).
 type MemoryPatch struct {
 	Content    *string         `json:"content,omitempty"`
 	Metadata   json.RawMessage `json:"metadata,omitempty"`
 	Tags       *[]string       `json:"tags,omitempty"`
 	ExpiresAt  *time.Time      `json:"expires_at,omitempty"`
 	TTLSeconds *int64          `json:"ttl_seconds,omitempty"`
+	NoExpiry   bool            `json:"-"`
 }
 
 // MemoryUpdate is one update of a batch: the id and the patch.

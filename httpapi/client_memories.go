@@ -52,11 +52,48 @@ func (c *Client) UpdateMemory(ctx context.Context, id string, p loci.MemoryPatch
 	if err := needID(id); err != nil {
 		return nil, err
 	}
+	if p.NoExpiry && p.ExpiresAt != nil {
+		return nil, errNoExpiryAndTime()
+	}
 	var ev loci.MemoryEvent
-	if err := c.do(ctx, http.MethodPatch, memoryPath(id, ""), p, &ev); err != nil {
+	if err := c.do(ctx, http.MethodPatch, memoryPath(id, ""), patchWire(p, nil), &ev); err != nil {
 		return nil, err
 	}
 	return &ev, nil
+}
+
+// errNoExpiryAndTime refuses a patch that both removes and sets the time
+// to live, as the service does.
+func errNoExpiryAndTime() error {
+	return loci.Errorf(loci.EINVALID, "expires_at null removes the time to live: set it or ttl_seconds, not both")
+}
+
+// patchWire is a patch as the server reads it, with its id when one is
+// given (a batch's update): NoExpiry is expires_at null.
+func patchWire(p loci.MemoryPatch, id *string) any {
+	if !p.NoExpiry {
+		if id != nil {
+			return loci.MemoryUpdate{ID: *id, MemoryPatch: p}
+		}
+		return p
+	}
+	fields := map[string]any{"expires_at": nil}
+	if p.Content != nil {
+		fields["content"] = p.Content
+	}
+	if p.Tags != nil {
+		fields["tags"] = p.Tags
+	}
+	if p.TTLSeconds != nil {
+		fields["ttl_seconds"] = p.TTLSeconds
+	}
+	if p.Metadata != nil {
+		fields["metadata"] = p.Metadata
+	}
+	if id != nil {
+		fields["id"] = *id
+	}
+	return fields
 }
 
 // DeleteMemory deletes a memory of any kind on the server.
@@ -86,7 +123,18 @@ func (c *Client) BatchMemories(ctx context.Context, b loci.MemoryBatch) ([]loci.
 	var res struct {
 		Results []loci.MemoryEvent `json:"results"`
 	}
-	if err := c.do(ctx, http.MethodPost, "/v1/memories/batch", b, &res); err != nil {
+	body := struct {
+		Add    []loci.MemoryInput `json:"add,omitempty"`
+		Update []any              `json:"update,omitempty"`
+		Delete []string           `json:"delete,omitempty"`
+	}{Add: b.Add, Delete: b.Delete}
+	for i, u := range b.Update {
+		if u.NoExpiry && u.ExpiresAt != nil {
+			return nil, loci.Errorf(loci.EINVALID, "update[%d]: %s", i, loci.ErrorMessage(errNoExpiryAndTime()))
+		}
+		body.Update = append(body.Update, patchWire(u.MemoryPatch, &u.ID))
+	}
+	if err := c.do(ctx, http.MethodPost, "/v1/memories/batch", body, &res); err != nil {
 		return nil, err
 	}
 	return res.Results, nil

@@ -65,7 +65,7 @@ func (r addMemoryRequest) conversation() (loci.MessagesInput, error) {
 	if raw := bytes.TrimSpace(r.Async); len(raw) > 0 && json.Unmarshal(raw, &async) != nil {
 		return loci.MessagesInput{}, loci.Errorf(loci.EINVALID, "async must be true or false")
 	}
-	at, err := optionalTime("expires_at", r.ExpiresAt)
+	at, err := expiryTime("expires_at", r.ExpiresAt)
 	if err != nil {
 		return loci.MessagesInput{}, err
 	}

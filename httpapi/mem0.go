@@ -216,8 +216,8 @@ func (q mem0AddRequest) messages() ([]loci.ChatMessage, error) {
 	return out, nil
 }
 
-// mem0Date parses mem0's expiration_date: a date (the memory lasts until
-// that day begins, UTC) or an RFC 3339 time.
+// mem0Date parses a listing's start_date or end_date: a date (its
+// midnight, UTC) or an RFC 3339 time.
 func mem0Date(field string, v *string) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -243,7 +243,7 @@ func (s *Server) handleMem0Add(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	at, err := mem0Date("expiration_date", req.ExpirationDate)
+	at, err := expiryTime("expiration_date", req.ExpirationDate)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -559,7 +559,7 @@ type mem0UpdateRequest struct {
 	Text           *string         `json:"text"`
 	Metadata       json.RawMessage `json:"metadata"`
 	Timestamp      json.RawMessage `json:"timestamp"`
-	ExpirationDate *string         `json:"expiration_date"`
+	ExpirationDate json.RawMessage `json:"expiration_date"`
 }
 
 func (s *Server) handleMem0Update(w http.ResponseWriter, r *http.Request) {
@@ -572,12 +572,13 @@ func (s *Server) handleMem0Update(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "timestamp is not supported: loci records when a memory changes"))
 		return
 	}
-	at, err := mem0Date("expiration_date", req.ExpirationDate)
+	// expiration_date null (the client's expirationDate: null) removes it.
+	at, none, err := patchExpiry("expiration_date", req.ExpirationDate)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	if req.Text == nil && req.Metadata == nil && at == nil {
+	if req.Text == nil && req.Metadata == nil && at == nil && !none {
 		s.Error(w, r, loci.Errorf(loci.EINVALID, "give text, metadata or expiration_date"))
 		return
 	}
@@ -585,7 +586,7 @@ func (s *Server) handleMem0Update(w http.ResponseWriter, r *http.Request) {
 	if meta != nil && strings.TrimSpace(string(meta)) == "null" {
 		meta = json.RawMessage("{}")
 	}
-	ev, err := s.MemoryService.UpdateMemory(r.Context(), r.PathValue("id"), loci.MemoryPatch{Content: req.Text, Metadata: meta, ExpiresAt: at})
+	ev, err := s.MemoryService.UpdateMemory(r.Context(), r.PathValue("id"), loci.MemoryPatch{Content: req.Text, Metadata: meta, ExpiresAt: at, NoExpiry: none})
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -107,7 +108,7 @@ type memoryInputRequest struct {
 }
 
 func (r memoryInputRequest) input() (loci.MemoryInput, error) {
-	at, err := optionalTime("expires_at", r.ExpiresAt)
+	at, err := expiryTime("expires_at", r.ExpiresAt)
 	return loci.MemoryInput{
 		Content: r.Content, UserID: r.UserID, AgentID: r.AgentID, SessionID: r.SessionID, Kind: r.Kind, Key: r.Key,
 		Category: r.Category, Tags: r.Tags, Metadata: r.Metadata, ExpiresAt: at, TTLSeconds: r.TTLSeconds,
@@ -121,17 +122,53 @@ type memoryPatchRequest struct {
 	Content    *string         `json:"content"`
 	Metadata   json.RawMessage `json:"metadata"`
 	Tags       *[]string       `json:"tags"`
-	ExpiresAt  *string         `json:"expires_at"`
+	ExpiresAt  json.RawMessage `json:"expires_at"`
 	TTLSeconds *int64          `json:"ttl_seconds"`
 }
 
 func (r memoryPatchRequest) patch() (loci.MemoryPatch, error) {
-	at, err := optionalTime("expires_at", r.ExpiresAt)
+	at, none, err := patchExpiry("expires_at", r.ExpiresAt)
 	meta := r.Metadata
 	if meta != nil && strings.TrimSpace(string(meta)) == "null" {
 		meta = json.RawMessage("{}") // null clears: no metadata
 	}
-	return loci.MemoryPatch{Content: r.Content, Metadata: meta, Tags: r.Tags, ExpiresAt: at, TTLSeconds: r.TTLSeconds}, err
+	return loci.MemoryPatch{Content: r.Content, Metadata: meta, Tags: r.Tags, ExpiresAt: at, TTLSeconds: r.TTLSeconds, NoExpiry: none}, err
+}
+
+// patchExpiry reads the expiry of a patch: a time or a date (expiryTime),
+// or null, which removes the time to live (none); absent, neither.
+func patchExpiry(field string, raw json.RawMessage) (at *time.Time, none bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0:
+		return nil, false, nil
+	case string(raw) == "null":
+		return nil, true, nil
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, false, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time, a date (2026-01-31: the end of that day, UTC) or null (no time to live)", field)
+	}
+	at, err = expiryTime(field, &v)
+	return at, false, err
+}
+
+// expiryTime parses an expiry a body may carry (API.md v1.3): an RFC 3339
+// time, or a date, meaning the end of that day UTC, the day itself
+// included: it expires at the next day's midnight.
+func expiryTime(field string, v *string) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if d, err := time.Parse(time.DateOnly, *v); err == nil {
+		end := d.AddDate(0, 0, 1)
+		return &end, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil {
+		return nil, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time or a date (2026-01-31: the end of that day, UTC)", field)
+	}
+	return &t, nil
 }
 
 // optionalTime parses an RFC 3339 time a body may carry.

@@ -281,3 +281,54 @@ func TestMetadataExactAndEmptyFilters(t *testing.T) {
 		}
 	})
 }
+
+// TestMetadataExactAndEmptyFiltersOtherDoors: what TestMetadataExactAndEmptyFilters
+// holds of /v1/memories holds of the search's results, the mem0 door and
+// an add of messages: an integer past 2^53 answered exactly, 4,096 bytes of
+// & accepted, and the filters that always or never hold agreeing with
+// each other (issue 36, items 8, 10 and 11).
+func TestMetadataExactAndEmptyFiltersOtherDoors(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		srv, _ := newServer(t, open)
+		const big = `{"n":9007199254740993}`
+		st, body := do(t, srv, "POST", "/mem0/v3/memories/add/", `{"messages": "a big number", "user_id": "u", "metadata": `+big+`}`)
+		if st != 200 || !strings.Contains(string(body), big) {
+			t.Fatalf("mem0 add: %d %s", st, body)
+		}
+		var added []map[string]any
+		if err := json.Unmarshal(body, &added); err != nil || len(added) != 1 {
+			t.Fatalf("mem0 add: %v %s", err, body)
+		}
+		id := added[0]["id"].(string)
+		for _, req := range []struct{ method, path, body string }{
+			{"GET", "/mem0/v1/memories/" + id + "/", ""},
+			{"POST", "/mem0/v3/memories/", `{"filters": {"user_id": "u"}}`},
+			{"POST", "/mem0/v3/memories/search/", `{"query": "big number", "filters": {"user_id": "u"}}`},
+			{"POST", "/v1/search", `{"query": "big number", "user_id": "u"}`},
+		} {
+			if st, body := do(t, srv, req.method, req.path, req.body); st != 200 || !strings.Contains(string(body), `"metadata":`+big) {
+				t.Errorf("%s %s: %d %s, want metadata %s", req.method, req.path, st, body, big)
+			}
+		}
+		amps := `{"a":"` + strings.Repeat("&", loci.MaxMetadataBytes-8) + `"}`
+		for _, req := range []struct{ path, body string }{
+			{"/mem0/v3/memories/add/", `{"messages": "ampersands", "user_id": "u", "metadata": ` + amps + `}`},
+			{"/v1/memories", `{"messages": [{"role": "user", "content": "more ampersands"}], "user_id": "u", "metadata": ` + amps + `}`},
+		} {
+			if st, body := do(t, srv, "POST", req.path, req.body); st != 200 && st != 201 {
+				t.Errorf("4,096 bytes of & through %s: %d %.200s", req.path, st, body)
+			}
+		}
+		for filter, want := range map[string]int{`{}`: 3, `{"and": [{}]}`: 3, `{"not": {"not": {}}}`: 3, `{"not": {}}`: 0, `{"or": []}`: 0, `{"and": [{"not": {}}]}`: 0} {
+			st, body := do(t, srv, "POST", "/mem0/v3/memories/", `{"filters": {"AND": [{"user_id": "u"}, `+filter+`]}}`)
+			if got := decodeExact(t, body)["count"]; st != 200 || got != json.Number(fmt.Sprint(want)) {
+				t.Errorf("mem0 list %s: %d count %v, want %d", filter, st, got, want)
+			}
+			st, body = do(t, srv, "POST", "/mem0/v3/memories/search/", `{"query": "ampersands", "filters": {"AND": [{"user_id": "u"}, `+filter+`]}}`)
+			rs, _ := decodeExact(t, body)["results"].([]any)
+			if st != 200 || (want == 0) != (len(rs) == 0) {
+				t.Errorf("mem0 search %s: %d %d results, want %s", filter, st, len(rs), map[bool]string{true: "none", false: "some"}[want == 0])
+			}
+		}
+	})
+}

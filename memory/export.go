@@ -78,7 +78,9 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 			return errStreamUsed
 		}
 		n = 0
-		rf := loci.RecordFilter{Workspace: ws, Order: loci.OrderCreatedAsc}
+		// An expired record is in no export (API.md v1.3), but for the
+		// kinds still read once past their expiry (an ended session).
+		rf := loci.RecordFilter{Workspace: ws, LiveAt: s.now(), Lasting: readExpiredKinds(), Order: loci.OrderCreatedAsc}
 		if f.UserID != "" {
 			rf.UserID = &f.UserID
 		}

@@ -86,6 +86,12 @@ func seedEverything(t *testing.T, s loci.Store) {
 	})
 }
 
+// seedClock is a clock at the time seedEverything's records were written,
+// before they expire: an expired record is in no export.
+func seedClock() memory.Option {
+	return memory.WithClock(loci.NewFakeClock(time.Date(2026, 2, 3, 4, 5, 6, 789000, time.UTC)))
+}
+
 func export(t *testing.T, svc *memory.Service, f loci.ExportFilter) (string, int) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -98,7 +104,7 @@ func export(t *testing.T, svc *memory.Service, f loci.ExportFilter) (string, int
 
 func TestExportImportRoundTrip(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		src := memory.New(open(t))
+		src := memory.New(open(t), seedClock())
 		seedEverything(t, src.Store())
 		first, n := export(t, src, loci.ExportFilter{})
 		if n != len(loci.Kinds)+3 {
@@ -114,7 +120,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 				t.Errorf("export lacks %s", want)
 			}
 		}
-		dst := memory.New(open(t))
+		dst := memory.New(open(t), seedClock())
 		res, err := dst.Import(context.Background(), strings.NewReader(first))
 		if err != nil {
 			t.Fatalf("import: %v", err)
@@ -157,7 +163,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		})
 		t.Run("IntoOtherWorkspace", func(t *testing.T) {
 			ctx := loci.WithWorkspace(context.Background(), "copy")
-			dst := memory.New(open(t))
+			dst := memory.New(open(t), seedClock())
 			if _, err := dst.Import(ctx, strings.NewReader(first)); err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +179,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestExportUser(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := memory.New(testdb.OpenSQLite(t), seedClock())
 	seedEverything(t, svc.Store())
 	out, n := export(t, svc, loci.ExportFilter{UserID: "u2"})
 	lines := strings.Split(strings.TrimSpace(out), "\n")

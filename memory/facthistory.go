@@ -193,6 +193,17 @@ func getFactRecord(ctx context.Context, tx loci.Tx, ws, id string) (*loci.Record
 	return rec, err
 }
 
+// getLiveFact reads a fact that a route may answer: ENOTFOUND when
+// absent, another kind, or expired at now (an expired record is answered
+// by no route, API.md v1.3).
+func getLiveFact(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) (*loci.Record, error) {
+	rec, err := getFactRecord(ctx, tx, ws, id)
+	if err == nil && rec.Expired(now) {
+		return nil, errFactNotFound()
+	}
+	return rec, err
+}
+
 // updateFactTx runs fn on a fact in the write transaction of the
 // operation a audits, holding the fact's lock and, for a keyed fact, its
 // slot's (taken in that order; the slot's writers take no fact lock, so
@@ -206,7 +217,7 @@ func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn fu
 		if err := tx.Lock(ctx, recordLock(ws, id)); err != nil {
 			return err
 		}
-		rec, err := getFactRecord(ctx, tx, ws, id)
+		rec, err := getLiveFact(ctx, tx, ws, id, s.now())
 		if err != nil {
 			return err
 		}
@@ -216,7 +227,7 @@ func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn fu
 			}
 			// Read again under the slot's lock: a new version may have
 			// superseded it meanwhile.
-			if rec, err = getFactRecord(ctx, tx, ws, id); err != nil {
+			if rec, err = getLiveFact(ctx, tx, ws, id, s.now()); err != nil {
 				return err
 			}
 		}
@@ -238,12 +249,13 @@ func (s *Service) GetFact(ctx context.Context, id string) (_ *loci.Fact, err err
 	ws := loci.WorkspaceFrom(ctx)
 	var fact *loci.Fact
 	err = a.view(func(tx loci.Tx) error {
-		rec, err := getFactRecord(ctx, tx, ws, id)
+		now := s.now()
+		rec, err := getLiveFact(ctx, tx, ws, id, now)
 		if err != nil {
 			return err
 		}
 		a.touchRecord(rec)
-		fact, err = factOf(rec, s.now())
+		fact, err = factOf(rec, now)
 		return err
 	})
 	return fact, err
@@ -264,20 +276,22 @@ func (s *Service) FactHistory(ctx context.Context, id string) (_ []*loci.Fact, e
 	out := []*loci.Fact{}
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
-		rec, err := getFactRecord(ctx, tx, ws, id)
+		now := s.now()
+		rec, err := getLiveFact(ctx, tx, ws, id, now)
 		if err != nil {
 			return err
 		}
 		a.touchIn(rec.Scope)
 		recs := []*loci.Record{rec}
 		if rec.Key != "" {
+			// The versions of the key that have expired are answered
+			// nowhere, history included.
 			if recs, err = tx.FindRecords(ctx, loci.RecordFilter{
-				Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &rec.UserID, Key: &rec.Key, Order: loci.OrderValidDesc,
+				Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &rec.UserID, Key: &rec.Key, LiveAt: now, Order: loci.OrderValidDesc,
 			}); err != nil {
 				return err
 			}
 		}
-		now := s.now()
 		for _, r := range recs {
 			f, err := factOf(r, now)
 			if err != nil {

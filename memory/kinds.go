@@ -171,6 +171,18 @@ func readExpired(rec *loci.Record) bool {
 	return ok && rules.readExpired()
 }
 
+// readExpiredKinds are the kinds whose records are still read once past
+// their expiry (kindRules.readExpired): a listing's RecordFilter.Lasting.
+func readExpiredKinds() []loci.Kind {
+	var out []loci.Kind
+	for _, k := range loci.Kinds {
+		if rules, ok := rulesOf(k); ok && rules.readExpired() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // linkable reports whether a block link may point at r, as its kind
 // says (kindImport.linkable).
 func linkable(r *loci.Record) bool {

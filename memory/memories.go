@@ -183,8 +183,11 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
 		return nil, err
 	}
-	if p.Content == nil && p.Metadata == nil && p.Tags == nil && p.ExpiresAt == nil && p.TTLSeconds == nil {
+	if p.Content == nil && p.Metadata == nil && p.Tags == nil && p.ExpiresAt == nil && p.TTLSeconds == nil && !p.NoExpiry {
 		return nil, loci.Errorf(loci.EINVALID, "a patch sets at least one of content, metadata, tags, expires_at, ttl_seconds")
+	}
+	if p.NoExpiry && (p.ExpiresAt != nil || p.TTLSeconds != nil) {
+		return nil, loci.Errorf(loci.EINVALID, "expires_at null removes the time to live: set it or ttl_seconds, not both")
 	}
 	if p.Content != nil {
 		if err := loci.RequireText("content", *p.Content, 0); err != nil {
@@ -234,7 +237,7 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 	if p.Metadata != nil {
 		next.Metadata = meta
 	}
-	if !expires.IsZero() {
+	if !expires.IsZero() || p.NoExpiry {
 		next.ExpiresAt = expires
 	}
 	if slices.Equal(next.Metadata, rec.Metadata) && next.ExpiresAt.Equal(rec.ExpiresAt) {

@@ -35,7 +35,8 @@ func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loc
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		now := s.now()
-		f.AsOf = now // a disputed fact that has ended is history, not a question
+		f.AsOf = now   // a disputed fact that has ended is history, not a question
+		f.LiveAt = now // nor is one that has expired: it is answered nowhere
 		var err error
 		if total, err = tx.CountRecords(ctx, f); err != nil {
 			return err

@@ -133,6 +133,25 @@ func (m *Metrics) WatchIndex(stats func() IndexStats) {
 	m.registry.MustRegister(indexCollector(stats))
 }
 
+// WatchReads exports loci_store_reads_total{server}: the read-only
+// transactions each database server served, for a PostgreSQL store with
+// read replicas (servers[0] is the primary; reads returns the counts in
+// the same order).
+func (m *Metrics) WatchReads(servers []string, reads func() []int64) {
+	for i, name := range servers {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "loci_store_reads_total",
+			Help:        "Read-only transactions served, by database server (the primary, or a --db-read standby).",
+			ConstLabels: prometheus.Labels{"server": name},
+		}, func() float64 {
+			if n := reads(); i < len(n) {
+				return float64(n[i])
+			}
+			return 0
+		}))
+	}
+}
+
 var (
 	indexCounters = []struct {
 		name, help string

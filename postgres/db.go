@@ -59,6 +59,23 @@ type DB struct {
 	timeout time.Duration
 	// full is what writes met of a full disk (Ping reports it).
 	full diskfull.State
+	// pooled reports transaction pooling (PgBouncer's pool_mode =
+	// transaction): consecutive transactions of one connection may run on
+	// different server sessions, so nothing is prepared by name and no
+	// session state is relied on (WithTransactionPooling).
+	pooled bool
+	// setPath, when pooled, is the statement each transaction begins with
+	// to set the search_path the DSN named (a pooler does not pass it on
+	// at connection time, and a session's setting would reach other
+	// clients).
+	setPath string
+	// unnamed is the exec mode of statements planned for their parameters
+	// each time: describe-exec (an unnamed statement) on a server
+	// connection of loci's own, the pool's no-prepare mode when pooled.
+	unnamed pgx.QueryExecMode
+	// replicas are the hot standbys reads may go to (replicas.go); nil
+	// without.
+	replicas *replicaSet
 }
 
 // Open connects to the database that dsn names (a postgres:// URL or a
@@ -97,42 +114,109 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...Option) (*DB, 
 		}
 		return &deadlineConn{Conn: c, timeout: o.timeout}, nil
 	}
+	db := &DB{timeout: o.timeout, unnamed: pgx.QueryExecModeCacheDescribe}
+	if o.pooled && cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
+	if mode := cfg.ConnConfig.DefaultQueryExecMode; mode != pgx.QueryExecModeCacheStatement {
+		// The DSN asked for no named statements (default_query_exec_mode
+		// exec, simple_protocol or describe_exec): that is a pooler's DSN.
+		db.pooled, db.unnamed = true, mode
+		if path, ok := cfg.ConnConfig.RuntimeParams["search_path"]; ok {
+			delete(cfg.ConnConfig.RuntimeParams, "search_path")
+			db.setPath = `SELECT set_config('search_path', '` + strings.ReplaceAll(path, "'", "''") + `', true)`
+		}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	db := &DB{pool: pool, timeout: o.timeout}
+	db.pool = pool
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
+		if !db.pooled && refusedSearchPath(err) {
+			// A transaction pooler (PgBouncer) refuses the search_path
+			// the DSN names at connection time: go through it as one.
+			return OpenConfig(ctx, cfg, append(opts, WithTransactionPooling())...)
+		}
 		if code := loci.ErrorCode(err); code != loci.EINTERNAL {
 			return nil, err
 		}
 		return nil, db.classify(ctx, err)
 	}
-	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
-		WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec' AND NOT attisdropped)`).Scan(&db.vector); err != nil {
+	if err := pgx.BeginTxFunc(ctx, pool, db.txOptions(pgx.TxOptions{AccessMode: pgx.ReadOnly}),
+		func(tx pgx.Tx) error { return db.inspect(ctx, tx) }); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("inspect schema: %w", err)
+		return nil, err
 	}
-	if db.vector {
-		if err := pool.QueryRow(ctx, `SELECT quote_ident(n.nspname) FROM pg_attribute a
-			JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
-			WHERE a.attrelid = 'records'::regclass AND a.attname = 'embedding_vec'`).Scan(&db.vectorSchema); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("inspect schema: %w", err)
-		}
-		var version string
-		if err := pool.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&version); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("inspect pgvector: %w", err)
-		}
-		db.iterative = versionAtLeast(version, 0, 8)
+	if err := db.openReplicas(cfg, o); err != nil {
+		pool.Close()
+		return nil, err
 	}
 	return db, nil
 }
 
-// Close closes the pool's connections.
+// inspect reads what the migrated schema offers: the pgvector column, and
+// the extension's version.
+func (db *DB) inspect(ctx context.Context, tx pgx.Tx) error {
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec' AND NOT attisdropped)`).Scan(&db.vector); err != nil {
+		return fmt.Errorf("inspect schema: %w", err)
+	}
+	if db.vector {
+		if err := tx.QueryRow(ctx, `SELECT quote_ident(n.nspname) FROM pg_attribute a
+			JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
+			WHERE a.attrelid = 'records'::regclass AND a.attname = 'embedding_vec'`).Scan(&db.vectorSchema); err != nil {
+			return fmt.Errorf("inspect schema: %w", err)
+		}
+		var version string
+		if err := tx.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&version); err != nil {
+			return fmt.Errorf("inspect pgvector: %w", err)
+		}
+		db.iterative = versionAtLeast(version, 0, 8)
+	}
+	return nil
+}
+
+// refusedSearchPath reports whether err is a server's refusal of the
+// search_path startup parameter, as PgBouncer answers it.
+func refusedSearchPath(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "08P01" &&
+		strings.Contains(pgErr.Message, "unsupported startup parameter: search_path")
+}
+
+// txOptions is opts for this store: when pooled, the transaction begins
+// by setting the search_path (one round trip: BEGIN and the setting go as
+// one simple-protocol query).
+func (db *DB) txOptions(opts pgx.TxOptions) pgx.TxOptions {
+	if db.setPath == "" {
+		return opts
+	}
+	begin := "BEGIN"
+	switch opts.IsoLevel {
+	case pgx.Serializable:
+		begin += " ISOLATION LEVEL SERIALIZABLE"
+	case pgx.RepeatableRead:
+		begin += " ISOLATION LEVEL REPEATABLE READ"
+	case pgx.ReadCommitted:
+		begin += " ISOLATION LEVEL READ COMMITTED"
+	}
+	switch opts.AccessMode {
+	case pgx.ReadOnly:
+		begin += " READ ONLY"
+	case pgx.ReadWrite:
+		begin += " READ WRITE"
+	}
+	opts.BeginQuery = begin + "; " + db.setPath
+	return opts
+}
+
+// Close closes the pools' connections.
 func (db *DB) Close() error {
+	if db.replicas != nil {
+		db.replicas.close()
+	}
 	db.pool.Close()
 	return nil
 }
@@ -141,7 +225,7 @@ func (db *DB) Close() error {
 // in time), and ESTORAGEFULL after a write failed for a full disk, until a
 // write succeeds again (at most a minute).
 func (db *DB) Ping(ctx context.Context) error {
-	conn, err := db.acquire(ctx)
+	conn, err := db.acquire(ctx, db.pool)
 	if err != nil {
 		return err
 	}
@@ -154,10 +238,10 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // acquire takes a pooled connection, waiting at most the store's timeout
 // (for a free connection, or a new one to connect).
-func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+func (db *DB) acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
 	actx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	conn, err := db.pool.Acquire(actx)
+	conn, err := pool.Acquire(actx)
 	if err == nil {
 		return conn, nil
 	}
@@ -174,12 +258,12 @@ func (db *DB) HasPGVector() bool { return db.vector }
 
 // Update runs fn in a read-write transaction.
 func (db *DB) Update(ctx context.Context, fn func(loci.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadWrite}, fn)
+	return db.run(ctx, db.pool, pgx.TxOptions{AccessMode: pgx.ReadWrite}, fn)
 }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
+	return db.read(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
 }
 
 // Snapshot runs fn in a read-only transaction at REPEATABLE READ: one
@@ -187,7 +271,7 @@ func (db *DB) View(ctx context.Context, fn func(loci.Tx) error) error {
 // level never fails to serialize. (The change feed needs READ COMMITTED:
 // Changes answers Dirty here.)
 func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	return db.read(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
 // run runs fn in a transaction. The wait for a connection and the BEGIN
@@ -198,10 +282,10 @@ func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
 // bound instead, so a long transaction that makes progress is not cut,
 // and by ctx's deadline when it has one: a transaction given a deadline
 // (the retry policy's retry) ends by it.
-func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) error) error {
+func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(loci.Tx) error) error {
 	wctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	conn, err := db.acquire(wctx)
+	conn, err := db.acquire(wctx, pool)
 	if err != nil {
 		return err
 	}
@@ -215,15 +299,32 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) erro
 			defer d.endBy(time.Time{})
 		}
 	}
-	pgTx, err := conn.BeginTx(wctx, opts)
+	pgTx, err := conn.BeginTx(wctx, db.txOptions(opts))
 	if err != nil {
 		if ctx.Err() == nil && wctx.Err() != nil {
 			return db.noAnswer(err)
 		}
 		return db.classify(ctx, fmt.Errorf("begin: %w", err))
 	}
-	if err := db.runOn(ctx, pgTx, fn); err != nil {
+	tx, err := db.runOn(ctx, pgTx, fn)
+	if err != nil {
 		return db.classify(ctx, err)
+	}
+	if rs := db.replicas; rs != nil {
+		if tx.feedLSN != 0 {
+			rs.noteFeed(tx.feedLSN)
+		}
+		if opts.AccessMode == pgx.ReadWrite {
+			// Where the primary's log is now, its commit included: a
+			// standby serves this client's reads once it has replayed it.
+			var lsn uint64
+			if err := conn.QueryRow(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&lsn); err != nil {
+				// Committed, position unknown: the client's reads go to the
+				// primary until it is known.
+				lsn = ^uint64(0) >> 1
+			}
+			rs.noteWrite(ctx, lsn)
+		}
 	}
 	if opts.AccessMode == pgx.ReadWrite {
 		// A write found room: the disk is no longer reported full.
@@ -239,27 +340,29 @@ func (db *DB) noAnswer(err error) error {
 		"the database does not answer (within %s): retry later", db.timeout))
 }
 
-func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) error {
+func (db *DB) runOn(ctx context.Context, pgTx pgx.Tx, fn func(loci.Tx) error) (*Tx, error) {
 	// Rolled back on every way out but a commit, a panic in fn included:
 	// a transaction left open would keep its connection and its locks.
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
 	tx := &Tx{tx: pgTx, db: db}
 	tx.Rows = sqltable.Rows{Dialect: dialect, Runner: runner{tx}}
 	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := pgTx.Commit(ctx); err != nil {
-		return translate(fmt.Errorf("commit: %w", err))
+		return nil, translate(fmt.Errorf("commit: %w", err))
 	}
 	for _, dims := range tx.newIndexes {
 		db.vectorIndexes.Store(dims, true)
 	}
-	return nil
+	return tx, nil
 }
 
 // migrate applies the embedded migrations not yet recorded in
-// schema_migrations, in order, one transaction each, holding a session
-// advisory lock so that processes starting together take turns.
+// schema_migrations, in order, one transaction each. Each transaction
+// holds the migration lock (a transaction-scoped advisory lock, which a
+// transaction pooler keeps on one server session, unlike a session lock),
+// so that processes starting together take turns.
 func (db *DB) migrate(ctx context.Context) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
@@ -272,22 +375,24 @@ func (db *DB) migrate(ctx context.Context) error {
 		d.suspend(true)
 		defer d.suspend(false)
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
-		return fmt.Errorf("take migration lock: %w", err)
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
-
-	schema, err := targetSchema(ctx, conn.Conn())
-	if err != nil {
+	if err := pgx.BeginTxFunc(ctx, conn, db.txOptions(pgx.TxOptions{}), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+			return fmt.Errorf("take migration lock: %w", err)
+		}
+		schema, err := targetSchema(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := checkOwnership(ctx, tx, schema); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return fmt.Errorf("create schema_migrations: %w", err)
+		}
+		return nil
+	}); err != nil {
 		return err
-	}
-	if err := checkOwnership(ctx, conn.Conn(), schema); err != nil {
-		return err
-	}
-
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	names, err := fs.Glob(migrationFS, "migrations/*.sql")
 	if err != nil {
@@ -300,19 +405,22 @@ func (db *DB) migrate(ctx context.Context) error {
 		if _, err := fmt.Sscanf(base, "%d_", &version); err != nil {
 			return fmt.Errorf("migration %s: name must start with its number: %w", base, err)
 		}
-		if err := applyMigration(ctx, conn.Conn(), version, base, name); err != nil {
+		if err := db.applyMigration(ctx, conn.Conn(), version, base, name); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func applyMigration(ctx context.Context, conn *pgx.Conn, version int, base, name string) error {
-	tx, err := conn.Begin(ctx)
+func (db *DB) applyMigration(ctx context.Context, conn *pgx.Conn, version int, base, name string) error {
+	tx, err := conn.BeginTx(ctx, db.txOptions(pgx.TxOptions{}))
 	if err != nil {
 		return fmt.Errorf("migration %s: %w", base, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("migration %s: take migration lock: %w", base, err)
+	}
 	var applied bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version).Scan(&applied); err != nil {
 		return fmt.Errorf("migration %s: %w", base, err)

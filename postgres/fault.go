@@ -22,7 +22,22 @@ const DefaultTimeout = 5 * time.Second
 type Option func(*options)
 
 type options struct {
-	timeout time.Duration
+	timeout  time.Duration
+	pooled   bool
+	replicas []string
+	maxLag   time.Duration
+}
+
+// WithTransactionPooling says that connections go through a transaction
+// pooler (PgBouncer with pool_mode = transaction, a hosted pooler): each
+// transaction may run on another server session. Nothing is then prepared
+// by name (pgx's exec mode, unless the DSN chose another mode without
+// named statements), the DSN's search_path is set in each transaction, and
+// no session-level lock or setting is used. A DSN whose
+// default_query_exec_mode is exec, simple_protocol or describe_exec says
+// the same without this option.
+func WithTransactionPooling() Option {
+	return func(o *options) { o.pooled = true }
 }
 
 // WithTimeout bounds how long the database may take to answer: to accept a
@@ -170,6 +185,7 @@ func (db *DB) classify(ctx context.Context, err error) error {
 			pgErr.Code == "25P03",                // idle_in_transaction_session_timeout
 			pgErr.Code == "53300",                // too_many_connections
 			pgErr.Code == "53200",                // out_of_memory
+			pgErr.Code == "25006",                // read_only_sql_transaction: a write reached a standby (a failover)
 			strings.HasPrefix(pgErr.Code, "57P"): // admin_shutdown, crash_shutdown, cannot_connect_now
 			return db.unavailable(err)
 		}

@@ -71,16 +71,19 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since *loci.Cursor)
 			SELECT pg_current_snapshot() AS snap, pg_is_in_recovery() AS standby,
 				pg_current_xact_id_if_assigned() IS NULL
 					AND current_setting('transaction_isolation') = 'read committed' AS ok,
-				(SELECT floor FROM record_feed WHERE id = 1) AS floor
+				(SELECT floor FROM record_feed WHERE id = 1) AS floor,
+				(CASE WHEN NOT $6 THEN 0
+					WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() - '0/0'::pg_lsn
+					ELSE pg_current_wal_insert_lsn() - '0/0'::pg_lsn END)::bigint AS lsn
 		), c AS MATERIALIZED (
-			SELECT ok, floor,
+			SELECT ok, floor, lsn,
 				(CASE WHEN standby THEN pg_snapshot_xmin(snap) ELSE pg_snapshot_xmax(snap) END)::text::bigint AS at,
 				CASE WHEN standby THEN '{}'::bigint[]
 					ELSE ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(snap) x ORDER BY 1) END AS open,
 				ok AND $3 AND floor <= $5 AS read
 			FROM s
 		)
-		SELECT 0, c.at, c.open, c.ok, c.floor, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text
+		SELECT 0, c.at, c.open, c.ok, c.floor, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, c.lsn::text
 		FROM c
 		UNION ALL
 		SELECT 1, NULL, NULL, NULL, NULL, r.id, r.kind, r.agent_id, r.user_id, r.session_id, r.task_id
@@ -98,7 +101,7 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since *loci.Cursor)
 		SELECT 2, NULL, NULL, NULL, NULL, t.id, t.kind, t.agent_id, t.user_id, t.session_id, t.task_id
 		FROM c, record_tombstones t
 		WHERE c.read AND t.workspace = $1 AND t.xid = ANY($4::bigint[]) AND t.xid < $2`,
-		workspace, at, since != nil, open, low)
+		workspace, at, since != nil, open, low, tx.db.replicas != nil)
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
@@ -119,6 +122,13 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since *loci.Cursor)
 			return nil, fmt.Errorf("read changes: %w", err)
 		}
 		if tag == 0 {
+			// The row's last column is the server's log position (the
+			// primary's insert position, a standby's replay position), when
+			// reads may go to standbys: no cursor it returns is used on a
+			// server that has replayed less (replicas.go).
+			if task != nil {
+				fmt.Sscan(*task, &tx.feedLSN)
+			}
 			cs.Cursor, ok, floor = loci.Cursor{At: *h, Open: xip}, *okv, *fl
 			if len(cs.Cursor.Open) == 0 {
 				cs.Cursor.Open = nil

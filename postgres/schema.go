@@ -9,14 +9,22 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/loci-memory/loci"
 )
+
+// querier is what the schema checks run on: a transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
 
 // targetSchema returns the schema loci's tables live in: the first schema
 // of the connection's search_path ("$user" counting only when a schema of
 // the user's name exists), created when it does not exist yet, so that
 // `?search_path=loci` in the DSN gives loci a schema of its own.
-func targetSchema(ctx context.Context, conn *pgx.Conn) (string, error) {
+func targetSchema(ctx context.Context, conn querier) (string, error) {
 	var searchPath string
 	if err := conn.QueryRow(ctx, `SHOW search_path`).Scan(&searchPath); err != nil {
 		return "", fmt.Errorf("read search_path: %w", err)
@@ -71,7 +79,7 @@ func splitSearchPath(s string) []string {
 // checkOwnership refuses a schema that holds relations but is not loci's
 // (EINVALID: loci never writes into another application's tables), and
 // one that a newer loci migrated.
-func checkOwnership(ctx context.Context, conn *pgx.Conn, schema string) error {
+func checkOwnership(ctx context.Context, conn querier, schema string) error {
 	rows, err := conn.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY c.relname`, schema)
 	if err != nil {
@@ -104,7 +112,7 @@ func checkOwnership(ctx context.Context, conn *pgx.Conn, schema string) error {
 // loci's schema_migrations (version, name, applied_at) recording loci's
 // first migration, or that table alone (a first start that stopped before
 // its first migration). It returns the highest migration applied.
-func lociSchema(ctx context.Context, conn *pgx.Conn, schema string, tables []string) (bool, int, error) {
+func lociSchema(ctx context.Context, conn querier, schema string, tables []string) (bool, int, error) {
 	if !slices.Contains(tables, "schema_migrations") {
 		return false, 0, nil
 	}

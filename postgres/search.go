@@ -44,7 +44,7 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 			(SELECT * FROM records WHERE embedding_model > '' AND embedding_model < $1 ORDER BY created_at, id LIMIT $2)
 			UNION ALL
 			(SELECT * FROM records WHERE embedding_model > $1 ORDER BY created_at, id LIMIT $2)) AS p
-		ORDER BY created_at, id LIMIT $2`, pgx.QueryExecModeCacheDescribe, model, limit)
+		ORDER BY created_at, id LIMIT $2`, tx.db.unnamed, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending embeddings: %w", err)
 	}

@@ -27,6 +27,9 @@ type Tx struct {
 	// wroteRecords is set by the first write to records: from then on
 	// vector search runs in SQL, to see the transaction's own writes.
 	wroteRecords bool
+	// feedLSN is the log position of the change feed read in it (when
+	// reads may go to standbys, replicas.go).
+	feedLSN uint64
 }
 
 // Lock takes a transaction-scoped advisory lock on name, released when the

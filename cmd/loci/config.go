@@ -16,6 +16,7 @@ import (
 	"github.com/loci-memory/loci/index"
 	"github.com/loci-memory/loci/llm"
 	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/retry"
 )
 
@@ -34,6 +35,16 @@ type Config struct {
 	// DBTimeout is the longest wait for the database (a free connection,
 	// a lock, an answer). --db-timeout (serve), $LOCI_DB_TIMEOUT; 5s.
 	DBTimeout time.Duration
+	// DBPooler says that DB (PostgreSQL) is reached through a transaction
+	// pooler such as PgBouncer in transaction mode: nothing is prepared
+	// across transactions. --db-pooler (serve); also implied by a DSN's
+	// default_query_exec_mode other than cache_statement, or detected when
+	// the pooler refuses the DSN's search_path.
+	DBPooler bool
+	// DBRead are hot standbys of DB that reads go to (--db-read,
+	// repeatable; serve), within DBReadMaxLag (--db-read-max-lag).
+	DBRead       []string
+	DBReadMaxLag time.Duration
 	// RetryBackoff is the wait before a transient storage error is
 	// retried, once. --retry-backoff (serve); retry.DefaultBackoff.
 	RetryBackoff time.Duration
@@ -222,6 +233,12 @@ func (c *Config) Validate() error {
 	switch {
 	case c.DBTimeout <= 0:
 		return usagef("--db-timeout must be positive, e.g. 5s")
+	case c.DBPooler && !isPostgresDSN(c.DB):
+		return usagef("--db-pooler applies to a PostgreSQL database (--db postgres://…)")
+	case len(c.DBRead) > 0 && !isPostgresDSN(c.DB):
+		return usagef("--db-read applies to a PostgreSQL database (--db postgres://…)")
+	case c.DBReadMaxLag < 0:
+		return usagef("--db-read-max-lag must not be negative")
 	case c.RetryBackoff < 0:
 		return usagef("--retry-backoff must not be negative")
 	case c.IndexMemory < 0:
@@ -402,6 +419,15 @@ func (c *Config) serveFlags(fs *flag.FlagSet) {
 	c.dbFlag(fs)
 	fs.DurationVar(&c.DBTimeout, "db-timeout", c.DBTimeout,
 		"longest wait for the database (a free connection, a lock, an answer), its retry included, before a request fails with 503 (default $LOCI_DB_TIMEOUT, else 5s)")
+	fs.BoolVar(&c.DBPooler, "db-pooler", false,
+		"--db reaches PostgreSQL through a transaction pooler (PgBouncer with pool_mode = transaction): prepare no statement across "+
+			"transactions and set the DSN's search_path in each (default: when the DSN sets default_query_exec_mode, or the pooler refuses search_path)")
+	fs.Var((*repeatFlag)(&c.DBRead), "db-read",
+		"a hot standby of --db (postgres://…) that searches and reads go to, repeatable; writes go to --db, and a client's read "+
+			"after its own write goes to a standby only once it has replayed that write, else to --db; a standby down or lagging "+
+			"past --db-read-max-lag is skipped")
+	fs.DurationVar(&c.DBReadMaxLag, "db-read-max-lag", postgres.DefaultMaxLag,
+		"skip a --db-read standby that has not replayed what the primary had written this long ago")
 	fs.DurationVar(&s.MaintainEvery, "maintain-every", 0, "run every maintenance task at this interval, e.g. 1h (default off)")
 	fs.BoolVar(&s.Auth, "auth", false, "require an API key even while none exists (it is required anyway once one exists)")
 	fs.Float64Var(&s.RateLimit, "rate-limit", 0, "requests per second allowed per key (per client IP without auth); 0: no limit")

@@ -94,3 +94,17 @@ func (l *listFlag) Set(v string) error {
 	}
 	return nil
 }
+
+// repeatFlag is a repeatable flag whose values are kept whole (a DSN may
+// hold commas: a multi-host URL).
+type repeatFlag []string
+
+func (r *repeatFlag) String() string { return strings.Join(*r, " ") }
+
+func (r *repeatFlag) Set(v string) error {
+	if v = strings.TrimSpace(v); v == "" {
+		return fmt.Errorf("empty value")
+	}
+	*r = append(*r, v)
+	return nil
+}

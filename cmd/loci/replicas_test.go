@@ -73,9 +73,9 @@ func (r *replica) must(t testing.TB, want int, method, path string, body any) ma
 }
 
 // startReplica starts `loci serve` on port 0 and waits for its address.
-func startReplica(t *testing.T, bin, name, dsn string) *replica {
+func startReplica(t *testing.T, bin, name, dsn string, args ...string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dsn)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,30 @@ func TestReplicas(t *testing.T) {
 	bin := lociBinary(t)
 	a := startReplica(t, bin, "replica A", schemaDSN)
 	b := startReplica(t, bin, "replica B", schemaDSN)
+	runReplicaSteps(t, a, b)
+}
 
+// TestReplicasPgBouncer runs the replicas' steps with both replicas going
+// through a real PgBouncer in transaction mode: A told so by --db-pooler,
+// B finding out (PgBouncer refuses the DSN's search_path at connection
+// time).
+func TestReplicasPgBouncer(t *testing.T) {
+	dsn := os.Getenv(testdb.PostgresEnv)
+	if dsn == "" {
+		t.Skipf("%s is not set: no PostgreSQL server for the replicas to share (.ci/run always sets it)", testdb.PostgresEnv)
+	}
+	bouncer := testdb.NewPgBouncer(t, dsn)
+	schemaDSN, err := testdb.PostgresDSN(bouncer.DSN(), testdb.NewSchema(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := lociBinary(t)
+	a := startReplica(t, bin, "replica A", schemaDSN, "--db-pooler")
+	b := startReplica(t, bin, "replica B", schemaDSN)
+	runReplicaSteps(t, a, b)
+}
+
+func runReplicaSteps(t *testing.T, a, b *replica) {
 	steps := []struct {
 		name string
 		fn   func(t *testing.T, a, b *replica)
@@ -325,5 +348,63 @@ func testReplicaUnifiedSearch(t *testing.T, a, b *replica) {
 	}
 	if res := search(a, "alpacas"); has(res, "alpacas") {
 		t.Fatalf("A: search alpacas = %v, want nothing: B overwrote the note", res)
+	}
+}
+
+// TestServeReadReplica runs `loci serve --db PRIMARY --db-read STANDBY` on a
+// primary of the test's own with a streaming standby (pg_basebackup): every
+// read and search right after a client's write finds it, reads go to the
+// standby (loci_store_reads_total in /metrics), and a --db-read that does
+// not answer (a closed port) is skipped: reads go to the primary.
+func TestServeReadReplica(t *testing.T) {
+	if os.Getenv(testdb.PostgresEnv) == "" {
+		t.Skipf("%s is not set: the PostgreSQL suites are off (.ci/run always sets it)", testdb.PostgresEnv)
+	}
+	primary := testdb.NewCluster(t)
+	standby := primary.Standby(t)
+	schema := testdb.NewSchema(t, primary.DSN("postgres"))
+	primaryDSN, err := testdb.PostgresDSN(primary.DSN("postgres"), schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	standbyDSN, _ := testdb.PostgresDSN(standby.DSN("postgres"), schema)
+	closed, _ := testdb.PostgresDSN("postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=1", schema)
+	bin := lociBinary(t)
+	r := startReplica(t, bin, "serve --db-read", primaryDSN, "--db-read", standbyDSN, "--db-read", closed)
+
+	for i := range 30 {
+		content := fmt.Sprintf("heron number %d nests by the weir", i)
+		r.must(t, http.StatusCreated, "POST", "/v1/agents/birder/passages", map[string]any{"content": content})
+		note := fmt.Sprintf("/v1/agents/birder/notes/n%d", i)
+		r.must(t, http.StatusCreated, "PUT", note, map[string]any{"value": i})
+		if got := r.must(t, http.StatusOK, "GET", note, nil); got["value"] != float64(i) {
+			t.Fatalf("read right after write %d: %v", i, got)
+		}
+		found := r.must(t, http.StatusOK, "GET", "/v1/agents/birder/passages/search?q="+url.QueryEscape(fmt.Sprintf("heron number %d", i)), nil)
+		results, _ := found["results"].([]any)
+		if len(results) == 0 || !strings.Contains(fmt.Sprint(results), content) {
+			t.Fatalf("search right after write %d: %v, want %q among the results", i, found, content)
+		}
+	}
+	standbyReads := func() float64 {
+		resp, err := http.Get(r.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		var n float64
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, `loci_store_reads_total{server="standby 127.0.0.1:`+fmt.Sprint(standby.Port)+`"}`) {
+				fmt.Sscan(line[strings.LastIndex(line, " ")+1:], &n)
+			}
+		}
+		return n
+	}
+	for end := time.Now().Add(20 * time.Second); standbyReads() == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no read went to the standby within 20s (loci_store_reads_total)")
+		}
+		r.must(t, http.StatusOK, "GET", "/v1/agents/birder/passages/search?q=heron", nil)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
-	"time"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/memory"
@@ -36,9 +34,10 @@ func defaultDBPath() (string, error) {
 	return filepath.Join(dir, "loci", "loci.db"), nil
 }
 
-// openRawStore opens the backend that dsn names, without decorators;
-// timeout bounds every wait for the database.
-func openRawStore(ctx context.Context, dsn string, timeout time.Duration) (loci.Store, string, error) {
+// openRawStore opens the backend that cfg.DB names, without decorators;
+// cfg.DBTimeout bounds every wait for the database.
+func openRawStore(ctx context.Context, cfg Config) (loci.Store, string, error) {
+	dsn, timeout := cfg.DB, cfg.DBTimeout
 	if dsn == "" {
 		p, err := defaultDBPath()
 		if err != nil {
@@ -46,8 +45,15 @@ func openRawStore(ctx context.Context, dsn string, timeout time.Duration) (loci.
 		}
 		dsn = p
 	}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := postgres.Open(ctx, dsn, postgres.WithTimeout(timeout))
+	if isPostgresDSN(dsn) {
+		opts := []postgres.Option{postgres.WithTimeout(timeout)}
+		if cfg.DBPooler {
+			opts = append(opts, postgres.WithTransactionPooling())
+		}
+		if len(cfg.DBRead) > 0 {
+			opts = append(opts, postgres.WithReadReplicas(cfg.DBRead...), postgres.WithMaxLag(cfg.DBReadMaxLag))
+		}
+		db, err := postgres.Open(ctx, dsn, opts...)
 		if err != nil {
 			return nil, "", &openError{db: redactDSN(dsn), err: err}
 		}
@@ -111,7 +117,7 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 	if err != nil {
 		return nil, err
 	}
-	raw, name, err := openRawStore(ctx, cfg.DB, cfg.DBTimeout)
+	raw, name, err := openRawStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +141,12 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 				Streams: st.Streams, Private: st.Private, Applied: st.Applied, Dropped: st.Dropped,
 			}
 		})
+		if db, ok := raw.(*postgres.DB); ok && db.Servers() != nil {
+			s.metrics.WatchReads(db.Servers(), func() []int64 {
+				primary, standbys := db.ReadsServed()
+				return append([]int64{primary}, standbys...)
+			})
+		}
 	}
 	return s, nil
 }

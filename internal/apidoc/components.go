@@ -345,14 +345,14 @@ func preferenceMemorySchemas() Obj {
 			"category":    WithDesc(Obj{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "default": loci.CategoryGeneralFact}, "A fact's category."),
 			"tags":        StrList("A fact's keywords, a passage's tags."),
 			"metadata":    Ref("Metadata"),
-			"expires_at":  Timestamp("A future time after which the memory is answered nowhere (notes, passages, facts)."),
+			"expires_at":  Expiry("A future time after which the memory is answered nowhere (notes, passages, facts); an RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC.", false),
 			"ttl_seconds": WithDesc(Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds}, "A time to live from now, instead of expires_at."),
 		}),
 		"MemoryPatch": Closed(nil, Obj{
 			"content":     Str(""),
 			"metadata":    Obj{"anyOf": []Obj{Ref("Metadata"), {"type": "null"}}, "description": "null clears it."},
 			"tags":        StrList(""),
-			"expires_at":  Timestamp(""),
+			"expires_at":  Expiry("An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC; null removes the time to live.", true),
 			"ttl_seconds": Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds},
 		}),
 	}
@@ -367,7 +367,7 @@ func memoryUserSchemas() Obj {
 			"content":     Str(""),
 			"metadata":    Obj{"anyOf": []Obj{Ref("Metadata"), {"type": "null"}}, "description": "null clears it."},
 			"tags":        StrList(""),
-			"expires_at":  Timestamp(""),
+			"expires_at":  Expiry("An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC; null removes the time to live.", true),
 			"ttl_seconds": Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds},
 		}),
 		"MemoryEvent": WithDesc(Object([]string{"id", "kind", "event"}, Obj{

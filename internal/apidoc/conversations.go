@@ -43,7 +43,7 @@ func conversationSchemas() Obj {
 					"`\"fallback\"`: as true, but a model that fails stores by the rule instead of answering 503."),
 			"async":       WithDesc(Obj{"type": "boolean", "default": false}, "Answer 202 with an event at once; GET /v1/events/{event_id} follows it."),
 			"metadata":    Ref("Metadata"),
-			"expires_at":  Timestamp("A future time after which each memory written is answered nowhere."),
+			"expires_at":  Expiry("A future time after which each memory written is answered nowhere; an RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC.", false),
 			"ttl_seconds": WithDesc(Obj{"type": "integer", "minimum": 1, "maximum": loci.MaxTTLSeconds}, "A time to live from the request, instead of expires_at."),
 		}),
 		"MessageEvent": WithDesc(Object([]string{"event", "id", "content", "kind"}, Obj{

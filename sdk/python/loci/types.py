@@ -452,7 +452,7 @@ class MemoryInput(_MemoryInputRequired, total=False):
 
 class MemoryPatch(TypedDict, total=False):
     content: str
-    expires_at: str
+    expires_at: Union[str, None]
     metadata: Union["Metadata", None]
     tags: List[str]
     ttl_seconds: int
@@ -464,7 +464,7 @@ class _MemoryUpdateRequired(TypedDict):
 
 class MemoryUpdate(_MemoryUpdateRequired, total=False):
     content: str
-    expires_at: str
+    expires_at: Union[str, None]
     metadata: Union["Metadata", None]
     tags: List[str]
     ttl_seconds: int

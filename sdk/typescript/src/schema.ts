@@ -1836,10 +1836,7 @@ export interface components {
             category?: string;
             /** @description The memory's text (a note's value). */
             content: string;
-            /**
-             * Format: date-time
-             * @description A future time after which the memory is answered nowhere (notes, passages, facts).
-             */
+            /** @description A future time after which the memory is answered nowhere (notes, passages, facts); an RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC. */
             expires_at?: string;
             /** @description A fact's slot (a new content supersedes), a note's key. */
             key?: string;
@@ -1859,8 +1856,8 @@ export interface components {
         };
         MemoryPatch: {
             content?: string;
-            /** Format: date-time */
-            expires_at?: string;
+            /** @description An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC; null removes the time to live. */
+            expires_at?: string | null;
             /** @description null clears it. */
             metadata?: components["schemas"]["Metadata"] | null;
             tags?: string[];
@@ -1868,8 +1865,8 @@ export interface components {
         };
         MemoryUpdate: {
             content?: string;
-            /** Format: date-time */
-            expires_at?: string;
+            /** @description An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC; null removes the time to live. */
+            expires_at?: string | null;
             /** @description The memory to change. */
             id: string;
             /** @description null clears it. */
@@ -1932,10 +1929,7 @@ export interface components {
              * @default false
              */
             async?: boolean;
-            /**
-             * Format: date-time
-             * @description A future time after which each memory written is answered nowhere.
-             */
+            /** @description A future time after which each memory written is answered nowhere; an RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC. */
             expires_at?: string;
             /**
              * @description `true` (the default): the chat model reads the messages when one is configured; `false`: the rule without a model; `"fallback"`: as true, but a model that fails stores by the rule instead of answering 503.
