@@ -185,6 +185,7 @@ func (db *DB) classify(ctx context.Context, err error) error {
 			pgErr.Code == "25P03",                // idle_in_transaction_session_timeout
 			pgErr.Code == "53300",                // too_many_connections
 			pgErr.Code == "53200",                // out_of_memory
+			pgErr.Code == "25006",                // read_only_sql_transaction: a write reached a standby (a failover)
 			strings.HasPrefix(pgErr.Code, "57P"): // admin_shutdown, crash_shutdown, cannot_connect_now
 			return db.unavailable(err)
 		}
