@@ -51,6 +51,8 @@ type DB struct {
 	vectorSchema string
 	// vectorIndexes holds the dimensions known to have an HNSW index.
 	vectorIndexes sync.Map
+	// vectorStatus is VectorStatus.
+	vectorStatus string
 	// iterative reports whether pgvector scans its HNSW indexes
 	// iteratively (0.8 and later), so that a filtered search finds as
 	// many rows as asked (NearestRecords).
@@ -163,6 +165,23 @@ func (db *DB) inspect(ctx context.Context, tx pgx.Tx) error {
 		WHERE attrelid = 'records'::regclass AND attname = 'embedding_vec' AND NOT attisdropped)`).Scan(&db.vector); err != nil {
 		return fmt.Errorf("inspect schema: %w", err)
 	}
+	if !db.vector {
+		var available, installed bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'),
+			EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')`).Scan(&available, &installed); err != nil {
+			return fmt.Errorf("inspect pgvector: %w", err)
+		}
+		switch {
+		case installed:
+			db.vectorStatus = "off: the vector extension was created in this database after loci's schema was migrated; exact vector search"
+		case available:
+			db.vectorStatus = "off: the server has the vector extension but this database has not created it, and loci's role may not " +
+				"(CREATE EXTENSION takes a superuser, or a role with CREATE on the database where the extension is trusted); exact vector search. " +
+				"Have an administrator run CREATE EXTENSION vector SCHEMA public in this database before loci first migrates a schema"
+		default:
+			db.vectorStatus = "off: the server has no vector extension; exact vector search"
+		}
+	}
 	if db.vector {
 		if err := tx.QueryRow(ctx, `SELECT quote_ident(n.nspname) FROM pg_attribute a
 			JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
@@ -174,9 +193,14 @@ func (db *DB) inspect(ctx context.Context, tx pgx.Tx) error {
 			return fmt.Errorf("inspect pgvector: %w", err)
 		}
 		db.iterative = versionAtLeast(version, 0, 8)
+		db.vectorStatus = "on: pgvector " + version + " in schema " + db.vectorSchema
 	}
 	return nil
 }
+
+// VectorStatus says whether embeddings also go through pgvector, and when
+// not, why (the server lacks it, or loci's role may not create it).
+func (db *DB) VectorStatus() string { return db.vectorStatus }
 
 // refusedSearchPath reports whether err is a server's refusal of the
 // search_path startup parameter, as PgBouncer answers it.
@@ -189,8 +213,11 @@ func refusedSearchPath(err error) bool {
 // txOptions is opts for this store: when pooled, the transaction begins
 // by setting the search_path (one round trip: BEGIN and the setting go as
 // one simple-protocol query).
-func (db *DB) txOptions(opts pgx.TxOptions) pgx.TxOptions {
-	if db.setPath == "" {
+func (db *DB) txOptions(opts pgx.TxOptions, then ...string) pgx.TxOptions {
+	if db.setPath != "" {
+		then = append([]string{db.setPath}, then...)
+	}
+	if len(then) == 0 {
 		return opts
 	}
 	begin := "BEGIN"
@@ -208,7 +235,7 @@ func (db *DB) txOptions(opts pgx.TxOptions) pgx.TxOptions {
 	case pgx.ReadWrite:
 		begin += " READ WRITE"
 	}
-	opts.BeginQuery = begin + "; " + db.setPath
+	opts.BeginQuery = begin + "; " + strings.Join(then, "; ")
 	return opts
 }
 
@@ -282,7 +309,7 @@ func (db *DB) Snapshot(ctx context.Context, fn func(loci.Tx) error) error {
 // bound instead, so a long transaction that makes progress is not cut,
 // and by ctx's deadline when it has one: a transaction given a deadline
 // (the retry policy's retry) ends by it.
-func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(loci.Tx) error) error {
+func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(loci.Tx) error, then ...string) error {
 	wctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
 	conn, err := db.acquire(wctx, pool)
@@ -299,7 +326,7 @@ func (db *DB) run(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, f
 			defer d.endBy(time.Time{})
 		}
 	}
-	pgTx, err := conn.BeginTx(wctx, db.txOptions(opts))
+	pgTx, err := conn.BeginTx(wctx, db.txOptions(opts, then...))
 	if err != nil {
 		if ctx.Err() == nil && wctx.Err() != nil {
 			return db.noAnswer(err)

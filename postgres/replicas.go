@@ -29,7 +29,9 @@ import (
 //     only once that server has replayed what the first one had (feed.go).
 //
 // A poller samples each standby's replay position (and the primary's
-// insert position) every ReplicaPoll. A standby that does not answer, is no
+// insert position) every ReplicaPoll. A read that needs more than a
+// standby was last seen to have replayed waits there, up to ReplayWait, in
+// the round trip of its BEGIN (waitReplay), then goes to the primary. A standby that does not answer, is no
 // longer in recovery, or has not caught up with where the primary was
 // MaxLag ago is skipped until it has. A read that fails on a standby for
 // want of it (a connection lost, a conflict with recovery) runs again on
@@ -199,7 +201,7 @@ func (db *DB) poll(ctx context.Context) {
 			r.usable.Store(false)
 			continue
 		}
-		r.replayed.Store(*replayed)
+		r.noteReplayed(*replayed)
 		r.usable.Store(*replayed >= bound)
 	}
 }
@@ -233,21 +235,52 @@ func (rs *replicaSet) noteFeed(lsn uint64) {
 }
 
 // pick returns a standby that may serve a read of ctx's client, nil for
-// the primary.
-func (rs *replicaSet) pick(ctx context.Context) *replica {
+// the primary, and the position the read needs.
+func (rs *replicaSet) pick(ctx context.Context) (*replica, uint64) {
 	rs.mu.Lock()
 	need := rs.writes[clientKey(ctx)]
 	rs.mu.Unlock()
 	need = max(need, rs.feed.Load())
 	n := len(rs.list)
 	start := int(rs.next.Add(1))
+	var behind *replica
 	for i := range n {
 		r := rs.list[(start+i)%n]
-		if r.usable.Load() && r.replayed.Load() >= need {
-			return r
+		if !r.usable.Load() {
+			continue
+		}
+		if r.replayed.Load() >= need {
+			return r, need
+		}
+		if behind == nil || r.replayed.Load() > behind.replayed.Load() {
+			behind = r
 		}
 	}
-	return nil
+	return behind, need
+}
+
+// ReplayWait is the longest a read waits on a standby for it to replay
+// what the read needs, before it goes to the primary instead.
+const ReplayWait = 20 * time.Millisecond
+
+// errBehind is the message of the error a standby answers when it has not
+// replayed what a read needs within ReplayWait.
+const errBehind = "loci: the standby has not replayed what this read needs"
+
+// waitReplay is the statement that, run first in a READ COMMITTED
+// transaction on a standby (in BEGIN's round trip), waits up to
+// ReplayWait for the standby to replay up to lsn, and fails otherwise.
+// Each later statement takes a new snapshot, so the transaction then
+// sees all that lsn covers.
+func waitReplay(lsn uint64) string {
+	pos := fmt.Sprintf("'%X/%X'::pg_lsn", lsn>>32, uint32(lsn))
+	return fmt.Sprintf(`DO $wait$ BEGIN
+		FOR i IN 1..%d LOOP
+			EXIT WHEN pg_last_wal_replay_lsn() >= %s;
+			PERFORM pg_sleep(0.0002);
+		END LOOP;
+		IF NOT pg_last_wal_replay_lsn() >= %s THEN RAISE EXCEPTION '%s'; END IF;
+	END $wait$`, ReplayWait/(200*time.Microsecond), pos, pos, errBehind)
 }
 
 // read runs a read-only transaction on a standby that may serve it, else
@@ -258,10 +291,23 @@ func (db *DB) read(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) err
 	if rs == nil {
 		return db.run(ctx, db.pool, opts, fn)
 	}
-	if r := rs.pick(ctx); r != nil {
-		err := db.run(ctx, r.pool, opts, fn)
+	r, need := rs.pick(ctx)
+	if r != nil && r.replayed.Load() < need && opts.IsoLevel == pgx.RepeatableRead {
+		// A snapshot is taken at the first statement: the wait would
+		// take it before the standby has replayed.
+		r = nil
+	}
+	if r != nil {
+		var then []string
+		if r.replayed.Load() < need {
+			then = append(then, waitReplay(need))
+		}
+		err := db.run(ctx, r.pool, opts, fn, then...)
 		if err == nil {
 			r.reads.Add(1)
+			if len(then) > 0 {
+				r.noteReplayed(need)
+			}
 			return nil
 		}
 		if ctx.Err() != nil || !standbyFailure(err) {
@@ -275,6 +321,16 @@ func (db *DB) read(ctx context.Context, opts pgx.TxOptions, fn func(loci.Tx) err
 	return db.run(ctx, db.pool, opts, fn)
 }
 
+// noteReplayed records that the standby has replayed up to lsn.
+func (r *replica) noteReplayed(lsn uint64) {
+	for {
+		cur := r.replayed.Load()
+		if lsn <= cur || r.replayed.CompareAndSwap(cur, lsn) {
+			return
+		}
+	}
+}
+
 // standbyFailure reports whether a read failed for the standby's sake:
 // it is unreachable, or cancelled a query in conflict with recovery.
 func standbyFailure(err error) bool {
@@ -282,7 +338,7 @@ func standbyFailure(err error) bool {
 		return true
 	}
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "57014")
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "57014" || pgErr.Message == errBehind)
 }
 
 // Servers names the servers ReadsServed counts for: "primary", then each

@@ -122,6 +122,9 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 		return nil, err
 	}
 	s := &service{db: name}
+	if db, ok := raw.(*postgres.DB); ok && logger != nil {
+		logger.Info("postgres", "pgvector", db.VectorStatus())
+	}
 	var store loci.Store = retry.New(raw, cfg.RetryBackoff, retry.WithLogger(logger), retry.WithBudget(cfg.DBTimeout))
 	if cfg.Metrics {
 		s.metrics = metrics.New()
