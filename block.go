@@ -2,6 +2,7 @@ package loci
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,6 +33,8 @@ type Block struct {
 	Version      int       `json:"version"` // 1 on create, +1 per update
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
+	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // BlockVersion is one content a block has had. Limit is the block's

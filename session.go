@@ -51,6 +51,8 @@ type Session struct {
 	Confidence   float64         `json:"confidence"`
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
+	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // SessionPut stores or replaces a session. Context nil is {}.
@@ -92,6 +94,8 @@ type SessionSummary struct {
 	UpdatedAt    time.Time `json:"updated_at"`
 	Summary      string    `json:"summary"`
 	MessageCount int       `json:"message_count"`
+	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // SessionService stores sessions and conversations. A session id is unique

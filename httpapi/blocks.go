@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -195,9 +196,18 @@ func (s *Server) handlePrompt(w http.ResponseWriter, r *http.Request) {
 
 // blockFields is a block as the API answers it.
 func blockFields(b *loci.Block) map[string]any {
-	return map[string]any{
+	return withMetadata(map[string]any{
 		"id": b.ID, "label": b.Label, "content": b.Content, "is_shared": b.IsShared,
 		"owner_agent_id": b.OwnerAgentID, "limit": b.Limit, "version": b.Version,
 		"created_at": b.CreatedAt, "updated_at": b.UpdatedAt,
+	}, b.Metadata)
+}
+
+// withMetadata adds a record's metadata to the fields of its kind's
+// answer, when it has any (API.md v1.3).
+func withMetadata(fields map[string]any, meta json.RawMessage) map[string]any {
+	if len(meta) > 0 {
+		fields["metadata"] = meta
 	}
+	return fields
 }

@@ -96,7 +96,7 @@ func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"key": n.Key, "value": n.Value, "updated_at": n.UpdatedAt})
+	ok(w, http.StatusOK, withMetadata(map[string]any{"key": n.Key, "value": n.Value, "updated_at": n.UpdatedAt}, n.Metadata))
 }
 
 func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {

@@ -162,5 +162,5 @@ func sessionFields(sess *loci.Session) map[string]any {
 	if !sess.ExpiresAt.IsZero() {
 		f["expires_at"] = sess.ExpiresAt
 	}
-	return f
+	return withMetadata(f, sess.Metadata)
 }

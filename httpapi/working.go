@@ -88,7 +88,7 @@ func workingFields(e *loci.WorkingEntry, fields map[string]any) map[string]any {
 	if e.UserID != "" {
 		fields["user_id"] = e.UserID
 	}
-	return fields
+	return withMetadata(fields, e.Metadata)
 }
 
 func (s *Server) handleGetWorking(w http.ResponseWriter, r *http.Request) {

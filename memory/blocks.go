@@ -536,6 +536,6 @@ func blockOf(rec *loci.Record) (*loci.Block, error) {
 	}
 	return &loci.Block{
 		ID: rec.ID, Label: rec.Key, Content: rec.Content, IsShared: d.IsShared, OwnerAgentID: rec.AgentID,
-		Limit: d.Limit, Version: rec.Version, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
+		Limit: d.Limit, Version: rec.Version, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, Metadata: ownMetadata(rec),
 	}, nil
 }

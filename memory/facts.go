@@ -390,7 +390,7 @@ func factOf(r *loci.Record, now time.Time) (*loci.Fact, error) {
 		IsValidated: d.IsValidated, ValidatedAt: d.ValidatedAt, ContradictionCount: d.ContradictionCount,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		Key: r.Key, ValidAt: validFrom(r), InvalidAt: r.InvalidAt, SupersededBy: d.SupersededBy, Supersedes: d.Supersedes,
-		Status: factStatus(r, &d, now),
+		Status: factStatus(r, &d, now), Metadata: ownMetadata(r),
 	}, nil
 }
 

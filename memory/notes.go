@@ -363,7 +363,7 @@ func noteOf(rec *loci.Record) (*loci.Note, error) {
 	if err := json.Unmarshal(rec.Data, &d); err != nil {
 		return nil, fmt.Errorf("decode note %s: %w", rec.ID, err)
 	}
-	return &loci.Note{Key: rec.Key, Value: d.Value, UpdatedAt: rec.UpdatedAt}, nil
+	return &loci.Note{Key: rec.Key, Value: d.Value, UpdatedAt: rec.UpdatedAt, Metadata: ownMetadata(rec)}, nil
 }
 
 // sameNoteValue reports whether a note already holds value: the same

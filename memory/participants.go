@@ -127,3 +127,60 @@ func anyParticipant(lex []retrieval.Hit, docs map[string]*index.Doc) bool {
 	}
 	return false
 }
+
+// recallsAssistant reports whether a query asks what the assistant said
+// in an earlier conversation: then the assistant prior
+// (RankingParams.AssistantWeight) does not hold. Such a query names the
+// assistant, or says "you" and a past verb ("you said", "the trail you
+// recommended"), "did you …", "our previous conversation" (or last,
+// earlier, past; chat, discussion) or "remind me".
+func recallsAssistant(query string) bool {
+	var prev2, prev string
+	for w := range lowerWords(query) {
+		switch {
+		case prev == "you" && (pastVerbs[w] || len(w) > 4 && strings.HasSuffix(w, "ed")),
+			prev2 == "did" && prev == "you",
+			prev == "remind" && w == "me",
+			w == loci.MessageRoleAssistant,
+			prev2 == "our" && earlier[prev] && chatWords[strings.TrimSuffix(w, "s")]:
+			return true
+		}
+		prev2, prev = prev, w
+	}
+	return false
+}
+
+var (
+	pastVerbs = map[string]bool{"said": true, "told": true, "wrote": true, "gave": true, "made": true, "sent": true, "showed": true, "taught": true, "built": true, "chose": true, "found": true, "put": true}
+	earlier   = map[string]bool{"previous": true, "last": true, "earlier": true, "past": true}
+	chatWords = map[string]bool{"conversation": true, "chat": true, "discussion": true}
+)
+
+// lowerWords yields the words of s (runs of ASCII letters), lower-cased.
+func lowerWords(s string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		var buf [32]byte
+		for i := 0; i < len(s); {
+			if !isLetter(s[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(s) && isLetter(s[j]) {
+				j++
+			}
+			w := buf[:0]
+			if j-i <= len(buf) {
+				for k := i; k < j; k++ {
+					w = append(w, s[k]|0x20)
+				}
+			}
+			if !yield(string(w)) {
+				return
+			}
+			i = j
+		}
+	}
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

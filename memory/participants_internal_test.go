@@ -84,3 +84,26 @@ func TestSpeakerOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallsAssistant: the phrases with which a query recalls what the
+// assistant said, in any case; other queries that say "you" do not.
+func TestRecallsAssistant(t *testing.T) {
+	for q, want := range map[string]bool{
+		"Can you remind me of the hiking trail?":          true,
+		"What was the trail you recommended in Aragón?":   true,
+		"How many eggs did you say we need?":              true,
+		"In our previous chats about Netflix, which one?": true,
+		"Our last conversation was about what?":           true,
+		"YOU SAID something about tea tree oil":           true,
+		"What did the assistant say about the guitar?":    true,
+		"What did I cook last week?":                      false,
+		"Can you suggest some evening activities?":        false,
+		"Do you know where my keys are?":                  false,
+		"our conversation":                                false,
+		"":                                                false,
+	} {
+		if got := recallsAssistant(q); got != want {
+			t.Errorf("recallsAssistant(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -209,5 +209,5 @@ func passageOf(rec *loci.Record) *loci.Passage {
 	if tags == nil {
 		tags = []string{}
 	}
-	return &loci.Passage{ID: rec.ID, AgentID: rec.AgentID, Content: rec.Content, Tags: tags, CreatedAt: rec.CreatedAt}
+	return &loci.Passage{ID: rec.ID, AgentID: rec.AgentID, Content: rec.Content, Tags: tags, CreatedAt: rec.CreatedAt, Metadata: ownMetadata(rec)}
 }

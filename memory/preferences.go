@@ -513,6 +513,6 @@ func prefOf(r *loci.Record, now time.Time) (*loci.Preference, error) {
 		LearnedFrom: d.LearnedFrom, FirstObserved: d.FirstObserved, ObservationCount: d.ObservationCount,
 		Source: d.Source, Confidence: eff, StoredConfidence: stored, Peak: d.Peak, Tier: loci.Tier(eff),
 		IsPersistent: d.IsPersistent, FlaggedForRemoval: d.FlaggedForRemoval, LastUsedAt: d.LastUsedAt,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Metadata: ownMetadata(r),
 	}, nil
 }

@@ -79,6 +79,14 @@ type RankingParams struct {
 	// premise names the wrong person) still ranks. Both 0: off.
 	ParticipantBoost float64
 	MentionBoost     float64
+	// AssistantWeight is the prior of what the assistant said: an
+	// assistant message's own lexical score, and what it lends its
+	// neighbours as context, are multiplied by it. A user's memory is
+	// mostly what the user said (in LongMemEval 94% of the turns that
+	// hold an answer are the user's), while the assistant's replies are
+	// long, repeat the user's words and match many queries weakly; at
+	// full weight they crowd the top. 0 or 1: off (no prior).
+	AssistantWeight float64
 	// QueryEmbedTimeout bounds embedding the query; past it the search
 	// is lexical only.
 	QueryEmbedTimeout time.Duration
@@ -92,7 +100,7 @@ func DefaultRanking() RankingParams {
 		ContextHits: 10, ContextWeight: 0.3, AnswerWeight: 0.9, ContextWindow: time.Hour,
 		SessionWeight: 0.6, SessionHits: 3,
 		DateWeight: 0.5, DateBoost: 1, DateGrace: 7 * 24 * time.Hour,
-		ParticipantBoost: 0.4, MentionBoost: 0.1,
+		ParticipantBoost: 0.4, MentionBoost: 0.1, AssistantWeight: 0.4,
 		QueryEmbedTimeout: 5 * time.Second,
 	}
 }
@@ -250,7 +258,7 @@ func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, q Query, filters 
 	}
 	links, questions := s.links(res.Context, docs)
 	var parts map[string]retrieval.Parts
-	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], links, questions, docs)
+	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], links, questions, docs, !recallsAssistant(q.Text))
 	if p.ParticipantBoost > 0 || p.MentionBoost > 0 {
 		lists[retrieval.Lexical] = preferParticipants(iq.Terms, lists[retrieval.Lexical], docs, res.Holds, p.ParticipantBoost, p.MentionBoost)
 	}
@@ -384,21 +392,32 @@ func (s *Service) links(context map[string][]*index.Doc, docs map[string]*index.
 // retrieval.Converse): context lent by the best hits to their neighbours
 // (links; more to the turn after a question), and each message's session
 // strength.
-func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc) ([]retrieval.Hit, map[string]retrieval.Parts) {
+func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc, assistantPrior bool) ([]retrieval.Hit, map[string]retrieval.Parts) {
 	p := s.ranking
-	if len(lex) == 0 || len(links) == 0 && p.SessionWeight <= 0 {
+	if !assistantPrior {
+		p.AssistantWeight = 0
+	}
+	if len(lex) == 0 || len(links) == 0 && p.SessionWeight <= 0 && (p.AssistantWeight <= 0 || p.AssistantWeight == 1) {
 		return lex, nil
 	}
 	sessionOf := map[string]string{}
-	if p.SessionWeight > 0 {
-		for id, d := range docs {
-			if isMessage(d.Meta) {
-				sessionOf[id] = conversationOf(d.Meta)
+	var prior map[string]float64
+	for id, d := range docs {
+		if !isMessage(d.Meta) {
+			continue
+		}
+		if p.SessionWeight > 0 {
+			sessionOf[id] = conversationOf(d.Meta)
+		}
+		if p.AssistantWeight > 0 && p.AssistantWeight != 1 && strings.EqualFold(d.Speaker, loci.MessageRoleAssistant) {
+			if prior == nil {
+				prior = map[string]float64{}
 			}
+			prior[id] = p.AssistantWeight
 		}
 	}
 	return retrieval.Converse(lex, links, questions, sessionOf, retrieval.ConverseParams{
-		Context: p.ContextWeight, Answer: p.AnswerWeight, Session: p.SessionWeight, SessionHits: p.SessionHits,
+		Context: p.ContextWeight, Answer: p.AnswerWeight, Session: p.SessionWeight, SessionHits: p.SessionHits, Prior: prior,
 	})
 }
 

@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -202,6 +203,54 @@ func TestSearchDates(t *testing.T) {
 		res = mustSearch(t, memory.New(store, clock, memory.WithRanking(p)), q)
 		if find(res, may.ID) != nil {
 			t.Errorf("without the date signal the May record was found: %v", resultIDs(res))
+		}
+	})
+}
+
+// TestSearchAssistantPrior: the assistant's reply repeats the user's words
+// at length and matches the query best by its words, but what a user's
+// memory is asked about is most often what the user said: with the
+// assistant prior the user's turn comes first, without it (--without
+// assistant) the reply does. A query that recalls what the assistant said
+// ("remind me … you recommended") lifts the prior.
+func TestSearchAssistantPrior(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		store := open(t)
+		roleOf := map[string]string{}
+		search := func(svc *memory.Service, query string) []string {
+			t.Helper()
+			res := mustSearch(t, svc, loci.SearchQuery{Query: query, UserID: "u1", Explain: true})
+			var roles []string
+			for _, r := range res.Results {
+				roles = append(roles, roleOf[r.Content])
+			}
+			return roles
+		}
+		svc := memory.New(store)
+		msgs := []loci.Message{
+			{Role: "user", Content: "I have been listening to the Arctic Monkeys on Spotify lately, any similar bands?"},
+			{Role: "assistant", Content: "Listening to the Arctic Monkeys on Spotify? Spotify radio, built from what you have been " +
+				"listening to lately, finds similar bands: try The Strokes, Spotify's indie playlists and the Neighbourhood."},
+			{Role: "user", Content: "Thanks, I will try them."},
+		}
+		for _, m := range msgs {
+			roleOf[m.Content] = m.Role
+		}
+		if _, _, err := svc.PutSession(ctx, "s1", loci.SessionPut{UserID: "u1", Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		const q = "What have I been listening to on Spotify lately?"
+		if got := search(svc, q); len(got) < 2 || got[0] != "user" {
+			t.Errorf("with the prior: roles %v, want the user's turn first", got)
+		}
+		p := memory.DefaultRanking()
+		p.AssistantWeight = 0
+		if got := search(memory.New(store, memory.WithRanking(p)), q); len(got) < 2 || got[0] != "assistant" {
+			t.Errorf("without the prior: roles %v, want the assistant's reply first (it matches best)", got)
+		}
+		if got := search(svc, "Can you remind me which indie playlists you recommended on Spotify?"); len(got) < 2 || got[0] != "assistant" {
+			t.Errorf("recalling what the assistant said: roles %v, want the assistant's reply first", got)
 		}
 	})
 }

@@ -21,6 +21,20 @@ type ConverseParams struct {
 	// elsewhere. 0: off.
 	Session     float64
 	SessionHits int
+	// Prior weighs a record by who said it (a role's prior: see
+	// memory.RankingParams.AssistantWeight): its own score, the context
+	// it is lent and what it lends its neighbours are multiplied by it.
+	// A record absent weighs 1.
+	Prior map[string]float64
+}
+
+// prior is the weight of id's own score and of what it lends (1 unless
+// p.Prior says otherwise).
+func (p ConverseParams) prior(id string) float64 {
+	if w, ok := p.Prior[id]; ok {
+		return w
+	}
+	return 1
 }
 
 // DefaultSessionHits is how many of a session's best hits make its
@@ -37,7 +51,8 @@ type Parts struct {
 // Converse scores lexical hits as turns of conversations: each record's
 // score is its own score scaled to the best hit's (0..1), plus the most
 // any neighbouring hit lends it (a hit lends Context, or Answer to the
-// record after it when it asks a question, times its scaled score), plus
+// record after it when it asks a question, times its scaled score), both
+// times the record's prior (p.Prior; a lender's share times its own), plus
 // Session times its session's strength. links maps a hit's id to its
 // neighbours (which need not be hits: a record found only as a neighbour
 // has no own score); questions holds the hits that ask one; sessionOf
@@ -56,12 +71,12 @@ func Converse(hits []Hit, links map[string][]Link, questions map[string]bool, se
 		if _, seen := parts[h.ID]; seen {
 			continue
 		}
-		parts[h.ID] = Parts{Own: h.Score / top}
+		parts[h.ID] = Parts{Own: p.prior(h.ID) * h.Score / top}
 		order = append(order, h.ID)
 	}
 	if p.Context > 0 || p.Answer > 0 {
 		for _, h := range hits {
-			share := h.Score / top
+			share := p.prior(h.ID) * h.Score / top
 			for _, l := range links[h.ID] {
 				if l.ID == h.ID {
 					continue
@@ -77,7 +92,7 @@ func Converse(hits []Hit, links map[string][]Link, questions map[string]bool, se
 				if !seen {
 					order = append(order, l.ID)
 				}
-				pt.Context = max(pt.Context, w*share)
+				pt.Context = max(pt.Context, p.prior(l.ID)*w*share)
 				parts[l.ID] = pt
 			}
 		}

@@ -102,6 +102,19 @@ func TestConverse(t *testing.T) {
 			want:      []retrieval.Hit{{ID: "a", Score: 1.5}, {ID: "b", Score: 1.5}, {ID: "c", Score: 1.5}, {ID: "n", Score: 1}},
 			parts:     map[string]retrieval.Parts{"n": {Context: 0.5, Session: 0.5}},
 		},
+		{
+			// "r" (an assistant's reply, prior 0.4) matches best, but
+			// its own score, what it lends and what it is lent are
+			// weighed by the prior: 0.4×1 own, 0.4×0.9×0.8 lent by the
+			// question "u" before it; "u" 0.8 own, 0.3×0.4 lent by "r".
+			name:      "Prior",
+			hits:      []retrieval.Hit{{ID: "r", Score: 10}, {ID: "u", Score: 8}},
+			links:     map[string][]retrieval.Link{"u": {{ID: "r", After: true}}, "r": {{ID: "u"}}},
+			questions: map[string]bool{"u": true},
+			p:         retrieval.ConverseParams{Context: 0.3, Answer: 0.9, Prior: map[string]float64{"r": 0.4}},
+			want:      []retrieval.Hit{{ID: "u", Score: 0.8 + 0.3*0.4}, {ID: "r", Score: 0.4 + 0.4*0.9*0.8}},
+			parts:     map[string]retrieval.Parts{"u": {Own: 0.8, Context: 0.12}, "r": {Own: 0.4, Context: 0.4 * 0.9 * 0.8}},
+		},
 		{name: "Empty", p: ctx},
 	}
 	for _, tt := range tests {

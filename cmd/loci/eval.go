@@ -162,14 +162,15 @@ func evalLocomoFile(ctx context.Context, path string, cuts []int, thresholds []f
 }
 
 // evalSignals are the ranking signals --without turns off.
-var evalSignals = []string{"context", "answer", "session", "date", "recency", "vector", "participant", "mention"}
+var evalSignals = []string{"context", "answer", "session", "date", "recency", "vector", "participant", "mention", "assistant"}
 
 // rankingWithout returns p with the named signals off: context (a hit
 // lends to its neighbours), answer (a question lends more to the message
 // after it than context does), session (session strength), date (periods
 // named in the query), recency, vector (the embedder's similarity),
 // participant (what the participant a query names said, or what names
-// them), mention (only what names them).
+// them), mention (only what names them), assistant (the prior that
+// weighs down what the assistant said).
 func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams, error) {
 	for _, name := range strings.Split(names, ",") {
 		switch strings.TrimSpace(name) {
@@ -189,6 +190,8 @@ func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams,
 			p.ParticipantBoost, p.MentionBoost = 0, 0
 		case "mention":
 			p.MentionBoost = 0
+		case "assistant":
+			p.AssistantWeight = 0
 		default:
 			return p, usagef("--without takes %s; not %q", strings.Join(evalSignals, ", "), name)
 		}

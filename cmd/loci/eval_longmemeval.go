@@ -277,8 +277,18 @@ func (ev *lmeEval) question(ctx context.Context, q *lmeQuestion) (*lmeDump, erro
 		ev.clock.Set(time.Now())
 		_, _ = ev.svc.DeleteUser(ctx, user)
 	}()
+	// The question is asked on its date: relative times in it ("10 days
+	// ago") are read against that date, and recency is measured from it.
+	var ref string
+	if strings.TrimSpace(q.QuestionDate) != "" {
+		at, err := lmeTime(q.QuestionDate)
+		if err != nil {
+			return nil, loci.Errorf(loci.EINVALID, "question %s: %v", q.QuestionID, err)
+		}
+		ref = at.Format(time.RFC3339)
+	}
 	ev.clock.Set(time.Now())
-	res, err := ev.svc.Search(ctx, loci.SearchQuery{Query: q.Question, UserID: user, Limit: lmeSearchLimit})
+	res, err := ev.svc.Search(ctx, loci.SearchQuery{Query: q.Question, UserID: user, Limit: lmeSearchLimit, ReferenceDate: ref})
 	if err != nil {
 		return nil, fmt.Errorf("question %s: %w", q.QuestionID, err)
 	}

@@ -282,6 +282,8 @@ func TestEvalLongMemEvalErrors(t *testing.T) {
 		{"ErrNoID", []string{"--data", bad(`[{"question": "x"}]`)}, exitDomain, "no question_id"},
 		{"ErrUnpaired", []string{"--data", bad(strings.Replace(good, "%s", "", 1))}, exitDomain, "as many of each"},
 		{"ErrBadDate", []string{"--data", bad(strings.Replace(good, "%s", `"yesterday"`, 1))}, exitDomain, `date "yesterday"`},
+		{"ErrBadQuestionDate", []string{"--data", bad(strings.Replace(strings.Replace(good, "%s", `"2023/05/01"`, 1), "2023/06/01 (Thu) 10:00", "tomorrow", 1))},
+			exitDomain, `question q: date "tomorrow"`},
 		{"ErrTwice", []string{"--data", bad("[" + strings.Replace(good, "%s", `"2023/05/01"`, 1) + "," + strings.Replace(good, "%s", `"2023/05/01"`, 1) + "]")}, exitDomain, "there twice"},
 		{"ErrUnknownSignal", []string{"--data", list, "--without", "colour"}, exitUsage, `not "colour"`},
 	}
@@ -299,4 +301,31 @@ func TestEvalLongMemEvalErrors(t *testing.T) {
 			t.Errorf("a question without has_answer turns is scored on sessions only: %+v", out)
 		}
 	})
+}
+
+// TestEvalLongMemEvalReferenceDate: each question is asked on its date
+// (question_date is the search's reference_date): "10 days ago" is read
+// against it, and finds the session written then over one that matches
+// the words better months before.
+func TestEvalLongMemEvalReferenceDate(t *testing.T) {
+	q := lmeQ("q_risotto", "temporal-reasoning", "What did I cook 10 days ago?", []string{"recent"},
+		[]string{"old", "2023/03/01 (Wed) 19:00", "user: I cooked a mushroom risotto; the risotto I cooked was the best I ever cooked.",
+			"assistant: Well done."},
+		[]string{"recent", "2023/05/22 (Mon) 19:00", "user: I cooked a mushroom risotto for dinner. *", "assistant: Sounds tasty."})
+	raw, err := json.Marshal(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "q.json")
+	if err := os.WriteFile(p, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runLME(t, "--data", p, "--k", "1", "--json")
+	if got := out.Types["all"]["turn_recall_any@1"]; got != 1 {
+		t.Errorf("turn_recall_any@1 = %v, want 1: the turn of 10 days before the question's date first", got)
+	}
+	out = runLME(t, "--data", p, "--k", "1", "--json", "--without", "date")
+	if got := out.Types["all"]["turn_recall_any@1"]; got != 0 {
+		t.Errorf("without the date signal: turn_recall_any@1 = %v, want 0 (the better match of March first)", got)
+	}
 }

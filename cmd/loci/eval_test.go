@@ -272,6 +272,9 @@ func TestRankingWithout(t *testing.T) {
 	if p, _ := rankingWithout(d, "mention"); p.MentionBoost != 0 || p.ParticipantBoost != d.ParticipantBoost {
 		t.Errorf("without mention: %+v", p)
 	}
+	if p, _ := rankingWithout(d, "assistant"); p.AssistantWeight != 0 || d.AssistantWeight == 0 || p.ContextWeight != d.ContextWeight {
+		t.Errorf("without assistant: prior %v, want 0 (default %v)", p.AssistantWeight, d.AssistantWeight)
+	}
 	if _, err := rankingWithout(d, "session,colour"); err == nil || !strings.Contains(err.Error(), `not "colour"`) {
 		t.Errorf("an unknown signal: %v", err)
 	}

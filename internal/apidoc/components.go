@@ -91,6 +91,7 @@ func commonSchemas() Obj {
 func noteSchemas() Obj {
 	return Obj{
 		"Note": WithDesc(Object([]string{"key", "value", "updated_at"}, Obj{
+			"metadata":   ownMetadata(),
 			"key":        Str("The note's key, unique per agent."),
 			"value":      AnyJSON("The value: a string or any JSON."),
 			"updated_at": Timestamp(""),
@@ -118,6 +119,7 @@ func blockSchemas() Obj {
 			"created_at": Timestamp(""),
 		}),
 		"Block": WithDesc(Object([]string{"id", "label", "content", "is_shared", "owner_agent_id", "limit", "version", "created_at", "updated_at"}, Obj{
+			"metadata":       ownMetadata(),
 			"id":             Str(""),
 			"label":          Str("Unique among the agent's own blocks."),
 			"content":        Str(""),
@@ -151,6 +153,7 @@ func blockSchemas() Obj {
 func passageSchemas() Obj {
 	return Obj{
 		"Passage": WithDesc(Object([]string{"id", "agent_id", "content", "tags", "created_at"}, Obj{
+			"metadata":   ownMetadata(),
 			"id":         Str(""),
 			"agent_id":   Str(""),
 			"content":    Str(""),
@@ -170,6 +173,7 @@ func sessionSchemas() Obj {
 			"created_at": Timestamp("Absent when unknown."),
 		}),
 		"Session": WithDesc(Object([]string{"session_id", "user_id", "context", "summary", "messages", "message_count", "is_persistent", "confidence", "created_at", "updated_at"}, Obj{
+			"metadata":      ownMetadata(),
 			"session_id":    Str(""),
 			"user_id":       Str(""),
 			"context":       AnyJSON("A JSON object; {} when none was given."),
@@ -183,6 +187,7 @@ func sessionSchemas() Obj {
 			"updated_at":    Timestamp(""),
 		}), "A conversation session with its messages."),
 		"SessionSummary": Object([]string{"session_id", "updated_at", "summary", "message_count"}, Obj{
+			"metadata":      ownMetadata(),
 			"session_id":    Str(""),
 			"updated_at":    Timestamp(""),
 			"summary":       Str(""),
@@ -206,6 +211,7 @@ func sessionSchemas() Obj {
 func workingEpisodeSchemas() Obj {
 	return Obj{
 		"WorkingEntry": WithDesc(Object([]string{"task_id", "agent_id", "key", "value", "updated_at", "expires_at"}, Obj{
+			"metadata":   ownMetadata(),
 			"task_id":    Str(""),
 			"agent_id":   Str(""),
 			"user_id":    Str("Absent when none was given."),
@@ -216,6 +222,7 @@ func workingEpisodeSchemas() Obj {
 			"expires_at": Timestamp("24 hours after the last write."),
 		}), "A task's short-lived working memory entry."),
 		"Episode": WithDesc(Object([]string{"id", "user_id", "agent_id", "action_type", "action_description", "outcome", "confidence_score", "created_at", "expires_at"}, Obj{
+			"metadata":           ownMetadata(),
 			"id":                 Str(""),
 			"user_id":            Str(""),
 			"agent_id":           Str(""),
@@ -253,6 +260,7 @@ func workingEpisodeSchemas() Obj {
 func factSchemas() Obj {
 	return Obj{
 		"Fact": WithDesc(Object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at", "valid_at", "status"}, Obj{
+			"metadata":            ownMetadata(),
 			"id":                  Str(""),
 			"user_id":             Str("Absent for a global fact."),
 			"agent_id":            Str("The agent that stored it, when one did."),
@@ -300,6 +308,7 @@ func factSchemas() Obj {
 func preferenceMemorySchemas() Obj {
 	return Obj{
 		"Preference": WithDesc(Object([]string{"user_id", "type", "value", "learned_from", "first_observed", "observation_count", "source", "confidence", "stored_confidence", "peak", "tier", "is_persistent", "flagged_for_removal", "last_used_at", "created_at", "updated_at"}, Obj{
+			"metadata":            ownMetadata(),
 			"user_id":             Str(""),
 			"session_id":          Str("Set for a session-scoped decision."),
 			"type":                Str("e.g. tone, format; unique per user (and session)."),
@@ -569,6 +578,11 @@ const ScoreDesc = "The result's relevance to the query, 0-1, the same whatever t
 // MatchDesc describes a search result's match.
 const MatchDesc = "`scope` when the query had no word left to search (only question words, pronouns and the like: \"what do you know " +
 	"about me?\") and the search answered the scope's memories, most important first (score 1)."
+
+// ownMetadata is a record's metadata in its kind's own answers.
+func ownMetadata() Obj {
+	return WithDesc(Ref("Metadata"), "The record's metadata (set through the memories routes); absent when it has none.")
+}
 
 // scored is the part a search adds to an object: its metadata, its score,
 // how it matched and, when asked, the score's explanation.
