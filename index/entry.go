@@ -8,11 +8,11 @@
 //
 // The Cache (cache.go) holds the indexes of the scopes searched, loaded on
 // demand through a loci.Tx, kept exact by the store's change feed
-// (loci.Tx.Changes) and evicted least-recently-used under a memory budget,
-// so what a process keeps is bounded by what is searched, never by what is
-// stored (DESIGN §6). A scope too large for the budget is scored by one
-// streaming pass over its records instead (stream.go). Backends only store
-// records and report changes: ranking is written once, here.
+// (loci.Tx.Changes) and evicted least-recently-used under a memory budget, so
+// what a process keeps is bounded by what is searched, never by what is
+// stored. A scope too large for the budget is scored by one streaming pass
+// over its records instead (stream.go). Backends only store records and report
+// changes: ranking is written once, here.
 package index
 
 import (
