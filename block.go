@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on core memory blocks (seed 002). A block's limit counts
-// characters (Unicode code points) of its content.
+// Limits on core memory blocks. A block's limit counts characters (Unicode
+// code points) of its content.
 const (
 	DefaultBlockLimit  = 5000
 	MaxBlockLimit      = 200000
@@ -17,7 +17,7 @@ const (
 )
 
 // StandardBlockLabels are the blocks an agent gets when created without
-// blocks (seed 002).
+// blocks.
 var StandardBlockLabels = []string{"personality", "relationships", "current_state"}
 
 // Block is a labelled section of an agent's core memory, always rendered
@@ -123,7 +123,7 @@ func (w BlockWrite) Validate() error {
 }
 
 // BlockService is core memory: an agent's blocks, shared blocks and the
-// prompt they render into (seed 002).
+// prompt they render into.
 type BlockService interface {
 	// ListBlocks returns the agent's owned blocks by label, then the shared
 	// blocks attached to it by label. ENOTFOUND when the agent is absent.

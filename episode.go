@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Episode outcomes (seed 003).
+// Episode outcomes.
 const (
 	OutcomeSuccess = "success"
 	OutcomePartial = "partial"
@@ -19,9 +19,8 @@ const (
 // Outcomes lists the episode outcomes.
 var Outcomes = []string{OutcomeSuccess, OutcomePartial, OutcomeFailure}
 
-// Episode lifecycle defaults (seed 003): an episode expires 30 days after
-// its creation and a user+agent keeps at most 1000, the oldest leaving
-// first.
+// Episode lifecycle defaults: an episode expires 30 days after its creation
+// and a user+agent keeps at most 1000, the oldest leaving first.
 const (
 	DefaultEpisodeTTL = 30 * 24 * time.Hour
 	DefaultEpisodeCap = 1000

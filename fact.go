@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Fact categories (seed 003's memory_category).
+// Fact categories: the documented vocabulary of a fact's category.
 const (
 	CategoryUserPreference   = "user_preference"
 	CategorySkillAssessment  = "skill_assessment"
@@ -29,7 +29,8 @@ var FactCategories = []string{
 	CategoryCompanyInfo, CategoryGeneralFact,
 }
 
-// Rules of long-term facts (seed 003).
+// Rules of long-term facts (docs/rules.md, "Facts: relevance, and decay
+// applied by maintenance at most once a period").
 const (
 	FactInitialRelevance = 1.0
 	FactValidateStep     = 0.1 // validate adds, up to FactMaxRelevance

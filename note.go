@@ -6,14 +6,15 @@ import (
 	"time"
 )
 
-// Limits on notes (seed 000).
+// Limits on notes (docs/records.md, "The kinds").
 const (
 	MaxNoteKeyBytes   = 256
 	MaxNoteValueBytes = 64 << 10
 )
 
-// Note is a key-value memory of one agent (seed 000 remember/recall, seed
-// 004 agent state). Value is a JSON string or any other JSON value.
+// Note is a key-value memory of one agent: what its remember and recall
+// tools keep, and its own state. Value is a JSON string or any other JSON
+// value.
 type Note struct {
 	Key       string          `json:"key"`
 	Value     json.RawMessage `json:"value"`

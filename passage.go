@@ -6,15 +6,15 @@ import (
 	"time"
 )
 
-// Limits on archival passages (seed 002).
+// Limits on archival passages (docs/records.md, "The kinds").
 const (
 	MaxPassageBytes = 64 << 10
 	MaxPassageTags  = 32
 	MaxTagBytes     = 64
 )
 
-// Passage is a piece of an agent's archival memory: long-term, searchable
-// text with tags (seed 002).
+// Passage is a piece of an agent's archival memory: long-term, searchable text
+// with tags.
 type Passage struct {
 	ID        string    `json:"id"`
 	AgentID   string    `json:"agent_id"`

@@ -6,11 +6,10 @@ import (
 	"time"
 )
 
-// Limits of working memory (seed 003). A kilobyte here is 1024 bytes: the
-// values of one task total at most MaxWorkingTaskBytes = 51200 bytes, each
-// value counted as the length of its compact JSON encoding with strings as
-// UTF-8 (the value, not the client's escaping: "é" and "\u00e9" count the
-// same).
+// Limits of working memory. A kilobyte here is 1024 bytes: the values of one
+// task total at most MaxWorkingTaskBytes = 51200 bytes, each value counted as
+// the length of its compact JSON encoding with strings as UTF-8 (the value,
+// not the client's escaping: "é" and "\u00e9" count the same).
 const (
 	MaxTaskIDBytes      = 100
 	MaxWorkingKeyBytes  = 100

@@ -81,7 +81,7 @@ type failoverResult struct {
 // they have written for a second, lets them write on for two seconds after
 // it, then checks every acknowledged note reads back. A failed write must
 // be 503 with Retry-After.
-func failover(t *testing.T, r *replica, writers int, switchOver func()) failoverResult {
+func failover(t testing.TB, r *replica, writers int, switchOver func()) failoverResult {
 	t.Helper()
 	var (
 		mu      sync.Mutex

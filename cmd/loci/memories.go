@@ -13,9 +13,9 @@ import (
 	"github.com/loci-memory/loci/httpapi"
 )
 
-// The memories verbs (API.md v1.2): one verb set over every kind, by id,
-// with metadata, filters and a time to live, on the local database or a
-// server.
+// The memories verbs (docs/api.md, "The memories API over every kind"): one
+// verb set over every kind, by id, with metadata, filters and a time to live,
+// on the local database or a server.
 
 // memoryTarget is what the memories verbs need of a target: the server's
 // client and the local service both have it.

@@ -199,7 +199,7 @@ test("review queue: disputed facts and preferences flagged for removal, keep or 
   if (probe.status === 404) {
     await page.locator("#review-unavailable").waitFor();
     await shot(page, "review");
-    t.skip("GET /v1/users/{user_id}/review answered 404: this server has no review queue yet (issue 13); the view says so");
+    t.skip("GET /v1/users/{user_id}/review answered 404: this server has no review queue yet; the view says so");
     return;
   }
   assert.equal(probe.status, 200, JSON.stringify(probe.body));
@@ -332,7 +332,7 @@ test("switching keys clears what the previous key loaded", async () => {
   assert.ok(!(await page.locator("#view-users").textContent()).includes("casual"));
 });
 
-// ---- a new user's first hour (issue 26, items 11, 13 and 18) ----
+// ---- a new user's first hour ----
 
 test("prompt: empty blocks are left out of the rendered prompt", async () => {
   await env.must("POST", "/v1/agents", { id: "prompty" }); // three empty blocks
