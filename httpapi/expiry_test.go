@@ -173,6 +173,9 @@ func TestExpiryDates(t *testing.T) {
 			t.Fatalf("mem0 add: %v %s", err, b)
 		}
 		mem0ID := added[0]["id"].(string)
+		if got := added[0]["expiration_date"]; got != "2026-02-15" {
+			t.Errorf("mem0 add: expiration_date %v, want the date sent, 2026-02-15", got)
+		}
 		if got := expiresAt(mem0ID); got != endOfToday {
 			t.Errorf("mem0: expires_at %v, want %s", got, endOfToday)
 		}
