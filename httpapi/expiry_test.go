@@ -12,11 +12,11 @@ import (
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
-// TestExpiredAnsweredNowhere: a fact, a passage, a note and a fact of a
-// batch, each with a one-second time to live, are answered by no route
-// once it has passed, the kinds' own included, and are in no export.
+// TestExpiredAnsweredNowhere: a fact, a passage, a note and a fact of a batch,
+// each with a one-second time to live, are answered by no route once it has
+// passed, the kinds' own included, and are in no export.
 // GET /v1/export, GET /v1/export?user_id=U and GET /v1/facts/{id} once
-// still held them (issue 36, item 4).
+// still held them.
 func TestExpiredAnsweredNowhere(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open)
@@ -121,11 +121,11 @@ func TestExpiredAnsweredNowhere(t *testing.T) {
 	})
 }
 
-// TestExpiryDates: expires_at (and the mem0 door's expiration_date) takes
-// a date, meaning the end of that day UTC, today included: today's date
-// was refused and a date expired at its midnight, a day early. PATCH with
-// expires_at null (mem0: expiration_date null) removes the time to live,
-// which nothing could before (issue 35).
+// TestExpiryDates: expires_at (and the mem0 door's expiration_date) takes a
+// date, meaning the end of that day UTC, today included: today's date was
+// refused and a date expired at its midnight, a day early. PATCH with
+// expires_at null (mem0: expiration_date null) removes the time to live, which
+// nothing could before.
 func TestExpiryDates(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open) // 2026-02-15T14:30Z

@@ -8,10 +8,10 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// factRoutes are the routes of long-term memory (seed 003): storing a
-// fact, searching and listing facts, validating and contradicting one.
-// Without a user_id a fact is global; a fact is not owned by an agent (its
-// agent_id says who stored it), so these are free to bound keys.
+// factRoutes are the routes of long-term memory: storing a fact, searching and
+// listing facts, validating and contradicting one. Without a user_id a fact is
+// global; a fact is not owned by an agent (its agent_id says who stored it),
+// so these are free to bound keys.
 func factRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/facts", handler: (*Server).handleStoreFact,
@@ -64,10 +64,10 @@ func factRoutes() []endpoint {
 	}
 }
 
-// factHistoryRoutes are what issue 13 adds to long-term memory: one fact,
-// its history, invalidation and disputes (API.md "Additions of v1.1").
-// Like validate and contradict they are free to bound keys; deleting one,
-// global facts included, needs editor.
+// factHistoryRoutes are the routes of facts that change over time
+// (docs/rules.md, "Facts change over time, and history is kept"): one fact,
+// its history, invalidation and disputes. Like validate and contradict they
+// are free to bound keys; deleting one, global facts included, needs editor.
 func factHistoryRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "GET /v1/facts/{id}", handler: (*Server).handleGetFact,

@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The mem0 door (API.md v1.2, "Framework doors"): the subset of mem0's
+// The mem0 door (docs/api.md, "The mem0 door"): the subset of mem0's
 // platform REST API that mem0's official clients use, so that
 // `new MemoryClient({apiKey, host: "http://HOST:8420/mem0"})` (npm mem0ai)
 // works unchanged against loci. It is a translation of shapes over

@@ -11,9 +11,9 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The episodic memory tools of seed 003 (record_episode,
-// find_similar_episodes). Episodes are the connection's user's with its
-// agent: a connection without a user does not list them.
+// The episodic memory tools (record_episode, find_similar_episodes). Episodes
+// are the connection's user's with its agent: a connection without a user does
+// not list them.
 
 // RecordEpisodeInput is the input of record_episode.
 type RecordEpisodeInput struct {

@@ -11,11 +11,11 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The long-term memory tools of seed 003 (store_fact, search_facts).
-// Facts are the connection's user's; a connection without a user stores
-// and searches global facts (seed 003: a fact with no user is global
-// knowledge), so an agent serving no one can keep domain knowledge that
-// every user-bound connection of the workspace may find.
+// The long-term memory tools (store_fact, search_facts). Facts are the
+// connection's user's; a connection without a user stores and searches global
+// facts (a fact with no user is global knowledge), so an agent serving no one
+// can keep domain knowledge that every user-bound connection of the workspace
+// may find.
 
 // StoreFactInput is the input of store_fact.
 type StoreFactInput struct {

@@ -11,13 +11,14 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The note tools: remember, recall and forget (seed 000's schemas).
+// The note tools: remember, recall and forget. remember and recall keep
+// their original schemas (docs/api.md, "MCP").
 //
-// A value is a string in and out, as seed 000 has it: the most portable
-// schema for every model's tool calling. A model that wants to keep
-// structure stores it as text (e.g. JSON text), which is how it reads it
-// back anyway. A note written through REST or the CLI with a non-string JSON
-// value (an object, a number) is recalled here as its compact JSON text.
+// A value is a string in and out: the most portable schema for every model's
+// tool calling. A model that wants to keep structure stores it as text (e.g.
+// JSON text), which is how it reads it back anyway. A note written through
+// REST or the CLI with a non-string JSON value (an object, a number) is
+// recalled here as its compact JSON text.
 
 // RememberInput is the input of remember.
 type RememberInput struct {
@@ -79,14 +80,14 @@ var (
 	forgetOutputSchema = outputSchema[ForgetOutput](nil)
 )
 
-// noteTools adds the note tools of the full set: seed 000's remember and
-// recall, and forget.
+// noteTools adds the note tools of the full set: remember and recall, and
+// forget.
 func (s *server) noteTools() {
 	s.seedNoteTools()
 	s.forgetTool()
 }
 
-// seedNoteTools adds seed 000's remember and recall (both sets).
+// seedNoteTools adds remember and recall, the note tools of both sets.
 func (s *server) seedNoteTools() {
 	addTool(s, loci.OpNoteRemember, &mcp.Tool{
 		Name:  "remember",

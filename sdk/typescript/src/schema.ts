@@ -1752,7 +1752,7 @@ export interface components {
             validated_at?: string;
         };
         /**
-         * @description A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; general_fact is the default of POST /v1/memories.
+         * @description A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The ten examples are the documented vocabulary; general_fact is the default of POST /v1/memories.
          * @example user_preference
          * @example skill_assessment
          * @example interview_insight
