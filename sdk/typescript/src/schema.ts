@@ -628,7 +628,7 @@ export interface paths {
         };
         /**
          * One fact
-         * @description Whatever its status (history included); does not count as an access.
+         * @description Whatever its status (history included); does not count as an access. An expired fact is 404, as on every route.
          *
          *     Needs the viewer role.
          */
@@ -678,7 +678,7 @@ export interface paths {
         };
         /**
          * Every version of a fact's key
-         * @description Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history.
+         * @description Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history. Versions that have expired are left out (an expired fact is 404).
          *
          *     Needs the viewer role.
          */
