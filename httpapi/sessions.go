@@ -10,8 +10,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// sessionRoutes are the routes of sessions and conversations (seeds 001
-// and 004): about users, not owned by agents.
+// sessionRoutes are the routes of sessions and conversations: about users,
+// not owned by agents.
 func sessionRoutes() []endpoint {
 	message := apidoc.Closed([]string{"role", "content"}, apidoc.Obj{
 		"role": apidoc.Str(""), "content": apidoc.Str("At most " + apidoc.Bytes(loci.MaxMessageBytes) + "."), "created_at": apidoc.Timestamp("Defaults to now."),

@@ -11,7 +11,7 @@ import (
 
 // TestKindToolsAnswerMetadata: the kinds' own tools answer a record's
 // metadata (recall, search_facts, find_similar_episodes), and
-// none where the record has none (issue 35).
+// none where the record has none.
 func TestKindToolsAnswerMetadata(t *testing.T) {
 	eachService(t, func(t *testing.T, svc loci.Service) {
 		ctx := context.Background()
