@@ -197,6 +197,17 @@ func TestExpiryDates(t *testing.T) {
 			})
 		}
 
+		// A session's end takes a date too.
+		if st, b := do(t, srv, "PUT", "/v1/sessions/s1", `{"user_id": "u", "summary": "ends today", "expires_at": "2026-02-15"}`); st/100 != 2 {
+			t.Fatalf("session with today's date: %d %s", st, b)
+		}
+		if st, b := do(t, srv, "GET", "/v1/sessions/s1", ""); st != 200 || decodeExact(t, b)["expires_at"] != endOfToday {
+			t.Errorf("session: %d %s, want expires_at %s", st, b, endOfToday)
+		}
+		if st, b := do(t, srv, "PUT", "/v1/sessions/s2", `{"user_id": "u", "expires_at": "2026-02-31"}`); st != 400 || !strings.Contains(string(b), "date") {
+			t.Errorf("session with no such day: %d %s, want 400", st, b)
+		}
+
 		// A patch takes a date too, and null removes the time to live.
 		st, b = do(t, srv, "POST", "/v1/memories", `{"content": "lasts a minute", "user_id": "u", "ttl_seconds": 60}`)
 		if st != 201 {

@@ -4825,10 +4825,7 @@ export interface operations {
                     confidence?: number;
                     /** @description A JSON object. */
                     context?: unknown;
-                    /**
-                     * Format: date-time
-                     * @description Omit for none.
-                     */
+                    /** @description An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC. Omit for none. */
                     expires_at?: string;
                     is_persistent?: boolean;
                     /** @description Replaces the session's messages. */
