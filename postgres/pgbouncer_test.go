@@ -89,9 +89,9 @@ func TestPgBouncerDSN(t *testing.T) {
 			defer db.Close()
 			err = tryExercise(ctx, db)
 		}
-		if err == nil || !strings.Contains(err.Error(), "prepared statement") {
+		if err == nil || !strings.Contains(err.Error(), "prepared statement") || !strings.Contains(err.Error(), "--db-pooler") {
 			t.Fatalf("named statements through pgbouncer in transaction mode: %v, want a prepared statement error "+
-				"(is the pooler in transaction mode?)", err)
+				"(is the pooler in transaction mode?) that names --db-pooler", err)
 		}
 	})
 }
