@@ -87,7 +87,7 @@ func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 		IsPersistent: req.IsPersistent, Confidence: req.Confidence,
 		Messages: make([]loci.Message, len(req.Messages)),
 	}
-	// A time, or a date: the end of that day, UTC (API.md v1.3).
+	// A time, or a date: the end of that day, UTC.
 	at, err := expiryTime("expires_at", req.ExpiresAt)
 	if err != nil {
 		s.Error(w, r, err)
