@@ -38,10 +38,10 @@ func (a AgentCreate) Validate() error {
 	return nil
 }
 
-// AgentService manages agents, the owners of blocks, notes and passages
-// (seed 002). Writing a block or a passage for an agent that does not exist
-// creates it with the standard blocks, so an agent needs no setup step;
-// reading a missing agent is ENOTFOUND.
+// AgentService manages agents, the owners of blocks, notes and passages.
+// Writing a block or a passage for an agent that does not exist creates it
+// with the standard blocks, so an agent needs no setup step; reading a missing
+// agent is ENOTFOUND.
 type AgentService interface {
 	// CreateAgent creates an agent and its blocks and returns them.
 	// EINVALID for an empty id, a bad label or limit, or a label given

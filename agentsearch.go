@@ -27,7 +27,7 @@ type AgentSearchQuery struct {
 	Limit   int  // default DefaultSearchLimit, at most MaxSearchLimit
 	Explain bool // explain each result's score
 	// Filters narrows the scope before ranking, in the filter language of
-	// API.md v1.2 (ParseMemoryFilter); it never widens it.
+	// docs/api.md, "Filters" (ParseMemoryFilter); it never widens it.
 	Filters json.RawMessage
 }
 

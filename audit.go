@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// AuditEntry is one line of the append-only access log (seed 001
-// telemetry, seed 004 traceability): who did what, where, to which
-// records, when. It never holds content.
+// AuditEntry is one line of the append-only access log (docs/rules.md,
+// "Every access is audited, without content"): who did what, where, to
+// which records, when. It never holds content.
 type AuditEntry struct {
 	ID        string    `json:"id"`
 	Time      time.Time `json:"time"`

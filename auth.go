@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Role is what an API key may do (seed 000's roles). Each role may do
-// everything the roles below it may.
+// Role is what an API key may do (docs/api.md, "Roles and agent binding").
+// Each role may do everything the roles below it may.
 type Role string
 
 // The roles, weakest first.
@@ -155,9 +155,9 @@ type KeyService interface {
 	HasKeys(ctx context.Context) (bool, error)
 }
 
-// AgentBinding is how a key bound to one agent (Principal.AgentID) may
-// call an operation (DESIGN §5). REST routes declare it in their policy,
-// and the operation checks it against the agent it is given.
+// AgentBinding is how a key bound to one agent (Principal.AgentID) may call an
+// operation (docs/api.md, "Roles and agent binding"). REST routes declare it
+// in their policy, and the operation checks it against the agent it is given.
 type AgentBinding int
 
 const (

@@ -2,13 +2,14 @@ package loci
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// Limits on core memory blocks (seed 002). A block's limit counts
-// characters (Unicode code points) of its content.
+// Limits on core memory blocks. A block's limit counts characters (Unicode
+// code points) of its content.
 const (
 	DefaultBlockLimit  = 5000
 	MaxBlockLimit      = 200000
@@ -16,7 +17,7 @@ const (
 )
 
 // StandardBlockLabels are the blocks an agent gets when created without
-// blocks (seed 002).
+// blocks.
 var StandardBlockLabels = []string{"personality", "relationships", "current_state"}
 
 // Block is a labelled section of an agent's core memory, always rendered
@@ -32,6 +33,9 @@ type Block struct {
 	Version      int       `json:"version"` // 1 on create, +1 per update
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // BlockVersion is one content a block has had. Limit is the block's
@@ -120,7 +124,7 @@ func (w BlockWrite) Validate() error {
 }
 
 // BlockService is core memory: an agent's blocks, shared blocks and the
-// prompt they render into (seed 002).
+// prompt they render into.
 type BlockService interface {
 	// ListBlocks returns the agent's owned blocks by label, then the shared
 	// blocks attached to it by label. ENOTFOUND when the agent is absent.

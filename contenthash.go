@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// NormalizeContent is content as a repeat is compared (API.md v1.2): the
-// same words, case and spacing aside.
+// NormalizeContent is content as a repeat is compared (docs/rules.md, "A
+// repeat changes nothing (NOOP)"): the same words, case and spacing aside.
 func NormalizeContent(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Episode outcomes (seed 003).
+// Episode outcomes.
 const (
 	OutcomeSuccess = "success"
 	OutcomePartial = "partial"
@@ -19,9 +19,8 @@ const (
 // Outcomes lists the episode outcomes.
 var Outcomes = []string{OutcomeSuccess, OutcomePartial, OutcomeFailure}
 
-// Episode lifecycle defaults (seed 003): an episode expires 30 days after
-// its creation and a user+agent keeps at most 1000, the oldest leaving
-// first.
+// Episode lifecycle defaults: an episode expires 30 days after its creation
+// and a user+agent keeps at most 1000, the oldest leaving first.
 const (
 	DefaultEpisodeTTL = 30 * 24 * time.Hour
 	DefaultEpisodeCap = 1000
@@ -44,6 +43,9 @@ type Episode struct {
 	UserFeedback      *EpisodeFeedback `json:"user_feedback,omitempty"`
 	CreatedAt         time.Time        `json:"created_at"`
 	ExpiresAt         time.Time        `json:"expires_at"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // EpisodeInput records an episode. Context and OutcomeDetails are JSON

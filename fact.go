@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Fact categories (seed 003's memory_category).
+// Fact categories: the documented vocabulary of a fact's category.
 const (
 	CategoryUserPreference   = "user_preference"
 	CategorySkillAssessment  = "skill_assessment"
@@ -29,7 +29,8 @@ var FactCategories = []string{
 	CategoryCompanyInfo, CategoryGeneralFact,
 }
 
-// Rules of long-term facts (seed 003).
+// Rules of long-term facts (docs/rules.md, "Facts: relevance, and decay
+// applied by maintenance at most once a period").
 const (
 	FactInitialRelevance = 1.0
 	FactValidateStep     = 0.1 // validate adds, up to FactMaxRelevance
@@ -95,6 +96,9 @@ type Fact struct {
 	SupersededBy string    `json:"superseded_by,omitempty"` // the fact that replaced it
 	Supersedes   string    `json:"supersedes,omitempty"`    // the fact it replaced
 	Status       string    `json:"status"`                  // FactCurrent, FactDisputed, ...
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // FactInput stores a fact. Evidence is a JSON object when set. Key, when

@@ -3,7 +3,7 @@ package loci
 // Kind names a memory kind: a policy over the one record shape.
 type Kind string
 
-// The eight kinds of DESIGN §1.2.
+// The eight kinds (docs/records.md, "The kinds").
 const (
 	KindNote       Kind = "note"
 	KindBlock      Kind = "block"

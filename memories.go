@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// The memories door (API.md v1.2, DESIGN §1.4): every record of every kind
-// is also a memory, addressed by its id, with one verb set over all kinds.
-// Each kind's own rules hold whichever door a write comes through.
+// The memories door (docs/api.md, "The memories API over every kind"): every
+// record of every kind is also a memory, addressed by its id, with one verb
+// set over all kinds. Each kind's own rules hold whichever door a write
+// comes through.
 
 // Events of a memory write.
 const (
@@ -27,12 +28,12 @@ const (
 	MaxTTLSeconds = 100 * 365 * 24 * 3600
 )
 
-// categoryRE is what a fact category may be (API.md v1.2: open
-// categories).
+// categoryRE is what a fact category may be: categories are open, any name
+// of this form.
 var categoryRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // ValidCategory reports whether c is a fact category: a name matching
-// [a-z][a-z0-9_]{0,63}. The seed's ten (FactCategories) are the documented
+// [a-z][a-z0-9_]{0,63}. The ten of FactCategories are the documented
 // vocabulary, CategoryGeneralFact the default.
 func ValidCategory(c string) bool { return categoryRE.MatchString(c) }
 

@@ -6,18 +6,22 @@ import (
 	"time"
 )
 
-// Limits on notes (seed 000).
+// Limits on notes (docs/records.md, "The kinds").
 const (
 	MaxNoteKeyBytes   = 256
 	MaxNoteValueBytes = 64 << 10
 )
 
-// Note is a key-value memory of one agent (seed 000 remember/recall, seed
-// 004 agent state). Value is a JSON string or any other JSON value.
+// Note is a key-value memory of one agent: what its remember and recall
+// tools keep, and its own state. Value is a JSON string or any other JSON
+// value.
 type Note struct {
 	Key       string          `json:"key"`
 	Value     json.RawMessage `json:"value"`
 	UpdatedAt time.Time       `json:"updated_at"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // NoteVersion is one value a note has had.

@@ -150,7 +150,8 @@ type MemoryQuery struct {
 	Kinds  []Kind
 	Before time.Time
 	After  time.Time
-	// Filters narrows the selection in the filter language of API.md v1.2.
+	// Filters narrows the selection in the filter language (docs/api.md,
+	// "Filters").
 	Filters *MemoryFilter
 	Limit   int // 0: 100; at most 1000
 	Offset  int

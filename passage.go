@@ -6,15 +6,15 @@ import (
 	"time"
 )
 
-// Limits on archival passages (seed 002).
+// Limits on archival passages (docs/records.md, "The kinds").
 const (
 	MaxPassageBytes = 64 << 10
 	MaxPassageTags  = 32
 	MaxTagBytes     = 64
 )
 
-// Passage is a piece of an agent's archival memory: long-term, searchable
-// text with tags (seed 002).
+// Passage is a piece of an agent's archival memory: long-term, searchable text
+// with tags.
 type Passage struct {
 	ID        string    `json:"id"`
 	AgentID   string    `json:"agent_id"`
@@ -25,6 +25,9 @@ type Passage struct {
 	// for the same content again EventNoop, or EventUpdate when the
 	// repeat brought tags the passage lacked (they were added).
 	Event string `json:"event,omitempty"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // PassageFilter narrows a listing or a search of passages: Tag, when set,

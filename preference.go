@@ -7,22 +7,23 @@ import (
 	"time"
 )
 
-// Preference sources (seed 001): what the user said, what their behaviour
-// shows, and a choice made within one session.
+// Preference sources: what the user said, what their behaviour shows, and a
+// choice made within one session.
 const (
 	SourceExplicit = "explicit"
 	SourceImplicit = "implicit"
 	SourceDecision = "decision"
 )
 
-// Confidence tiers (seed 001): how assertively a preference is applied.
+// Confidence tiers: how assertively a preference is applied.
 const (
 	TierHigh   = "high"   // 80..100: apply without asking
 	TierMedium = "medium" // 50..79: suggest, let the user override
 	TierLow    = "low"    // below 50: do not apply
 )
 
-// The confidence framework of seed 001, on a 0..100 scale.
+// The preferences' confidence framework, on a 0..100 scale (docs/rules.md,
+// "Preferences: contradiction by case, decay computed at read time").
 const (
 	PrefExplicitConfidence  = 100
 	PrefDecisionConfidence  = 100
@@ -51,11 +52,10 @@ func Tier(confidence int) string {
 	}
 }
 
-// Preference is a user's preference (or, with a session, a decision),
-// stored as seed 001's JSON (type, value, context, learned_from,
-// first_observed, observation_count) plus its confidence state.
-// Confidence is the effective confidence at read time: the stored one
-// less the decay for disuse.
+// Preference is a user's preference (or, with a session, a decision), stored
+// as JSON (type, value, context, learned_from, first_observed,
+// observation_count) plus its confidence state. Confidence is the effective
+// confidence at read time: the stored one less the decay for disuse.
 type Preference struct {
 	UserID            string          `json:"user_id"`
 	SessionID         string          `json:"session_id,omitempty"`
@@ -75,6 +75,9 @@ type Preference struct {
 	LastUsedAt        time.Time       `json:"last_used_at"`
 	CreatedAt         time.Time       `json:"created_at"`
 	UpdatedAt         time.Time       `json:"updated_at"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Limits on preferences: a preference's type and its context.
@@ -133,7 +136,7 @@ func (in PreferenceInput) Validate() error {
 	return nil
 }
 
-// PreferenceService is seed 001's preference memory. A preference is named
+// PreferenceService is a user's preference memory. A preference is named
 // by user and type; a decision also by its session (sessionID "" names the
 // user-level preference).
 type PreferenceService interface {

@@ -21,8 +21,9 @@ type Scope struct {
 // are UUIDs of 36 bytes).
 const MaxRecordIDBytes = 256
 
-// Record is the one row shape every kind maps onto (DESIGN §1.3). A kind is a
-// policy over it: which fields it uses, how it is keyed, how it ages.
+// Record is the one row shape every kind maps onto (docs/records.md, "One
+// record shape"). A kind is a policy over it: which fields it uses, how it
+// is keyed, how it ages.
 type Record struct {
 	ID        string `json:"id"`        // UUIDv7, time-ordered
 	Workspace string `json:"workspace"` // tenant boundary
@@ -39,9 +40,9 @@ type Record struct {
 	// Data holds the kind-specific fields as a JSON object.
 	Data json.RawMessage `json:"data,omitempty"`
 	Tags []string        `json:"tags,omitempty"`
-	// Metadata is a small JSON object the client owns (API.md v1.2), in
-	// canonical form (NormalizeMetadata); nil for none. It is returned
-	// wherever the record is and never searched as text.
+	// Metadata is a small JSON object the client owns (docs/records.md,
+	// "Metadata"), in canonical form (NormalizeMetadata); nil for none. It is
+	// returned wherever the record is and never searched as text.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 
 	// Kind-specific columns that filters need.
@@ -59,12 +60,12 @@ type Record struct {
 	ExpiresAt      time.Time `json:"expires_at,omitzero"` // zero: never
 	Version        int       `json:"version"`             // 1 on insert, +1 per update
 
-	// ValidAt and InvalidAt bound when what the record says is true (a
-	// fact's validity, DESIGN §1.3 plus issue 13): from ValidAt (zero:
-	// always was) until InvalidAt (zero: still is). A record with
-	// InvalidAt set is history; the key's uniqueness counts only records
-	// without it, so a key keeps one open record and any number of past
-	// ones.
+	// ValidAt and InvalidAt bound when what the record says is true (a fact's
+	// validity, docs/rules.md, "Facts change over time, and history is kept"):
+	// from ValidAt (zero: always was) until InvalidAt (zero: still is). A
+	// record with InvalidAt set is history; the key's uniqueness counts only
+	// records without it, so a key keeps one open record and any number of
+	// past ones.
 	ValidAt   time.Time `json:"valid_at,omitzero"`
 	InvalidAt time.Time `json:"invalid_at,omitzero"`
 	// Review is why the record waits for a person's review (ReviewDisputed,
@@ -93,7 +94,7 @@ const (
 	// ReviewDisputed: a fact was contradicted and nobody has resolved it.
 	ReviewDisputed = "disputed"
 	// ReviewFlaggedForRemoval: the user explicitly contradicted a
-	// preference (seed 001); it waits to be kept or forgotten.
+	// preference; it waits to be kept or forgotten.
 	ReviewFlaggedForRemoval = "flagged_for_removal"
 )
 
@@ -171,8 +172,8 @@ type RecordFilter struct {
 	// it (ContentHash: case and spacing aside): a repeat's candidates.
 	ContentHash *string
 
-	// Where is a condition in the filter language of API.md v1.2. The
-	// backends do not read it: the rules apply it above them (memory's
+	// Where is a condition in the filter language (docs/api.md, "Filters").
+	// The backends do not read it: the rules apply it above them (memory's
 	// findRecords), and Match and the search indexes check it.
 	Where *MemoryFilter
 

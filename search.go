@@ -21,7 +21,7 @@ type SearchQuery struct {
 	Limit     int      `json:"limit,omitempty"`   // default DefaultSearchLimit, at most MaxSearchLimit
 	Explain   bool     `json:"explain,omitempty"` // explain each result's score
 	// Filters narrows the search before ranking, in the filter language
-	// of API.md v1.2 (ParseMemoryFilter).
+	// of docs/api.md, "Filters" (ParseMemoryFilter).
 	Filters json.RawMessage `json:"filters,omitempty"`
 	// Threshold, 0..1, drops the results whose score (their relevance)
 	// is below it; 0 drops none.
@@ -110,7 +110,8 @@ type SignalScore struct {
 	Score float64 `json:"score"`
 }
 
-// Explanation says how a search result's score was made (DESIGN §3).
+// Explanation says how a search result's score was made (docs/retrieval.md,
+// "What a score means").
 type Explanation struct {
 	// Signals holds each signal that found the result: "lexical", "vector".
 	Signals map[string]SignalScore `json:"signals"`

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Limits on sessions (seeds 001 and 004).
+// Limits on sessions.
 const (
 	MaxSessionIDBytes    = 256
 	MaxMessageRoleBytes  = 64
@@ -36,9 +36,9 @@ func (m Message) Validate() error {
 	return nil
 }
 
-// Session is a user's session or conversation (seed 001 session memory,
-// seed 004 conversations): context JSON, a summary, its messages in
-// order, whether it persists, when it expires, and a confidence 0..100.
+// Session is a user's session or conversation: context JSON, a summary, its
+// messages in order, whether it persists, when it expires, and a confidence
+// 0..100.
 type Session struct {
 	SessionID    string          `json:"session_id"`
 	UserID       string          `json:"user_id"`
@@ -51,6 +51,9 @@ type Session struct {
 	Confidence   float64         `json:"confidence"`
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // SessionPut stores or replaces a session. Context nil is {}.
@@ -92,6 +95,9 @@ type SessionSummary struct {
 	UpdatedAt    time.Time `json:"updated_at"`
 	Summary      string    `json:"summary"`
 	MessageCount int       `json:"message_count"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // SessionService stores sessions and conversations. A session id is unique

@@ -189,7 +189,7 @@ type BlockLink struct {
 const MaxUserIDBytes = 256
 
 // User is a person whose preferences and sessions are remembered. Defaults
-// holds the user's standing defaults (seed 001) as a JSON object.
+// holds the user's standing defaults as a JSON object.
 type User struct {
 	Workspace string          `json:"-"`
 	ID        string          `json:"id"`

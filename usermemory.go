@@ -9,9 +9,9 @@ import (
 // ContextSessionCount is how many recent sessions a session start loads.
 const ContextSessionCount = 5
 
-// UserContext is what a session starts with (seed 001): the user (created
-// with empty defaults if new), the preferences to apply with their tiers,
-// and recent sessions.
+// UserContext is what a session starts with: the user (created with empty
+// defaults if new), the preferences to apply with their tiers, and recent
+// sessions.
 type UserContext struct {
 	User        *User             `json:"user"`
 	Created     bool              `json:"created"`
@@ -91,8 +91,8 @@ type ForgetRequest struct {
 	DryRun        bool     `json:"dry_run,omitempty"`
 	IncludeAgents bool     `json:"include_agents,omitempty"`
 	// Filters narrows what the query and ids match, in the filter
-	// language of API.md v1.2; alone, it selects what it matches among
-	// the user's records.
+	// language (docs/api.md, "Filters"); alone, it selects what it
+	// matches among the user's records.
 	Filters json.RawMessage `json:"filters,omitempty"`
 }
 
@@ -100,7 +100,8 @@ type ForgetRequest struct {
 // user: a forget reaches them only with ForgetRequest.IncludeAgents.
 var AgentScopedKinds = []Kind{KindNote, KindBlock, KindPassage}
 
-// UserMemoryService is seed 001's session start and privacy queries.
+// UserMemoryService is a user's session start and the privacy queries:
+// what is held about a user, forgetting some of it, deleting the user.
 type UserMemoryService interface {
 	// UserContext starts a session: it creates the user with empty
 	// defaults if new and returns the preferences to apply (user-level or

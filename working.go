@@ -6,11 +6,10 @@ import (
 	"time"
 )
 
-// Limits of working memory (seed 003). A kilobyte here is 1024 bytes: the
-// values of one task total at most MaxWorkingTaskBytes = 51200 bytes, each
-// value counted as the length of its compact JSON encoding with strings as
-// UTF-8 (the value, not the client's escaping: "é" and "\u00e9" count the
-// same).
+// Limits of working memory. A kilobyte here is 1024 bytes: the values of one
+// task total at most MaxWorkingTaskBytes = 51200 bytes, each value counted as
+// the length of its compact JSON encoding with strings as UTF-8 (the value,
+// not the client's escaping: "é" and "\u00e9" count the same).
 const (
 	MaxTaskIDBytes      = 100
 	MaxWorkingKeyBytes  = 100
@@ -30,6 +29,9 @@ type WorkingEntry struct {
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	ExpiresAt time.Time       `json:"expires_at"`
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // WorkingInput is a write to working memory.

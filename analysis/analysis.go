@@ -187,7 +187,8 @@ func Stem(w string) string {
 // The cache keeps two generations of at most stemGeneration words each:
 // when the current one fills, it becomes the old one and the old one is
 // dropped, so words in use stay cached and the cache stays under about a
-// megabyte (a process's memory is what it searches, DESIGN §6).
+// megabyte (what a process keeps in memory is bounded by what it searches,
+// never by what is stored).
 var stems = struct {
 	mu       sync.RWMutex
 	cur, old map[string]string

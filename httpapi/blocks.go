@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -8,12 +9,11 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// blockRoutes are the routes of core memory blocks and the prompt they
-// render (seed 002). Attaching puts one agent's shared block into another
-// agent's memory: it spans two agents, so bound keys are denied.
-// Detaching changes only the consumer the path names. Listing consumers
-// names the block by id: the rule lets a bound key list those of its own
-// agent's blocks only.
+// blockRoutes are the routes of core memory blocks and the prompt they render.
+// Attaching puts one agent's shared block into another agent's memory: it
+// spans two agents, so bound keys are denied. Detaching changes only the
+// consumer the path names. Listing consumers names the block by id: the rule
+// lets a bound key list those of its own agent's blocks only.
 func blockRoutes() []endpoint {
 	withAction := apidoc.Success(apidoc.Ref("Block"), apidoc.ActionField)
 	return []endpoint{
@@ -195,9 +195,18 @@ func (s *Server) handlePrompt(w http.ResponseWriter, r *http.Request) {
 
 // blockFields is a block as the API answers it.
 func blockFields(b *loci.Block) map[string]any {
-	return map[string]any{
+	return withMetadata(map[string]any{
 		"id": b.ID, "label": b.Label, "content": b.Content, "is_shared": b.IsShared,
 		"owner_agent_id": b.OwnerAgentID, "limit": b.Limit, "version": b.Version,
 		"created_at": b.CreatedAt, "updated_at": b.UpdatedAt,
+	}, b.Metadata)
+}
+
+// withMetadata adds a record's metadata to the fields of its kind's
+// answer, when it has any (docs/records.md, "Metadata").
+func withMetadata(fields map[string]any, meta json.RawMessage) map[string]any {
+	if len(meta) > 0 {
+		fields["metadata"] = meta
 	}
+	return fields
 }

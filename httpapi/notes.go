@@ -10,7 +10,7 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// noteRoutes are the routes of notes (seed 000).
+// noteRoutes are the routes of notes, an agent's key-value memory.
 func noteRoutes() []endpoint {
 	remember := endpoint{pattern: "PUT /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRemember,
 		op: loci.OpNoteRemember,
@@ -96,7 +96,7 @@ func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{"key": n.Key, "value": n.Value, "updated_at": n.UpdatedAt})
+	ok(w, http.StatusOK, withMetadata(map[string]any{"key": n.Key, "value": n.Value, "updated_at": n.UpdatedAt}, n.Metadata))
 }
 
 func (s *Server) handleRecallAll(w http.ResponseWriter, r *http.Request) {

@@ -395,7 +395,7 @@ func (c *Cache) load(ctx context.Context, tx loci.Tx, scope loci.RecordFilter, k
 	f.Order = loci.OrderNone
 	err = tx.ScanRecords(ctx, f, func(r *loci.Record) error {
 		e.put(r)
-		if e.bytes > c.cfg.budget {
+		if e.bytes > c.cfg.budget || e.tooBig {
 			// The estimate was short (longer texts, or vectors): the
 			// scope is streamed, and the budget kept.
 			return errOverBudget
@@ -576,11 +576,16 @@ func (c *Cache) update(e *entry, fn func()) {
 	e.mu.Lock()
 	before := e.bytes
 	fn()
-	delta := e.bytes - before
+	delta, tooBig := e.bytes-before, e.tooBig
 	e.mu.Unlock()
 	c.mu.Lock()
 	if e.cached {
 		c.used += delta
+		if tooBig {
+			// Outgrown what it can hold: the scope is loaded again
+			// (and, too big, streamed).
+			c.forget(c.spaces[e.filter.Workspace], e)
+		}
 	}
 	c.mu.Unlock()
 }

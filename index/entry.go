@@ -8,11 +8,11 @@
 //
 // The Cache (cache.go) holds the indexes of the scopes searched, loaded on
 // demand through a loci.Tx, kept exact by the store's change feed
-// (loci.Tx.Changes) and evicted least-recently-used under a memory budget,
-// so what a process keeps is bounded by what is searched, never by what is
-// stored (DESIGN §6). A scope too large for the budget is scored by one
-// streaming pass over its records instead (stream.go). Backends only store
-// records and report changes: ranking is written once, here.
+// (loci.Tx.Changes) and evicted least-recently-used under a memory budget, so
+// what a process keeps is bounded by what is searched, never by what is
+// stored. A scope too large for the budget is scored by one streaming pass
+// over its records instead (stream.go). Backends only store records and report
+// changes: ranking is written once, here.
 package index
 
 import (
@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
 )
@@ -103,16 +105,34 @@ type doc struct {
 	meta loci.MetadataFields
 }
 
-type posting struct {
-	slot int32
-	tf   uint16
-}
+// posting is a doc holding a term, in 4 bytes: its slot (the high 24
+// bits) and how often it holds the term (the low 8, at most maxTF).
+type posting uint32
 
-// termTF is a term of a doc and how often the doc holds it.
-type termTF struct {
-	term uint32
-	tf   uint16
-}
+func mkPosting(slot int32, tf uint16) posting { return posting(uint32(slot)<<8 | uint32(tf)) }
+func (p posting) slot() int32                 { return int32(p >> 8) }
+func (p posting) tf() uint16                  { return uint16(p & 0xff) }
+
+// termTF is a term of a doc and how often the doc holds it, in 4 bytes:
+// the term's id (the high 24 bits) and the count (the low 8, at most
+// maxTF).
+type termTF uint32
+
+func mkTermTF(term uint32, tf uint16) termTF { return termTF(term<<8 | uint32(tf)) }
+func (t termTF) term() uint32                { return uint32(t >> 8) }
+func (t termTF) tf() uint16                  { return uint16(t & 0xff) }
+
+// maxTF is the most times a doc is counted to hold a term (BM25 has long
+// saturated); maxSlots and maxTerms bound an entry's slots and terms, so
+// that postings and doc terms fit 4 bytes. An entry that would outgrow
+// them is too big (entry.tooBig): the scope is searched by streaming, as
+// one over the budget (no budget holds so many: each slot costs over 150
+// bytes, each term over 40).
+const (
+	maxTF    = 255
+	maxSlots = 1 << 24
+	maxTerms = 1 << 24
+)
 
 // invertAt is how many live docs make an entry keep postings: a smaller
 // one is scored by reading its docs' terms, which costs about what
@@ -156,6 +176,10 @@ type entry struct {
 
 	bytes   int64 // estimated size, for the budget
 	capHint int   // records expected (a load), for the first vector's columns
+
+	// tooBig is set when a put would have outgrown maxSlots or maxTerms
+	// (the record was not indexed): the entry must not be searched.
+	tooBig bool
 
 	// Cache bookkeeping, guarded by the cache's mutex.
 	cached bool
@@ -242,6 +266,10 @@ func (e *entry) put(r *loci.Record) {
 		return
 	}
 	e.remove(r.ID)
+	if len(e.docs) >= maxSlots || e.vocab.size()+strings.Count(text, " ")+1 >= maxTerms {
+		e.tooBig = true
+		return
+	}
 	slot := int32(len(e.docs))
 	e.docs = append(e.docs, d)
 	e.vecOK = append(e.vecOK, false)
@@ -295,42 +323,114 @@ func (e *entry) newDoc(r *loci.Record, text string) *doc {
 
 // addTerms indexes text, the analyzed text of d in slot: its terms (and
 // postings, once inverted), document frequencies and length, and adds
-// what they cost to d.bytes.
+// what they cost to d.bytes. Its words are counted by their vocabulary
+// ids, in a scratch slice by id (no map per doc).
 func (e *entry) addTerms(slot int32, d *doc, text string) {
-	counts := countTerms(text, e.cfg.fold)
-	e.growTerms(len(counts))
-	d.tOff, d.tLen = int32(len(e.dterms)), int32(len(counts))
-	for _, tc := range counts {
-		id, added := e.vocab.add(tc.term)
+	sp := seenPool.Get().(*[]int32)
+	seen := *sp // by term id: 1 + where the doc's term is in e.dterms, 0 when not yet seen
+	e.growTerms(strings.Count(text, " ") + 1)
+	first := len(e.dterms)
+	d.tOff = int32(first)
+	for i := 0; ; {
+		var t string
+		if t, i = nextField(text, i); t == "" {
+			break
+		}
+		if e.cfg.fold != nil {
+			t = e.cfg.fold(t)
+		}
+		d.length++
+		id, added := e.vocab.add(t)
 		if added {
 			e.df = append(e.df, 0)
 			// The term's text, hash entry, end and df (and postings'
 			// slice header): measured.
-			d.bytes += int32(len(tc.term)) + 40
+			d.bytes += int32(len(t)) + 40
 			if e.inverted {
 				e.postings = append(e.postings, nil)
 				d.bytes += 24
 			}
 		}
-		e.dterms = append(e.dterms, termTF{term: id, tf: tc.tf})
-		if e.inverted {
-			e.postings[id] = append(e.postings[id], posting{slot: slot, tf: tc.tf})
+		if int(id) >= len(seen) {
+			seen = append(seen, make([]int32, int(id)+1-len(seen))...)
 		}
-		e.df[id]++
-		d.length += int32(tc.n)
+		if at := seen[id]; at > 0 {
+			if tt := e.dterms[at-1]; tt.tf() < maxTF {
+				e.dterms[at-1] = tt + 1
+			}
+			continue
+		}
+		e.dterms = append(e.dterms, mkTermTF(id, 1))
+		seen[id] = int32(len(e.dterms))
 	}
+	terms := e.dterms[first:]
+	d.tLen = int32(len(terms))
+	for _, tt := range terms {
+		id := tt.term()
+		seen[id] = 0
+		e.df[id]++
+		if e.inverted {
+			e.postings[id] = append(e.postings[id], mkPosting(slot, tt.tf()))
+		}
+	}
+	*sp = seen
+	seenPool.Put(sp)
 	e.totalLen += int64(d.length)
 	e.lens = append(e.lens, d.length)
 	// The doc, its id (and map entry), key and tags; its terms (with
 	// growth slack) and postings.
-	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 10*len(counts))
+	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 5*len(terms))
 	if e.inverted {
-		d.bytes += int32(12 * len(counts))
+		d.bytes += int32(6 * len(terms))
 	}
 	for _, t := range d.tags {
 		d.bytes += int32(16 + len(t))
 	}
 }
+
+// seenPool holds addTerms' scratch slices, zeroed.
+var seenPool = sync.Pool{New: func() any { return new([]int32) }}
+
+// nextField returns the field (a run of non-space characters, as
+// strings.Fields splits) of text at or after i, and where it ends; "" when
+// none is left.
+func nextField(text string, i int) (string, int) {
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] == 0 {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	j := i
+	for j < len(text) {
+		c := text[j]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] != 0 {
+				break
+			}
+			j++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[j:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		j += n
+	}
+	return text[i:j], j
+}
+
+// asciiSpace is strings.Fields' ASCII white space.
+var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
 
 // growTerms makes room for k more doc terms. During a load (capHint
 // records expected), a full slice grows once to what the records so far
@@ -358,10 +458,10 @@ func (e *entry) invert() {
 			continue
 		}
 		for _, t := range e.terms(d) {
-			e.postings[t.term] = append(e.postings[t.term], posting{slot: int32(slot), tf: t.tf})
+			e.postings[t.term()] = append(e.postings[t.term()], mkPosting(int32(slot), t.tf()))
 		}
-		d.bytes += 12 * d.tLen
-		e.bytes += int64(12 * d.tLen)
+		d.bytes += 6 * d.tLen
+		e.bytes += int64(6 * d.tLen)
 	}
 }
 
@@ -428,7 +528,7 @@ func (e *entry) remove(id string) {
 	e.lens[slot], e.vecOK[slot] = -1, false
 	e.live--
 	for _, t := range e.terms(d) {
-		e.df[t.term]--
+		e.df[t.term()]--
 	}
 	e.totalLen -= int64(d.length)
 	if d.hasVec {
@@ -471,8 +571,8 @@ func (e *entry) compact() {
 	for t, ps := range e.postings {
 		out := ps[:0]
 		for _, p := range ps {
-			if ns := newSlot[p.slot]; ns >= 0 {
-				out = append(out, posting{slot: ns, tf: p.tf})
+			if ns := newSlot[p.slot()]; ns >= 0 {
+				out = append(out, mkPosting(ns, p.tf()))
 			}
 		}
 		e.postings[t] = slices.Clip(out)
@@ -487,37 +587,6 @@ func (e *entry) compact() {
 	}
 	e.bytes -= e.vecBytes() * int64(len(e.docs)-len(docs))
 	e.docs = docs
-}
-
-// termCount is a term of a text and how often it occurs.
-type termCount struct {
-	term string
-	tf   uint16 // capped
-	n    int    // uncapped
-}
-
-// countTerms splits analyzed text into its distinct terms with their
-// frequencies, each mapped by fold when set (see WithTermFold).
-func countTerms(text string, fold func(string) string) []termCount {
-	fields := strings.Fields(text)
-	out := make([]termCount, 0, len(fields))
-	at := make(map[string]int, len(fields))
-	for _, t := range fields {
-		if fold != nil {
-			t = fold(t)
-		}
-		i, ok := at[t]
-		if !ok {
-			i = len(out)
-			at[t] = i
-			out = append(out, termCount{term: t})
-		}
-		if out[i].tf < math.MaxUint16 {
-			out[i].tf++
-		}
-		out[i].n++
-	}
-	return out
 }
 
 // Stats are the corpus statistics BM25 reads: the number of records, their
@@ -670,14 +739,15 @@ func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws [
 	lens := e.lens
 	for i, id := range ids {
 		for _, p := range e.postings[id] {
-			n := lens[p.slot]
+			slot := p.slot()
+			n := lens[slot]
 			if n < 0 {
 				continue
 			}
-			if acc[p.slot] == 0 {
-				touched = append(touched, p.slot)
+			if acc[slot] == 0 {
+				touched = append(touched, slot)
 			}
-			acc[p.slot] += bm.bm25(ws[i], float64(p.tf), n)
+			acc[slot] += bm.bm25(ws[i], float64(p.tf()), n)
 		}
 	}
 	return touched
@@ -709,12 +779,13 @@ func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []flo
 		}
 		found := false
 		for _, t := range e.terms(d) {
-			if mask&(1<<(t.term&63)) == 0 {
+			term := t.term()
+			if mask&(1<<(term&63)) == 0 {
 				continue
 			}
 			for i, id := range ids {
-				if id == t.term {
-					tfs[i], found = float64(t.tf), true
+				if id == term {
+					tfs[i], found = float64(t.tf()), true
 					break
 				}
 			}
@@ -772,7 +843,7 @@ func (e *entry) holds(id string, ids []int64) uint64 {
 	var mask uint64
 	for _, dt := range e.terms(e.docs[slot]) {
 		for i, tid := range ids {
-			if tid == int64(dt.term) {
+			if tid == int64(dt.term()) {
 				mask |= 1 << i
 			}
 		}

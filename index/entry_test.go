@@ -1,9 +1,11 @@
 package index
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,14 +133,41 @@ func TestTopKTies(t *testing.T) {
 	}
 }
 
-func TestCountTerms(t *testing.T) {
-	got := countTerms("b a b  c b", nil)
-	want := []termCount{{"b", 3, 3}, {"a", 1, 1}, {"c", 1, 1}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
+// TestDocTerms: a doc's terms are its distinct words in order of first
+// use, each with how often it occurs (at most maxTF), and its length is
+// every word, words split as strings.Fields splits them.
+func TestDocTerms(t *testing.T) {
+	e := newEntry(&config{}, "k", loci.RecordFilter{Workspace: "w"})
+	terms := func(id string) (out []string, length int32) {
+		d := e.docs[e.slotOf[id]]
+		for _, tt := range e.terms(d) {
+			out = append(out, fmt.Sprintf("%s:%d", e.vocab.textOf(tt.term()), tt.tf()))
+		}
+		return out, d.length
 	}
-	if len(countTerms("   ", nil)) != 0 {
-		t.Error("blank text has terms")
+	e.put(&loci.Record{ID: "1", Workspace: "w", SearchText: "b a b  c b"})
+	if got, n := terms("1"); !slices.Equal(got, []string{"b:3", "a:1", "c:1"}) || n != 5 {
+		t.Errorf("terms %v, length %d; want [b:3 a:1 c:1], 5", got, n)
+	}
+	e.put(&loci.Record{ID: "2", Workspace: "w", SearchText: strings.Repeat("tea ", 1000) + "b"})
+	if got, n := terms("2"); !slices.Equal(got, []string{fmt.Sprintf("tea:%d", maxTF), "b:1"}) || n != 1001 {
+		t.Errorf("terms %v, length %d; want [tea:%d b:1], 1001", got, n, maxTF)
+	}
+	if e.df[0] != 2 || e.df[1] != 1 {
+		t.Errorf("document frequencies %v, want b in 2 and a in 1", e.df[:3])
+	}
+	for _, s := range []string{"", "   ", " a\tb\n c ", "x\u00a0y\u2003z", "é ü\u0085ß", "a\x80b c"} {
+		var got []string
+		for i := 0; ; {
+			var f string
+			if f, i = nextField(s, i); f == "" {
+				break
+			}
+			got = append(got, f)
+		}
+		if want := strings.Fields(s); !slices.Equal(got, want) {
+			t.Errorf("fields of %q: %q, want %q", s, got, want)
+		}
 	}
 }
 
@@ -201,5 +230,21 @@ func TestScopeKeys(t *testing.T) {
 				t.Fatalf("same index = %v, want %v (%q, %q)", same, tt.sameIndex, keyOf(fs), keyOf(gs))
 			}
 		})
+	}
+}
+
+// TestPackedPostings: a posting and a doc term keep their slot or term id
+// (up to the bounds) and their count (up to maxTF) in 4 bytes.
+func TestPackedPostings(t *testing.T) {
+	for _, c := range []struct {
+		id uint32
+		tf uint16
+	}{{0, 1}, {1, maxTF}, {maxSlots - 1, 7}, {12345, 0}} {
+		if p := mkPosting(int32(c.id), c.tf); p.slot() != int32(c.id) || p.tf() != c.tf {
+			t.Errorf("posting (%d, %d) reads back (%d, %d)", c.id, c.tf, p.slot(), p.tf())
+		}
+		if tt := mkTermTF(c.id, c.tf); tt.term() != c.id || tt.tf() != c.tf {
+			t.Errorf("doc term (%d, %d) reads back (%d, %d)", c.id, c.tf, tt.term(), tt.tf())
+		}
 	}
 }

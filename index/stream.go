@@ -115,7 +115,7 @@ func (c *Cache) termFreqs(r *loci.Record, at map[string]int, nterms int) (tfs []
 			if tfs == nil {
 				tfs = make([]uint16, nterms)
 			}
-			if tfs[i] < 65535 {
+			if tfs[i] < maxTF {
 				tfs[i]++
 			}
 		}

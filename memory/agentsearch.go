@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,6 +80,15 @@ func searchResults(ranked *Ranked) *loci.SearchResults {
 
 // metadataOf is a record's metadata as a search answers it: the object,
 // {} when it has none.
+// ownMetadata is r's metadata as its kind's own answers carry it: none
+// (absent) when it has none.
+func ownMetadata(r *loci.Record) json.RawMessage {
+	if m := bytes.TrimSpace(r.Metadata); len(m) > 0 && string(m) != "{}" && string(m) != "null" {
+		return r.Metadata
+	}
+	return nil
+}
+
 func metadataOf(r *loci.Record) json.RawMessage {
 	if len(r.Metadata) == 0 {
 		return json.RawMessage("{}")

@@ -343,6 +343,6 @@ func episodeOf(r *loci.Record) (*loci.Episode, error) {
 	return &loci.Episode{
 		ID: r.ID, UserID: r.UserID, AgentID: r.AgentID, ActionType: r.ActionType, ActionDescription: r.Content,
 		Context: d.Context, Outcome: r.Outcome, OutcomeDetails: d.OutcomeDetails, ConfidenceScore: d.ConfidenceScore,
-		UserFeedback: d.UserFeedback, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		UserFeedback: d.UserFeedback, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Metadata: ownMetadata(r),
 	}, nil
 }

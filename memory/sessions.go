@@ -358,6 +358,7 @@ func (s *Service) getSession(ctx context.Context, tx loci.Tx, id string) (*loci.
 		SessionID: id, UserID: rec.UserID, Context: d.Context, Summary: d.Summary,
 		Messages: make([]loci.Message, len(msgs)), MessageCount: d.MessageCount, IsPersistent: d.IsPersistent,
 		ExpiresAt: rec.ExpiresAt, Confidence: rec.Confidence, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
+		Metadata: ownMetadata(rec),
 	}
 	for i, m := range msgs {
 		out.Messages[i] = m.m
@@ -434,7 +435,7 @@ func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, of
 				continue
 			}
 			a.touch(r.ID)
-			out = append(out, loci.SessionSummary{SessionID: r.Key, UpdatedAt: r.UpdatedAt, Summary: d.Summary, MessageCount: d.MessageCount})
+			out = append(out, loci.SessionSummary{SessionID: r.Key, UpdatedAt: r.UpdatedAt, Summary: d.Summary, MessageCount: d.MessageCount, Metadata: ownMetadata(r)})
 		}
 		a.count(total)
 		return nil

@@ -282,7 +282,7 @@ func workingOf(r *loci.Record) (*loci.WorkingEntry, error) {
 	}
 	return &loci.WorkingEntry{
 		TaskID: r.TaskID, AgentID: r.AgentID, UserID: r.UserID, Key: r.Key, Value: d.Value,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, Metadata: ownMetadata(r),
 	}, nil
 }
 

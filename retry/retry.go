@@ -1,7 +1,7 @@
-// Package retry is the storage failure policy of seed 001: a loci.Store
-// decorator that retries a transaction once, after a short backoff, when
-// the backend marked its error transient (loci.Transient), and then
-// reports the error.
+// Package retry is the storage failure policy (docs/rules.md, "Storage trouble
+// is retried once, then reported"): a loci.Store decorator that retries a
+// transaction once, after a short backoff, when the backend marked its error
+// transient (loci.Transient), and then reports the error.
 package retry
 
 import (
@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// DefaultBackoff is seed 001's "retry once after 2 seconds".
+// DefaultBackoff is how long to wait before the one retry: 2 seconds.
 const DefaultBackoff = 2 * time.Second
 
 // DefaultBudget is how long a transaction may take from its first attempt

@@ -350,6 +350,11 @@ func (db *DB) applyMigration(ctx context.Context, version int, base, name string
 			return fmt.Errorf("migration %s: %w", base, err)
 		}
 	}
+	if version == contentKeyMigration {
+		if err := backfillContentKey(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 		version, strings.TrimSuffix(base, ".sql"), time.Now().UnixMicro()); err != nil {
 		return fmt.Errorf("record migration %s: %w", base, err)
@@ -378,6 +383,54 @@ func translate(err error) error {
 // contentHashMigration is the migration that adds records.content_hash;
 // backfillContentHash then hashes the rows written before, in Go.
 const contentHashMigration = 9
+
+// contentKeyMigration is the migration that adds records.content_key;
+// backfillContentKey then keys the rows written before from their hash.
+const contentKeyMigration = 13
+
+// backfillContentKey sets the content_key of every record that has a
+// content_hash (contentKey of it) and clears the hash, in batches in seq
+// order, in the migration's transaction.
+func backfillContentKey(ctx context.Context, tx *sql.Tx) error {
+	upd, err := tx.PrepareContext(ctx, `UPDATE records SET content_key = ?, content_hash = NULL WHERE seq = ?`)
+	if err != nil {
+		return fmt.Errorf("backfill content keys: %w", err)
+	}
+	defer upd.Close()
+	type row struct {
+		seq  int64
+		hash string
+	}
+	var after int64
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT seq, content_hash FROM records WHERE seq > ? AND content_hash IS NOT NULL ORDER BY seq LIMIT 1000`, after)
+		if err != nil {
+			return fmt.Errorf("backfill content keys: %w", err)
+		}
+		var batch []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.seq, &r.hash); err != nil {
+				rows.Close()
+				return fmt.Errorf("backfill content keys: %w", err)
+			}
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("backfill content keys: %w", err)
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, r := range batch {
+			if _, err := upd.ExecContext(ctx, contentKey(r.hash), r.seq); err != nil {
+				return fmt.Errorf("backfill content keys: %w", err)
+			}
+		}
+		after = batch[len(batch)-1].seq
+	}
+}
 
 // backfillContentHash sets the content_hash of every record without one
 // (loci.ContentHash), in batches, in the migration's transaction.

@@ -248,8 +248,8 @@ func TestWriterPreparesStatementsOnce(t *testing.T) {
 }
 
 // TestRepeatLookupUsesContentHashIndex: a repeat's candidates are read
-// from the index of content hashes by its prefix and the scope (migration
-// 0011), not from the scope's records.
+// from the index of content keys (migration 0013), not from the scope's
+// records.
 func TestRepeatLookupUsesContentHashIndex(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, Memory)
@@ -264,7 +264,7 @@ func TestRepeatLookupUsesContentHashIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := queryPlan(t, db, q, args); !strings.Contains(got, "records_content_hash (<expr>=? AND user_id=? AND agent_id=?)") {
-		t.Errorf("plan of %s:\n%s\nwant a search of the content hash index by prefix, user and agent", q, got)
+	if got := queryPlan(t, db, q, args); !strings.Contains(got, "records_content_key (content_key=?)") {
+		t.Errorf("plan of %s:\n%s\nwant a search of the content key index", q, got)
 	}
 }

@@ -25,7 +25,7 @@ const (
 	sqlRecordsByID = `SELECT ` + recordColumns + ` FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
 	// sqlVectorsByID reads the vectors of records by id (ReadVectors).
 	sqlVectorsByID  = `SELECT id, embedding_model, embedding FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
-	sqlInsertRecord = `INSERT INTO records (` + recordColumns + `, change_gen)
+	sqlInsertRecord = `INSERT INTO records (` + recordColumns + `, content_key, change_gen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 

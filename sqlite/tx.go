@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -49,7 +50,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error { return nil }
 
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash`
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata`
 
 // insertRecord stores a new record.
 func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
@@ -108,7 +109,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		confidence = ?, access_count = max(access_count, ?),
 		last_accessed_at = CASE WHEN ? IS NULL THEN last_accessed_at ELSE max(coalesce(last_accessed_at, 0), ?) END,
 		updated_at = ?, expires_at = ?, version = ?, embedding = ?, embedding_model = ?,
-		valid_at = ?, invalid_at = ?, review = ?, metadata = ?, content_hash = ?, change_gen = ?
+		valid_at = ?, invalid_at = ?, review = ?, metadata = ?, content_key = ?, change_gen = ?
 		WHERE id = ? AND workspace = ? AND version = ?`,
 		append(append(append(append([]any{}, args[3:18]...), args[17]), args[19:]...), gen, r.ID, r.Workspace, prevVersion)...)
 	if err != nil {
@@ -142,6 +143,9 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 		r, err := scanRecord(rows)
 		if err != nil {
 			return err
+		}
+		if f.ContentHash != nil && loci.ContentHash(r.Content) != *f.ContentHash {
+			continue // its key's 64 bits alike, not its hash
 		}
 		if err := fn(r); err != nil {
 			return err
@@ -191,7 +195,7 @@ func recordsFrom(f loci.RecordFilter) string {
 		// A repeat's candidates: the few records whose content hashes
 		// alike, whatever the size of the scope (the planner, without
 		// statistics, preferred the scope's index and read all of it).
-		return "records INDEXED BY records_content_hash"
+		return "records INDEXED BY records_content_key"
 	}
 	if f.Key != nil && f.UserID != nil && !f.OrGlobalUser && len(f.Kinds) > 0 {
 		return "records INDEXED BY records_key_versions"
@@ -210,6 +214,12 @@ func onlyIDs(f loci.RecordFilter) bool {
 
 // CountRecords counts the records that match f.
 func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	if f.ContentHash != nil {
+		// The candidates of a key, each checked against the hash.
+		n := 0
+		err := tx.ScanRecords(ctx, f, func(*loci.Record) error { n++; return nil })
+		return n, err
+	}
 	where, args := whereClause(f, "")
 	var n int
 	if err := tx.queryRow(ctx, `SELECT count(*) FROM `+recordsFrom(f)+` WHERE `+where, args...).Scan(&n); err != nil {
@@ -272,7 +282,8 @@ func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, 
 	return nil
 }
 
-// recordArgs returns r's column values in recordColumns order.
+// recordArgs returns r's column values in recordColumns order, then its
+// content key.
 func recordArgs(r *loci.Record) ([]any, error) {
 	tags, err := json.Marshal(nonNil(r.Tags))
 	if err != nil {
@@ -294,7 +305,7 @@ func recordArgs(r *loci.Record) ([]any, error) {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, search,
 		jsonText(r.Data), string(tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullMicros(r.LastAccessedAt),
 		micros(r.CreatedAt), micros(r.UpdatedAt), nullMicros(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
-		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentHash(r.Content),
+		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata), contentKey(loci.ContentHash(r.Content)),
 	}, nil
 }
 
@@ -320,10 +331,10 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 	var lastAccessed, expires, validAt, invalidAt sql.NullInt64
 	var created, updated int64
 	var emb []byte
-	var meta, contentHash sql.NullString
+	var meta sql.NullString
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash}
+		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
@@ -332,11 +343,13 @@ func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
 	if meta.Valid && meta.String != "" {
 		r.Metadata = json.RawMessage(meta.String)
 	}
-	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
-		return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
-	}
-	if len(r.Tags) == 0 {
-		r.Tags = nil
+	if tags != "[]" { // most records have none: no decoding
+		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
+			return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
+		}
+		if len(r.Tags) == 0 {
+			r.Tags = nil
+		}
 	}
 	r.CreatedAt, r.UpdatedAt = fromMicros(created), fromMicros(updated)
 	if lastAccessed.Valid {
@@ -453,10 +466,9 @@ func (w *filterSQL) times(f loci.RecordFilter) {
 		w.add(p+"created_at < ?", micros(f.CreatedBefore))
 	}
 	if f.ContentHash != nil {
-		// The index of content hashes keys on the first 8 digits
-		// (migration 0011): the same expression, then the whole hash.
-		w.add("substr("+p+"content_hash, 1, 8) = ?", contentHashPrefix(*f.ContentHash))
-		w.add(p+"content_hash = ?", *f.ContentHash)
+		// The index of content keys (migration 0013): the hash's first
+		// 64 bits; ScanRecords checks the whole hash of each candidate.
+		w.add(p+"content_key = ?", contentKey(*f.ContentHash))
 	}
 	if !f.LiveAt.IsZero() {
 		live := "(" + p + "expires_at IS NULL OR " + p + "expires_at > ?"
@@ -577,5 +589,12 @@ func decodeVectorInto(buf []float32, b []byte) []float32 {
 	return v
 }
 
-// contentHashPrefix is what the index of content hashes keys on.
-func contentHashPrefix(h string) string { return h[:min(8, len(h))] }
+// contentKey is what the index of content keys holds of a content hash
+// (loci.ContentHash, hex): its first 64 bits, a signed big-endian
+// integer. A hash that is not hex keys on what its first digits decode
+// to (no record's whole hash matches it).
+func contentKey(h string) int64 {
+	var b [8]byte
+	hex.Decode(b[:], []byte(h[:min(16, len(h))]))
+	return int64(binary.BigEndian.Uint64(b[:]))
+}

@@ -1,8 +1,8 @@
-// Package web is loci's inspector: one HTML page, its script modules (one
-// per view, over a shared core) and one stylesheet, embedded in the
-// binary, that browse and edit memories through loci's own REST API
-// (DESIGN §4). Plain JavaScript modules, no build step, nothing fetched
-// from another origin, so it works offline.
+// Package web is loci's inspector: one HTML page, its script modules (one per
+// view, over a shared core) and one stylesheet, embedded in the binary, that
+// browse and edit memories through loci's own REST API (docs/api.md, "The
+// inspector"). Plain JavaScript modules, no build step, nothing fetched from
+// another origin, so it works offline.
 //
 // The page holds no data: every memory it shows comes from /v1 calls the
 // browser makes with the API key the user pastes, so the API's

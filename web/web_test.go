@@ -280,7 +280,7 @@ func TestModuleImports(t *testing.T) {
 }
 
 // TestScriptsStaySmall: the inspector's script is split by view; no
-// module grows past what a reader takes in (STYLE: ~800 lines).
+// module grows past what a reader takes in (about 800 lines).
 func TestScriptsStaySmall(t *testing.T) {
 	for name, js := range scripts(t) {
 		if n := strings.Count(js, "\n"); n > 800 {
@@ -347,8 +347,9 @@ func TestScriptCallsRegisteredRoutes(t *testing.T) {
 			}
 		}
 	}
-	// What the inspector is for (DESIGN §4, issue 16): the test is not
-	// vacuous.
+	// What the inspector is for (docs/api.md, "The inspector": browse, search
+	// with explanations, edit and delete, read the audit log): the test is
+	// not vacuous.
 	for _, want := range []string{
 		"GET /v1/whoami",
 		"GET /v1/stats",

@@ -67,6 +67,7 @@ type benchOptions struct {
 // writes a heap profile after it when --heapprofile is.
 func (o benchOptions) profile(fn func() error) error {
 	if o.heapProfile != "" {
+		runtime.MemProfileRate = defaultMemProfileRate // a serve in this process may have turned it off
 		defer o.writeHeapProfile()
 	}
 	if o.cpuProfile == "" {

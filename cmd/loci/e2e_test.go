@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 }
 
 // lociBinary builds cmd/loci once per test run and returns its path.
-func lociBinary(t *testing.T) string {
+func lociBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test: skipped in -short mode")

@@ -20,7 +20,7 @@ import (
 	"github.com/loci-memory/loci/httpapi"
 )
 
-// Exit statuses (API.md).
+// Exit statuses (docs/api.md, "CLI").
 const (
 	exitOK     = 0
 	exitDomain = 1

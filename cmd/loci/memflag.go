@@ -82,6 +82,10 @@ func tuneRuntime(budget int64) {
 // serverGCPercent is the GOGC that serve and mcp run with unless GOGC is set.
 const serverGCPercent = 25
 
+// defaultMemProfileRate is the Go runtime's default runtime.MemProfileRate:
+// one sample per 512 KiB allocated.
+const defaultMemProfileRate = 512 << 10
+
 // servePprof serves net/http/pprof on addr until the process ends, for
 // profiling a running server (loci serve --pprof 127.0.0.1:6060).
 func servePprof(addr string) (net.Addr, error) {

@@ -73,7 +73,7 @@ func (r *replica) must(t testing.TB, want int, method, path string, body any) ma
 }
 
 // startReplica starts `loci serve` on port 0 and waits for its address.
-func startReplica(t *testing.T, bin, name, dsn string, args ...string) *replica {
+func startReplica(t testing.TB, bin, name, dsn string, args ...string) *replica {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, args...)...)
 	stdout, err := cmd.StdoutPipe()

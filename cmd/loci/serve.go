@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -30,6 +31,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected argument %q", pos[0])
 	}
 	sc := cfg.Serve
+	// Allocations are sampled for a heap profile only when one is served
+	// (--pprof): the runtime samples by default, and keeps the stacks it
+	// sampled as long as the process.
+	runtime.MemProfileRate = 0
+	if sc.Pprof != "" {
+		runtime.MemProfileRate = defaultMemProfileRate
+	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
 
 	svc, err := openService(ctx, cfg, logger)

@@ -75,7 +75,7 @@ func commonSchemas() Obj {
 		"Role":    enum("An API key's role; each includes the ones before it.", roleNames()...),
 		"Outcome": enum("An episode's outcome.", loci.Outcomes...),
 		"FactCategory": WithDesc(Obj{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "examples": loci.FactCategories},
-			"A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; "+loci.CategoryGeneralFact+" is the default of POST /v1/memories."),
+			"A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The ten examples are the documented vocabulary; "+loci.CategoryGeneralFact+" is the default of POST /v1/memories."),
 		"FactStatus": enum("What a fact is now, or at the `as_of` a listing or search asked about: current (true), disputed (true, but contradicted and not resolved), "+
 			"future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).",
 			loci.FactCurrent, loci.FactDisputed, loci.FactFuture, loci.FactSuperseded, loci.FactInvalidated),
@@ -87,10 +87,11 @@ func commonSchemas() Obj {
 	}
 }
 
-// noteSchemas are the component schemas of notes (seed 000).
+// noteSchemas are the component schemas of notes.
 func noteSchemas() Obj {
 	return Obj{
 		"Note": WithDesc(Object([]string{"key", "value", "updated_at"}, Obj{
+			"metadata":   ownMetadata(),
 			"key":        Str("The note's key, unique per agent."),
 			"value":      AnyJSON("The value: a string or any JSON."),
 			"updated_at": Timestamp(""),
@@ -109,7 +110,7 @@ func noteSchemas() Obj {
 	}
 }
 
-// blockSchemas are the component schemas of agents and blocks (seed 002).
+// blockSchemas are the component schemas of agents and blocks.
 func blockSchemas() Obj {
 	return Obj{
 		"Agent": Object([]string{"id", "name", "created_at"}, Obj{
@@ -118,6 +119,7 @@ func blockSchemas() Obj {
 			"created_at": Timestamp(""),
 		}),
 		"Block": WithDesc(Object([]string{"id", "label", "content", "is_shared", "owner_agent_id", "limit", "version", "created_at", "updated_at"}, Obj{
+			"metadata":       ownMetadata(),
 			"id":             Str(""),
 			"label":          Str("Unique among the agent's own blocks."),
 			"content":        Str(""),
@@ -147,10 +149,11 @@ func blockSchemas() Obj {
 	}
 }
 
-// passageSchemas are the component schemas of passages (seed 002).
+// passageSchemas are the component schemas of passages.
 func passageSchemas() Obj {
 	return Obj{
 		"Passage": WithDesc(Object([]string{"id", "agent_id", "content", "tags", "created_at"}, Obj{
+			"metadata":   ownMetadata(),
 			"id":         Str(""),
 			"agent_id":   Str(""),
 			"content":    Str(""),
@@ -161,7 +164,7 @@ func passageSchemas() Obj {
 	}
 }
 
-// sessionSchemas are the component schemas of sessions (seeds 001 and 004).
+// sessionSchemas are the component schemas of sessions.
 func sessionSchemas() Obj {
 	return Obj{
 		"Message": Object([]string{"role", "content"}, Obj{
@@ -170,6 +173,7 @@ func sessionSchemas() Obj {
 			"created_at": Timestamp("Absent when unknown."),
 		}),
 		"Session": WithDesc(Object([]string{"session_id", "user_id", "context", "summary", "messages", "message_count", "is_persistent", "confidence", "created_at", "updated_at"}, Obj{
+			"metadata":      ownMetadata(),
 			"session_id":    Str(""),
 			"user_id":       Str(""),
 			"context":       AnyJSON("A JSON object; {} when none was given."),
@@ -183,6 +187,7 @@ func sessionSchemas() Obj {
 			"updated_at":    Timestamp(""),
 		}), "A conversation session with its messages."),
 		"SessionSummary": Object([]string{"session_id", "updated_at", "summary", "message_count"}, Obj{
+			"metadata":      ownMetadata(),
 			"session_id":    Str(""),
 			"updated_at":    Timestamp(""),
 			"summary":       Str(""),
@@ -202,10 +207,11 @@ func sessionSchemas() Obj {
 }
 
 // workingEpisodeSchemas are the component schemas of working memory and
-// episodes (seed 003).
+// episodes.
 func workingEpisodeSchemas() Obj {
 	return Obj{
 		"WorkingEntry": WithDesc(Object([]string{"task_id", "agent_id", "key", "value", "updated_at", "expires_at"}, Obj{
+			"metadata":   ownMetadata(),
 			"task_id":    Str(""),
 			"agent_id":   Str(""),
 			"user_id":    Str("Absent when none was given."),
@@ -216,6 +222,7 @@ func workingEpisodeSchemas() Obj {
 			"expires_at": Timestamp("24 hours after the last write."),
 		}), "A task's short-lived working memory entry."),
 		"Episode": WithDesc(Object([]string{"id", "user_id", "agent_id", "action_type", "action_description", "outcome", "confidence_score", "created_at", "expires_at"}, Obj{
+			"metadata":           ownMetadata(),
 			"id":                 Str(""),
 			"user_id":            Str(""),
 			"agent_id":           Str(""),
@@ -248,11 +255,11 @@ func workingEpisodeSchemas() Obj {
 	}
 }
 
-// factSchemas are the component schemas of long-term facts (seed 003) and
-// maintenance.
+// factSchemas are the component schemas of long-term facts and maintenance.
 func factSchemas() Obj {
 	return Obj{
 		"Fact": WithDesc(Object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at", "valid_at", "status"}, Obj{
+			"metadata":            ownMetadata(),
 			"id":                  Str(""),
 			"user_id":             Str("Absent for a global fact."),
 			"agent_id":            Str("The agent that stored it, when one did."),
@@ -295,11 +302,12 @@ func factSchemas() Obj {
 	}
 }
 
-// preferenceMemorySchemas are the component schemas of preferences (seed
-// 001) and the memories API's filters and inputs.
+// preferenceMemorySchemas are the component schemas of preferences and the
+// memories API's filters and inputs.
 func preferenceMemorySchemas() Obj {
 	return Obj{
 		"Preference": WithDesc(Object([]string{"user_id", "type", "value", "learned_from", "first_observed", "observation_count", "source", "confidence", "stored_confidence", "peak", "tier", "is_persistent", "flagged_for_removal", "last_used_at", "created_at", "updated_at"}, Obj{
+			"metadata":            ownMetadata(),
 			"user_id":             Str(""),
 			"session_id":          Str("Set for a session-scoped decision."),
 			"type":                Str("e.g. tone, format; unique per user (and session)."),
@@ -359,7 +367,7 @@ func preferenceMemorySchemas() Obj {
 }
 
 // memoryUserSchemas are the component schemas of the memories API's
-// answers, and of users (seed 004).
+// answers, and of users.
 func memoryUserSchemas() Obj {
 	return Obj{
 		"MemoryUpdate": Closed([]string{"id"}, Obj{
@@ -569,6 +577,11 @@ const ScoreDesc = "The result's relevance to the query, 0-1, the same whatever t
 // MatchDesc describes a search result's match.
 const MatchDesc = "`scope` when the query had no word left to search (only question words, pronouns and the like: \"what do you know " +
 	"about me?\") and the search answered the scope's memories, most important first (score 1)."
+
+// ownMetadata is a record's metadata in its kind's own answers.
+func ownMetadata() Obj {
+	return WithDesc(Ref("Metadata"), "The record's metadata (set through the memories routes); absent when it has none.")
+}
 
 // scored is the part a search adds to an object: its metadata, its score,
 // how it matched and, when asked, the score's explanation.

@@ -1,7 +1,7 @@
--- Facts that change over time (issue 13), as in SQLite's 0007_validity.sql.
--- A record is true from valid_at (NULL: always was) until invalid_at (NULL:
--- still is); a record with invalid_at set is history. review says why a
--- record waits for a person ('disputed' fact, preference
+-- Facts that change over time (docs/rules.md), as in SQLite's
+-- 0007_validity.sql. A record is true from valid_at (NULL: always was) until
+-- invalid_at (NULL: still is); a record with invalid_at set is history. review
+-- says why a record waits for a person ('disputed' fact, preference
 -- 'flagged_for_removal'; '' when it does not).
 ALTER TABLE records ADD COLUMN valid_at timestamptz;
 ALTER TABLE records ADD COLUMN invalid_at timestamptz;

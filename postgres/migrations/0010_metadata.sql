@@ -1,6 +1,6 @@
--- Metadata on every record (API.md v1.2), as in SQLite's 0009_metadata.sql:
--- a small JSON object the client owns, kept as written (json, not jsonb,
--- so the canonical text round-trips exactly); NULL for none.
+-- Metadata on every record (docs/records.md), as in SQLite's
+-- 0009_metadata.sql: a small JSON object the client owns, kept as written
+-- (json, not jsonb, so the canonical text round-trips exactly); NULL for none.
 ALTER TABLE records ADD COLUMN metadata json;
 ALTER TABLE record_versions ADD COLUMN metadata json;
 
@@ -10,7 +10,7 @@ ALTER TABLE record_versions ADD COLUMN metadata json;
 CREATE TRIGGER records_stamp_metadata BEFORE UPDATE OF metadata
 	ON records FOR EACH ROW EXECUTE FUNCTION records_stamp_change();
 
--- A repeat (the same content again, case and spacing aside, API.md v1.2)
+-- A repeat (docs/rules.md: the same content again, case and spacing aside)
 -- is found by the hash of the content so normalized (loci.ContentHash):
 -- rows written before get theirs from Go right after this file, in the
 -- same transaction (backfillContentHash).

@@ -1,4 +1,4 @@
--- The one record shape of every kind (DESIGN §1.3), its versions, the
+-- The one record shape of every kind (docs/records.md), its versions, the
 -- full-text index over it, and the agents, block links and users that
 -- records refer to. Times are Unix microseconds (UTC); absent scope fields
 -- are '' so that the key's unique index treats them as values.

@@ -1,4 +1,4 @@
--- Facts that change over time (issue 13). A record is true from valid_at
+-- Facts that change over time (docs/rules.md). A record is true from valid_at
 -- (NULL: always was) until invalid_at (NULL: still is); a record with
 -- invalid_at set is history. review says why a record waits for a person
 -- ('disputed' fact, preference 'flagged_for_removal'; '' when it does not).

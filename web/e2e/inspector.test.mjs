@@ -199,7 +199,7 @@ test("review queue: disputed facts and preferences flagged for removal, keep or 
   if (probe.status === 404) {
     await page.locator("#review-unavailable").waitFor();
     await shot(page, "review");
-    t.skip("GET /v1/users/{user_id}/review answered 404: this server has no review queue yet (issue 13); the view says so");
+    t.skip("GET /v1/users/{user_id}/review answered 404: this server has no review queue yet; the view says so");
     return;
   }
   assert.equal(probe.status, 200, JSON.stringify(probe.body));
@@ -332,7 +332,7 @@ test("switching keys clears what the previous key loaded", async () => {
   assert.ok(!(await page.locator("#view-users").textContent()).includes("casual"));
 });
 
-// ---- a new user's first hour (issue 26, items 11, 13 and 18) ----
+// ---- a new user's first hour ----
 
 test("prompt: empty blocks are left out of the rendered prompt", async () => {
   await env.must("POST", "/v1/agents", { id: "prompty" }); // three empty blocks
@@ -483,4 +483,57 @@ test("users: after a delete, the counts and the users list say what is left, wit
   await text(page, "#user-deleted", "Deleted user");
   await page.waitForFunction(() => ![...document.querySelectorAll("#users-list table.users tr")].some((r) => r.textContent.includes("eve")));
   await shot(page, "user-counts-after-delete");
+});
+
+test("metadata: shown as badges on every record, and a filter on it on the user, agent and search screens", async () => {
+  await env.must("POST", "/v1/memories", { content: "meg is a vegetarian", user_id: "meg", metadata: { topicName: "food", food: { kind: "veg" } } });
+  await env.must("POST", "/v1/memories", { content: "meg hikes on Sundays", user_id: "meg", metadata: { topicName: "sport" } });
+  await env.must("POST", "/v1/memories", { content: "meg was born in May", user_id: "meg" });
+  await env.must("POST", "/v1/memories", { content: "Soup recipe, warming", agent_id: "cook", kind: "passage", metadata: { topicName: "food" } });
+  await env.must("POST", "/v1/memories", { content: "Bread recipe, crusty", agent_id: "cook", kind: "passage" });
+  await env.must("POST", "/v1/memories", { content: "keeps stock in the freezer", agent_id: "cook", kind: "note", key: "stock", metadata: { topicName: "food" } });
+  const page = await newPage();
+  await open(env, page, "#users/meg", env.keys.admin, "admin");
+  // Badges: each top-level key with its value, nested ones as JSON.
+  await text(page, '#user-memories tr:has-text("vegetarian") .badge.meta', "topicName: food");
+  await text(page, '#user-memories tr:has-text("vegetarian") .badge.meta', 'food: {"kind":"veg"}');
+  assert.equal(await page.locator('#user-memories tr:has-text("born in May") .badge.meta').count(), 0, "no metadata, no badge");
+  // The filter: key=value, a nested path, a filter in JSON, bad input.
+  const filter = async (prefix, value) => {
+    await page.fill("#" + prefix + "-meta-filter", value);
+    await page.click("#" + prefix + "-meta-form button[type=submit]");
+  };
+  await filter("user", "topicName=food");
+  await text(page, "#user-meta-results .meta-count", "1 memory matches");
+  await text(page, "#user-meta-results table.memories", "meg is a vegetarian");
+  assert.equal(await page.locator("#user-meta-results table.memories tbody tr").count(), 1);
+  await filter("user", "food.kind=veg");
+  await text(page, "#user-meta-results table.memories", "meg is a vegetarian");
+  await filter("user", '{"metadata.topicName": {"in": ["food", "sport"]}}');
+  await text(page, "#user-meta-results .meta-count", "2 memories match");
+  await filter("user", "topicName=cars");
+  await text(page, "#user-meta-results", "No memory's metadata matches.");
+  await filter("user", "nonsense");
+  await text(page, '#user-meta-results [role="alert"]', "key=value");
+  await shot(page, "user-metadata");
+
+  await page.goto(env.base + "/#agents/cook");
+  await text(page, '#agent-passages tr:has-text("Soup recipe") .badge.meta', "topicName: food");
+  await text(page, '#agent-notes tr[data-key="stock"] .badge.meta', "topicName: food");
+  await filter("agent", "topicName=food");
+  await text(page, "#agent-meta-results .meta-count", "2 memories match");
+  await text(page, "#agent-meta-results table.memories", "Soup recipe");
+  assert.equal(await page.locator('#agent-meta-results tr:has-text("Bread recipe")').count(), 0);
+  await shot(page, "agent-metadata");
+
+  // Search: the filter is in the link, and each result shows its metadata.
+  await page.goto(env.base + "/#search/recipe?agent=cook&meta=topicName%3Dfood");
+  await text(page, "#search-results table.results", "Soup recipe");
+  await text(page, '#search-results tr:has-text("Soup recipe") .badge.meta', "topicName: food");
+  assert.equal(await page.locator('#search-results tr:has-text("Bread recipe")').count(), 0);
+  assert.equal(await page.inputValue("#search-meta"), "topicName=food");
+  await page.fill("#search-meta", "");
+  await page.click("#search-form button[type=submit]");
+  await text(page, "#search-results table.results", "Bread recipe");
+  await shot(page, "search-metadata");
 });

@@ -4,9 +4,9 @@
 // users it has memories about.
 import {
   $, APIError, PAGE, ROUTES, action, agentLink, badge, boundAgent, call, can, changed, chars, el, fill, fmtTime, fmtValue, hashFor,
-  kindBadge, link, load, muted, navigate, needs, note, pager, register, table, timeCell, userLink,
+  kindBadge, link, load, metaBadges, muted, navigate, needs, note, pager, register, table, timeCell, userLink,
 } from "./core.js";
-import { kindSection } from "./records.js";
+import { kindSection, metaFilterForm } from "./records.js";
 
 let agentsOffset = 0;
 let current = "";
@@ -110,6 +110,8 @@ function showAgent(id) {
       link(hashFor("search", "", { agent: id }), "search its memory")
     ),
     el("div", { id: "agent-summary" }),
+    el("h3", null, "Memories by metadata"),
+    metaFilterForm({ agent_id: id }, "agent"),
     section("blocks", "Core memory blocks", "Always in the agent's prompt. Saving is compare-and-set: a block someone else changed meanwhile is not overwritten."),
     section("prompt", "Rendered prompt"),
     section("notes", "Notes"),
@@ -248,6 +250,7 @@ function blockCard(node, agent, b, reloadPrompt) {
       el("strong", null, b.label),
       ver,
       b.is_shared ? badge(b.owner_agent_id === agent ? "shared by this agent" : "shared, owned by " + b.owner_agent_id, "shared") : null,
+      metaBadges(b.metadata),
       el("span", { class: "muted small", title: "block id" }, b.id)
     ),
     area,
@@ -433,7 +436,7 @@ function loadNotes(node, agent) {
           "tr",
           { "data-key": n.key },
           el("td", null, el("code", null, n.key)),
-          el("td", null, el("pre", { class: "value" }, fmtValue(n.value)), msg),
+          el("td", null, el("pre", { class: "value" }, fmtValue(n.value)), metaBadges(n.metadata), msg),
           timeCell(n.updated_at),
           el("td", { class: "actions" }, histBtn, " ", del)
         ),
@@ -489,7 +492,7 @@ function loadPassages(node, agent, offset) {
         "tr",
         null,
         el("td", null, el("div", { class: "content" }, p.content), msg),
-        el("td", null, (p.tags || []).map((t) => badge(t, "tag"))),
+        el("td", null, (p.tags || []).map((t) => badge(t, "tag")), metaBadges(p.metadata)),
         timeCell(p.created_at),
         el("td", { class: "actions" }, del)
       );
@@ -497,7 +500,7 @@ function loadPassages(node, agent, offset) {
     fill(
       node,
       el("div", { class: "pager" }, pager(offset, data.count, PAGE, (o) => loadPassages(node, agent, o))),
-      table(["content", "tags", "created", ""], rows, "passages")
+      table(["content", "tags and metadata", "created", ""], rows, "passages")
     );
   });
 }

@@ -140,6 +140,55 @@ export function badge(text, cls) {
   return el("span", { class: "badge " + (cls || "") }, text);
 }
 
+// metaBadges are a record's metadata as badges, one per top-level key
+// ("topicName: food"); a value that is not a string shows as compact JSON,
+// cut at 40 characters (the title holds it whole).
+export function metaBadges(meta) {
+  if (!meta || typeof meta !== "object" || Array.isArray(meta)) return [];
+  return Object.keys(meta).map(function (k) {
+    const v = meta[k];
+    const text = typeof v === "string" ? v : JSON.stringify(v);
+    const short = text.length > 40 ? text.slice(0, 39) + "…" : text;
+    return el("span", { class: "badge meta", title: "metadata." + k + " = " + text, "data-meta-key": k }, k + ": " + short);
+  });
+}
+
+// metaFilter reads a metadata filter box into loci's filter language:
+// "topicName=food" is {"metadata.topicName": "food"}, several such
+// separated by commas must all hold, a value that reads as JSON (5, true,
+// null, "x") is that value, a path names a nested value (food.kind=veg);
+// text starting with "{" is a filter in loci's language as is. null when
+// empty; an Error naming the form when it is neither.
+export function metaFilter(text) {
+  text = (text || "").trim();
+  if (!text) return null;
+  if (text.startsWith("{")) {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new Error("the metadata filter is not valid JSON: " + e.message);
+    }
+  }
+  const parts = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map(function (p) {
+      const i = p.indexOf("=");
+      if (i <= 0) throw new Error("a metadata filter is key=value (topicName=food), several separated by commas, or a filter in JSON ({…})");
+      const key = p.slice(0, i).trim().replace(/^metadata\./, "");
+      const raw = p.slice(i + 1).trim();
+      let value = raw;
+      try {
+        value = JSON.parse(raw);
+      } catch (e) {
+        value = raw;
+      }
+      return { ["metadata." + key]: value };
+    });
+  return parts.length === 1 ? parts[0] : { and: parts };
+}
+
 export function kindBadge(kind) {
   return badge(kind, "kind kind-" + kind);
 }

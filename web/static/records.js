@@ -1,7 +1,8 @@
 // Records of any kind as tables: the agent view's episodes, facts,
 // working memory and sessions, the user view's memories by kind.
 import {
-  PAGE, ROUTES, action, badge, call, changed, conf, el, fill, fmtTime, kindBadge, load, muted, needs, pager, scopeOf, table, timeCell,
+  PAGE, ROUTES, action, badge, call, changed, conf, el, fill, fmtTime, kindBadge, load, metaBadges, metaFilter, muted, needs, pager, scopeOf,
+  table, timeCell,
 } from "./core.js";
 
 // details are a record's kind-specific markers: category, action type,
@@ -15,7 +16,7 @@ export function details(m) {
   if (m.invalid_at) out.push(badge("history: until " + fmtTime(m.invalid_at), "history"));
   for (const t of m.tags || []) out.push(badge(t, "tag"));
   if (m.expires_at) out.push(el("span", { class: "muted small" }, "expires " + fmtTime(m.expires_at)));
-  return out;
+  return out.concat(metaBadges(m.metadata));
 }
 
 // accessed is a record's access count and last access, where it has them.
@@ -118,4 +119,57 @@ export function kindSection(node, scope, kind, empty) {
       );
     });
   return get();
+}
+
+// metaFilterForm is a form that lists the memories of a scope (every kind)
+// whose metadata matches what its box holds (metaFilter), page by page,
+// with GET /v1/memories?filters=…; prefix names its elements
+// (prefix-meta-filter, prefix-meta-results).
+export function metaFilterForm(scope, prefix) {
+  const input = el("input", {
+    id: prefix + "-meta-filter",
+    spellcheck: "false",
+    placeholder: "topicName=food, or a filter in JSON",
+    "aria-label": "Metadata filter",
+  });
+  const out = el("div", { id: prefix + "-meta-results" });
+  const form = el("form", { class: "row", id: prefix + "-meta-form" }, input, el("button", { type: "submit" }, "Filter"));
+  let offset = 0;
+  const get = function () {
+    let filter;
+    try {
+      filter = metaFilter(input.value);
+    } catch (err) {
+      fill(out, el("div", { class: "error", role: "alert" }, err.message));
+      return;
+    }
+    if (!filter) {
+      fill(out);
+      return;
+    }
+    return load(out, async function () {
+      const query = Object.assign({ filters: JSON.stringify(filter), limit: PAGE, offset: offset }, scope);
+      const data = await call(ROUTES.listMemories, null, { query: query });
+      const mems = data.memories || [];
+      if ((data.count || 0) === 0) {
+        fill(out, muted("No memory's metadata matches."));
+        return;
+      }
+      fill(
+        out,
+        el("p", { class: "muted meta-count" }, data.count + (data.count === 1 ? " memory matches" : " memories match")),
+        el("div", { class: "pager" }, pager(offset, data.count, PAGE, (o) => {
+          offset = o;
+          get();
+        })),
+        memoryTable(mems, true)
+      );
+    });
+  };
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    offset = 0;
+    get();
+  });
+  return el("div", { class: "meta-filter" }, form, out);
 }

@@ -69,7 +69,7 @@ function showReview(user) {
           el(
             "div",
             { id: "review-unavailable", class: "error" },
-            "This server has no review queue: GET /v1/users/{user_id}/review answered 404 (" + err.message + "). It comes with facts that change over time (issue 13)."
+            "This server has no review queue: GET /v1/users/{user_id}/review answered 404 (" + err.message + "). It comes with facts that change over time."
           )
         );
         return;

@@ -1,10 +1,10 @@
 // Search: hybrid search across kinds with each result's score explained.
 // The query and its filters live in the hash
-// (#search/{query}?agent=…&user=…&session=…&kinds=…&limit=…), so a search
+// (#search/{query}?agent=…&user=…&session=…&kinds=…&meta=…&limit=…), so a search
 // can be linked to and reloaded.
 import {
-  $, KINDS, ROUTES, boundAgent, call, conf, el, fill, fmtTime, hashFor, kindBadge, listParam, load, muted, navigate, num, register,
-  scopeOf, table,
+  $, KINDS, ROUTES, boundAgent, call, conf, el, fill, fmtTime, hashFor, kindBadge, listParam, load, metaBadges, metaFilter, muted,
+  navigate, num, register, scopeOf, table,
 } from "./core.js";
 
 let built = false;
@@ -32,6 +32,8 @@ function build() {
     input("search-user", "any"),
     el("label", { for: "search-session" }, "Session id"),
     input("search-session", "any"),
+    el("label", { for: "search-meta" }, "Metadata"),
+    el("input", { id: "search-meta", spellcheck: "false", placeholder: "topicName=food, or a filter in JSON" }),
     el("label", { for: "search-limit" }, "Limit"),
     el("input", { id: "search-limit", type: "number", min: 1, max: 1000, value: "10" }),
     el("span", { class: "label" }, "Kinds"),
@@ -56,6 +58,7 @@ function searchHash() {
     user: $("search-user").value.trim(),
     session: $("search-session").value.trim(),
     kinds: kinds,
+    meta: $("search-meta").value.trim(),
     limit: limit && limit !== "10" ? limit : "",
   });
 }
@@ -69,6 +72,7 @@ function runSearch(query, params) {
   $("search-user").value = params.get("user") || "";
   $("search-session").value = params.get("session") || "";
   $("search-limit").value = params.get("limit") || "10";
+  $("search-meta").value = params.get("meta") || "";
   for (const box of document.querySelectorAll("#search-kinds input")) box.checked = kinds.includes(box.value);
   const out = $("search-results");
   if (!query.trim()) {
@@ -83,6 +87,8 @@ function runSearch(query, params) {
   if (params.get("session")) body.session_id = params.get("session");
   if (kinds.length) body.kinds = kinds;
   return load(out, async function () {
+    const filter = metaFilter(params.get("meta") || "");
+    if (filter) body.filters = filter;
     const data = await call(ROUTES.search, null, { body: body });
     const results = data.results || [];
     const head = [el("p", { class: "muted" }, results.length + " results · ", el("a", { href: location.hash, id: "search-permalink" }, "link to this search"))];
@@ -118,7 +124,8 @@ function resultRow(r, i) {
       null,
       el("div", { class: "content" }, r.content),
       el("div", { class: "muted small" }, r.key ? "key " + r.key + " · " : "", scopeOf(r.scope || {}), " · updated " + fmtTime(r.updated_at)),
-      (r.tags || []).map((t) => el("span", { class: "badge tag" }, t))
+      (r.tags || []).map((t) => el("span", { class: "badge tag" }, t)),
+      metaBadges(r.metadata)
     ),
     signalCell(sig.lexical),
     signalCell(sig.vector),

@@ -2,11 +2,11 @@
 // everything loci remembers by kind, and forgetting by query (a preview
 // first, then exactly what it showed).
 import {
-  $, KINDS, PAGE, ROUTES, action, badge, boundAgent, call, changed, conf, el, fill, fmtTime, fmtValue, hashFor, link, load, muted,
-  navigate, needs, note, onChange, pager, register, table, timeCell,
+  $, KINDS, PAGE, ROUTES, action, badge, boundAgent, call, changed, conf, el, fill, fmtTime, fmtValue, hashFor, link, load, metaBadges,
+  muted, navigate, needs, note, onChange, pager, register, table, timeCell,
 } from "./core.js";
 import { userList } from "./overview.js";
-import { memoryTable } from "./records.js";
+import { memoryTable, metaFilterForm } from "./records.js";
 
 let shown = "";
 let built = false;
@@ -63,6 +63,8 @@ function showUser(user) {
     prefs,
     el("h3", null, "Sessions"),
     sessions,
+    el("h3", null, "Memories by metadata"),
+    metaFilterForm({ user_id: user }, "user"),
     bound ? null : [el("h3", null, "Everything loci remembers, by kind"), mems]
   );
   // Read again after each change (a delete here or in another view): the
@@ -168,6 +170,7 @@ function loadPreferences(node, user) {
       if (p.is_persistent) flags.push(badge("persistent"));
       if (p.flagged_for_removal) flags.push(link(hashFor("review", user), badge("flagged for removal", "warn")));
       if (p.session_id) flags.push(badge("session " + p.session_id));
+      flags.push(...metaBadges(p.metadata));
       return el(
         "tr",
         { "data-type": p.type },
@@ -207,7 +210,7 @@ function loadSessions(node, user, offset) {
           null,
           el("td", null, el("code", null, s.session_id)),
           timeCell(s.updated_at),
-          el("td", null, s.summary || ""),
+          el("td", null, s.summary || "", el("div", null, metaBadges(s.metadata))),
           el("td", { class: "num" }, String(s.message_count)),
           el("td", { class: "actions" }, view)
         ),

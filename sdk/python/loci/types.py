@@ -217,9 +217,7 @@ class AuditEntry(_AuditEntryRequired, total=False):
     via: Literal["rest", "mcp", "cli", "library"]
 
 
-class Block(TypedDict):
-    """A core memory block, rendered into the agent's prompt."""
-
+class _BlockRequired(TypedDict):
     content: str
     created_at: str
     id: str
@@ -229,6 +227,12 @@ class Block(TypedDict):
     owner_agent_id: str
     updated_at: str
     version: int
+
+
+class Block(_BlockRequired, total=False):
+    """A core memory block, rendered into the agent's prompt."""
+
+    metadata: "Metadata"
 
 
 class BlockLink(TypedDict):
@@ -289,6 +293,7 @@ class Episode(_EpisodeRequired, total=False):
     """A past action of an agent and its outcome."""
 
     context: Any
+    metadata: "Metadata"
     outcome_details: Any
     user_feedback: "EpisodeFeedback"
 
@@ -369,6 +374,7 @@ class Fact(_FactRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     superseded_by: str
     supersedes: str
     user_id: str
@@ -539,12 +545,16 @@ class MessagesResult(_MessagesResultRequired, total=False):
 Metadata = Dict[str, Any]
 
 
-class Note(TypedDict):
-    """An agent's key-value memory."""
-
+class _NoteRequired(TypedDict):
     key: str
     updated_at: str
     value: Any
+
+
+class Note(_NoteRequired, total=False):
+    """An agent's key-value memory."""
+
+    metadata: "Metadata"
 
 
 class NoteVersion(TypedDict):
@@ -556,14 +566,18 @@ class NoteVersion(TypedDict):
 Outcome = Literal["success", "partial", "failure"]
 
 
-class Passage(TypedDict):
-    """An archival passage of an agent."""
-
+class _PassageRequired(TypedDict):
     agent_id: str
     content: str
     created_at: str
     id: str
     tags: Optional[List[str]]
+
+
+class Passage(_PassageRequired, total=False):
+    """An archival passage of an agent."""
+
+    metadata: "Metadata"
 
 
 class _PassageResultRequired(TypedDict):
@@ -571,8 +585,8 @@ class _PassageResultRequired(TypedDict):
     content: str
     created_at: str
     id: str
-    tags: Optional[List[str]]
     metadata: "Metadata"
+    tags: Optional[List[str]]
     score: float
 
 
@@ -604,6 +618,7 @@ class Preference(_PreferenceRequired, total=False):
     """A user's preference with its confidence."""
 
     context: str
+    metadata: "Metadata"
     session_id: str
 
 
@@ -643,9 +658,9 @@ class _ScoredEpisodeRequired(TypedDict):
     created_at: str
     expires_at: str
     id: str
+    metadata: "Metadata"
     outcome: "Outcome"
     user_id: str
-    metadata: "Metadata"
     score: float
 
 
@@ -666,11 +681,11 @@ class _ScoredFactRequired(TypedDict):
     id: str
     is_validated: bool
     keywords: Optional[List[str]]
+    metadata: "Metadata"
     relevance_score: float
     status: "FactStatus"
     updated_at: str
     valid_at: str
-    metadata: "Metadata"
     score: float
 
 
@@ -725,13 +740,18 @@ class Session(_SessionRequired, total=False):
     """A conversation session with its messages."""
 
     expires_at: str
+    metadata: "Metadata"
 
 
-class SessionSummary(TypedDict):
+class _SessionSummaryRequired(TypedDict):
     message_count: int
     session_id: str
     summary: str
     updated_at: str
+
+
+class SessionSummary(_SessionSummaryRequired, total=False):
+    metadata: "Metadata"
 
 
 class SignalScore(TypedDict):
@@ -827,6 +847,7 @@ class WorkingEntry(_WorkingEntryRequired, total=False):
     """A task's short-lived working memory entry."""
 
     created_at: str
+    metadata: "Metadata"
     user_id: str
 
 
@@ -887,9 +908,26 @@ class ListBlocksResponse(TypedDict):
     count: int
 
 
-class CreateBlockResponse(TypedDict):
+class _CreateBlockResponseRequired(TypedDict):
+    success: Literal[True]
+    content: str
+    created_at: str
+    id: str
+    is_shared: bool
+    label: str
+    limit: int
+    owner_agent_id: str
+    updated_at: str
+    version: int
+
+
+class CreateBlockResponse(_CreateBlockResponseRequired, total=False):
     """The answer of POST /v1/agents/{agent_id}/blocks."""
 
+    metadata: "Metadata"
+
+
+class _GetBlockResponseRequired(TypedDict):
     success: Literal[True]
     content: str
     created_at: str
@@ -902,24 +940,13 @@ class CreateBlockResponse(TypedDict):
     version: int
 
 
-class GetBlockResponse(TypedDict):
+class GetBlockResponse(_GetBlockResponseRequired, total=False):
     """The answer of GET /v1/agents/{agent_id}/blocks/{label}."""
 
-    success: Literal[True]
-    content: str
-    created_at: str
-    id: str
-    is_shared: bool
-    label: str
-    limit: int
-    owner_agent_id: str
-    updated_at: str
-    version: int
+    metadata: "Metadata"
 
 
-class SetBlockResponse(TypedDict):
-    """The answer of PUT /v1/agents/{agent_id}/blocks/{label}."""
-
+class _SetBlockResponseRequired(TypedDict):
     success: Literal[True]
     content: str
     created_at: str
@@ -931,6 +958,12 @@ class SetBlockResponse(TypedDict):
     updated_at: str
     version: int
     action: "Action"
+
+
+class SetBlockResponse(_SetBlockResponseRequired, total=False):
+    """The answer of PUT /v1/agents/{agent_id}/blocks/{label}."""
+
+    metadata: "Metadata"
 
 
 class BlockHistoryResponse(TypedDict):
@@ -953,13 +986,17 @@ class RecallAllResponse(TypedDict):
 ForgetResponse = "Success"
 
 
-class RecallResponse(TypedDict):
-    """The answer of GET /v1/agents/{agent_id}/notes/{key}."""
-
+class _RecallResponseRequired(TypedDict):
     success: Literal[True]
     key: str
     updated_at: str
     value: Any
+
+
+class RecallResponse(_RecallResponseRequired, total=False):
+    """The answer of GET /v1/agents/{agent_id}/notes/{key}."""
+
+    metadata: "Metadata"
 
 
 class RememberResponse(TypedDict):
@@ -1087,6 +1124,7 @@ class GetEpisodeResponse(_GetEpisodeResponseRequired, total=False):
     """The answer of GET /v1/episodes/{id}."""
 
     context: Any
+    metadata: "Metadata"
     outcome_details: Any
     user_feedback: "EpisodeFeedback"
 
@@ -1108,6 +1146,7 @@ class EpisodeFeedbackResponse(_EpisodeFeedbackResponseRequired, total=False):
     """The answer of POST /v1/episodes/{id}/feedback."""
 
     context: Any
+    metadata: "Metadata"
     outcome_details: Any
     user_feedback: "EpisodeFeedback"
 
@@ -1164,6 +1203,7 @@ class StoreFactResponse(_StoreFactResponseRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     superseded_by: str
     supersedes: str
     user_id: str
@@ -1207,6 +1247,7 @@ class GetFactResponse(_GetFactResponseRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     superseded_by: str
     supersedes: str
     user_id: str
@@ -1237,6 +1278,7 @@ class ContradictFactResponse(_ContradictFactResponseRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     superseded_by: str
     supersedes: str
     user_id: str
@@ -1275,6 +1317,7 @@ class InvalidateFactResponse(_InvalidateFactResponseRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     superseded_by: str
     supersedes: str
     user_id: str
@@ -1305,6 +1348,7 @@ class ResolveFactResponse(_ResolveFactResponseRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     superseded_by: str
     supersedes: str
     user_id: str
@@ -1335,6 +1379,7 @@ class ValidateFactResponse(_ValidateFactResponseRequired, total=False):
     invalid_at: str
     key: str
     last_accessed_at: str
+    metadata: "Metadata"
     superseded_by: str
     supersedes: str
     user_id: str
@@ -1520,6 +1565,7 @@ class GetSessionResponse(_GetSessionResponseRequired, total=False):
     """The answer of GET /v1/sessions/{session_id}."""
 
     expires_at: str
+    metadata: "Metadata"
 
 
 class _PutSessionResponseRequired(TypedDict):
@@ -1541,6 +1587,7 @@ class PutSessionResponse(_PutSessionResponseRequired, total=False):
     """The answer of PUT /v1/sessions/{session_id}."""
 
     expires_at: str
+    metadata: "Metadata"
 
 
 class AppendMessageResponse(TypedDict):
@@ -1612,6 +1659,7 @@ class GetWorkingResponse(_GetWorkingResponseRequired, total=False):
     """The answer of GET /v1/tasks/{task_id}/working/{key}."""
 
     created_at: str
+    metadata: "Metadata"
     user_id: str
 
 
@@ -1630,6 +1678,7 @@ class SetWorkingResponse(_SetWorkingResponseRequired, total=False):
     """The answer of PUT /v1/tasks/{task_id}/working/{key}."""
 
     created_at: str
+    metadata: "Metadata"
     user_id: str
 
 
@@ -1722,6 +1771,7 @@ class ObservePreferenceResponse(_ObservePreferenceResponseRequired, total=False)
     """The answer of POST /v1/users/{user_id}/preferences."""
 
     context: str
+    metadata: "Metadata"
     session_id: str
 
 
@@ -1756,6 +1806,7 @@ class ConfirmPreferenceResponse(_ConfirmPreferenceResponseRequired, total=False)
     """The answer of POST /v1/users/{user_id}/preferences/{type}/confirm."""
 
     context: str
+    metadata: "Metadata"
     session_id: str
 
 
@@ -1783,6 +1834,7 @@ class ContradictPreferenceResponse(_ContradictPreferenceResponseRequired, total=
     """The answer of POST /v1/users/{user_id}/preferences/{type}/contradict."""
 
     context: str
+    metadata: "Metadata"
     session_id: str
 
 
@@ -1811,6 +1863,7 @@ class ResolvePreferenceResponse(_ResolvePreferenceResponseRequired, total=False)
     """The answer of POST /v1/users/{user_id}/preferences/{type}/resolve."""
 
     context: str
+    metadata: "Metadata"
     session_id: str
 
 
@@ -1838,6 +1891,7 @@ class UsePreferenceResponse(_UsePreferenceResponseRequired, total=False):
     """The answer of POST /v1/users/{user_id}/preferences/{type}/use."""
 
     context: str
+    metadata: "Metadata"
     session_id: str
 
 

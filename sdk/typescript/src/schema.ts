@@ -628,7 +628,7 @@ export interface paths {
         };
         /**
          * One fact
-         * @description Whatever its status (history included); does not count as an access.
+         * @description Whatever its status (history included); does not count as an access. An expired fact is 404, as on every route.
          *
          *     Needs the viewer role.
          */
@@ -678,7 +678,7 @@ export interface paths {
         };
         /**
          * Every version of a fact's key
-         * @description Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history.
+         * @description Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history. Versions that have expired are left out (an expired fact is 404).
          *
          *     Needs the viewer role.
          */
@@ -1555,6 +1555,8 @@ export interface components {
             label: string;
             /** @description The most characters the content may hold. */
             limit: number;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             owner_agent_id: string;
             /** Format: date-time */
             updated_at: string;
@@ -1630,6 +1632,8 @@ export interface components {
              */
             expires_at: string;
             id: string;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             outcome: components["schemas"]["Outcome"];
             /** @description A JSON object. */
             outcome_details?: unknown;
@@ -1726,6 +1730,8 @@ export interface components {
             keywords: string[] | null;
             /** Format: date-time */
             last_accessed_at?: string;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             /** @description 0-1; validate adds 0.1, contradict takes 0.2, decay multiplies by 0.9. */
             relevance_score: number;
             status: components["schemas"]["FactStatus"];
@@ -1746,7 +1752,7 @@ export interface components {
             validated_at?: string;
         };
         /**
-         * @description A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; general_fact is the default of POST /v1/memories.
+         * @description A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The ten examples are the documented vocabulary; general_fact is the default of POST /v1/memories.
          * @example user_preference
          * @example skill_assessment
          * @example interview_insight
@@ -1988,6 +1994,8 @@ export interface components {
         Note: {
             /** @description The note's key, unique per agent. */
             key: string;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             /** Format: date-time */
             updated_at: string;
             /** @description The value: a string or any JSON. */
@@ -2016,6 +2024,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             id: string;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             tags: string[] | null;
         };
         PassageResult: components["schemas"]["Passage"] & {
@@ -2048,6 +2058,8 @@ export interface components {
             /** Format: date-time */
             last_used_at: string;
             learned_from: string;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             observation_count: number;
             /** @description The most confidence use can restore. */
             peak: number;
@@ -2182,6 +2194,8 @@ export interface components {
             message_count: number;
             /** @description In order. */
             messages: components["schemas"]["Message"][] | null;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             session_id: string;
             summary: string;
             /** Format: date-time */
@@ -2190,6 +2204,8 @@ export interface components {
         };
         SessionSummary: {
             message_count: number;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             session_id: string;
             summary: string;
             /** Format: date-time */
@@ -2330,6 +2346,8 @@ export interface components {
              */
             expires_at: string;
             key: string;
+            /** @description The record's metadata (set through the memories routes); absent when it has none. */
+            metadata?: components["schemas"]["Metadata"];
             task_id: string;
             /** Format: date-time */
             updated_at: string;
@@ -4807,10 +4825,7 @@ export interface operations {
                     confidence?: number;
                     /** @description A JSON object. */
                     context?: unknown;
-                    /**
-                     * Format: date-time
-                     * @description Omit for none.
-                     */
+                    /** @description An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC. Omit for none. */
                     expires_at?: string;
                     is_persistent?: boolean;
                     /** @description Replaces the session's messages. */
