@@ -587,4 +587,3 @@ func decodeVectorInto(buf []float32, b []byte) []float32 {
 	}
 	return v
 }
-
