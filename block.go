@@ -33,7 +33,8 @@ type Block struct {
 	Version      int       `json:"version"` // 1 on create, +1 per update
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
-	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 

@@ -43,7 +43,8 @@ type Episode struct {
 	UserFeedback      *EpisodeFeedback `json:"user_feedback,omitempty"`
 	CreatedAt         time.Time        `json:"created_at"`
 	ExpiresAt         time.Time        `json:"expires_at"`
-	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// Error codes. They are the codes of the REST contract; each transport maps
-// them in exactly one place (HTTP status, MCP tool error, CLI exit status).
+// Error codes (docs/api.md, "Errors"): the codes of every API; each transport
+// maps them in exactly one place (HTTP status, MCP tool error, CLI exit status).
 const (
 	EINVALID      = "invalid"
 	EUNAUTHORIZED = "unauthorized"

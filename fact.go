@@ -96,7 +96,8 @@ type Fact struct {
 	SupersededBy string    `json:"superseded_by,omitempty"` // the fact that replaced it
 	Supersedes   string    `json:"supersedes,omitempty"`    // the fact it replaced
 	Status       string    `json:"status"`                  // FactCurrent, FactDisputed, ...
-	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 

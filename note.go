@@ -19,7 +19,8 @@ type Note struct {
 	Key       string          `json:"key"`
 	Value     json.RawMessage `json:"value"`
 	UpdatedAt time.Time       `json:"updated_at"`
-	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 

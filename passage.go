@@ -25,7 +25,8 @@ type Passage struct {
 	// for the same content again EventNoop, or EventUpdate when the
 	// repeat brought tags the passage lacked (they were added).
 	Event string `json:"event,omitempty"`
-	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 

@@ -51,7 +51,8 @@ type Session struct {
 	Confidence   float64         `json:"confidence"`
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
-	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
@@ -94,7 +95,8 @@ type SessionSummary struct {
 	UpdatedAt    time.Time `json:"updated_at"`
 	Summary      string    `json:"summary"`
 	MessageCount int       `json:"message_count"`
-	// Metadata is the record's metadata (API.md v1.3), absent when it has none.
+	// Metadata is the record's metadata (docs/records.md, "Metadata"), absent
+	// when it has none.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 

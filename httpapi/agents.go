@@ -8,8 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// agentRoutes are the routes of agents (seed 002). Creating and listing
-// span agents: bound keys are denied.
+// agentRoutes are the routes of agents. Creating and listing span agents:
+// bound keys are denied.
 func agentRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/agents", handler: (*Server).handleCreateAgent,

@@ -9,12 +9,11 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// blockRoutes are the routes of core memory blocks and the prompt they
-// render (seed 002). Attaching puts one agent's shared block into another
-// agent's memory: it spans two agents, so bound keys are denied.
-// Detaching changes only the consumer the path names. Listing consumers
-// names the block by id: the rule lets a bound key list those of its own
-// agent's blocks only.
+// blockRoutes are the routes of core memory blocks and the prompt they render.
+// Attaching puts one agent's shared block into another agent's memory: it
+// spans two agents, so bound keys are denied. Detaching changes only the
+// consumer the path names. Listing consumers names the block by id: the rule
+// lets a bound key list those of its own agent's blocks only.
 func blockRoutes() []endpoint {
 	withAction := apidoc.Success(apidoc.Ref("Block"), apidoc.ActionField)
 	return []endpoint{
@@ -204,7 +203,7 @@ func blockFields(b *loci.Block) map[string]any {
 }
 
 // withMetadata adds a record's metadata to the fields of its kind's
-// answer, when it has any (API.md v1.3).
+// answer, when it has any (docs/records.md, "Metadata").
 func withMetadata(fields map[string]any, meta json.RawMessage) map[string]any {
 	if len(meta) > 0 {
 		fields["metadata"] = meta

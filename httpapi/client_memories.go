@@ -13,8 +13,8 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The client of the memories door (API.md v1.2): loci.MemoryService and the
-// filtered listing, over the wire.
+// The client of the memories door (docs/api.md, "The memories API over every
+// kind"): loci.MemoryService and the filtered listing, over the wire.
 
 var _ loci.MemoryService = (*Client)(nil)
 

@@ -7,10 +7,10 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// episodeRoutes are the routes of episodic memory (seed 003): what an
-// agent did for a user and how it went, kept 30 days. Feedback, reading
-// and deleting name an episode by id only, which cannot be checked
-// against a bound key's agent: bound keys are denied.
+// episodeRoutes are the routes of episodic memory: what an agent did for a
+// user and how it went, kept 30 days. Feedback, reading and deleting name an
+// episode by id only, which cannot be checked against a bound key's agent:
+// bound keys are denied.
 func episodeRoutes() []endpoint {
 	episodeFilters := []apidoc.Obj{
 		apidoc.QueryRequired("user_id", "", apidoc.Obj{"type": "string"}), apidoc.QueryRequired("agent_id", "", apidoc.Obj{"type": "string"}),

@@ -12,11 +12,11 @@ import (
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
-// TestExpiredAnsweredNowhere: a fact, a passage, a note and a fact of a
-// batch, each with a one-second time to live, are answered by no route
-// once it has passed, the kinds' own included, and are in no export.
+// TestExpiredAnsweredNowhere: a fact, a passage, a note and a fact of a batch,
+// each with a one-second time to live, are answered by no route once it has
+// passed, the kinds' own included, and are in no export.
 // GET /v1/export, GET /v1/export?user_id=U and GET /v1/facts/{id} once
-// still held them (issue 36, item 4).
+// still held them.
 func TestExpiredAnsweredNowhere(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open)
@@ -121,11 +121,11 @@ func TestExpiredAnsweredNowhere(t *testing.T) {
 	})
 }
 
-// TestExpiryDates: expires_at (and the mem0 door's expiration_date) takes
-// a date, meaning the end of that day UTC, today included: today's date
-// was refused and a date expired at its midnight, a day early. PATCH with
-// expires_at null (mem0: expiration_date null) removes the time to live,
-// which nothing could before (issue 35).
+// TestExpiryDates: expires_at (and the mem0 door's expiration_date) takes a
+// date, meaning the end of that day UTC, today included: today's date was
+// refused and a date expired at its midnight, a day early. PATCH with
+// expires_at null (mem0: expiration_date null) removes the time to live, which
+// nothing could before.
 func TestExpiryDates(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open) // 2026-02-15T14:30Z
@@ -173,6 +173,9 @@ func TestExpiryDates(t *testing.T) {
 			t.Fatalf("mem0 add: %v %s", err, b)
 		}
 		mem0ID := added[0]["id"].(string)
+		if got := added[0]["expiration_date"]; got != "2026-02-15" {
+			t.Errorf("mem0 add: expiration_date %v, want the date sent, 2026-02-15", got)
+		}
 		if got := expiresAt(mem0ID); got != endOfToday {
 			t.Errorf("mem0: expires_at %v, want %s", got, endOfToday)
 		}
@@ -192,6 +195,17 @@ func TestExpiryDates(t *testing.T) {
 					t.Errorf("%s %s %s: %d %s, want 400 saying %s", c.method, c.path, c.body, st, b, c.says)
 				}
 			})
+		}
+
+		// A session's end takes a date too.
+		if st, b := do(t, srv, "PUT", "/v1/sessions/s1", `{"user_id": "u", "summary": "ends today", "expires_at": "2026-02-15"}`); st/100 != 2 {
+			t.Fatalf("session with today's date: %d %s", st, b)
+		}
+		if st, b := do(t, srv, "GET", "/v1/sessions/s1", ""); st != 200 || decodeExact(t, b)["expires_at"] != endOfToday {
+			t.Errorf("session: %d %s, want expires_at %s", st, b, endOfToday)
+		}
+		if st, b := do(t, srv, "PUT", "/v1/sessions/s2", `{"user_id": "u", "expires_at": "2026-02-31"}`); st != 400 || !strings.Contains(string(b), "date") {
+			t.Errorf("session with no such day: %d %s, want 400", st, b)
 		}
 
 		// A patch takes a date too, and null removes the time to live.

@@ -8,10 +8,10 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// factRoutes are the routes of long-term memory (seed 003): storing a
-// fact, searching and listing facts, validating and contradicting one.
-// Without a user_id a fact is global; a fact is not owned by an agent (its
-// agent_id says who stored it), so these are free to bound keys.
+// factRoutes are the routes of long-term memory: storing a fact, searching and
+// listing facts, validating and contradicting one. Without a user_id a fact is
+// global; a fact is not owned by an agent (its agent_id says who stored it),
+// so these are free to bound keys.
 func factRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/facts", handler: (*Server).handleStoreFact,
@@ -64,16 +64,16 @@ func factRoutes() []endpoint {
 	}
 }
 
-// factHistoryRoutes are what issue 13 adds to long-term memory: one fact,
-// its history, invalidation and disputes (API.md "Additions of v1.1").
-// Like validate and contradict they are free to bound keys; deleting one,
-// global facts included, needs editor.
+// factHistoryRoutes are the routes of facts that change over time
+// (docs/rules.md, "Facts change over time, and history is kept"): one fact,
+// its history, invalidation and disputes. Like validate and contradict they
+// are free to bound keys; deleting one, global facts included, needs editor.
 func factHistoryRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "GET /v1/facts/{id}", handler: (*Server).handleGetFact,
 			op: loci.OpFactGet,
 			doc: &apidoc.Op{ID: "getFact", Tag: "facts",
-				Desc: "Whatever its status (history included); does not count as an access.",
+				Desc: "Whatever its status (history included); does not count as an access. An expired fact is 404, as on every route.",
 				OK:   apidoc.Okay("The fact.", apidoc.Success(apidoc.Ref("Fact"))), Errs: []int{notFound}}},
 		{pattern: "DELETE /v1/facts/{id}", handler: (*Server).handleDeleteFact,
 			op: loci.OpFactDelete,
@@ -84,8 +84,9 @@ func factHistoryRoutes() []endpoint {
 		{pattern: "GET /v1/facts/{id}/history", handler: (*Server).handleFactHistory,
 			op: loci.OpFactHistory,
 			doc: &apidoc.Op{ID: "factHistory", Tag: "facts",
-				Desc: "Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history.",
-				OK:   apidoc.Okay("The versions.", apidoc.List("facts", apidoc.Ref("Fact"), "How many versions.")), Errs: []int{notFound}}},
+				Desc: "Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history. " +
+					"Versions that have expired are left out (an expired fact is 404).",
+				OK: apidoc.Okay("The versions.", apidoc.List("facts", apidoc.Ref("Fact"), "How many versions.")), Errs: []int{notFound}}},
 		{pattern: "POST /v1/facts/{id}/invalidate", handler: (*Server).handleInvalidateFact,
 			op: loci.OpFactInvalidate,
 			doc: &apidoc.Op{ID: "invalidateFact", Tag: "facts",

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Facts that change over time (issue 13), on every backend: keys
+// Facts that change over time (docs/rules.md), on every backend: keys
 // supersede, as_of and include_history, valid_at in the future.
 func TestFactTimeScenarios(t *testing.T) {
 	lcRun(t, []lcStep{
@@ -21,8 +21,8 @@ func TestFactTimeScenarios(t *testing.T) {
 		{name: "SearchOnlyCurrent", method: "GET", path: "/v1/facts/search?user_id=u&q=lives+Paris", status: 200,
 			want: map[string]any{"count": 1, "results.0.id": "{berlin}"}},
 		{name: "SearchAsOf", method: "GET", path: "/v1/facts/search?user_id=u&q=lives&as_of=" + lcTime(-24*time.Hour), status: 200,
-			// Its status as of then (issue 26); superseded_by says what
-			// replaced it since.
+			// Its status as of then; superseded_by says what replaced it
+			// since.
 			want: map[string]any{"count": 1, "results.0.id": "{paris}", "results.0.status": "current", "results.0.superseded_by": "{berlin}"}},
 		{name: "SearchAsOfBeforeAny", method: "GET", path: "/v1/facts/search?user_id=u&q=lives&as_of=" + lcTime(-72*time.Hour), status: 200,
 			want: map[string]any{"count": 0}},
@@ -148,8 +148,7 @@ func TestFactAndEpisodeByIDScenarios(t *testing.T) {
 		{name: "OldStaysEnded", method: "GET", path: "/v1/facts/{v1}", status: 200,
 			want: map[string]any{"status": "invalidated", "invalid_at": lcTime(time.Minute)}, absent: []string{"superseded_by"}},
 		{name: "V3", method: "POST", path: "/v1/facts", body: `{"user_id":"u","category":"general_fact","fact":"lives in Rome","key":"home"}`, status: 201},
-		// Forget takes exactly the version that matches (issue 26); Rome
-		// stays current.
+		// Forget takes exactly the version that matches; Rome stays current.
 		{name: "ForgetTakesTheMatchingVersion", method: "POST", path: "/v1/users/u/forget", body: `{"query":"Paris"}`, status: 200,
 			want: map[string]any{"count": 1, "deleted.0.content": "lives in Paris"}},
 		{name: "RomeLeft", method: "GET", path: "/v1/facts?user_id=u&include_history=true", status: 200,

@@ -28,9 +28,9 @@ func FuzzRoutes(f *testing.F) {
 		envs = append(envs, newSecEnv(f, b.Open))
 	}
 	routes := envs[0].srv.Routes()
-	// The request shapes of issue 17, on the routes they went to: lines
-	// whose data is not their kind's, versions past the integer columns,
-	// an empty maintenance task list.
+	// Request shapes that once went wrong, on the routes they went to: lines
+	// whose data is not their kind's, versions past the integer columns, an
+	// empty maintenance task list.
 	line := func(kind, extra string) []byte {
 		return []byte(`{"type":"record","id":"r1","workspace":"default","kind":"` + kind + `","agent_id":"a","user_id":"u",` +
 			`"session_id":"s","task_id":"t","key":"k","content":"c","confidence":0,"access_count":0,` +

@@ -141,13 +141,12 @@ func TestExportImportHTTP(t *testing.T) {
 	})
 }
 
-// TestImportRulesHTTP: POST /v1/import refuses with 400, naming the line
-// and importing nothing, what the API refuses across records or in a
-// value (issue 26.5: a task's working values over 50 KB in all, more than
-// 1,000 episodes for a user and agent, a note with an empty value) and
-// what later reads would disagree with (issue 27.3: a session whose
-// message_count is not its messages', a message index twice, a message
-// without its session, a tag twice).
+// TestImportRulesHTTP: POST /v1/import refuses with 400, naming the line and
+// importing nothing, what the API refuses across records or in a value (a
+// task's working values over 50 KB in all, more than 1,000 episodes for a user
+// and agent, a note with an empty value) and what later reads would disagree
+// with (a session whose message_count is not its messages', a message index
+// twice, a message without its session, a tag twice).
 func TestImportRulesHTTP(t *testing.T) {
 	const at = `"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1`
 	working := func(id, key string, n int) string {

@@ -9,10 +9,10 @@ import (
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
-// TestKindsAnswerMetadata: a record's metadata is in its kind's own
-// answers, every kind (issue 35: the facts, passages and notes routes
-// answered a record without the metadata it was given), and absent where
-// the record has none; a search result carries it ({} when none).
+// TestKindsAnswerMetadata: a record's metadata is in its kind's own answers,
+// every kind (the facts, passages and notes routes once answered a record
+// without the metadata it was given), and absent where the record has none; a
+// search result carries it ({} when none).
 func TestKindsAnswerMetadata(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, _ := newServer(t, open)

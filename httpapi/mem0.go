@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The mem0 door (API.md v1.2, "Framework doors"): the subset of mem0's
+// The mem0 door (docs/api.md, "The mem0 door"): the subset of mem0's
 // platform REST API that mem0's official clients use, so that
 // `new MemoryClient({apiKey, host: "http://HOST:8420/mem0"})` (npm mem0ai)
 // works unchanged against loci. It is a translation of shapes over
@@ -216,6 +216,17 @@ func (q mem0AddRequest) messages() ([]loci.ChatMessage, error) {
 	return out, nil
 }
 
+// mem0Expiration is an expiry as mem0 answers it: a date, the last day the
+// memory lasts, when it ends at a midnight UTC (as a date given ends:
+// expiryTime), so that the date sent comes back; else the time.
+func mem0Expiration(t time.Time) string {
+	t = t.UTC()
+	if t.Equal(t.Truncate(24 * time.Hour)) {
+		return t.AddDate(0, 0, -1).Format(time.DateOnly)
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
 // mem0Date parses a listing's start_date or end_date: a date (its
 // midnight, UTC) or an RFC 3339 time.
 func mem0Date(field string, v *string) (*time.Time, error) {
@@ -325,7 +336,7 @@ func mem0Memory(m *loci.UserMemory) map[string]any {
 	}
 	var exp any
 	if !m.ExpiresAt.IsZero() {
-		exp = m.ExpiresAt.UTC().Format(time.RFC3339Nano)
+		exp = mem0Expiration(m.ExpiresAt)
 	}
 	return map[string]any{
 		"id": m.ID, "memory": m.Content, "kind": m.Kind,

@@ -12,8 +12,9 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// memoryRoutes are the routes of the memories door (API.md v1.2): every
-// record of every kind, addressed by its id.
+// memoryRoutes are the routes of the memories door (docs/api.md, "The
+// memories API over every kind"): every record of every kind, addressed by
+// its id.
 func memoryRoutes() []endpoint {
 	addAnswer := apidoc.Obj{"oneOf": []apidoc.Obj{apidoc.Ref("MemoryEvent"), apidoc.Ref("MessagesResult")}}
 	idNotFound := "404 when absent or expired, and for a record of another agent under a key bound to one."
@@ -153,9 +154,9 @@ func patchExpiry(field string, raw json.RawMessage) (at *time.Time, none bool, e
 	return at, false, err
 }
 
-// expiryTime parses an expiry a body may carry (API.md v1.3): an RFC 3339
-// time, or a date, meaning the end of that day UTC, the day itself
-// included: it expires at the next day's midnight.
+// expiryTime parses an expiry a body may carry: an RFC 3339 time, or a date,
+// meaning the end of that day UTC, the day itself included: it expires at the
+// next day's midnight.
 func expiryTime(field string, v *string) (*time.Time, error) {
 	if v == nil {
 		return nil, nil

@@ -13,8 +13,8 @@ import (
 	"github.com/loci-memory/loci/memory"
 )
 
-// TestNoRoute: an unknown path and a known path with another method answer
-// the error envelope (API.md v1.1), never the standard library's plain
+// TestNoRoute: an unknown path and a known path with another method answer the
+// error envelope (docs/api.md, "Errors"), never the standard library's plain
 // text: 404 not_found, and 405 invalid with an Allow header.
 func TestNoRoute(t *testing.T) {
 	inspector := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("page")) })

@@ -10,7 +10,7 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// noteRoutes are the routes of notes (seed 000).
+// noteRoutes are the routes of notes, an agent's key-value memory.
 func noteRoutes() []endpoint {
 	remember := endpoint{pattern: "PUT /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRemember,
 		op: loci.OpNoteRemember,

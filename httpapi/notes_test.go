@@ -38,8 +38,9 @@ func tooLarge() map[string]any {
 	return map[string]any{"success": false, "code": loci.ETOOLARGE}
 }
 
-// TestNotes walks every row of API.md's notes table, in order, on one
-// server. Request n is made at t0 + n seconds.
+// TestNotes walks the notes routes through each answer they document
+// (created, updated, found, listed, history, deleted, not found, refused),
+// in order, on one server. Request n is made at t0 + n seconds.
 func TestNotes(t *testing.T) {
 	scenarios := []scenario{
 		{name: "ListEmpty", method: "GET", path: notes, wantStatus: 200,
@@ -212,7 +213,7 @@ func TestNotesAgentIsolation(t *testing.T) {
 }
 
 // TestRecallAllPages: the notes listing takes limit and offset like every
-// list (API.md); count is the total.
+// list (docs/api.md, "REST conventions"); count is the total.
 func TestRecallAllPages(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv := httptest.NewServer(httpapi.NewServer(memory.New(open(t)), nil))

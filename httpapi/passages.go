@@ -8,7 +8,7 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// passageRoutes are the routes of archival passages (seed 002).
+// passageRoutes are the routes of archival passages.
 func passageRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/agents/{agent_id}/passages", handler: (*Server).handleAddPassage,

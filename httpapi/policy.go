@@ -6,13 +6,13 @@ import "github.com/loci-memory/loci"
 // route, derived from the operation its entry of the route table
 // (routes.go) names (loci.Operation, declared in operations.go).
 //
-// Roles (seed 000): viewer reads; creator also adds; editor also updates
-// and deletes; admin also manages keys, wipes, maintenance, the audit log,
-// export and import. A write that creates or updates (the PUTs of notes,
-// blocks, working memory and sessions; observing a preference) needs
-// creator; the rule that finds the record already exists then calls
-// loci.Authorize(ctx, loci.RoleEditor), so a creator may add but not
-// overwrite.
+// Roles (docs/api.md, "Roles and agent binding"): viewer reads; creator also
+// adds; editor also updates and deletes; admin also manages keys, wipes,
+// maintenance, the audit log, export and import. A write that creates or
+// updates (the PUTs of notes, blocks, working memory and sessions; observing a
+// preference) needs creator; the rule that finds the record already exists
+// then calls loci.Authorize(ctx, loci.RoleEditor), so a creator may add but
+// not overwrite.
 type Policy struct {
 	// Role is the least role that may call the route; "" makes the route
 	// public (no key needed even when authentication is on).

@@ -8,8 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// preferenceRoutes are the routes of a user's preferences (seed 001):
-// about users, not owned by agents, so free to bound keys.
+// preferenceRoutes are the routes of a user's preferences: about users, not
+// owned by agents, so free to bound keys.
 func preferenceRoutes() []endpoint {
 	session := apidoc.QueryString("session_id", "The session, for session-scoped decisions.")
 	pref := apidoc.Success(apidoc.Ref("Preference"))

@@ -25,10 +25,9 @@ func answer(t *testing.T, srv *httptest.Server, method, path, body string, want 
 	return out
 }
 
-// TestRememberRepeatIsUpdated: seed 000's remember of the value a note
-// holds answers "updated" with the time of this remember, which the note
-// then says, and keeps no new version; the memories door's repeat of it
-// still writes nothing.
+// TestRememberRepeatIsUpdated: a remember of the value a note holds answers
+// "updated" with the time of this remember, which the note then says, and
+// keeps no new version; the memories door's repeat of it still writes nothing.
 func TestRememberRepeatIsUpdated(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open)

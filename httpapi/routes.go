@@ -113,7 +113,8 @@ func (s *Server) handle(ep endpoint) {
 	if ep.doc != nil {
 		// A documented route takes the query parameters it documents and
 		// no other: a misspelt one (user= for user_id=) must never widen
-		// a read (API.md v1.2).
+		// a read (docs/rules.md, "Bad input gets a clear error and changes
+		// nothing").
 		takes := ep.doc.QueryNames()
 		if rt.Policy.Agent != loci.AgentDeny && !strings.Contains(ep.pattern, "{agent_id}") && !slices.Contains(takes, "agent_id") {
 			// The key's agent, which the guard checks against a bound key.

@@ -242,8 +242,8 @@ func TestAgentBoundKey(t *testing.T) {
 			{"ErrOtherHistory", "GET", "/v1/agents/a2/notes/secret/history", bound, "", http.StatusForbidden},
 			{"ErrOtherWrite", "PUT", "/v1/agents/a2/notes/secret", bound, `{"value":"overwrite"}`, http.StatusForbidden},
 			{"ErrOtherDelete", "DELETE", "/v1/agents/a2/notes/secret", bound, "", http.StatusForbidden},
-			// A parameter the route does not take is refused (API.md
-			// v1.2): it never names another agent.
+			// A parameter the route does not take is refused: it never
+			// names another agent.
 			{"ErrOtherViaUnusedQuery", "GET", "/v1/agents/a1/notes?agent_id=a2", bound, "", http.StatusBadRequest},
 			{"ErrCrossAgentExport", "GET", "/v1/export", boundAdmin, "", http.StatusForbidden},
 			{"ErrCrossAgentAudit", "GET", "/v1/audit", boundAdmin, "", http.StatusForbidden},
@@ -400,8 +400,8 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-// TestPolicySemantics checks the table against seed 000's roles: reads
-// need viewer (or admin), adds creator at least, deletes editor at least.
+// TestPolicySemantics checks the table against the roles: reads need viewer
+// (or admin), adds creator at least, deletes editor at least.
 func TestPolicySemantics(t *testing.T) {
 	for _, ep := range routeTable() {
 		pattern, pol := ep.pattern, ep.policy()

@@ -1,5 +1,6 @@
-// Package httpapi is loci's REST transport: the /v1 handlers of API.md, the
-// error envelope, health endpoints, and a Client that implements the same
+// Package httpapi is loci's REST transport: the route table and the /v1
+// handlers (docs/api.md), the mem0 door, the error envelope, health
+// endpoints, the OpenAPI document, and a Client that implements the same
 // service interfaces over the wire.
 package httpapi
 
@@ -153,7 +154,7 @@ func operationRoutes() []endpoint {
 }
 
 // noRoute answers a request that no route matches, in the error envelope
-// (API.md v1.1): 405 (code invalid) with an Allow header when routes
+// (docs/api.md, "Errors"): 405 (code invalid) with an Allow header when routes
 // serve its path with other methods, else 404 not_found.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	var allow []string

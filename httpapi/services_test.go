@@ -17,7 +17,7 @@ import (
 )
 
 // maxServiceMethods bounds each interface a route group depends on
-// (DESIGN §2, narrow interfaces).
+// (narrow interfaces: docs/architecture.md, "Direction of dependencies").
 const maxServiceMethods = 10
 
 // TestServerServicesAreSmall: every service field of the server is an

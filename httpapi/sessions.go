@@ -10,8 +10,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// sessionRoutes are the routes of sessions and conversations (seeds 001
-// and 004): about users, not owned by agents.
+// sessionRoutes are the routes of sessions and conversations: about users,
+// not owned by agents.
 func sessionRoutes() []endpoint {
 	message := apidoc.Closed([]string{"role", "content"}, apidoc.Obj{
 		"role": apidoc.Str(""), "content": apidoc.Str("At most " + apidoc.Bytes(loci.MaxMessageBytes) + "."), "created_at": apidoc.Timestamp("Defaults to now."),
@@ -28,7 +28,7 @@ func sessionRoutes() []endpoint {
 					"summary":       apidoc.Str(""),
 					"messages":      apidoc.Array(message, "Replaces the session's messages."),
 					"is_persistent": apidoc.Boolean(""),
-					"expires_at":    apidoc.Timestamp("Omit for none."),
+					"expires_at":    apidoc.Expiry("An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC. Omit for none.", false),
 					"confidence":    apidoc.Number(fmt.Sprintf("0-%d.", loci.MaxSessionConfidence)),
 				}),
 				OK: apidoc.Upsert(withAction), Errs: []int{conflict}}},
@@ -72,7 +72,7 @@ type putSessionRequest struct {
 	Summary      string           `json:"summary"`
 	Messages     []messageRequest `json:"messages"`
 	IsPersistent bool             `json:"is_persistent"`
-	ExpiresAt    *time.Time       `json:"expires_at"`
+	ExpiresAt    *string          `json:"expires_at"`
 	Confidence   float64          `json:"confidence"`
 }
 
@@ -87,8 +87,14 @@ func (s *Server) handlePutSession(w http.ResponseWriter, r *http.Request) {
 		IsPersistent: req.IsPersistent, Confidence: req.Confidence,
 		Messages: make([]loci.Message, len(req.Messages)),
 	}
-	if req.ExpiresAt != nil {
-		p.ExpiresAt = *req.ExpiresAt
+	// A time, or a date: the end of that day, UTC.
+	at, err := expiryTime("expires_at", req.ExpiresAt)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if at != nil {
+		p.ExpiresAt = *at
 	}
 	for i, m := range req.Messages {
 		p.Messages[i] = loci.Message{Role: m.Role, Content: m.Content, CreatedAt: m.CreatedAt}

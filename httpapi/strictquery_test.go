@@ -17,8 +17,9 @@ import (
 )
 
 // TestUnknownQueryParameter: every documented GET route refuses a query
-// parameter it does not take (API.md v1.2), naming the ones it takes, so
-// that a misspelt user= never widens a read to the workspace.
+// parameter it does not take (docs/api.md, "REST conventions"), naming the
+// ones it takes, so that a misspelt user= never widens a read to the
+// workspace.
 func TestUnknownQueryParameter(t *testing.T) {
 	raw, err := os.ReadFile("openapi.json")
 	if err != nil {

@@ -7,10 +7,9 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// userRoutes are the routes of everything about a user (seed 004): a
-// user's context, memories of every kind, review queue, forgetting and
-// deletion. Free to bound keys, except those that span every agent's
-// records of a user.
+// userRoutes are the routes of everything about a user: a user's context,
+// memories of every kind, review queue, forgetting and deletion. Free to bound
+// keys, except those that span every agent's records of a user.
 func userRoutes() []endpoint {
 	kinds := apidoc.Obj{}
 	for _, k := range apidoc.KindNames() {

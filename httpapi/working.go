@@ -8,10 +8,9 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// workingRoutes are the routes of working memory (seed 003): a task's
-// scratchpad of keyed values. The handlers narrow a task to the agent_id
-// of the query (the body of a PUT), so a bound key names its own agent
-// there.
+// workingRoutes are the routes of working memory: a task's scratchpad of keyed
+// values. The handlers narrow a task to the agent_id of the query (the body of
+// a PUT), so a bound key names its own agent there.
 func workingRoutes() []endpoint {
 	scope := []apidoc.Obj{apidoc.QueryString("agent_id", "Only this agent's entries."), apidoc.QueryString("user_id", "Only this user's entries.")}
 	withAction := apidoc.Success(apidoc.Ref("WorkingEntry"), apidoc.ActionField)

@@ -14,8 +14,8 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The core memory tools (seed 002): core_memory_read and update_memory,
-// and the core memory resource: the agent's rendered prompt.
+// The core memory tools: core_memory_read and update_memory, and the core
+// memory resource: the agent's rendered prompt.
 //
 // An agent that has never written memory does not exist yet: the service
 // creates it, with the standard empty blocks, on its first write. Until

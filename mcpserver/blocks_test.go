@@ -264,7 +264,7 @@ func TestUpdateMemory(t *testing.T) {
 			wantBlock(t, r, "updated", "", 3)
 		})
 		t.Run("OKReplaceSameIsNoop", func(t *testing.T) {
-			// The same content again writes no new version (API.md v1.2).
+			// The same content again writes no new version (docs/rules.md).
 			r := update(map[string]any{"label": "relationships", "mode": "replace", "content": ""})
 			wantBlock(t, r, "updated", "", 3)
 		})

@@ -11,9 +11,9 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The episodic memory tools of seed 003 (record_episode,
-// find_similar_episodes). Episodes are the connection's user's with its
-// agent: a connection without a user does not list them.
+// The episodic memory tools (record_episode, find_similar_episodes). Episodes
+// are the connection's user's with its agent: a connection without a user does
+// not list them.
 
 // RecordEpisodeInput is the input of record_episode.
 type RecordEpisodeInput struct {
@@ -60,6 +60,7 @@ type EpisodeResult struct {
 	UserFeedback      *EpisodeFeedback `json:"user_feedback,omitempty" jsonschema:"the user's feedback, if any"`
 	Score             float64          `json:"score" jsonschema:"relevance to the query, 0 to 1 (1: an exact, complete match)"`
 	CreatedAt         time.Time        `json:"created_at" jsonschema:"when it was recorded"`
+	Metadata          map[string]any   `json:"metadata,omitempty" jsonschema:"its metadata, when it has some"`
 }
 
 // FindEpisodesOutput is the output of find_similar_episodes.
@@ -148,7 +149,7 @@ func (s *server) findEpisodes(ctx context.Context, in FindEpisodesInput) (*FindE
 		e := EpisodeResult{
 			ID: r.ID, ActionType: r.ActionType, ActionDescription: r.ActionDescription, Outcome: r.Outcome,
 			Context: jsonObject(r.Context), OutcomeDetails: jsonObject(r.OutcomeDetails), ConfidenceScore: r.ConfidenceScore,
-			Score: r.Score, CreatedAt: utc(r.CreatedAt),
+			Score: r.Score, CreatedAt: utc(r.CreatedAt), Metadata: metadataOrNone(r.Metadata),
 		}
 		if fb := r.UserFeedback; fb != nil {
 			e.UserFeedback = &EpisodeFeedback{Rating: fb.Rating, Comment: fb.Comment, Corrections: jsonObject(fb.Corrections)}

@@ -11,11 +11,11 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The long-term memory tools of seed 003 (store_fact, search_facts).
-// Facts are the connection's user's; a connection without a user stores
-// and searches global facts (seed 003: a fact with no user is global
-// knowledge), so an agent serving no one can keep domain knowledge that
-// every user-bound connection of the workspace may find.
+// The long-term memory tools (store_fact, search_facts). Facts are the
+// connection's user's; a connection without a user stores and searches global
+// facts (a fact with no user is global knowledge), so an agent serving no one
+// can keep domain knowledge that every user-bound connection of the workspace
+// may find.
 
 // StoreFactInput is the input of store_fact.
 type StoreFactInput struct {
@@ -67,6 +67,7 @@ type FactResult struct {
 	Key                string         `json:"key,omitempty" jsonschema:"its key (the slot it fills), when it has one"`
 	ValidAt            time.Time      `json:"valid_at" jsonschema:"when it became true"`
 	InvalidAt          *time.Time     `json:"invalid_at,omitempty" jsonschema:"when it stopped (or stops) being true, if it does"`
+	Metadata           map[string]any `json:"metadata,omitempty" jsonschema:"its metadata, when it has some"`
 	Status             string         `json:"status" jsonschema:"current (true), disputed (true but contradicted, not yet resolved: trust it less), or, for a version not true at the time asked (as_of, default now), superseded, invalidated or future as of that time"`
 }
 
@@ -185,7 +186,7 @@ func (s *server) searchFacts(ctx context.Context, in SearchFactsInput) (*SearchF
 			ID: r.ID, Category: r.Category, Fact: r.Fact.Fact, Keywords: keywords, Evidence: jsonObject(r.Evidence),
 			Scope: factScope(r.UserID), RelevanceScore: r.RelevanceScore, IsValidated: r.IsValidated,
 			ContradictionCount: r.ContradictionCount, AccessCount: r.AccessCount, Score: r.Score, CreatedAt: utc(r.CreatedAt),
-			Key: r.Key, ValidAt: utc(r.ValidAt), Status: r.Status,
+			Key: r.Key, ValidAt: utc(r.ValidAt), Status: r.Status, Metadata: metadataOrNone(r.Metadata),
 		})
 		if !r.InvalidAt.IsZero() {
 			at := utc(r.InvalidAt)

@@ -39,7 +39,7 @@ func TestStoreFactKeyAndAsOf(t *testing.T) {
 				t.Fatalf("got %s, want Paris only", r.text)
 			}
 			f := facts[0].(map[string]any)
-			// Current as of then (issue 26); invalid_at says it ended since.
+			// Current as of then; invalid_at says it ended since.
 			if f["fact"] != "User lives in Paris" || f["status"] != "current" || f["invalid_at"] == nil || f["key"] != "home_city" {
 				t.Fatalf("got %v, want Paris, current as of then and ended since", f)
 			}

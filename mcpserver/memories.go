@@ -11,9 +11,9 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The default tool set: seed 000's remember and recall, and one verb set
-// over every kind through the memories door (loci.MemoryService):
-// add_memory, search_memory, update_memory, delete_memory.
+// The default tool set: remember and recall, and one verb set over every kind
+// through the memories door (loci.MemoryService): add_memory, search_memory,
+// update_memory, delete_memory.
 //
 // Scope comes from the connection, never from an argument. add_memory
 // writes the connection's agent's memory (about its user, when it has

@@ -11,13 +11,14 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The note tools: remember, recall and forget (seed 000's schemas).
+// The note tools: remember, recall and forget. remember and recall keep
+// their original schemas (docs/api.md, "MCP").
 //
-// A value is a string in and out, as seed 000 has it: the most portable
-// schema for every model's tool calling. A model that wants to keep
-// structure stores it as text (e.g. JSON text), which is how it reads it
-// back anyway. A note written through REST or the CLI with a non-string JSON
-// value (an object, a number) is recalled here as its compact JSON text.
+// A value is a string in and out: the most portable schema for every model's
+// tool calling. A model that wants to keep structure stores it as text (e.g.
+// JSON text), which is how it reads it back anyway. A note written through
+// REST or the CLI with a non-string JSON value (an object, a number) is
+// recalled here as its compact JSON text.
 
 // RememberInput is the input of remember.
 type RememberInput struct {
@@ -41,20 +42,22 @@ type RecallInput struct {
 
 // Memory is one note as recall lists it.
 type Memory struct {
-	Key       string    `json:"key" jsonschema:"the memory key"`
-	Value     string    `json:"value" jsonschema:"the stored value"`
-	UpdatedAt time.Time `json:"updated_at" jsonschema:"when it was last stored (RFC 3339, UTC)"`
+	Key       string         `json:"key" jsonschema:"the memory key"`
+	Value     string         `json:"value" jsonschema:"the stored value"`
+	UpdatedAt time.Time      `json:"updated_at" jsonschema:"when it was last stored (RFC 3339, UTC)"`
+	Metadata  map[string]any `json:"metadata,omitempty" jsonschema:"its metadata, when it has some"`
 }
 
 // RecallOutput is the output of recall: key, value and updated_at for one
 // key; count and memories when the key is omitted.
 type RecallOutput struct {
-	Success   bool       `json:"success" jsonschema:"true when the memory was found"`
-	Key       string     `json:"key,omitempty" jsonschema:"the key read (when a key was given)"`
-	Value     *string    `json:"value,omitempty" jsonschema:"the stored value (when a key was given)"`
-	UpdatedAt *time.Time `json:"updated_at,omitempty" jsonschema:"when it was last stored (when a key was given)"`
-	Count     *int       `json:"count,omitempty" jsonschema:"Number of memories (when no key was given)"`
-	Memories  []Memory   `json:"memories,omitzero" jsonschema:"every memory of this agent, by key (when no key was given)"`
+	Success   bool           `json:"success" jsonschema:"true when the memory was found"`
+	Key       string         `json:"key,omitempty" jsonschema:"the key read (when a key was given)"`
+	Value     *string        `json:"value,omitempty" jsonschema:"the stored value (when a key was given)"`
+	UpdatedAt *time.Time     `json:"updated_at,omitempty" jsonschema:"when it was last stored (when a key was given)"`
+	Count     *int           `json:"count,omitempty" jsonschema:"Number of memories (when no key was given)"`
+	Memories  []Memory       `json:"memories,omitzero" jsonschema:"every memory of this agent, by key (when no key was given)"`
+	Metadata  map[string]any `json:"metadata,omitempty" jsonschema:"its metadata, when it has some (when a key was given)"`
 }
 
 // ForgetInput is the input of forget.
@@ -77,14 +80,14 @@ var (
 	forgetOutputSchema = outputSchema[ForgetOutput](nil)
 )
 
-// noteTools adds the note tools of the full set: seed 000's remember and
-// recall, and forget.
+// noteTools adds the note tools of the full set: remember and recall, and
+// forget.
 func (s *server) noteTools() {
 	s.seedNoteTools()
 	s.forgetTool()
 }
 
-// seedNoteTools adds seed 000's remember and recall (both sets).
+// seedNoteTools adds remember and recall, the note tools of both sets.
 func (s *server) seedNoteTools() {
 	addTool(s, loci.OpNoteRemember, &mcp.Tool{
 		Name:  "remember",
@@ -140,7 +143,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (*RecallOutput, err
 			return nil, err
 		}
 		v, at := noteText(n.Value), n.UpdatedAt.UTC()
-		return &RecallOutput{Success: true, Key: n.Key, Value: &v, UpdatedAt: &at}, nil
+		return &RecallOutput{Success: true, Key: n.Key, Value: &v, UpdatedAt: &at, Metadata: metadataOrNone(n.Metadata)}, nil
 	}
 	notes, err := s.NoteService.RecallAll(ctx, s.id.AgentID)
 	if err != nil {
@@ -148,7 +151,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (*RecallOutput, err
 	}
 	out := &RecallOutput{Success: true, Count: ptr(len(notes)), Memories: make([]Memory, 0, len(notes))}
 	for _, n := range notes {
-		out.Memories = append(out.Memories, Memory{Key: n.Key, Value: noteText(n.Value), UpdatedAt: n.UpdatedAt.UTC()})
+		out.Memories = append(out.Memories, Memory{Key: n.Key, Value: noteText(n.Value), UpdatedAt: n.UpdatedAt.UTC(), Metadata: metadataOrNone(n.Metadata)})
 	}
 	return out, nil
 }

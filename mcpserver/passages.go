@@ -9,8 +9,8 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The archival memory tools (seed 002): store_memory. Searching passages
-// comes with search_memory (hybrid search over every kind).
+// The archival memory tools: store_memory. Searching passages comes with
+// search_memory (hybrid search over every kind).
 
 // StoreMemoryInput is the input of store_memory.
 type StoreMemoryInput struct {

@@ -11,9 +11,8 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The preference tools of seed 001: observe_preference and
-// get_user_context. Both act for the connection's user; a connection
-// without a user gets a tool error.
+// The preference tools: observe_preference and get_user_context. Both act for
+// the connection's user; a connection without a user gets a tool error.
 
 // ObservePreferenceInput is the input of observe_preference.
 type ObservePreferenceInput struct {

@@ -38,9 +38,9 @@ var toolArgs = map[string]map[string]any{
 	"search_memory":         {"query": "content", "kinds": []any{"note", "passage"}},
 }
 
-// wantRole is the least role of each tool (seed 000's roles: viewer
-// reads; creator also adds; editor also updates and deletes), written out
-// here independently of the policy table it checks.
+// wantRole is the least role of each tool (the roles: viewer reads; creator
+// also adds; editor also updates and deletes), written out here independently
+// of the policy table it checks.
 var wantRole = map[string]loci.Role{
 	"recall": loci.RoleViewer, "core_memory_read": loci.RoleViewer, "get_working": loci.RoleViewer,
 	"find_similar_episodes": loci.RoleViewer, "search_facts": loci.RoleViewer, "get_user_context": loci.RoleViewer,

@@ -6,8 +6,8 @@ import (
 )
 
 // TestServerServicesAreSmall: every service field of the MCP server is an
-// interface of at most ten methods (DESIGN §2, narrow interfaces), and
-// every tool group calls only its own.
+// interface of at most ten methods (narrow interfaces), and every tool group
+// calls only its own.
 func TestServerServicesAreSmall(t *testing.T) {
 	st := reflect.TypeFor[server]()
 	n := 0

@@ -6,10 +6,10 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// ToolSet is which tools a server lists. The default set is compact: the
-// seed's note tools and one verb set over every kind (the memories door),
-// so that an agent's context holds a few short tools. The full set has a
-// tool per kind and operation.
+// ToolSet is which tools a server lists. The default set is compact: the note
+// tools remember and recall and one verb set over every kind (the memories
+// door), so that an agent's context holds a few short tools. The full set has
+// a tool per kind and operation.
 type ToolSet string
 
 // Tool sets.
@@ -19,7 +19,7 @@ const (
 	ToolsDefault ToolSet = "default"
 	// ToolsAll: every kind's own tools (notes, core memory blocks,
 	// passages, working memory, episodes, facts, preferences, search).
-	// Its update_memory is seed 002's core memory block edit.
+	// Its update_memory is the core memory block edit.
 	ToolsAll ToolSet = "all"
 )
 

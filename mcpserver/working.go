@@ -11,10 +11,9 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The working memory tools of seed 003 (set_working, get_working). Working
-// memory is the connection's agent's (and user's, when bound to one)
-// within a task named by the task_id argument: a task id names a piece of
-// work, not an identity.
+// The working memory tools (set_working, get_working). Working memory is the
+// connection's agent's (and user's, when bound to one) within a task named by
+// the task_id argument: a task id names a piece of work, not an identity.
 
 // SetWorkingInput is the input of set_working.
 type SetWorkingInput struct {

@@ -10,10 +10,10 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// Every operation audits itself (DESIGN §5: every memory access is logged),
-// whatever the interface it came through (REST, MCP, CLI, a Go program): a
-// rule begins an entry naming the operation and its scope, notes the ids
-// of the records it touches, and the entry is written
+// Every operation audits itself (docs/rules.md, "Every access is audited,
+// without content"), whatever the interface it came through (REST, MCP, CLI, a
+// Go program): a rule begins an entry naming the operation and its scope,
+// notes the ids of the records it touches, and the entry is written
 //
 //   - with the operation's changes, in the same transaction, when it writes
 //     (the change and its entry commit or roll back together);
@@ -102,10 +102,10 @@ func (a *audited) touch(ids ...string) {
 	}
 }
 
-// touchRecord notes a record the operation reached by id, and its scope:
-// the entry names the scope of the record it touched, where the call
-// named none (DESIGN §5: who, what, which scope), so that the audit of a
-// user or agent shows what was done to their records by id.
+// touchRecord notes a record the operation reached by id, and its scope: the
+// entry names the scope of the record it touched, where the call named none
+// (an entry says who, what, which scope), so that the audit of a user or agent
+// shows what was done to their records by id.
 func (a *audited) touchRecord(rec *loci.Record) { a.touchIn(rec.Scope, rec.ID) }
 
 // touchIn notes ids of records of scope sc. The entry's scope is the

@@ -16,9 +16,9 @@ import (
 )
 
 // The audit entries of preferences, sessions, user memory, keys, export,
-// import and reindex (issue 11): each operation, called through the
-// service with a principal in its context, leaves one entry naming the
-// operation, its scope and kind, its outcome and the exact ids it touched.
+// import and reindex: each operation, called through the service with a
+// principal in its context, leaves one entry naming the operation, its scope
+// and kind, its outcome and the exact ids it touched.
 
 // auditCEnv is one case's fresh store and service.
 type auditCEnv struct {

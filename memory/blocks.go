@@ -263,7 +263,7 @@ func (s *Service) updateBlock(ctx context.Context, tx loci.Tx, rec *loci.Record,
 		return nil, fmt.Errorf("decode block %s: %w", rec.ID, err)
 	}
 	if (w.Limit == 0 || w.Limit == d.Limit) && normContent(w.Content) == normContent(rec.Content) {
-		// A repeat changes nothing: no new version (API.md v1.2).
+		// A repeat changes nothing: no new version (docs/rules.md).
 		return rec, nil
 	}
 	if w.Limit > 0 {
@@ -517,8 +517,8 @@ func (s *Service) Prompt(ctx context.Context, agentID string) (_ string, err err
 }
 
 // renderPrompt renders blocks as "### {label}\n{content}", a blank line
-// between them (seed 002), leaving out the blocks with no content (an empty
-// heading tells the model nothing).
+// between them, leaving out the blocks with no content (an empty heading tells
+// the model nothing).
 func renderPrompt(blocks []*loci.Block) string {
 	parts := make([]string, 0, len(blocks))
 	for _, b := range blocks {

@@ -11,11 +11,11 @@ import (
 	"github.com/loci-memory/loci/memory"
 )
 
-// TestCloseWritesQueuedAudit: reads are audited in batches; Close writes
-// what waits before it closes the store, so a program that reads and then
-// closes loses no entry (issue 26). Close also stops the embedding
-// worker (a worker left running would use the closed store). A second handle on the same database,
-// as the next run of the program would be, counts them.
+// TestCloseWritesQueuedAudit: reads are audited in batches; Close writes what
+// waits before it closes the store, so a program that reads and then closes
+// loses no entry. Close also stops the embedding worker (a worker left running
+// would use the closed store). A second handle on the same database, as the
+// next run of the program would be, counts them.
 func TestCloseWritesQueuedAudit(t *testing.T) {
 	for _, p := range testdb.Pairs() {
 		t.Run(p.Name, func(t *testing.T) {

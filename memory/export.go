@@ -78,8 +78,9 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 			return errStreamUsed
 		}
 		n = 0
-		// An expired record is in no export (API.md v1.3), but for the
-		// kinds still read once past their expiry (an ended session).
+		// An expired record is in no export (docs/rules.md, "Expiry hides at
+		// once, maintenance deletes later"), but for the kinds still read once
+		// past their expiry (an ended session).
 		rf := loci.RecordFilter{Workspace: ws, LiveAt: s.now(), Lasting: readExpiredKinds(), Order: loci.OrderCreatedAsc}
 		if f.UserID != "" {
 			rf.UserID = &f.UserID

@@ -10,15 +10,16 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// Facts that change over time (issue 13). A fact with a key fills a slot
-// of its user (or of global knowledge, user ""), whichever agent wrote it.
-// The slot's versions form a timeline by valid_at: each is true from its
-// valid_at until its invalid_at, and no two overlap. A new version takes
-// its place in the timeline (placeFact): the version true at its valid_at
-// ends there (invalid_at, superseded_by) and, when a later version exists,
-// the new one ends where that one begins. Nothing is deleted: superseded
-// versions are history. Every change to a slot holds the slot's lock; the
-// unique index on open facts per slot (migrations) backs it up.
+// Facts that change over time (docs/rules.md, "Facts change over time, and
+// history is kept"). A fact with a key fills a slot of its user (or of global
+// knowledge, user ""), whichever agent wrote it. The slot's versions form a
+// timeline by valid_at: each is true from its valid_at until its invalid_at,
+// and no two overlap. A new version takes its place in the timeline
+// (placeFact): the version true at its valid_at ends there (invalid_at,
+// superseded_by) and, when a later version exists, the new one ends where that
+// one begins. Nothing is deleted: superseded versions are history. Every
+// change to a slot holds the slot's lock; the unique index on open facts per
+// slot (migrations) backs it up.
 
 // asOf returns t truncated as stored, or now when t is zero.
 func (s *Service) asOf(t time.Time) time.Time {
@@ -193,9 +194,9 @@ func getFactRecord(ctx context.Context, tx loci.Tx, ws, id string) (*loci.Record
 	return rec, err
 }
 
-// getLiveFact reads a fact that a route may answer: ENOTFOUND when
-// absent, another kind, or expired at now (an expired record is answered
-// by no route, API.md v1.3).
+// getLiveFact reads a fact that a route may answer: ENOTFOUND when absent,
+// another kind, or expired at now (an expired record is answered by no route:
+// docs/rules.md, "Expiry hides at once, maintenance deletes later").
 func getLiveFact(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) (*loci.Record, error) {
 	rec, err := getFactRecord(ctx, tx, ws, id)
 	if err == nil && rec.Expired(now) {

@@ -489,9 +489,9 @@ func TestFactRulesActOnCurrentFacts(t *testing.T) {
 	})
 }
 
-// TestFactForgetAndDeleteUserTakeHistory: forgetting a version of a keyed
-// fact forgets that version, not the current one (issue 26); deleting the
-// user deletes every version.
+// TestFactForgetAndDeleteUserTakeHistory: forgetting a version of a keyed fact
+// forgets that version, not the current one; deleting the user deletes every
+// version.
 func TestFactForgetAndDeleteUserTakeHistory(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		e := lcOpen(t, open)
@@ -599,8 +599,8 @@ func TestFactKeyConcurrentWriters(t *testing.T) {
 }
 
 // TestFactStatusAsOf: a listing or search as of a time marks each fact's
-// status as of that time (issue 26): the version true then is current,
-// a later one future, an earlier one superseded; without as_of, as of now.
+// status as of that time: the version true then is current, a later one
+// future, an earlier one superseded; without as_of, as of now.
 func TestFactStatusAsOf(t *testing.T) {
 	year := func(y int) time.Time { return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC) }
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {

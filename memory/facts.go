@@ -89,12 +89,12 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 				return err
 			}
 		}
-		// The same content again (case and spacing aside), current in the
-		// same scope and key, is the fact already stored: nothing is
-		// written (API.md v1.2). A fact placed in the past (valid_at) is
-		// history being filled in, never a repeat.
-		// One that brings keywords the fact lacks adds them, keeping the
-		// fact's value as a version.
+		// The same content again (case and spacing aside), current in the same
+		// scope and key, is the fact already stored: nothing is written
+		// (docs/rules.md, "A repeat changes nothing (NOOP)"). A fact placed in
+		// the past (valid_at) is history being filled in, never a repeat. One
+		// that brings keywords the fact lacks adds them, keeping the fact's
+		// value as a version.
 		if in.ValidAt.IsZero() {
 			old, err := w.sameFact(ctx, in)
 			if err != nil {

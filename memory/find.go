@@ -6,14 +6,14 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// findRecords returns the page of records f selects, in f.Order, and how
-// many it selects in all. A filter with a condition (f.Where, the filter
-// language of API.md v1.2) is applied above the backends: answered from
-// the scope's search index (index.Cache.List: the matches counted and the
-// page's ids picked in memory, only the page read from the store) or, when
-// the index cannot answer (a scope over its budget), by reading the
-// selection the rest of f makes once, in order, and picking the page from
-// it. Either way the page holds f.Limit records whenever that many match.
+// findRecords returns the page of records f selects, in f.Order, and how many
+// it selects in all. A filter with a condition (f.Where, the filter language
+// of docs/api.md, "Filters") is applied above the backends: answered from the
+// scope's search index (index.Cache.List: the matches counted and the page's
+// ids picked in memory, only the page read from the store) or, when the index
+// cannot answer (a scope over its budget), by reading the selection the rest
+// of f makes once, in order, and picking the page from it. Either way the page
+// holds f.Limit records whenever that many match.
 func (s *Service) findRecords(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.Record, int, error) {
 	if f.Where == nil {
 		recs, err := tx.FindRecords(ctx, f)

@@ -9,16 +9,17 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// What a forget matches (seed 001: "forget that I said X"). A record holds
-// the words when any text it holds and answers has them: its content and
-// indexed terms, its key, tags and action type, and every text of its data
-// that came from a client: a session's context, a fact's evidence, an
-// episode's context, outcome details and feedback, a preference's value
-// and context, a note's or working entry's value, with the keys and
-// numbers of any JSON object in them. The data fields the rules keep for
-// themselves (bookkeeping: times, links, counts and loci's own vocabulary)
-// are not the client's words and match nothing, so forgetting "user" or
-// "explicit" does not take every message or every explicit preference.
+// What a forget matches ("forget that I said X"; docs/rules.md, "Deletion is
+// real; the audit log keeps that it happened"). A record holds the words when
+// any text it holds and answers has them: its content and indexed terms, its
+// key, tags and action type, and every text of its data that came from a
+// client: a session's context, a fact's evidence, an episode's context,
+// outcome details and feedback, a preference's value and context, a note's or
+// working entry's value, with the keys and numbers of any JSON object in them.
+// The data fields the rules keep for themselves (bookkeeping: times, links,
+// counts and loci's own vocabulary) are not the client's words and match
+// nothing, so forgetting "user" or "explicit" does not take every message or
+// every explicit preference.
 
 // bookkeeping names the top-level data fields whose values loci writes
 // itself, never the client: a forget does not look in them.

@@ -41,8 +41,8 @@ type kindImport interface {
 	// importLimits are the bounds an imported record of the kind keeps.
 	importLimits() importLimits
 	// checkImportScope checks the scope and fields a record of the kind
-	// requires (DESIGN §1.2), so that an imported one is reachable the
-	// way the API reaches the kind.
+	// requires (docs/records.md, "The kinds"), so that an imported one is
+	// reachable the way the API reaches the kind.
 	checkImportScope(rec *loci.Record) error
 	// checkImportData checks data, a JSON object (field names it in
 	// errors), against what a record of the kind stores (rec's category

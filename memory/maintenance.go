@@ -290,8 +290,8 @@ func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, now time.Time, res
 }
 
 // expire deletes the working entries, episodes and non-persistent sessions
-// whose time has come, and the notes, passages and facts whose time to
-// live (API.md v1.2) has passed; an expired fact of a key leaves its
+// whose time has come, and the notes, passages and facts whose time to live
+// (set by their writer) has passed; an expired fact of a key leaves its
 // neighbours in the key's timeline as a deletion does.
 func (s *Service) expire(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
 	facts, err := tx.FindRecords(ctx, loci.RecordFilter{
@@ -330,7 +330,8 @@ func (s *Service) expire(ctx context.Context, tx loci.Tx, now time.Time, res *lo
 
 // expireSessions deletes the sessions that are not persistent and whose
 // expires_at has passed, with their messages. Persistent sessions are never
-// deleted automatically (DESIGN §1.2), whatever their expires_at says.
+// deleted automatically (docs/rules.md, "Automatic deletion only where a
+// kind's lifecycle says so"), whatever their expires_at says.
 func (s *Service) expireSessions(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
 	ws := loci.WorkspaceFrom(ctx)
 	recs, err := tx.FindRecords(ctx, loci.RecordFilter{

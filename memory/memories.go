@@ -10,10 +10,10 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The memories door (API.md v1.2): add, get, patch, delete, history and
-// batches over every kind, written once against the kinds' doors
-// (kinds.go). Every kind's own rules hold, whichever door a write comes
-// through.
+// The memories door (docs/api.md, "The memories API over every kind"): add,
+// get, patch, delete, history and batches over every kind, written once
+// against the kinds' doors (kinds.go). Every kind's own rules hold, whichever
+// door a write comes through.
 
 var _ loci.MemoryService = (*Service)(nil)
 

@@ -95,8 +95,10 @@ func (s *Service) findNote(ctx context.Context, tx loci.Tx, agentID, key string)
 }
 
 // Remember creates or updates a note, keeping the previous value as a
-// version. The same value again (case and spacing aside) is "updated" as
-// seed 000 says: its updated_at is now, and no version is added.
+// version. The same value again (case and spacing aside) is answered
+// "updated", as remember always answers a key it holds: its updated_at is
+// now, and no version is added (docs/rules.md, "A repeat changes nothing
+// (NOOP)").
 func (s *Service) Remember(ctx context.Context, agentID, key string, value json.RawMessage) (_ *loci.RememberResult, err error) {
 	a, err := s.begin(ctx, loci.OpNoteRemember, loci.Scope{AgentID: agentID})
 	defer a.end(&err)
@@ -118,9 +120,9 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 			return err
 		}
 		if ev == loci.EventNoop {
-			// Seed 000's remember sets updated_at every time: the same
-			// value again keeps its version (no new one in history) and
-			// says when it was last remembered.
+			// Remember sets updated_at every time: the same value again keeps
+			// its version (no new one in history) and says when it was last
+			// remembered.
 			next := *rec
 			next.UpdatedAt = w.now
 			if err := tx.UpdateRecord(ctx, &next, rec.Version); err != nil {

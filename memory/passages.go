@@ -68,8 +68,9 @@ func (s *Service) AddPassage(ctx context.Context, agentID, content string, tags 
 	event := loci.EventAdd
 	err = a.update(func(tx loci.Tx) error {
 		// The same content again (case and spacing aside) is the passage
-		// already stored: nothing is written (API.md v1.2), unless it
-		// brings tags the passage lacks, which it adds (an update).
+		// already stored: nothing is written (docs/rules.md, "A repeat changes
+		// nothing (NOOP)"), unless it brings tags the passage lacks, which it
+		// adds (an update).
 		w := &memWrite{s: s, tx: tx, a: a, ws: rec.Workspace, now: s.now()}
 		same, err := w.sameContent(ctx, loci.RecordFilter{Workspace: rec.Workspace, Kinds: []loci.Kind{loci.KindPassage}, AgentID: &agentID}, "", content)
 		if err != nil {

@@ -13,9 +13,9 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// prefData is a preference's kind-specific data: seed 001's JSON (type,
-// value, context, learned_from, first_observed, observation_count) and the
-// confidence state. The stored confidence is the record's confidence.
+// prefData is a preference's kind-specific data: its JSON (type, value,
+// context, learned_from, first_observed, observation_count) and the confidence
+// state. The stored confidence is the record's confidence.
 type prefData struct {
 	Type              string          `json:"type"`
 	Value             json.RawMessage `json:"value"`
@@ -83,12 +83,13 @@ func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
 	return nil
 }
 
-// ObservePreference applies one observation of a preference (seed 001):
-// explicit sets 100 and persistent; implicit starts at 40 and adds 15 per
-// repeat of the same value up to 85; a decision is stored with its session
-// at 100, not persistent. A new value replaces the old one and restarts
-// its count. A repeat of the same value needs only the creator role; a
-// change (another value or source, a flagged preference) needs editor.
+// ObservePreference applies one observation of a preference (docs/rules.md,
+// "Preferences: contradiction by case, decay computed at read time"): explicit
+// sets 100 and persistent; implicit starts at 40 and adds 15 per repeat of the
+// same value up to 85; a decision is stored with its session at 100, not
+// persistent. A new value replaces the old one and restarts its count. A
+// repeat of the same value needs only the creator role; a change (another
+// value or source, a flagged preference) needs editor.
 func (s *Service) ObservePreference(ctx context.Context, in loci.PreferenceInput) (_ *loci.Preference, _ bool, err error) {
 	a, err := s.begin(ctx, loci.OpPreferenceObserve, loci.Scope{UserID: in.UserID, SessionID: in.SessionID})
 	defer a.end(&err)

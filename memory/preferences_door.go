@@ -10,7 +10,8 @@ import (
 // preferenceDoor is how the memories door reaches preferences: read and
 // deleted by id, given metadata and a time to live; observed, used,
 // confirmed and contradicted through their own routes, which keep the
-// confidence framework of seed 001.
+// confidence framework (docs/rules.md, "Preferences: contradiction by
+// case, decay computed at read time").
 type preferenceDoor struct{ defaultRules }
 
 var _ = registerKind(loci.KindPreference, preferenceDoor{})

@@ -231,7 +231,7 @@ func TestConcurrentPatchesInOrder(t *testing.T) {
 					})
 					t.Run("note", func(t *testing.T) {
 						// A note's edits come through two doors at once:
-						// the memories door and seed 000's remember.
+						// the memories door and remember.
 						agent := fmt.Sprintf("patch-%d", r)
 						ev, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "first", AgentID: agent, Kind: loci.KindNote, Key: "k"})
 						if err != nil {

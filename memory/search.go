@@ -14,7 +14,7 @@ import (
 	"github.com/loci-memory/loci/retrieval"
 )
 
-// RankingParams tunes hybrid retrieval (DESIGN §3).
+// RankingParams tunes hybrid retrieval (docs/retrieval.md).
 type RankingParams struct {
 	// Candidates is how many candidates each signal contributes, at least;
 	// a search asks each for max(Candidates, 3×limit).

@@ -26,9 +26,9 @@ type contextSessionData struct {
 	MessageCount int             `json:"message_count"`
 }
 
-// UserContext starts a session (seed 001): it creates the user with empty
-// defaults if new, and returns the preferences to apply and the last 5
-// sessions that are persistent or unexpired, by confidence descending.
+// UserContext starts a session: it creates the user with empty defaults if
+// new, and returns the preferences to apply and the last 5 sessions that are
+// persistent or unexpired, by confidence descending.
 //
 // It writes (the user, when new) and is audited with the write, noting the
 // ids of the preferences and sessions it returns.

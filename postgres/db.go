@@ -101,6 +101,7 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...Option) (*DB, 
 	for _, opt := range opts {
 		opt(&o)
 	}
+	given := cfg
 	cfg = cfg.Copy()
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = o.timeout
@@ -139,7 +140,7 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...Option) (*DB, 
 		if !db.pooled && refusedSearchPath(err) {
 			// A transaction pooler (PgBouncer) refuses the search_path
 			// the DSN names at connection time: go through it as one.
-			return OpenConfig(ctx, cfg, append(opts, WithTransactionPooling())...)
+			return OpenConfig(ctx, given, append(opts, WithTransactionPooling())...)
 		}
 		if code := loci.ErrorCode(err); code != loci.EINTERNAL {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -179,6 +180,12 @@ func (db *DB) classify(ctx context.Context, err error) error {
 				"the database's disk is full: nothing was written; free space and retry")
 		case pgErr.Code == "40001" || pgErr.Code == "40P01": // serialization_failure, deadlock_detected
 			return loci.Transient(err)
+		case !db.pooled && (pgErr.Code == "42P05" || pgErr.Code == "26000") && strings.Contains(pgErr.Message, "prepared statement"):
+			// duplicate_prepared_statement, invalid_sql_statement_name: the
+			// sessions change under loci's connections, as through a
+			// transaction pooler.
+			return fmt.Errorf("%w (is the database reached through a transaction pooler, such as PgBouncer with pool_mode = transaction? "+
+				"say so with --db-pooler or default_query_exec_mode=exec in the DSN)", err)
 		case strings.HasPrefix(pgErr.Code, "08"), // connection_exception
 			pgErr.Code == "57014",                // query_canceled (statement_timeout)
 			pgErr.Code == "55P03",                // lock_not_available (lock_timeout)

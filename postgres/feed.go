@@ -25,7 +25,12 @@ import (
 // effects were in that snapshot; every other change is stamped At or later,
 // or by a transaction of Open. The next read, in one statement (one
 // snapshot), fetches exactly those, through the (workspace, stamp)
-// indexes, and moves the cursor to its own snapshot. Nothing is missed,
+// indexes: a range probe for At and later, and one equality probe per
+// transaction of Open (an id of Open is below At by definition, so the two
+// never overlap; each id of Open is probed on its own, behind an
+// optimization fence, so that no plan, a cached generic one on stale
+// statistics included, scans the workspace's older stamps to test each
+// against Open), and moves the cursor to its own snapshot. Nothing is missed,
 // whatever the order of commits; a change read twice is applied twice,
 // harmlessly. A transaction left open for hours, in any database of the
 // cluster (idle in transaction, prepared for two-phase commit), stays in
@@ -91,16 +96,18 @@ func (tx *Tx) Changes(ctx context.Context, workspace string, since *loci.Cursor)
 		WHERE c.read AND r.workspace = $1 AND r.change_xid >= $2
 		UNION ALL
 		SELECT 1, NULL, NULL, NULL, NULL, r.id, r.kind, r.agent_id, r.user_id, r.session_id, r.task_id
-		FROM c, records r
-		WHERE c.read AND r.workspace = $1 AND r.change_xid = ANY($4::bigint[]) AND r.change_xid < $2
+		FROM c, unnest((SELECT $4::bigint[])) AS o(xid), LATERAL (
+			SELECT * FROM records r WHERE r.workspace = $1 AND r.change_xid = o.xid OFFSET 0) r
+		WHERE c.read
 		UNION ALL
 		SELECT 2, NULL, NULL, NULL, NULL, t.id, t.kind, t.agent_id, t.user_id, t.session_id, t.task_id
 		FROM c, record_tombstones t
 		WHERE c.read AND t.workspace = $1 AND t.xid >= $2
 		UNION ALL
 		SELECT 2, NULL, NULL, NULL, NULL, t.id, t.kind, t.agent_id, t.user_id, t.session_id, t.task_id
-		FROM c, record_tombstones t
-		WHERE c.read AND t.workspace = $1 AND t.xid = ANY($4::bigint[]) AND t.xid < $2`,
+		FROM c, unnest((SELECT $4::bigint[])) AS o(xid), LATERAL (
+			SELECT * FROM record_tombstones t WHERE t.workspace = $1 AND t.xid = o.xid OFFSET 0) t
+		WHERE c.read`,
 		workspace, at, since != nil, open, low, tx.db.replicas != nil)
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)

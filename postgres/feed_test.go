@@ -20,7 +20,7 @@ import (
 // holdTransaction begins a transaction on dsn's database that holds a
 // transaction id, as a write left open does, and keeps it open until the
 // test ends or the function it returns is called.
-func holdTransaction(t *testing.T, dsn string) (release func()) {
+func holdTransaction(t testing.TB, dsn string) (release func()) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -47,7 +47,7 @@ func holdTransaction(t *testing.T, dsn string) (release func()) {
 
 // preparedTransaction prepares a transaction that holds a transaction id
 // on dsn's database (two-phase commit), left prepared until the test ends.
-func preparedTransaction(t *testing.T, dsn string) (release func()) {
+func preparedTransaction(t testing.TB, dsn string) (release func()) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -96,7 +96,7 @@ func TestFeedLongTransaction(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		server func(t *testing.T) string
-		hold   func(t *testing.T, dsn string) func()
+		hold   func(t testing.TB, dsn string) func()
 		before bool
 	}{
 		{"IdleBeforeSchema", func(*testing.T) string { return dsn }, holdTransaction, true},

@@ -17,7 +17,12 @@ import (
 // search_path as a deployment would name it.
 func openPooled(t testing.TB, dsn string, b *testdb.PgBouncer, query string, opts ...postgres.Option) (*postgres.DB, error) {
 	t.Helper()
-	schema := testdb.NewSchema(t, dsn)
+	return openPooledIn(t, testdb.NewSchema(t, dsn), b, query, opts...)
+}
+
+// openPooledIn is openPooled on an existing schema.
+func openPooledIn(t testing.TB, schema string, b *testdb.PgBouncer, query string, opts ...postgres.Option) (*postgres.DB, error) {
+	t.Helper()
 	url := b.DSN()
 	if strings.Contains(url, "?") {
 		url += "&"
@@ -51,6 +56,25 @@ func TestConformancePgBouncer(t *testing.T) {
 			t.Fatalf("open through pgbouncer: %v", err)
 		}
 		return db
+	})
+}
+
+// TestIndexConformancePgBouncer runs the index suite (two processes on one
+// schema, their indexes kept exact by the change feed) through PgBouncer.
+func TestIndexConformancePgBouncer(t *testing.T) {
+	dsn := postgresDSN(t)
+	b := testdb.NewPgBouncer(t, dsn)
+	storetest.RunIndex(t, func(t *testing.T) (loci.Store, loci.Store) {
+		schema := testdb.NewSchema(t, dsn)
+		var out [2]loci.Store
+		for i := range out {
+			db, err := openPooledIn(t, schema, b, "", postgres.WithTransactionPooling())
+			if err != nil {
+				t.Fatalf("open through pgbouncer: %v", err)
+			}
+			out[i] = db
+		}
+		return out[0], out[1]
 	})
 }
 
@@ -89,9 +113,9 @@ func TestPgBouncerDSN(t *testing.T) {
 			defer db.Close()
 			err = tryExercise(ctx, db)
 		}
-		if err == nil || !strings.Contains(err.Error(), "prepared statement") {
+		if err == nil || !strings.Contains(err.Error(), "prepared statement") || !strings.Contains(err.Error(), "--db-pooler") {
 			t.Fatalf("named statements through pgbouncer in transaction mode: %v, want a prepared statement error "+
-				"(is the pooler in transaction mode?)", err)
+				"(is the pooler in transaction mode?) that names --db-pooler", err)
 		}
 	})
 }

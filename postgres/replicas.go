@@ -131,6 +131,18 @@ func (db *DB) openReplicas(cfg *pgxpool.Config, o options) error {
 		}
 		rs.list = append(rs.list, &replica{name: net.JoinHostPort(rcfg.ConnConfig.Host, fmt.Sprint(rcfg.ConnConfig.Port)), pool: pool})
 	}
+	// Every read needs at least what opening wrote (the schema and its
+	// migrations): a standby that has not replayed them yet would answer
+	// with a schema older than this build's, or none.
+	var opened uint64
+	ctx, cancel := context.WithTimeout(context.Background(), db.timeout)
+	err := db.pool.QueryRow(ctx, `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&opened)
+	cancel()
+	if err != nil {
+		rs.close()
+		return fmt.Errorf("read replicas: the primary's position: %w", err)
+	}
+	rs.noteFeed(opened)
 	db.replicas = rs
 	db.poll(context.Background())
 	rs.done.Add(1)

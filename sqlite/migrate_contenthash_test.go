@@ -12,7 +12,7 @@ import (
 
 // TestMigrateContentHash opens a database written before migration 0009:
 // its records get the hash of their content, so a repeat of what they say
-// is found (API.md v1.2).
+// is found (docs/rules.md, "A repeat changes nothing (NOOP)").
 func TestMigrateContentHash(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")

@@ -51,8 +51,11 @@ func runMemories(ctx context.Context, e *env, args []string) error {
 		return subUsage("memories", sub)
 	}
 	o.tagsSet = fsSet(fs, "tags")
-	if sub == "update" && len(pos) == 1 && !o.tagsSet && !o.metadata.set && o.ttl.secs == nil {
-		return usagef("nothing to change: give the new content, --tags, --metadata or --ttl")
+	if sub == "update" && *o.noExpiry && o.ttl.secs != nil {
+		return usagef("--no-expiry removes the time to live: give it or --ttl, not both")
+	}
+	if sub == "update" && len(pos) == 1 && !o.tagsSet && !o.metadata.set && o.ttl.secs == nil && !*o.noExpiry {
+		return usagef("nothing to change: give the new content, --tags, --metadata, --ttl or --no-expiry")
 	}
 	svc, done, err := tgt.open(ctx)
 	if err != nil {
@@ -102,6 +105,7 @@ type memoryFlags struct {
 	tagsSet                                   bool // --tags was given (update: replaces them)
 	metadata, filter                          jsonFlag
 	ttl                                       ttlFlag
+	noExpiry                                  *bool
 	limit, offset                             *int
 }
 
@@ -131,6 +135,9 @@ func defineMemoryFlags(fs *flag.FlagSet, sub string) *memoryFlags {
 		fs.Var(&o.metadata, "metadata", `a JSON object of your own fields, e.g. '{"project": "billing"}' (update: replaces it; {} clears it)`)
 		fs.Var(&o.ttl, "ttl", "forget it after this long: a duration (90s, 24h) or seconds")
 	}
+	if sub == "update" {
+		o.noExpiry = fs.Bool("no-expiry", false, "keep it: remove its time to live")
+	}
 	return o
 }
 
@@ -150,7 +157,7 @@ func (o *memoryFlags) add(ctx context.Context, e *env, mem memoryTarget, content
 // update changes memory pos[0]: its content (pos[1], if given) and what
 // the flags give.
 func (o *memoryFlags) update(ctx context.Context, e *env, mem memoryTarget, pos []string) error {
-	p := loci.MemoryPatch{Metadata: o.metadata.raw, TTLSeconds: o.ttl.secs}
+	p := loci.MemoryPatch{Metadata: o.metadata.raw, TTLSeconds: o.ttl.secs, NoExpiry: *o.noExpiry}
 	if len(pos) == 2 {
 		p.Content = &pos[1]
 	}

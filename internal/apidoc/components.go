@@ -75,7 +75,7 @@ func commonSchemas() Obj {
 		"Role":    enum("An API key's role; each includes the ones before it.", roleNames()...),
 		"Outcome": enum("An episode's outcome.", loci.Outcomes...),
 		"FactCategory": WithDesc(Obj{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "examples": loci.FactCategories},
-			"A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; "+loci.CategoryGeneralFact+" is the default of POST /v1/memories."),
+			"A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The ten examples are the documented vocabulary; "+loci.CategoryGeneralFact+" is the default of POST /v1/memories."),
 		"FactStatus": enum("What a fact is now, or at the `as_of` a listing or search asked about: current (true), disputed (true, but contradicted and not resolved), "+
 			"future (its valid_at is to come), superseded (replaced by superseded_by), invalidated (no longer true, not replaced).",
 			loci.FactCurrent, loci.FactDisputed, loci.FactFuture, loci.FactSuperseded, loci.FactInvalidated),
@@ -87,7 +87,7 @@ func commonSchemas() Obj {
 	}
 }
 
-// noteSchemas are the component schemas of notes (seed 000).
+// noteSchemas are the component schemas of notes.
 func noteSchemas() Obj {
 	return Obj{
 		"Note": WithDesc(Object([]string{"key", "value", "updated_at"}, Obj{
@@ -110,7 +110,7 @@ func noteSchemas() Obj {
 	}
 }
 
-// blockSchemas are the component schemas of agents and blocks (seed 002).
+// blockSchemas are the component schemas of agents and blocks.
 func blockSchemas() Obj {
 	return Obj{
 		"Agent": Object([]string{"id", "name", "created_at"}, Obj{
@@ -149,7 +149,7 @@ func blockSchemas() Obj {
 	}
 }
 
-// passageSchemas are the component schemas of passages (seed 002).
+// passageSchemas are the component schemas of passages.
 func passageSchemas() Obj {
 	return Obj{
 		"Passage": WithDesc(Object([]string{"id", "agent_id", "content", "tags", "created_at"}, Obj{
@@ -164,7 +164,7 @@ func passageSchemas() Obj {
 	}
 }
 
-// sessionSchemas are the component schemas of sessions (seeds 001 and 004).
+// sessionSchemas are the component schemas of sessions.
 func sessionSchemas() Obj {
 	return Obj{
 		"Message": Object([]string{"role", "content"}, Obj{
@@ -207,7 +207,7 @@ func sessionSchemas() Obj {
 }
 
 // workingEpisodeSchemas are the component schemas of working memory and
-// episodes (seed 003).
+// episodes.
 func workingEpisodeSchemas() Obj {
 	return Obj{
 		"WorkingEntry": WithDesc(Object([]string{"task_id", "agent_id", "key", "value", "updated_at", "expires_at"}, Obj{
@@ -255,8 +255,7 @@ func workingEpisodeSchemas() Obj {
 	}
 }
 
-// factSchemas are the component schemas of long-term facts (seed 003) and
-// maintenance.
+// factSchemas are the component schemas of long-term facts and maintenance.
 func factSchemas() Obj {
 	return Obj{
 		"Fact": WithDesc(Object([]string{"id", "category", "fact", "keywords", "relevance_score", "access_count", "is_validated", "contradiction_count", "created_at", "updated_at", "valid_at", "status"}, Obj{
@@ -303,8 +302,8 @@ func factSchemas() Obj {
 	}
 }
 
-// preferenceMemorySchemas are the component schemas of preferences (seed
-// 001) and the memories API's filters and inputs.
+// preferenceMemorySchemas are the component schemas of preferences and the
+// memories API's filters and inputs.
 func preferenceMemorySchemas() Obj {
 	return Obj{
 		"Preference": WithDesc(Object([]string{"user_id", "type", "value", "learned_from", "first_observed", "observation_count", "source", "confidence", "stored_confidence", "peak", "tier", "is_persistent", "flagged_for_removal", "last_used_at", "created_at", "updated_at"}, Obj{
@@ -368,7 +367,7 @@ func preferenceMemorySchemas() Obj {
 }
 
 // memoryUserSchemas are the component schemas of the memories API's
-// answers, and of users (seed 004).
+// answers, and of users.
 func memoryUserSchemas() Obj {
 	return Obj{
 		"MemoryUpdate": Closed([]string{"id"}, Obj{

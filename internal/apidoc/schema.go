@@ -33,9 +33,9 @@ func Timestamp(desc string) Obj {
 	return WithDesc(Obj{"type": "string", "format": "date-time"}, desc)
 }
 
-// Expiry is an expiry a body may carry (API.md v1.3): an RFC 3339 time, or
-// a date (YYYY-MM-DD) meaning the end of that day UTC, the day itself
-// included; with clear, null as well, which removes the time to live.
+// Expiry is an expiry a body may carry: an RFC 3339 time, or a date
+// (YYYY-MM-DD) meaning the end of that day UTC, the day itself included; with
+// clear, null as well, which removes the time to live.
 func Expiry(desc string, clear bool) Obj {
 	if !clear {
 		return WithDesc(Obj{"type": "string"}, desc)

@@ -57,7 +57,7 @@ class AsyncClient(_AsyncClientBase):
         """GET /readyz: storage is reachable (raises Unavailable or ServerError when not)."""
         return await self._request("GET", "/readyz")
 
-    # Notes (seed 000): an agent's key-value memories.
+    # Notes: an agent's key-value memories.
 
     async def remember(self, agent_id: str, key: str, value: Any) -> t.RememberResponse:
         """Store a note (a string or any JSON) under key; ``action`` is ``created`` or ``updated``."""
@@ -79,7 +79,7 @@ class AsyncClient(_AsyncClientBase):
         """Every value the note has had, the current one first (``versions``)."""
         return await self._request("GET", _path("/v1/agents/{}/notes/{}/history", agent_id, key))
 
-    # Agents and core memory blocks (seed 002).
+    # Agents and core memory blocks.
 
     async def create_agent(
         self, agent_id: str, *, name: Optional[str] = None, blocks: Optional[Sequence[t.BlockSpec]] = None
@@ -149,7 +149,7 @@ class AsyncClient(_AsyncClientBase):
         """The agent's core memory rendered as text: every block as ``### {label}\\n{content}``."""
         return await self._request("GET", _path("/v1/agents/{}/prompt", agent_id), text=True)
 
-    # Archival passages (seed 002).
+    # Archival passages.
 
     async def add_passage(self, agent_id: str, content: str, *, tags: Optional[Sequence[str]] = None) -> t.AddPassageResponse:
         """Store an archival passage; answers its ``id``."""
@@ -180,7 +180,7 @@ class AsyncClient(_AsyncClientBase):
         """Delete a passage; NotFound when absent."""
         return await self._request("DELETE", _path("/v1/agents/{}/passages/{}", agent_id, passage_id))
 
-    # Sessions and conversations (seeds 001 and 004).
+    # Sessions and conversations.
 
     async def put_session(
         self,
@@ -226,7 +226,7 @@ class AsyncClient(_AsyncClientBase):
         query = _fields(limit=limit, offset=offset)
         return await self._request("GET", _path("/v1/users/{}/sessions", user_id), query=query)
 
-    # Working memory (seed 003): a task's scratchpad.
+    # Working memory: a task's scratchpad.
 
     async def set_working(
         self, task_id: str, key: str, value: Any, agent_id: str, *, user_id: Optional[str] = None
@@ -263,7 +263,7 @@ class AsyncClient(_AsyncClientBase):
         query = _fields(agent_id=agent_id, user_id=user_id)
         return await self._request("DELETE", _path("/v1/tasks/{}/working", task_id), query=query)
 
-    # Episodes (seed 003): what an agent did for a user and how it went.
+    # Episodes: what an agent did for a user and how it went.
 
     async def record_episode(
         self,
@@ -336,7 +336,7 @@ class AsyncClient(_AsyncClientBase):
         """Delete an episode, expired or not; NotFound when absent."""
         return await self._request("DELETE", _path("/v1/episodes/{}", episode_id))
 
-    # Facts (seed 003): long-term knowledge, a user's or global.
+    # Facts: long-term knowledge, a user's or global.
 
     async def store_fact(
         self,
@@ -450,7 +450,7 @@ class AsyncClient(_AsyncClientBase):
         """Relevance -0.2 (at least 0.0) and one more contradiction; answers the fact."""
         return await self._request("POST", _path("/v1/facts/{}/contradict", fact_id))
 
-    # Preferences, session start and privacy (seed 001).
+    # Preferences, session start and privacy.
 
     async def observe_preference(
         self,
@@ -614,7 +614,7 @@ class AsyncClient(_AsyncClientBase):
         )
         return await self._request("GET", "/v1/memories", query=query)
 
-    # Memories (v1.2): one door over every kind, by id.
+    # Memories: one door over every kind, by id.
 
     async def add_memory(
         self,

@@ -226,7 +226,7 @@ class Client(_ClientBase):
         """GET /readyz: storage is reachable (raises Unavailable or ServerError when not)."""
         return self._request("GET", "/readyz")
 
-    # Notes (seed 000): an agent's key-value memories.
+    # Notes: an agent's key-value memories.
 
     def remember(self, agent_id: str, key: str, value: Any) -> t.RememberResponse:
         """Store a note (a string or any JSON) under key; ``action`` is ``created`` or ``updated``."""
@@ -248,7 +248,7 @@ class Client(_ClientBase):
         """Every value the note has had, the current one first (``versions``)."""
         return self._request("GET", _path("/v1/agents/{}/notes/{}/history", agent_id, key))
 
-    # Agents and core memory blocks (seed 002).
+    # Agents and core memory blocks.
 
     def create_agent(
         self, agent_id: str, *, name: Optional[str] = None, blocks: Optional[Sequence[t.BlockSpec]] = None
@@ -318,7 +318,7 @@ class Client(_ClientBase):
         """The agent's core memory rendered as text: every block as ``### {label}\\n{content}``."""
         return self._request("GET", _path("/v1/agents/{}/prompt", agent_id), text=True)
 
-    # Archival passages (seed 002).
+    # Archival passages.
 
     def add_passage(self, agent_id: str, content: str, *, tags: Optional[Sequence[str]] = None) -> t.AddPassageResponse:
         """Store an archival passage; answers its ``id``."""
@@ -349,7 +349,7 @@ class Client(_ClientBase):
         """Delete a passage; NotFound when absent."""
         return self._request("DELETE", _path("/v1/agents/{}/passages/{}", agent_id, passage_id))
 
-    # Sessions and conversations (seeds 001 and 004).
+    # Sessions and conversations.
 
     def put_session(
         self,
@@ -395,7 +395,7 @@ class Client(_ClientBase):
         query = _fields(limit=limit, offset=offset)
         return self._request("GET", _path("/v1/users/{}/sessions", user_id), query=query)
 
-    # Working memory (seed 003): a task's scratchpad.
+    # Working memory: a task's scratchpad.
 
     def set_working(
         self, task_id: str, key: str, value: Any, agent_id: str, *, user_id: Optional[str] = None
@@ -432,7 +432,7 @@ class Client(_ClientBase):
         query = _fields(agent_id=agent_id, user_id=user_id)
         return self._request("DELETE", _path("/v1/tasks/{}/working", task_id), query=query)
 
-    # Episodes (seed 003): what an agent did for a user and how it went.
+    # Episodes: what an agent did for a user and how it went.
 
     def record_episode(
         self,
@@ -505,7 +505,7 @@ class Client(_ClientBase):
         """Delete an episode, expired or not; NotFound when absent."""
         return self._request("DELETE", _path("/v1/episodes/{}", episode_id))
 
-    # Facts (seed 003): long-term knowledge, a user's or global.
+    # Facts: long-term knowledge, a user's or global.
 
     def store_fact(
         self,
@@ -619,7 +619,7 @@ class Client(_ClientBase):
         """Relevance -0.2 (at least 0.0) and one more contradiction; answers the fact."""
         return self._request("POST", _path("/v1/facts/{}/contradict", fact_id))
 
-    # Preferences, session start and privacy (seed 001).
+    # Preferences, session start and privacy.
 
     def observe_preference(
         self,
@@ -783,7 +783,7 @@ class Client(_ClientBase):
         )
         return self._request("GET", "/v1/memories", query=query)
 
-    # Memories (v1.2): one door over every kind, by id.
+    # Memories: one door over every kind, by id.
 
     def add_memory(
         self,

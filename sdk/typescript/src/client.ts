@@ -172,7 +172,7 @@ export class Client {
     return this.request("GET", "/readyz");
   }
 
-  // Notes (seed 000): an agent's key-value memories.
+  // Notes: an agent's key-value memories.
 
   /** Store a note (a string or any JSON) under key; `action` is `created` or `updated`. */
   remember(agentId: string, key: string, value: unknown): Promise<Answer<"remember">> {
@@ -199,7 +199,7 @@ export class Client {
     return this.request("GET", path`/v1/agents/${agentId}/notes/${key}/history`);
   }
 
-  // Agents and core memory blocks (seed 002).
+  // Agents and core memory blocks.
 
   /** Create an agent (Conflict if it exists); without `blocks` it gets the three standard empty blocks. */
   createAgent(agentId: string, options: Omit<Body<"createAgent">, "id"> = {}): Promise<Answer<"createAgent">> {
@@ -279,7 +279,7 @@ export class Client {
     return this.request("GET", path`/v1/agents/${agentId}/prompt`, { text: true });
   }
 
-  // Archival passages (seed 002).
+  // Archival passages.
 
   /** Store an archival passage; answers its `id`. */
   addPassage(agentId: string, content: string, options: Omit<Body<"addPassage">, "content"> = {}): Promise<Answer<"addPassage">> {
@@ -305,7 +305,7 @@ export class Client {
     return this.request("DELETE", path`/v1/agents/${agentId}/passages/${passageId}`);
   }
 
-  // Sessions and conversations (seeds 001 and 004).
+  // Sessions and conversations.
 
   /** Store or replace a session (Conflict if the id is another user's). */
   putSession(
@@ -336,7 +336,7 @@ export class Client {
     return this.request("GET", path`/v1/users/${userId}/sessions`, { query });
   }
 
-  // Working memory (seed 003): a task's scratchpad.
+  // Working memory: a task's scratchpad.
 
   /** Set a value (any JSON); TooLarge when the task's values would pass 50 KB. */
   setWorking(
@@ -371,7 +371,7 @@ export class Client {
     return this.request("DELETE", path`/v1/tasks/${taskId}/working`, { query });
   }
 
-  // Episodes (seed 003): what an agent did for a user and how it went.
+  // Episodes: what an agent did for a user and how it went.
 
   /** Record an episode; `outcome` is `success`, `partial` or `failure`. */
   recordEpisode(
@@ -428,7 +428,7 @@ export class Client {
     return this.request("DELETE", path`/v1/episodes/${episodeId}`);
   }
 
-  // Facts (seed 003): long-term knowledge, a user's or global.
+  // Facts: long-term knowledge, a user's or global.
 
   /**
    * Store a fact; without `user_id` it is global. With a `key` (a slot such as
@@ -502,7 +502,7 @@ export class Client {
     return this.request("POST", path`/v1/facts/${factId}/contradict`);
   }
 
-  // Preferences, session start and privacy (seed 001).
+  // Preferences, session start and privacy.
 
   /**
    * Observe a preference: `explicit` sets 100, `implicit` starts at 40 (+15 a
@@ -624,7 +624,7 @@ export class Client {
     return this.request("GET", "/v1/memories", { query: withFilters(query) });
   }
 
-  // Memories (v1.2): one door over every kind, by id.
+  // Memories: one door over every kind, by id.
 
   /**
    * Add a memory: a fact by default (category `general_fact`), or `kind: "passage"` or

@@ -628,7 +628,7 @@ export interface paths {
         };
         /**
          * One fact
-         * @description Whatever its status (history included); does not count as an access.
+         * @description Whatever its status (history included); does not count as an access. An expired fact is 404, as on every route.
          *
          *     Needs the viewer role.
          */
@@ -678,7 +678,7 @@ export interface paths {
         };
         /**
          * Every version of a fact's key
-         * @description Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history.
+         * @description Every fact of the key and its slot (user or global), newest `valid_at` first; a fact without a key is its own history. Versions that have expired are left out (an expired fact is 404).
          *
          *     Needs the viewer role.
          */
@@ -1752,7 +1752,7 @@ export interface components {
             validated_at?: string;
         };
         /**
-         * @description A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The seed's ten (the examples) are the documented vocabulary; general_fact is the default of POST /v1/memories.
+         * @description A fact's category: any name of a-z, 0-9 and _ starting with a letter (at most 64 bytes). The ten examples are the documented vocabulary; general_fact is the default of POST /v1/memories.
          * @example user_preference
          * @example skill_assessment
          * @example interview_insight
@@ -4825,10 +4825,7 @@ export interface operations {
                     confidence?: number;
                     /** @description A JSON object. */
                     context?: unknown;
-                    /**
-                     * Format: date-time
-                     * @description Omit for none.
-                     */
+                    /** @description An RFC 3339 time, or a date (YYYY-MM-DD): the end of that day, UTC. Omit for none. */
                     expires_at?: string;
                     is_persistent?: boolean;
                     /** @description Replaces the session's messages. */

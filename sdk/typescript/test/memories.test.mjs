@@ -1,4 +1,4 @@
-// The memories door (API v1.2) through the client, against a real `loci serve`:
+// The memories door through the client, against a real `loci serve`:
 // every method, and its error cases.
 
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 /**
  * LociStore: LangGraph.js's long-term memory (a `BaseStore`) kept in loci,
- * through loci's memories API (API.md v1.2).
+ * through loci's memories API.
  *
  * The mapping: every item is one loci note of the store's agent (`agentId`,
  * default `langgraph`):
