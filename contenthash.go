@@ -2,6 +2,7 @@ package loci
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
@@ -26,6 +27,16 @@ func ContentHash(content string) string {
 		sum = sha256.Sum256([]byte(NormalizeContent(content)))
 	}
 	return hex.EncodeToString(sum[:16])
+}
+
+// ContentKey is what a backend indexes of a content hash (ContentHash,
+// hex) to find a repeat's candidates: its first 64 bits, a signed
+// big-endian integer. A hash that is not hex keys on what its first digits
+// decode to; the backend checks each candidate's whole hash.
+func ContentKey(h string) int64 {
+	var b [8]byte
+	hex.Decode(b[:], []byte(h[:min(16, len(h))]))
+	return int64(binary.BigEndian.Uint64(b[:]))
 }
 
 // normalizeASCII appends NormalizeContent(s) to buf when s is ASCII (false

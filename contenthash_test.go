@@ -43,3 +43,19 @@ func BenchmarkContentHash(b *testing.B) {
 		ContentHash(s)
 	}
 }
+
+// TestContentKey: a content hash's key is its first 64 bits as a signed
+// big-endian integer; a short or non-hex hash keys on what it decodes to.
+func TestContentKey(t *testing.T) {
+	for h, want := range map[string]int64{
+		"0123456789abcdef00000000000000ff": 0x0123456789abcdef,
+		"ffffffffffffffff0123":             -1,
+		"8000000000000000":                 -1 << 63,
+		"":                                 0,
+		"zz":                               0,
+	} {
+		if got := ContentKey(h); got != want {
+			t.Errorf("ContentKey(%q) = %d, want %d", h, got, want)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func (tx *Tx) NearestRecords(ctx context.Context, f loci.RecordFilter, model str
 func (tx *Tx) ScanRecordsWithoutEmbeddings(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
 	q, a := selectRecords(f)
 	q = strings.Replace(q, selectColumns, selectColumnsNoEmbedding, 1)
-	return tx.scan(ctx, q, a, fn)
+	return tx.scan(ctx, q, a, sameHash(f, fn))
 }
 
 // hasVectorIndex reports whether the HNSW index for dims exists.

@@ -46,7 +46,7 @@ func (tx *Tx) Lock(ctx context.Context, name string) error {
 // order.
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
-	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_hash,
+	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_key,
 	embedding_f32`
 
 // selectColumns are what a record is read from, in scanRecord's order:
@@ -55,7 +55,7 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 const selectColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, CASE WHEN embedding_f32 IS NULL THEN embedding END, embedding_model,
-	valid_at, invalid_at, review, metadata, content_hash, embedding_f32`
+	valid_at, invalid_at, review, metadata, embedding_f32`
 
 // selectColumnsNoEmbedding are selectColumns without the embedding (NULL
 // for both forms), the model blank for a record without one.
@@ -63,7 +63,7 @@ const selectColumnsNoEmbedding = `id, workspace, kind, agent_id, user_id, sessio
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, NULL::real[],
 	CASE WHEN embedding_f32 IS NULL AND embedding IS NULL THEN '' ELSE embedding_model END,
-	valid_at, invalid_at, review, metadata, content_hash, NULL::bytea`
+	valid_at, invalid_at, review, metadata, NULL::bytea`
 
 // insertRecord stores a new record (InsertRecords of one: one statement,
 // no batch). It inserts with ON CONFLICT DO NOTHING rather than raising a
@@ -153,7 +153,7 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 		outcome = $12, confidence = $13, access_count = GREATEST(access_count, $14),
 		last_accessed_at = GREATEST(last_accessed_at, $15), updated_at = $16,
 		expires_at = $17, version = $18, embedding = $19::real[], embedding_model = $20,
-		valid_at = $21, invalid_at = $22, review = $23, metadata = $24::json, content_hash = $25, embedding_f32 = $26
+		valid_at = $21, invalid_at = $22, review = $23, metadata = $24::json, content_key = $25, embedding_f32 = $26
 		WHERE id = $27 AND workspace = $28 AND version = $29
 		AND ($5::text IS NULL OR $22::timestamptz IS NOT NULL OR NOT EXISTS (SELECT 1 FROM records o
 			WHERE o.workspace = $28 AND o.kind = records.kind AND o.user_id = $2 AND o.key = $5 AND o.id <> $27
@@ -192,7 +192,21 @@ func selectRecords(f loci.RecordFilter) (string, []any) {
 // ScanRecords calls fn with each record that matches f, in f.Order.
 func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
 	q, a := selectRecords(f)
-	return tx.scan(ctx, q, a, fn)
+	return tx.scan(ctx, q, a, sameHash(f, fn))
+}
+
+// sameHash is fn, skipping the records whose content key is f's
+// ContentHash's but not their whole hash (none unless 64 bits collide).
+func sameHash(f loci.RecordFilter, fn func(*loci.Record) error) func(*loci.Record) error {
+	if f.ContentHash == nil {
+		return fn
+	}
+	return func(r *loci.Record) error {
+		if loci.ContentHash(r.Content) != *f.ContentHash {
+			return nil
+		}
+		return fn(r)
+	}
 }
 
 // scan calls fn with each record that q (selecting selectColumns or
@@ -220,6 +234,12 @@ func (tx *Tx) scan(ctx context.Context, q string, a []any, fn func(*loci.Record)
 
 // CountRecords counts the records that match f.
 func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error) {
+	if f.ContentHash != nil {
+		// The candidates of a key, each checked against the hash.
+		n := 0
+		err := tx.ScanRecords(ctx, f, func(*loci.Record) error { n++; return nil })
+		return n, err
+	}
 	var a args
 	where := whereClause(f, "", &a)
 	var n int
@@ -346,7 +366,7 @@ func (tx *Tx) recordArgs(r *loci.Record) []any {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, cleanText(search),
 		jsonText(r.Data), nonNil(r.Tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullTime(r.LastAccessedAt),
 		r.CreatedAt, r.UpdatedAt, nullTime(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
-		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentHash(r.Content),
+		nullTime(r.ValidAt), nullTime(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentKey(loci.ContentHash(r.Content)),
 		embeddingBytes(r.Embedding),
 	}
 }
@@ -377,12 +397,11 @@ func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
 	var kind, data string
 	var key *string
 	var lastAccessed, expires, validAt, invalidAt *time.Time
-	var meta, contentHash *string
+	var meta *string
 	var f32 []byte
 	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
 		&data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &contentHash,
-		&f32}
+		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &f32}
 	if err := rows.Scan(append(dest, extra...)...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
@@ -499,7 +518,9 @@ func whereValues(f loci.RecordFilter, p string, a *args) []string {
 		conds = append(conds, p+"created_at < "+a.add(f.CreatedBefore))
 	}
 	if f.ContentHash != nil {
-		conds = append(conds, p+"content_hash = "+a.add(*f.ContentHash))
+		// The index of content keys (migration 0019): the hash's first
+		// 64 bits; a scan checks the whole hash of each candidate.
+		conds = append(conds, p+"content_key = "+a.add(loci.ContentKey(*f.ContentHash)))
 	}
 	if !f.LiveAt.IsZero() {
 		at := a.add(f.LiveAt)

@@ -424,7 +424,7 @@ func backfillContentKey(ctx context.Context, tx *sql.Tx) error {
 			return nil
 		}
 		for _, r := range batch {
-			if _, err := upd.ExecContext(ctx, contentKey(r.hash), r.seq); err != nil {
+			if _, err := upd.ExecContext(ctx, loci.ContentKey(r.hash), r.seq); err != nil {
 				return fmt.Errorf("backfill content keys: %w", err)
 			}
 		}

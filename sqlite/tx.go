@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -305,7 +304,7 @@ func recordArgs(r *loci.Record) ([]any, error) {
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, search,
 		jsonText(r.Data), string(tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullMicros(r.LastAccessedAt),
 		micros(r.CreatedAt), micros(r.UpdatedAt), nullMicros(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
-		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata), contentKey(loci.ContentHash(r.Content)),
+		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentKey(loci.ContentHash(r.Content)),
 	}, nil
 }
 
@@ -468,7 +467,7 @@ func (w *filterSQL) times(f loci.RecordFilter) {
 	if f.ContentHash != nil {
 		// The index of content keys (migration 0013): the hash's first
 		// 64 bits; ScanRecords checks the whole hash of each candidate.
-		w.add(p+"content_key = ?", contentKey(*f.ContentHash))
+		w.add(p+"content_key = ?", loci.ContentKey(*f.ContentHash))
 	}
 	if !f.LiveAt.IsZero() {
 		live := "(" + p + "expires_at IS NULL OR " + p + "expires_at > ?"
@@ -587,14 +586,4 @@ func decodeVectorInto(buf []float32, b []byte) []float32 {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return v
-}
-
-// contentKey is what the index of content keys holds of a content hash
-// (loci.ContentHash, hex): its first 64 bits, a signed big-endian
-// integer. A hash that is not hex keys on what its first digits decode
-// to (no record's whole hash matches it).
-func contentKey(h string) int64 {
-	var b [8]byte
-	hex.Decode(b[:], []byte(h[:min(16, len(h))]))
-	return int64(binary.BigEndian.Uint64(b[:]))
 }
