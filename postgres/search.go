@@ -8,7 +8,8 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// SetEmbedding stores a record's embedding if it is still at version.
+// SetEmbedding stores a record's embedding if it is still at version and
+// no other transaction holds it.
 func (tx *Tx) SetEmbedding(ctx context.Context, workspace, id string, version int, model string, vec []float32) (bool, error) {
 	tx.wroteRecords = true
 	if err := tx.ensureVectorIndex(ctx, vec); err != nil {
@@ -18,8 +19,15 @@ func (tx *Tx) SetEmbedding(ctx context.Context, workspace, id string, version in
 	if vec != nil && tx.db.vector {
 		arr = vec
 	}
-	tag, err := tx.tx.Exec(ctx, `UPDATE records SET embedding = $1::real[], embedding_f32 = $2, embedding_model = $3
-		WHERE workspace = $4 AND id = $5 AND version = $6`, arr, embeddingBytes(vec), model, workspace, id, version)
+	// A row another transaction holds (a delete, an edit) is skipped, not
+	// waited for: it stays pending, and the embedder, which sets a batch
+	// of rows in one transaction, never waits on a writer that may be
+	// waiting on a row of that batch (a deadlock).
+	tag, err := tx.tx.Exec(ctx, `WITH l AS (
+			SELECT ctid FROM records WHERE workspace = $4 AND id = $5 AND version = $6 FOR UPDATE SKIP LOCKED
+		)
+		UPDATE records SET embedding = $1::real[], embedding_f32 = $2, embedding_model = $3
+		FROM l WHERE records.ctid = l.ctid`, arr, embeddingBytes(vec), model, workspace, id, version)
 	if err != nil {
 		return false, fmt.Errorf("set embedding: %w", err)
 	}
