@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,14 +53,14 @@ func Run(t *testing.T, open Opener) {
 
 var base = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)
 
-var seq int
+var seq atomic.Int64 // NewRecord may be called from several goroutines
 
 // NewRecord returns a valid record of kind k in the default workspace.
 func NewRecord(k loci.Kind, scope loci.Scope, key, content string) *loci.Record {
-	seq++
-	at := base.Add(time.Duration(seq) * time.Second)
+	n := seq.Add(1)
+	at := base.Add(time.Duration(n) * time.Second)
 	return &loci.Record{
-		ID: fmt.Sprintf("0190a000-0000-7000-8000-%012d", seq), Workspace: loci.DefaultWorkspace, Kind: k,
+		ID: fmt.Sprintf("0190a000-0000-7000-8000-%012d", n), Workspace: loci.DefaultWorkspace, Kind: k,
 		Scope: scope, Key: key, Content: content, Data: json.RawMessage(`{}`),
 		CreatedAt: at, UpdatedAt: at, Version: 1,
 	}
