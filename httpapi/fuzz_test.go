@@ -78,7 +78,9 @@ func FuzzRoutes(f *testing.F) {
 			}
 			rec := httptest.NewRecorder()
 			e.srv.ServeHTTP(rec, req)
-			if rec.Code >= 500 {
+			// 501 is the answer of a call loci does not implement (mem0's
+			// profiles and the like), not a server failure.
+			if rec.Code >= 500 && rec.Code != http.StatusNotImplemented {
 				t.Fatalf("%s %s body %q: status %d: %s", method, req.URL, body, rec.Code, rec.Body.String())
 			}
 		}
