@@ -1,6 +1,6 @@
 package index
 
-import "math"
+import "github.com/loci-memory/loci/retrieval"
 
 // What a search's results are scored by, beside their rank: the share of
 // the query's weighted terms each holds, and its similarity to the
@@ -56,26 +56,8 @@ func (r *Result) Similarities(ids []string) map[string]float64 {
 			v = p.s.vectors[id]
 		}
 		if v != nil {
-			out[id] = cosineOf(r.qvec, v)
+			out[id] = retrieval.Cosine(r.qvec, v)
 		}
 	}
 	return out
-}
-
-// cosineOf is the cosine similarity of a and b (0 when either is zero or
-// their lengths differ).
-func cosineOf(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var s, na, nb float64
-	for i := range a {
-		s += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return s / math.Sqrt(na*nb)
 }

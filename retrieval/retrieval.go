@@ -225,7 +225,7 @@ func MMR(results []Result, cands map[string]Candidate, lambda float64) []Result 
 		for i, r := range left {
 			var red float64
 			for _, c := range out {
-				red = max(red, cosine(cands[r.ID].Vector, cands[c.ID].Vector))
+				red = max(red, Cosine(cands[r.ID].Vector, cands[c.ID].Vector))
 			}
 			if v := lambda*r.Score/top - (1-lambda)*red; v > bestVal {
 				best, bestVal = i, v
@@ -257,7 +257,9 @@ func Rank(lists map[string][]Hit, cands map[string]Candidate, p Params) []Result
 	return out
 }
 
-func cosine(a, b []float32) float64 {
+// Cosine is the cosine similarity of a and b (0 when either is empty or
+// zero, or their lengths differ).
+func Cosine(a, b []float32) float64 {
 	if len(a) == 0 || len(a) != len(b) {
 		return 0
 	}
