@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen doors-test doors-install-test browser-test
+.PHONY: test build vet fmt bench serve fuzz sdk-test sdk-gen frameworks-test frameworks-install-test browser-test
 
 ## test: vet, then every test (PostgreSQL suites too when LOCI_TEST_POSTGRES_DSN is set,
 ## PGlite/pgvector ones when LOCI_TEST_PGLITE_DSN is set; .ci/run sets both), then
@@ -22,45 +22,45 @@ sdk-test: build
 	npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
 	cd sdk/typescript && LOCI_BIN=$(CURDIR)/bin/loci npm test --silent
 
-## doors-test: the framework doors (sdk/doors, one npm package per framework), each
+## frameworks-test: the framework adapters (sdk/frameworks, one npm package per framework), each
 ## driven by the framework's own packages against a real `loci serve` (bin/loci):
-## npm installs them from sdk/doors's lockfile (after building sdk/typescript, which the
-## doors use); every client's telemetry is off, and nothing outside this machine is
+## npm installs them from sdk/frameworks's lockfile (after building sdk/typescript, which the
+## adapters use); every client's telemetry is off, and nothing outside this machine is
 ## reached; it prints the time each package's suite takes
-DOORS = openai-agents ai-sdk langgraph mem0
-DOORS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
+FRAMEWORKS = openai-agents ai-sdk langgraph mem0
+FRAMEWORKS_ENV = env -u OPENAI_API_KEY -u LANGSMITH_API_KEY -u LANGCHAIN_API_KEY \
 	OPENAI_AGENTS_DISABLE_TRACING=1 LANGCHAIN_TRACING_V2=false LANGSMITH_TRACING=false MEM0_TELEMETRY=false \
 	LOCI_BIN=$(CURDIR)/bin/loci
-doors-test: build
+frameworks-test: build
 	[ -d sdk/typescript/node_modules ] || npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
 	npm run build --prefix sdk/typescript --silent
-	npm ci --prefix sdk/doors --no-audit --no-fund --loglevel=error
-	@set -e; for d in $(DOORS); do \
+	npm ci --prefix sdk/frameworks --no-audit --no-fund --loglevel=error
+	@set -e; for d in $(FRAMEWORKS); do \
 		start=$$(date +%s); \
-		(cd sdk/doors/$$d && $(DOORS_ENV) npm test --silent); \
-		echo "== door $$d: $$(( $$(date +%s) - start )) s"; \
+		(cd sdk/frameworks/$$d && $(FRAMEWORKS_ENV) npm test --silent); \
+		echo "== adapter $$d: $$(( $$(date +%s) - start )) s"; \
 	done
 
-## doors-install-test: the README's install steps, from a fresh app: `npm run pack` in
-## sdk/doors makes the client and each door a tarball with its dist/ built; an app of its
+## frameworks-install-test: the README's install steps, from a fresh app: `npm run pack` in
+## sdk/frameworks makes the client and each adapter a tarball with its dist/ built; an app of its
 ## own, in a new folder outside the repository, installs its frameworks from its lockfile
-## (sdk/doors/apps/pinned: the versions the doors pin; apps/newest: the newest that run on
-## Node 20) and then the tarballs, and its test (apps/app.test.mjs) checks that each door
+## (sdk/frameworks/apps/pinned: the versions the adapters pin; apps/newest: the newest that run on
+## Node 20) and then the tarballs, and its test (apps/app.test.mjs) checks that each adapter
 ## takes the app's framework (its errors and classes are the app's) and runs the README's
 ## examples there. npm reaches the registry only; the tests, nothing outside this machine
-DOORS_APPS = pinned newest
-doors-install-test: build
+FRAMEWORK_APPS = pinned newest
+frameworks-install-test: build
 	[ -d sdk/typescript/node_modules ] || npm ci --prefix sdk/typescript --no-audit --no-fund --loglevel=error
-	[ -d sdk/doors/node_modules ] || npm ci --prefix sdk/doors --no-audit --no-fund --loglevel=error
-	rm -rf sdk/doors/packs
-	npm run pack --prefix sdk/doors --silent >/dev/null
-	@set -e; for a in $(DOORS_APPS); do \
+	[ -d sdk/frameworks/node_modules ] || npm ci --prefix sdk/frameworks --no-audit --no-fund --loglevel=error
+	rm -rf sdk/frameworks/packs
+	npm run pack --prefix sdk/frameworks --silent >/dev/null
+	@set -e; for a in $(FRAMEWORK_APPS); do \
 		app=$$(mktemp -d); \
-		cp sdk/doors/apps/$$a/package.json sdk/doors/apps/$$a/package-lock.json sdk/doors/apps/app.test.mjs $$app/; \
+		cp sdk/frameworks/apps/$$a/package.json sdk/frameworks/apps/$$a/package-lock.json sdk/frameworks/apps/app.test.mjs $$app/; \
 		echo "== app $$a, in $$app"; \
 		if (cd $$app && npm ci --no-audit --no-fund --loglevel=error && \
-			npm install --no-audit --no-fund --loglevel=error $(CURDIR)/sdk/doors/packs/*.tgz && \
-			$(DOORS_ENV) LOCI_DOORS=$(CURDIR)/sdk/doors node --test --test-concurrency=1 app.test.mjs); \
+			npm install --no-audit --no-fund --loglevel=error $(CURDIR)/sdk/frameworks/packs/*.tgz && \
+			$(FRAMEWORKS_ENV) LOCI_FRAMEWORKS=$(CURDIR)/sdk/frameworks node --test --test-concurrency=1 app.test.mjs); \
 		then rm -rf $$app; else rm -rf $$app; exit 1; fi; \
 	done
 
@@ -95,7 +95,7 @@ browser-test: build
 EXPORT_ROUNDS ?= 20
 .PHONY: export-rounds
 export-rounds:
-	LOCI_EXPORT_ROUNDS=$(EXPORT_ROUNDS) $(GO) test -count=1 -v -run '^TestExportUnderWrites$$' ./memory
+	LOCI_EXPORT_ROUNDS=$(EXPORT_ROUNDS) $(GO) test -count=1 -v -run '^TestExportUnderWrites$$' ./rules
 
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora under testdata/fuzz)
 FUZZTIME ?= 20s

@@ -1,6 +1,9 @@
 package loci
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Limits on agents.
 const (
@@ -66,3 +69,23 @@ var (
 	OpAgentGet    = declare(Operation{Name: "agent.get", Role: RoleViewer, Agent: AgentNamed, Summary: "Get an agent"})
 	OpAgentDelete = declare(Operation{Name: "agent.delete", Role: RoleEditor, Agent: AgentNamed, Summary: "Delete an agent and everything it owns"})
 )
+
+// Agent is an agent that owns memory: blocks, notes, passages.
+type Agent struct {
+	Workspace string    `json:"-"`
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// AgentFilter selects agents of one workspace: those of the agents table
+// or, with Known, besides them every agent id the workspace's records
+// name that has no agent (an agent with only notes), with no name and its
+// first record's time.
+type AgentFilter struct {
+	Workspace string
+	ID        string // when set, only this agent
+	Known     bool
+	Limit     int // 0: no limit
+	Offset    int
+}

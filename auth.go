@@ -197,3 +197,11 @@ var (
 	OpKeyRevoke = declare(Operation{Name: "key.revoke", Role: RoleAdmin, Agent: AgentDeny, Summary: "Revoke an API key"})
 	OpKeyWhoami = declare(Operation{Name: "key.whoami", Role: RoleViewer, Agent: AgentFree, Summary: "The caller's key: its role and bound agent"})
 )
+
+// KeyFilter selects API keys: those of Workspace ("" for every
+// workspace), or the one whose secret hashes to Hash (in any workspace)
+// when Hash is set.
+type KeyFilter struct {
+	Workspace string
+	Hash      string
+}

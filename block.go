@@ -175,3 +175,10 @@ var (
 	OpBlockConsumers = declare(Operation{Name: "block.consumers", Kind: KindBlock, Role: RoleViewer, Agent: AgentFree, Summary: "The agents a shared block is attached to"})
 	OpAgentPrompt    = declare(Operation{Name: "agent.prompt", Kind: KindBlock, Role: RoleViewer, Agent: AgentNamed, Summary: "The agent's blocks as prompt text"})
 )
+
+// BlockLink attaches a shared block to an agent that is not its owner.
+type BlockLink struct {
+	BlockID   string    `json:"block_id"`
+	AgentID   string    `json:"agent_id"`
+	CreatedAt time.Time `json:"created_at"`
+}

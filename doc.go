@@ -2,7 +2,7 @@
 // memory kinds, scopes, the one record shape, filters, the error type and
 // the interfaces (Store, Embedder, Clock) that the adapters implement.
 //
-// It imports only the standard library. The rules live in memory/, the
+// It imports only the standard library. The rules live in rules/, the
 // backends in sqlite/ and postgres/, the transports in httpapi/ and
 // mcpserver/; only cmd/loci wires them together.
 package loci

@@ -23,7 +23,7 @@ const (
 	// ESTORAGEFULL: the storage has no room left for a write (a full disk).
 	// Reads still work; writes fail until space is freed.
 	ESTORAGEFULL = "storage_full"
-	// ENOTIMPLEMENTED: a call of a framework's API (a door) that loci
+	// ENOTIMPLEMENTED: a call of a framework's API (mem0's, say) that loci
 	// does not serve: the route is known, the call is not done.
 	ENOTIMPLEMENTED = "not_implemented"
 )

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// The memories door (docs/api.md, "The memories API over every kind"): every
+// The memories API (docs/api.md, "The memories API over every kind"): every
 // record of every kind is also a memory, addressed by its id, with one verb
-// set over all kinds. Each kind's own rules hold whichever door a write
+// set over all kinds. Each kind's own rules hold whichever way a write
 // comes through.
 
 // Events of a memory write.
@@ -20,7 +20,7 @@ const (
 	EventDelete = "DELETE"
 )
 
-// Limits of the memories door.
+// Limits of the memories API.
 const (
 	// MaxBatchOps bounds the operations of one batch.
 	MaxBatchOps = 1000

@@ -44,8 +44,8 @@ type RememberResult struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// NoteService is remember/recall. memory.Service implements it on a local
-// store and httpapi.Client over the wire, so the CLI uses either.
+// NoteService is remember/recall. rules.Service implements it on a local
+// store and httpclient.Client over the wire, so the CLI uses either.
 type NoteService interface {
 	// Remember creates or updates a note; an update keeps the old value as
 	// a version. The same value again is "updated" too: its updated_at is

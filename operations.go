@@ -62,7 +62,7 @@ func declare(op Operation) *Operation {
 func Operations() []*Operation { return append([]*Operation(nil), operations...) }
 
 // The operations of the transports themselves: health, readiness,
-// metrics, the documents, MCP's endpoint, the inspector and the mem0 door.
+// metrics, the documents, MCP's endpoint, the inspector and the mem0 API.
 // Each kind's operations are declared beside its service interface
 // (OpNote… in note.go, OpFact… in fact.go, …): one declaration per line,
 // the one place these facts live.

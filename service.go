@@ -3,7 +3,7 @@ package loci
 import "context"
 
 // Service is everything loci does: one interface per kind, embedded here.
-// memory.Service implements it on a store. A transport splits it: each of
+// rules.Service implements it on a store. A transport splits it: each of
 // its route or tool groups depends on the one small interface it uses
 // (httpapi.Server and mcpserver hold one field per interface), so a test
 // can replace one.

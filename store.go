@@ -2,13 +2,12 @@ package loci
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 )
 
 // Store is a storage backend: SQLite (sqlite/) or PostgreSQL (postgres/).
 // It knows records, not rules: the rules live once, above the backends, in
-// memory/, and run inside the transactions Store hands out.
+// rules/, and run inside the transactions Store hands out.
 //
 // A backend implements Store and StoreTx (what only it can do; the rest is
 // derived once, on Tx). Another backend is a package of its own that
@@ -129,7 +128,7 @@ type StoreTx interface {
 	// many f selects ignoring its limit and offset.
 	ListUserSummaries(ctx context.Context, f UserFilter) ([]*UserSummary, int, error)
 
-	// The plain tables (table.go, tables.go) are stored through these
+	// The plain tables (rowquery.go, tables.go) are stored through these
 	// five; Tx derives their typed methods.
 
 	// InsertRow adds row to t unless a row with the same primary key or
@@ -148,52 +147,4 @@ type StoreTx interface {
 	// DeleteRows deletes the rows q selects (its order, limit and offset
 	// ignored) and returns how many it deleted.
 	DeleteRows(ctx context.Context, q RowQuery) (int, error)
-}
-
-// AgentFilter selects agents of one workspace: those of the agents table
-// or, with Known, besides them every agent id the workspace's records
-// name that has no agent (an agent with only notes), with no name and its
-// first record's time.
-type AgentFilter struct {
-	Workspace string
-	ID        string // when set, only this agent
-	Known     bool
-	Limit     int // 0: no limit
-	Offset    int
-}
-
-// KeyFilter selects API keys: those of Workspace ("" for every
-// workspace), or the one whose secret hashes to Hash (in any workspace)
-// when Hash is set.
-type KeyFilter struct {
-	Workspace string
-	Hash      string
-}
-
-// Agent is an agent that owns memory: blocks, notes, passages.
-type Agent struct {
-	Workspace string    `json:"-"`
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// BlockLink attaches a shared block to an agent that is not its owner.
-type BlockLink struct {
-	BlockID   string    `json:"block_id"`
-	AgentID   string    `json:"agent_id"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// MaxUserIDBytes bounds a user id.
-const MaxUserIDBytes = 256
-
-// User is a person whose preferences and sessions are remembered. Defaults
-// holds the user's standing defaults as a JSON object.
-type User struct {
-	Workspace string          `json:"-"`
-	ID        string          `json:"id"`
-	Defaults  json.RawMessage `json:"defaults"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
 }

@@ -12,7 +12,7 @@ import (
 
 // TestAuditNamesRecordScope: every audit entry names the scope of the
 // record it touched, also where the call named only an id (the memories
-// door, a fact or an episode by id, a session): GET /v1/audit?user_id=U
+// API, a fact or an episode by id, a session): GET /v1/audit?user_id=U
 // shows what was done to U's records. A batch over two users' records
 // writes an entry for each, with that user's ids.
 func TestAuditNamesRecordScope(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // The HTTP benchmarks measure a whole round trip through the REST server
@@ -20,7 +20,7 @@ import (
 //	go test -run '^$' -bench . -benchmem ./httpapi/
 
 func benchServer(b *testing.B) (*httptest.Server, *http.Client) {
-	srv := httptest.NewServer(httpapi.NewServer(memory.New(testdb.OpenSQLite(b)), slog.New(slog.NewTextHandler(io.Discard, nil))))
+	srv := httptest.NewServer(httpapi.NewServer(rules.New(testdb.OpenSQLite(b)), slog.New(slog.NewTextHandler(io.Discard, nil))))
 	b.Cleanup(srv.Close)
 	return srv, srv.Client()
 }

@@ -7,18 +7,18 @@ import (
 	"testing"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/httpclient"
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
-// TestClientMemories drives every method of the memories door through the
+// TestClientMemories drives every method of the memories API through the
 // client against a real server: the client is a loci.MemoryService.
 func TestClientMemories(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		ctx := context.Background()
 		srv, _ := newServer(t, open)
-		var c loci.MemoryService = httpapi.NewClient(srv.URL, "")
-		cl := c.(*httpapi.Client)
+		var c loci.MemoryService = httpclient.NewClient(srv.URL, "")
+		cl := c.(*httpclient.Client)
 
 		ev, err := c.AddMemory(ctx, loci.MemoryInput{Content: "likes green tea", UserID: "u1", Metadata: json.RawMessage(`{"source": "chat", "n": 2}`)})
 		if err != nil || ev.Event != loci.EventAdd || ev.Kind != loci.KindFact || ev.ID == "" {

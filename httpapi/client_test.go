@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/httpclient"
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
@@ -18,7 +18,7 @@ func TestClient(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		ctx := context.Background()
 		srv, clock := newServer(t, open)
-		c := httpapi.NewClient(srv.URL+"/", "") // a trailing slash is fine
+		c := httpclient.NewClient(srv.URL+"/", "") // a trailing slash is fine
 
 		t.Run("RecallAllEmpty", func(t *testing.T) {
 			notes, err := c.RecallAll(ctx, "writer")
@@ -143,13 +143,13 @@ func TestClientTransport(t *testing.T) {
 			w.Write([]byte(`{"success": true, "count": 0, "memories": []}`))
 		}))
 		defer srv.Close()
-		if _, err := httpapi.NewClient(srv.URL, "secret").RecallAll(ctx, "a"); err != nil {
+		if _, err := httpclient.NewClient(srv.URL, "secret").RecallAll(ctx, "a"); err != nil {
 			t.Fatal(err)
 		}
 		if got != "Bearer secret" {
 			t.Errorf("Authorization: got %q, want %q", got, "Bearer secret")
 		}
-		if _, err := httpapi.NewClient(srv.URL, "").RecallAll(ctx, "a"); err != nil {
+		if _, err := httpclient.NewClient(srv.URL, "").RecallAll(ctx, "a"); err != nil {
 			t.Fatal(err)
 		}
 		if got != "" {
@@ -175,7 +175,7 @@ func TestClientTransport(t *testing.T) {
 				w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			_, err := httpapi.NewClient(srv.URL, "").Recall(ctx, "a", "k")
+			_, err := httpclient.NewClient(srv.URL, "").Recall(ctx, "a", "k")
 			if loci.ErrorCode(err) != tt.wantCode || loci.ErrorMessage(err) != tt.wantMsg {
 				t.Errorf("got code %q message %q (%v), want %q %q", loci.ErrorCode(err), loci.ErrorMessage(err), err, tt.wantCode, tt.wantMsg)
 			}
@@ -185,7 +185,7 @@ func TestClientTransport(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		url := srv.URL
 		srv.Close()
-		_, err := httpapi.NewClient(url, "").Recall(ctx, "a", "k")
+		_, err := httpclient.NewClient(url, "").Recall(ctx, "a", "k")
 		if err == nil || loci.ErrorCode(err) != loci.EINTERNAL {
 			t.Errorf("got %v, want an internal (transport) error", err)
 		}

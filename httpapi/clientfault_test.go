@@ -14,7 +14,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // syncBuffer is a log sink several goroutines write to.
@@ -45,7 +45,7 @@ func TestBodyStopsArriving(t *testing.T) {
 			{"AuthOff", ""}, {"ValidKey", "valid"}, {"WrongKey", "wrong"}, {"NoKey", "none"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				svc := memory.New(open(t))
+				svc := rules.New(open(t))
 				header := ""
 				if tc.auth != "" {
 					_, secret, err := svc.CreateKey(loci.WithPrincipal(context.Background(), &loci.Principal{Role: loci.RoleAdmin, Workspace: loci.DefaultWorkspace}),
@@ -90,7 +90,7 @@ func TestBodyStopsArriving(t *testing.T) {
 func TestCancelledRequestIsNot5xx(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		var logs syncBuffer
-		h := httpapi.NewServer(memory.New(open(t)), slog.New(slog.NewTextHandler(&logs, nil)))
+		h := httpapi.NewServer(rules.New(open(t)), slog.New(slog.NewTextHandler(&logs, nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		for _, path := range []string{"/v1/agents/a/notes", "/v1/users/u/memories"} {
@@ -112,7 +112,7 @@ func TestCancelledRequestIsNot5xx(t *testing.T) {
 // nothing is done.
 func TestDrain(t *testing.T) {
 	store := testdb.OpenSQLite(t)
-	h := httpapi.NewServer(memory.New(store), quiet)
+	h := httpapi.NewServer(rules.New(store), quiet)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	h.Drain()

@@ -14,7 +14,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestConcurrentWriters has 16 clients write notes at once through the
@@ -24,7 +24,7 @@ import (
 func TestConcurrentWriters(t *testing.T) {
 	const writers, ownKeys, sharedUpdates = 16, 20, 10
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		srv := httptest.NewServer(httpapi.NewServer(memory.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
+		srv := httptest.NewServer(httpapi.NewServer(rules.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
 		defer srv.Close()
 		tr := &http.Transport{MaxIdleConnsPerHost: writers}
 		defer tr.CloseIdleConnections()

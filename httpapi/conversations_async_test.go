@@ -8,7 +8,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // waitEvent polls GET /v1/events/{id} until its status is not PENDING, or
@@ -38,8 +38,8 @@ func (a *convAPI) waitEvent(t *testing.T, id string) map[string]any {
 func TestMessagesAsync(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		chat := newChatServer(t)
-		a := newConvAPI(t, open(t), memory.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second),
-			memory.WithEventQueue(memory.EventParams{Poll: 20 * time.Millisecond, MinBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}))
+		a := newConvAPI(t, open(t), rules.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second),
+			rules.WithEventQueue(rules.EventParams{Poll: 20 * time.Millisecond, MinBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}))
 
 		// Without the worker, the event waits.
 		st, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I love hiking"}, {"role": "assistant", "content": "Nice"}], "user_id": "alex", "session_id": "s1", "async": true, "infer": false}`)
@@ -90,8 +90,8 @@ func TestMessagesAsync(t *testing.T) {
 		}
 
 		// A model that keeps answering garbage: failed after the attempts.
-		b := newConvAPI(t, open(t), memory.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second),
-			memory.WithEventQueue(memory.EventParams{Poll: 10 * time.Millisecond, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxAttempts: 2}))
+		b := newConvAPI(t, open(t), rules.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second),
+			rules.WithEventQueue(rules.EventParams{Poll: 10 * time.Millisecond, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxAttempts: 2}))
 		defer b.svc.StartEvents(context.Background())()
 		chat.reset()
 		chat.script(reply(`garbage`), reply(`garbage`))
@@ -120,7 +120,7 @@ func TestMessagesAsyncRestart(t *testing.T) {
 			id := out["event_id"].(string)
 			a.svc.Close() // stopped before any worker ran it
 
-			b := newConvAPI(t, second, memory.WithEventQueue(memory.EventParams{Poll: 20 * time.Millisecond}))
+			b := newConvAPI(t, second, rules.WithEventQueue(rules.EventParams{Poll: 20 * time.Millisecond}))
 			if st, ev, _ := b.call(t, "GET", "/v1/events/"+id, ""); st != 200 || ev["status"] != "PENDING" {
 				t.Fatalf("the event after the restart: %d %v, want PENDING", st, ev)
 			}
@@ -142,7 +142,7 @@ func TestMessagesAsyncRestart(t *testing.T) {
 // for them, which hold what they said: none writes it back.
 func TestMessagesAsyncUserDeleted(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		a := newConvAPI(t, open(t), memory.WithEventQueue(memory.EventParams{Poll: 10 * time.Millisecond}))
+		a := newConvAPI(t, open(t), rules.WithEventQueue(rules.EventParams{Poll: 10 * time.Millisecond}))
 		_, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "My phone number is 555-0100"}], "user_id": "alex", "async": true}`)
 		id, _ := out["event_id"].(string)
 		_, kept, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I love tea"}], "user_id": "bo", "async": true}`)

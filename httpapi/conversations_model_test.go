@@ -16,7 +16,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestMessagesWithModel: with a chat model, the model's proposals are
@@ -28,7 +28,7 @@ import (
 func TestMessagesWithModel(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		chat := newChatServer(t)
-		a := newConvAPI(t, open(t), memory.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second))
+		a := newConvAPI(t, open(t), rules.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second))
 
 		// ADD: the scope holds nothing similar, so the model is asked once.
 		chat.script(reply(`{"memories": [{"text": "Loves hiking", "about": "user"}, {"text": "Is vegetarian"}]}`))
@@ -156,8 +156,8 @@ func TestMessagesModelFails(t *testing.T) {
 		down.Close() // nothing listens there any more
 		// Long enough for a loaded machine; the slow replies wait longer.
 		timeout := 1500 * time.Millisecond
-		up := newConvAPI(t, open(t), memory.WithChatModel(chatModel(t, chat.URL, time.Minute), timeout))
-		off := newConvAPI(t, open(t), memory.WithChatModel(chatModel(t, down.URL, time.Minute), timeout))
+		up := newConvAPI(t, open(t), rules.WithChatModel(chatModel(t, chat.URL, time.Minute), timeout))
+		off := newConvAPI(t, open(t), rules.WithChatModel(chatModel(t, down.URL, time.Minute), timeout))
 		// A memory held, for the decision to name.
 		for _, a := range []*convAPI{up, off} {
 			if st, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I love hiking"}], "user_id": "alex", "infer": false}`); st != 201 {
@@ -243,7 +243,7 @@ func TestMessagesModelFails(t *testing.T) {
 func BenchmarkHTTPAddMessages(b *testing.B) {
 	body := `{"messages": [{"role": "user", "content": "I love hiking in the Alps"}, {"role": "assistant", "content": "Lovely!"}], "user_id": "alex"%s}`
 	b.Run("Rule", func(b *testing.B) {
-		srv := httptest.NewServer(httpapi.NewServer(memory.New(testdb.OpenSQLite(b)), slog.New(slog.NewTextHandler(io.Discard, nil))))
+		srv := httptest.NewServer(httpapi.NewServer(rules.New(testdb.OpenSQLite(b)), slog.New(slog.NewTextHandler(io.Discard, nil))))
 		b.Cleanup(srv.Close)
 		for i := 0; b.Loop(); i++ {
 			each := strings.Replace(body, "in the Alps", fmt.Sprintf("in the Alps, day %d", i), 1)
@@ -262,7 +262,7 @@ func BenchmarkHTTPAddMessages(b *testing.B) {
 		}
 		waited := &atomic.Int64{}
 		model := timedModel{ChatModel: chatModel(b, chat.URL, time.Minute), waited: waited}
-		srv := httptest.NewServer(httpapi.NewServer(memory.New(testdb.OpenSQLite(b), memory.WithChatModel(model, time.Minute)),
+		srv := httptest.NewServer(httpapi.NewServer(rules.New(testdb.OpenSQLite(b), rules.WithChatModel(model, time.Minute)),
 			slog.New(slog.NewTextHandler(io.Discard, nil))))
 		b.Cleanup(srv.Close)
 		benchDo(b, srv.Client(), "POST", srv.URL+"/v1/memories", fmt.Sprintf(body, `, "infer": false`), 201) // the memory held

@@ -16,7 +16,7 @@ import (
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/llm"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // The tests of conversations in, memories out (POST /v1/memories with
@@ -134,12 +134,12 @@ func chatModel(t testing.TB, url string, timeout time.Duration) loci.ChatModel {
 // convAPI is loci's REST server on a real listener.
 type convAPI struct {
 	url string
-	svc *memory.Service
+	svc *rules.Service
 }
 
-func newConvAPI(t *testing.T, store loci.Store, opts ...memory.Option) *convAPI {
+func newConvAPI(t *testing.T, store loci.Store, opts ...rules.Option) *convAPI {
 	t.Helper()
-	svc := memory.New(store, opts...)
+	svc := rules.New(store, opts...)
 	srv := httptest.NewServer(httpapi.NewServer(svc, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return &convAPI{url: srv.URL, svc: svc}

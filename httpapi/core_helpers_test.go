@@ -14,7 +14,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // coreStep is one request of a scenario and what it must answer. Path and
@@ -43,7 +43,7 @@ func textBody(s string) *string { return &s }
 func newCoreServer(t *testing.T, store loci.Store) (http.Handler, *loci.FakeClock) {
 	t.Helper()
 	clock := loci.NewFakeClock(time.Date(2025, 7, 8, 9, 0, 0, 0, time.UTC))
-	svc := memory.New(store, memory.WithClock(clock))
+	svc := rules.New(store, rules.WithClock(clock))
 	return httpapi.NewServer(svc, slog.New(slog.NewTextHandler(io.Discard, nil))), clock
 }
 

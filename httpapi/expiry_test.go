@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/httpclient"
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
@@ -121,7 +121,7 @@ func TestExpiredAnsweredNowhere(t *testing.T) {
 	})
 }
 
-// TestExpiryDates: expires_at (and the mem0 door's expiration_date) takes a
+// TestExpiryDates: expires_at (and the mem0 API's expiration_date) takes a
 // date, meaning the end of that day UTC, today included: today's date was
 // refused and a date expired at its midnight, a day early. PATCH with
 // expires_at null (mem0: expiration_date null) removes the time to live, which
@@ -268,7 +268,7 @@ func TestClientNoExpiry(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		ctx := context.Background()
 		srv, _ := newServer(t, open)
-		c := httpapi.NewClient(srv.URL, "")
+		c := httpclient.NewClient(srv.URL, "")
 		ttl := int64(60)
 		var ids []string
 		for _, content := range []string{"lasts a minute", "lasts a minute too"} {

@@ -22,9 +22,9 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/retry"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -99,7 +99,7 @@ func call(t *testing.T, base, method, path, body string) (int, http.Header, map[
 // imports nothing.
 func TestImportStalledHoldsNothing(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		svc := memory.New(open(t))
+		svc := rules.New(open(t))
 		srv := httptest.NewServer(httpapi.NewServer(svc, quiet, httpapi.WithStreamIdleTimeout(time.Minute)))
 		t.Cleanup(srv.Close) // after the stalled connections close
 		for i := range 6 {
@@ -132,7 +132,7 @@ func TestImportStalledHoldsNothing(t *testing.T) {
 // TestImportDeclaredTooLarge: a declared Content-Length over the import
 // limit is refused at once, before any of the body is read.
 func TestImportDeclaredTooLarge(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	srv := httptest.NewServer(httpapi.NewServer(svc, quiet, httpapi.WithMaxImportBytes(1000)))
 	t.Cleanup(srv.Close)
 	c := rawRequest(t, srv, "POST /v1/import HTTP/1.1\r\nContent-Length: 5000", "")
@@ -200,7 +200,7 @@ func TestImportChecksEveryLine(t *testing.T) {
 func TestMalformedRowsDoNotBreakReads(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		store := open(t)
-		svc := memory.New(store)
+		svc := rules.New(store)
 		srv := httptest.NewServer(httpapi.NewServer(svc, quiet))
 		defer srv.Close()
 		for _, w := range [][3]string{
@@ -276,7 +276,7 @@ func openSQLiteFile(t *testing.T, path string, opts ...sqlite.Option) (loci.Stor
 func TestUnavailableWhileLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "loci.db")
 	store, _ := openSQLiteFile(t, path, sqlite.WithTimeout(100*time.Millisecond))
-	srv := httptest.NewServer(httpapi.NewServer(memory.New(store), quiet))
+	srv := httptest.NewServer(httpapi.NewServer(rules.New(store), quiet))
 	defer srv.Close()
 	holder, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate")
 	if err != nil {
@@ -303,7 +303,7 @@ func TestUnavailableWhileLocked(t *testing.T) {
 // succeeds, it says "writes": "ok" again at once.
 func TestStorageFull(t *testing.T) {
 	store, _ := openSQLiteFile(t, filepath.Join(t.TempDir(), "loci.db"), sqlite.WithMaxSize(1<<20))
-	srv := httptest.NewServer(httpapi.NewServer(memory.New(store), quiet))
+	srv := httptest.NewServer(httpapi.NewServer(rules.New(store), quiet))
 	defer srv.Close()
 	var st int
 	var h http.Header
@@ -371,7 +371,7 @@ func TestPartitionHTTP(t *testing.T) {
 	}
 	proxy := testdb.NewProxy(t, u.Host)
 	db := testdb.OpenPostgresWith(t, dsn, testdb.ViaProxy(proxy), postgres.WithTimeout(300*time.Millisecond))
-	srv := httptest.NewServer(httpapi.NewServer(memory.New(retry.New(db, 10*time.Millisecond, retry.WithLogger(quiet))), quiet))
+	srv := httptest.NewServer(httpapi.NewServer(rules.New(retry.New(db, 10*time.Millisecond, retry.WithLogger(quiet))), quiet))
 	defer srv.Close()
 	if st, _, out := call(t, srv.URL, "PUT", "/v1/agents/a/notes/k", `{"value":"v"}`); st != http.StatusCreated {
 		t.Fatalf("before the partition: %d %v", st, out)
@@ -409,7 +409,7 @@ func TestPartitionHTTP(t *testing.T) {
 func TestBodyReadBeforeStorageWait(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		store := open(t)
-		svc := memory.New(store)
+		svc := rules.New(store)
 		_, secret, err := svc.CreateKey(loci.WithPrincipal(context.Background(), &loci.Principal{Role: loci.RoleAdmin, Workspace: loci.DefaultWorkspace}),
 			loci.KeySpec{Role: loci.RoleAdmin})
 		if err != nil {

@@ -136,7 +136,7 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // order: input limits on path and query, reading the body (before anything
 // waits on the database), authentication, the rate limit, the role the
 // route needs, body checks, then the handler; then metrics. The operations
-// audit themselves (memory/), and check the agent binding of a key on the
+// audit themselves (rules/), and check the agent binding of a key on the
 // agent they are given; the guard logs only what it refuses (401, 403, 429).
 func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 	pol := route.Policy
@@ -272,7 +272,7 @@ func routeLabel(rt Route) string { return rt.Pattern }
 func bearer(r *http.Request) string {
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		scheme, key, ok := strings.Cut(auth, " ")
-		// mem0's clients send "Token KEY" (the mem0 door, mem0.go).
+		// mem0's clients send "Token KEY" (the mem0 API, mem0.go).
 		if ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Token") && strings.HasPrefix(r.URL.Path, "/mem0/")) {
 			return strings.TrimSpace(key)
 		}

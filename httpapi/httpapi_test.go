@@ -17,7 +17,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -31,7 +31,7 @@ var t0 = time.Date(2026, 2, 15, 14, 30, 0, 0, time.UTC)
 func newServer(t *testing.T, open func(testing.TB) loci.Store) (*httptest.Server, *loci.FakeClock) {
 	t.Helper()
 	clock := loci.NewFakeClock(t0)
-	svc := memory.New(open(t), memory.WithClock(clock))
+	svc := rules.New(open(t), rules.WithClock(clock))
 	srv := httptest.NewServer(httpapi.NewServer(svc, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv, clock
@@ -165,7 +165,7 @@ func TestHealth(t *testing.T) {
 func TestReadyzStorageDown(t *testing.T) {
 	store := testdb.OpenSQLite(t)
 	store.Close()
-	srv := httptest.NewServer(httpapi.NewServer(memory.New(store), slog.New(slog.NewTextHandler(io.Discard, nil))))
+	srv := httptest.NewServer(httpapi.NewServer(rules.New(store), slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 	// Liveness does not depend on storage; readiness does.
 	if status, body := do(t, srv, "GET", "/healthz", ""); status != http.StatusOK {

@@ -35,7 +35,7 @@ func TestKindsAnswerMetadata(t *testing.T) {
 		must("PUT", "/v1/sessions/s1", `{"user_id": "u", "summary": "talked soup"}`)
 		must("PUT", "/v1/tasks/t1/working/step", `{"value": 2, "agent_id": "a"}`)
 		// Kinds written by their own routes take metadata through the
-		// memories door.
+		// memories API.
 		for _, q := range []string{"user_id=u", "task_id=t1"} {
 			for _, m := range must("GET", "/v1/memories?"+q, "")["memories"].([]any) {
 				m := m.(map[string]any)

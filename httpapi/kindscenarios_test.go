@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // lcT0 is the fake clock's start in the lifecycle scenarios.
@@ -43,7 +43,7 @@ func lcRun(t *testing.T, steps []lcStep, setup func(t *testing.T, store loci.Sto
 			setup(t, store)
 		}
 		clock := loci.NewFakeClock(lcT0)
-		srv := httpapi.NewServer(memory.New(store, memory.WithClock(clock)), nil)
+		srv := httpapi.NewServer(rules.New(store, rules.WithClock(clock)), nil)
 		vars := map[string]string{}
 		for i, st := range steps {
 			clock.Add(st.advance)

@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // kindSearchStep is one request of the kind-specific searches' scenario.
@@ -40,7 +40,7 @@ type kindSearchStep struct {
 func TestKindSearchesOnPipeline(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		// No embedding worker runs: every write stays pending until Reindex.
-		svc := memory.New(open(t), memory.WithEmbedder(embed.NewHash(0)))
+		svc := rules.New(open(t), rules.WithEmbedder(embed.NewHash(0)))
 		srv := httptest.NewServer(httpapi.NewServer(svc, nil))
 		defer srv.Close()
 

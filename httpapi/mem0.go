@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The mem0 door (docs/api.md, "The mem0 door"): the subset of mem0's
+// The mem0 API (docs/api.md, "The mem0 API"): the subset of mem0's
 // platform REST API that mem0's official clients use, so that
 // `new MemoryClient({apiKey, host: "http://HOST:8420/mem0"})` (npm mem0ai)
 // works unchanged against loci. It is a translation of shapes over
@@ -31,11 +31,11 @@ import (
 // client raises as its ValidationError, AuthenticationError,
 // MemoryNotFoundError and MemoryQuotaExceededError.
 
-// mem0Routes are the mem0 door's routes. Their shapes are mem0's, described
+// mem0Routes are the mem0 API's routes. Their shapes are mem0's, described
 // by mem0, so they are left out of the OpenAPI document; each refuses the
 // query parameters it does not take itself.
 func mem0Routes() []endpoint {
-	why := "mem0's platform API (the framework doors), described by mem0, not by this API"
+	why := "mem0's platform API (the framework adapters), described by mem0, not by this API"
 	route := func(pattern string, op *loci.Operation, takes []string, h func(*Server, http.ResponseWriter, *http.Request)) endpoint {
 		return endpoint{pattern: pattern, op: op, undocumented: why,
 			handler: func(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -110,7 +110,7 @@ var mem0NotServed = []struct{ pattern, call, why string }{
 }
 
 const (
-	mem0NoEntities = "loci lists no users or entities through this door; list users with GET /v1/users and delete one's memories with " +
+	mem0NoEntities = "loci lists no users or entities through the mem0 API; list users with GET /v1/users and delete one's memories with " +
 		"deleteAll({user_id}) or DELETE /v1/users/{user_id}"
 	mem0NoModel    = "loci builds no profiles (it calls no model for them); GET /v1/users/{user_id}/memories lists what it holds about a user"
 	mem0NoExports  = "export a workspace or a user with GET /v1/export (JSON Lines)"
@@ -531,7 +531,7 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"count": total, "next": link(page + 1), "previous": link(page - 1), "results": out})
 }
 
-// mem0Kinds are the kinds the door's search and get all read: every kind
+// mem0Kinds are the kinds the mem0 API's search and get all read: every kind
 // but sessions. An add with a run_id appends its messages to that
 // session's conversation, for loci's own routes; mem0 keeps no
 // conversation, and its memories are what was learnt from one, not what

@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci/internal/testdb"
 )
 
-// mem0Call sends one request to the mem0 door as mem0's clients do (the
+// mem0Call sends one request to the mem0 API as mem0's clients do (the
 // key as "Authorization: Token KEY") and decodes the answer.
 func (e *secEnv) mem0Call(t testing.TB, method, path, key, body string) (int, any) {
 	t.Helper()
@@ -59,7 +59,7 @@ func asObj(t testing.TB, v any) map[string]any {
 	return m
 }
 
-// TestMem0Door: what mem0's client does, in order, through the mem0 door:
+// TestMem0Door: what mem0's client does, in order, through the mem0 API:
 // ping, add (messages and text, with user, agent, run and metadata), get,
 // search and get all with mem0's filters, update, history, batch update
 // and delete, delete, delete all; each answer in mem0's shape.
@@ -222,7 +222,7 @@ func TestMem0Door(t *testing.T) {
 	})
 }
 
-// TestMem0DoorErrors: bad input through the mem0 door gets a clear error
+// TestMem0DoorErrors: bad input through the mem0 API gets a clear error
 // with mem0's status, and changes nothing.
 func TestMem0DoorErrors(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
@@ -299,7 +299,7 @@ func TestMem0DoorErrors(t *testing.T) {
 }
 
 // TestMem0TokenOnlyOnMem0: the "Token" scheme is mem0's, taken on the
-// mem0 door only; the rest of the API keeps Bearer.
+// mem0 API only; the rest of the API keeps Bearer.
 func TestMem0TokenOnlyOnMem0(t *testing.T) {
 	e := newSecEnv(t, testdb.OpenSQLite)
 	key, _ := e.key(t, loci.RoleViewer, "")
@@ -312,10 +312,10 @@ func TestMem0TokenOnlyOnMem0(t *testing.T) {
 	}
 }
 
-// TestMem0DoorAgentKey: a key bound to an agent reaches, through the mem0
-// door as everywhere, its own agent's memories and those of no agent,
+// TestMem0APIAgentKey: a key bound to an agent reaches, through the mem0
+// API as everywhere, its own agent's memories and those of no agent,
 // never another agent's, and cannot write as another agent.
-func TestMem0DoorAgentKey(t *testing.T) {
+func TestMem0APIAgentKey(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		e := newSecEnv(t, open)
 		admin, _ := e.key(t, loci.RoleAdmin, "")

@@ -10,7 +10,7 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// The mem0 door's filters (mem0.go): mem0's filter language and scope
+// The mem0 API's filters (mem0.go): mem0's filter language and scope
 // fields translated into loci's filter language (loci.MemoryFilter) where
 // they map, refused (400, naming what does not map) where they do not.
 
@@ -233,7 +233,7 @@ func mem0Field(name string, val any) (any, error) {
 	if strings.HasPrefix(name, "metadata.") {
 		return mem0Leaf(name, name, val)
 	}
-	return nil, loci.Errorf(loci.EINVALID, "filters: the field %q does not map to loci; loci's mem0 door filters on user_id, agent_id, run_id, created_at, updated_at, categories, metadata and metadata.PATH", name)
+	return nil, loci.Errorf(loci.EINVALID, "filters: the field %q does not map to loci; loci's mem0 API filters on user_id, agent_id, run_id, created_at, updated_at, categories, metadata and metadata.PATH", name)
 }
 
 // mem0Metadata translates {"metadata": {…}}: each key's value, or
@@ -303,7 +303,7 @@ func mem0Leaf(name, field string, val any) (any, error) {
 	for op, v := range ops {
 		lop, ok := mem0Ops[op]
 		if !ok {
-			return nil, loci.Errorf(loci.EINVALID, "filters: %s: unknown operator %q; loci's mem0 door takes %s", name, op, strings.Join(slices.Sorted(mapKeys(mem0Ops)), ", "))
+			return nil, loci.Errorf(loci.EINVALID, "filters: %s: unknown operator %q; loci's mem0 API takes %s", name, op, strings.Join(slices.Sorted(mapKeys(mem0Ops)), ", "))
 		}
 		c, err := conv(v)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
-// memoryRoutes are the routes of the memories door (docs/api.md, "The
+// memoryRoutes are the routes of the memories API (docs/api.md, "The
 // memories API over every kind"): every record of every kind, addressed by
 // its id.
 func memoryRoutes() []endpoint {

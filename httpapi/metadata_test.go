@@ -284,7 +284,7 @@ func TestMetadataExactAndEmptyFilters(t *testing.T) {
 
 // TestMetadataExactAndEmptyFiltersOtherDoors: what
 // TestMetadataExactAndEmptyFilters holds of /v1/memories holds of the search's
-// results, the mem0 door and an add of messages: an integer past 2^53 answered
+// results, the mem0 API and an add of messages: an integer past 2^53 answered
 // exactly, 4,096 bytes of & accepted, and the filters that always or never
 // hold agreeing with each other.
 func TestMetadataExactAndEmptyFiltersOtherDoors(t *testing.T) {

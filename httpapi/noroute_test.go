@@ -10,7 +10,7 @@ import (
 
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestNoRoute: an unknown path and a known path with another method answer the
@@ -18,7 +18,7 @@ import (
 // text: 404 not_found, and 405 invalid with an Allow header.
 func TestNoRoute(t *testing.T) {
 	inspector := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("page")) })
-	h := httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)),
+	h := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)),
 		httpapi.WithAuth(true), httpapi.WithInspector(inspector))
 	for _, tc := range []struct {
 		name, method, path string

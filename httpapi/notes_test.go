@@ -10,7 +10,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 const notes = "/v1/agents/writer/notes"
@@ -216,7 +216,7 @@ func TestNotesAgentIsolation(t *testing.T) {
 // list (docs/api.md, "REST conventions"); count is the total.
 func TestRecallAllPages(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		srv := httptest.NewServer(httpapi.NewServer(memory.New(open(t)), nil))
+		srv := httptest.NewServer(httpapi.NewServer(rules.New(open(t)), nil))
 		defer srv.Close()
 		for _, k := range []string{"a", "b", "c"} {
 			req, _ := http.NewRequest("PUT", srv.URL+"/v1/agents/x/notes/"+k, strings.NewReader(`{"value":"v"}`))

@@ -15,7 +15,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // docStep is one request whose answer is checked against the document.
@@ -127,13 +127,13 @@ func TestOpenAPIAnswersMatch(t *testing.T) {
 	for _, b := range testdb.Backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			clock := loci.NewFakeClock(t0)
-			svc := memory.New(b.Open(t), memory.WithClock(clock))
+			svc := rules.New(b.Open(t), rules.WithClock(clock))
 			h := httpapi.NewServer(svc, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			vars := map[string]string{}
 			exercised := runDocSteps(t, h, clock, c, vars, docSteps())
 
 			// The export imported into a fresh store.
-			fresh := httpapi.NewServer(memory.New(b.Open(t), memory.WithClock(clock)), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			fresh := httpapi.NewServer(rules.New(b.Open(t), rules.WithClock(clock)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			// The same passage at another version: present, and different.
 			lines := strings.Split(vars["export"], "\n")
 			for i, l := range lines {
@@ -352,7 +352,7 @@ func docSteps() []docStep {
 		{method: "GET", path: "/v1/episodes/{{episode}}", wantStatus: 200},
 		{method: "GET", path: "/v1/episodes/nope", wantStatus: 404},
 
-		// The memories door.
+		// The memories API.
 		{method: "POST", path: "/v1/memories", body: `{"content": "likes green tea", "user_id": "u1", "metadata": {"source": "chat"}}`,
 			wantStatus: 201, capture: map[string]string{"memory": "id"}},
 		{method: "POST", path: "/v1/memories", body: `{"content": "Likes green  TEA", "user_id": "u1"}`, wantStatus: 200},

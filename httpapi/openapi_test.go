@@ -12,7 +12,7 @@ import (
 
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 func openAPIDoc(t *testing.T) map[string]any {
@@ -106,7 +106,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 func TestOpenAPIServed(t *testing.T) {
 	// Public: served without a key even when authentication is required.
-	h := httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.WithAuth(true))
+	h := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.WithAuth(true))
 	for _, tc := range []struct {
 		name       string
 		method     string

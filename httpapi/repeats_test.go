@@ -27,7 +27,7 @@ func answer(t *testing.T, srv *httptest.Server, method, path, body string, want 
 
 // TestRememberRepeatIsUpdated: a remember of the value a note holds answers
 // "updated" with the time of this remember, which the note then says, and
-// keeps no new version; the memories door's repeat of it still writes nothing.
+// keeps no new version; the memories API's repeat of it still writes nothing.
 func TestRememberRepeatIsUpdated(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open)
@@ -49,12 +49,12 @@ func TestRememberRepeatIsUpdated(t *testing.T) {
 				t.Errorf("repeat %d: history %v, want the one value (no version for a repeat)", i, hist["versions"])
 			}
 		}
-		// The memories door: a repeat is NOOP, nothing written.
+		// The memories API: a repeat is NOOP, nothing written.
 		clock.Add(time.Minute)
 		ev := answer(t, srv, "POST", "/v1/memories", `{"content": "Thursday", "agent_id": "a", "kind": "note", "key": "day"}`, 200)
 		m := answer(t, srv, "GET", "/v1/memories/"+ev["id"].(string), "", 200)
 		if ev["event"] != loci.EventNoop || m["updated_at"] == clock.Now().UTC().Format(time.RFC3339Nano) {
-			t.Errorf("memories door repeat: %v, then %v; want NOOP and updated_at unchanged", ev, m)
+			t.Errorf("memories API repeat: %v, then %v; want NOOP and updated_at unchanged", ev, m)
 		}
 	})
 }
@@ -62,7 +62,7 @@ func TestRememberRepeatIsUpdated(t *testing.T) {
 // TestRepeatBringsTagsOrMetadata: the same content again that brings tags
 // the record lacks, or metadata it does not hold, updates the record in
 // place (UPDATE, history kept: the tags added, the metadata keys set);
-// only a true repeat is a NOOP; through every door that answers repeats.
+// only a true repeat is a NOOP; through every way in that answers repeats.
 func TestRepeatBringsTagsOrMetadata(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, clock := newServer(t, open)
@@ -108,7 +108,7 @@ func TestRepeatBringsTagsOrMetadata(t *testing.T) {
 			}
 		})
 
-		t.Run("memoriesDoor", func(t *testing.T) {
+		t.Run("memoriesAPI", func(t *testing.T) {
 			for _, tc := range []struct{ name, first, scope string }{
 				{"fact", `"user_id": "u1"`, `"user_id": "u1"`},
 				{"passage", `"agent_id": "a2", "kind": "passage"`, `"agent_id": "a2", "kind": "passage"`},

@@ -1,15 +1,12 @@
 package httpapi
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/apidoc"
 )
-
-var _ loci.SearchService = (*Client)(nil)
 
 // searchRoutes is hybrid search across kinds; a bound key names its agent.
 func searchRoutes() []endpoint {
@@ -67,13 +64,4 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		"pending_embeddings": res.PendingEmbeddings,
 		"retrieval":          res.Retrieval,
 	})
-}
-
-// Search runs a hybrid search on the server.
-func (c *Client) Search(ctx context.Context, q loci.SearchQuery) (*loci.SearchResults, error) {
-	var res loci.SearchResults
-	if err := c.do(ctx, http.MethodPost, "/v1/search", q, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/httpclient"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/storetest"
 )
 
@@ -58,7 +59,7 @@ func TestSearchAPI(t *testing.T) {
 			recs = append(recs, x)
 		}
 		storetest.MustInsert(t, store, recs...)
-		svc := memory.New(store, memory.WithEmbedder(embed.NewHash(0)))
+		svc := rules.New(store, rules.WithEmbedder(embed.NewHash(0)))
 		if _, err := svc.Reindex(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -149,11 +150,11 @@ func TestSearchAPI(t *testing.T) {
 			})
 		}
 		t.Run("Client", func(t *testing.T) {
-			res, err := httpapi.NewClient(srv.URL, "").Search(context.Background(), loci.SearchQuery{Query: "deploy key", AgentID: "b"})
+			res, err := httpclient.NewClient(srv.URL, "").Search(context.Background(), loci.SearchQuery{Query: "deploy key", AgentID: "b"})
 			if err != nil || len(res.Results) != 1 || res.Results[0].ID != recs[2].ID {
 				t.Fatalf("client search = %+v, %v", res, err)
 			}
-			if _, err := httpapi.NewClient(srv.URL, "").Search(context.Background(), loci.SearchQuery{}); loci.ErrorCode(err) != loci.EINVALID {
+			if _, err := httpclient.NewClient(srv.URL, "").Search(context.Background(), loci.SearchQuery{}); loci.ErrorCode(err) != loci.EINVALID {
 				t.Fatalf("client empty query err = %v, want invalid", err)
 			}
 		})

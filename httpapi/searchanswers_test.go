@@ -95,7 +95,7 @@ func TestSearchAnswers(t *testing.T) {
 	})
 }
 
-// TestMem0Search: the mem0 door's search serves threshold, fields and
+// TestMem0Search: the mem0 API's search serves threshold, fields and
 // reference_date, accepts rerank and says it is not available, and says
 // how it ranked.
 func TestMem0Search(t *testing.T) {

@@ -13,20 +13,20 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // secEnv is a server on a fresh store, with the service behind it.
 type secEnv struct {
 	srv   *Server
-	svc   *memory.Service
+	svc   *rules.Service
 	store loci.Store
 }
 
 func newSecEnv(t testing.TB, open func(testing.TB) loci.Store, opts ...Option) *secEnv {
 	t.Helper()
 	store := open(t)
-	svc := memory.New(store, memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	svc := rules.New(store, rules.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	return &secEnv{srv: NewServer(svc, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...), svc: svc, store: store}
 }
 
@@ -108,7 +108,7 @@ func TestRouteTable(t *testing.T) {
 		}
 	}
 
-	srv := NewServer(memory.New(testdb.OpenSQLite(t)), nil, WithInspector(http.NotFoundHandler()), WithMCP(http.NotFoundHandler()))
+	srv := NewServer(rules.New(testdb.OpenSQLite(t)), nil, WithInspector(http.NotFoundHandler()), WithMCP(http.NotFoundHandler()))
 	routes := srv.Routes()
 	if len(routes) != len(table) {
 		t.Errorf("the server registers %d routes, the table has %d", len(routes), len(table))

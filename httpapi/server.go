@@ -1,5 +1,5 @@
 // Package httpapi is loci's REST transport: the route table and the /v1
-// handlers (docs/api.md), the mem0 door, the error envelope, health
+// handlers (docs/api.md), the mem0 API, the error envelope, health
 // endpoints, the OpenAPI document, and a Client that implements the same
 // service interfaces over the wire.
 package httpapi

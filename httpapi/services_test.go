@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // maxServiceMethods bounds each interface a route group depends on
@@ -45,7 +45,7 @@ func TestServerServicesAreSmall(t *testing.T) {
 // group reaches no other service.
 func TestNoteRoutesNeedOnlyNotes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		svc := memory.New(open(t))
+		svc := rules.New(open(t))
 		s := httpapi.NewServer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.WithAudit(false))
 		s.NoteService, s.KeyService = svc, svc
 		srv := httptest.NewServer(s)

@@ -15,7 +15,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // bodyProperties returns, for each documented route that takes a JSON
@@ -75,7 +75,7 @@ func bodyProperties(t *testing.T) map[string][]string {
 // 400 with the names the body takes; and a member given twice is 400
 // (encoding/json alone would keep the last).
 func TestBodyMemberNamesExact(t *testing.T) {
-	h := httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	wildcard := regexp.MustCompile(`\{[^}]+\}`)
 	routes := bodyProperties(t)
 	if len(routes) < 20 {
@@ -121,7 +121,7 @@ func TestBodyMemberNamesExact(t *testing.T) {
 
 // TestMemoryMemberCase: the case of a member name never chooses where a
 // memory goes (USER_ID beside user_id stored it under bob), on the
-// memories door, its batch and the mem0 door; nothing is stored.
+// memories API, its batch and the mem0 API; nothing is stored.
 func TestMemoryMemberCase(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		srv, _ := newServer(t, open)
@@ -214,7 +214,7 @@ func TestBatchErrorsNameTheOperation(t *testing.T) {
 		if status != http.StatusOK || list.Count != 1 {
 			t.Errorf("after refused batches: %d %s, want the one memory added before", status, body)
 		}
-		// The mem0 door's batch names its entries the same way.
+		// The mem0 API's batch names its entries the same way.
 		status, body = do(t, srv, "PUT", "/mem0/v1/batch/", `{"memories": [{"memory_id": "`+added.ID+`", "text": "t"}, {"memory_id": "`+added.ID+`", "TEXT": "t"}]}`)
 		if want := "memories[1]: unknown field TEXT; this entry takes memory_id, text, metadata"; status != http.StatusBadRequest || !strings.Contains(string(body), want) {
 			t.Errorf("mem0 batch: %d %s, want 400 with %q", status, body, want)

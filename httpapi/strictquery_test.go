@@ -13,7 +13,7 @@ import (
 
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestUnknownQueryParameter: every documented GET route refuses a query
@@ -31,7 +31,7 @@ func TestUnknownQueryParameter(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	h := httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	wildcard := regexp.MustCompile(`\{[^}]+\}`)
 	n := 0
 	for path, ops := range doc.Paths {

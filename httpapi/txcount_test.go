@@ -10,7 +10,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // countingStore counts the transactions run on a store.
@@ -37,7 +37,7 @@ func TestOneTransactionPerWrite(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		cs := &countingStore{Store: open(t)}
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-		svc := memory.New(cs, memory.WithLogger(quiet))
+		svc := rules.New(cs, rules.WithLogger(quiet))
 		e := &secEnv{srv: NewServer(svc, quiet), svc: svc, store: cs}
 		put := func(t *testing.T, key, path string, want int) {
 			t.Helper()

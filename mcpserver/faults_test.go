@@ -9,8 +9,8 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/retry"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -25,7 +25,7 @@ func TestToolUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := memory.New(retry.New(db, 10*time.Millisecond, retry.WithLogger(quiet)), memory.WithLogger(quiet))
+	svc := rules.New(retry.New(db, 10*time.Millisecond, retry.WithLogger(quiet)), rules.WithLogger(quiet))
 	cs := MustConnect(t, svc, mcpserver.Identity{AgentID: "writer"})
 
 	holder, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate")

@@ -10,14 +10,14 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestToolLimits: the limits the tools tell a model are the root's
 // constants (struct tags cannot name them), and a limit parameter's "1 to
 // N" is its schema's maximum.
 func TestToolLimits(t *testing.T) {
-	cs := MustConnect(t, memory.New(testdb.OpenSQLite(t)), mcpserver.Identity{AgentID: "a", UserID: "u"})
+	cs := MustConnect(t, rules.New(testdb.OpenSQLite(t)), mcpserver.Identity{AgentID: "a", UserID: "u"})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -20,7 +20,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // eachService runs fn once per backend with a fresh service.
 func eachService(t *testing.T, fn func(t *testing.T, svc loci.Service)) {
 	testdb.Each(t, func(t *testing.T, open func(t testing.TB) loci.Store) {
-		fn(t, memory.New(open(t)))
+		fn(t, rules.New(open(t)))
 	})
 }
 
@@ -102,7 +102,7 @@ func wantError(t *testing.T, r result, code, msg string) {
 }
 
 func TestNew(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	for _, tc := range []struct {
 		name string
 		id   mcpserver.Identity

@@ -12,7 +12,7 @@ import (
 )
 
 // The default tool set: remember and recall, and one verb set over every kind
-// through the memories door (loci.MemoryService): add_memory, search_memory,
+// through the memories API (loci.MemoryService): add_memory, search_memory,
 // update_memory, delete_memory.
 //
 // Scope comes from the connection, never from an argument. add_memory

@@ -14,7 +14,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 var defaultTools = []string{"remember", "recall", "add_memory", "search_memory", "update_memory", "delete_memory"}
@@ -38,7 +38,7 @@ func toolsListBytes(t *testing.T, cs *mcp.ClientSession) ([]string, int) {
 // each set (go test ./mcpserver -run TestToolsListBytes -v): the default
 // set is the compact one.
 func TestToolsListBytes(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	sizes := map[mcpserver.ToolSet]int{}
 	for _, set := range toolSets {
 		for _, id := range []mcpserver.Identity{{AgentID: "a"}, {AgentID: "a", UserID: "u"}} {
@@ -60,7 +60,7 @@ func TestToolsListBytes(t *testing.T) {
 }
 
 func TestDefaultToolsList(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	for _, id := range []mcpserver.Identity{{AgentID: "a"}, {AgentID: "a", UserID: "u"}} {
 		srv, err := mcpserver.New(svc, id, mcpserver.WithLogger(quiet)) // no WithTools: the default
 		if err != nil {
@@ -327,7 +327,7 @@ func TestUpdateDeleteMemory(t *testing.T) {
 // TestHTTPToolSet: an HTTP session chooses its tool set with ?tools= or
 // the X-Loci-Tools header; the handler's own is the default.
 func TestHTTPToolSet(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	ts := httptest.NewServer(mcpserver.NewHandler(svc, mcpserver.HeaderIdentity, mcpserver.WithLogger(quiet)))
 	t.Cleanup(ts.Close)
 	all := httptest.NewServer(mcpserver.NewHandler(svc, mcpserver.HeaderIdentity, mcpserver.WithLogger(quiet), mcpserver.WithTools(mcpserver.ToolsAll)))

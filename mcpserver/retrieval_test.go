@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // toolDescription returns the description of the tool name, and the
@@ -40,7 +40,7 @@ func toolDescription(t *testing.T, cs *mcp.ClientSession, name string) (string, 
 func TestSearchToolsSayHowTheySearch(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		store := open(t)
-		lexical := memory.New(store)
+		lexical := rules.New(store)
 		// A model server the test never calls: the tools are described
 		// from the configuration alone.
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +52,7 @@ func TestSearchToolsSayHowTheySearch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hybrid := memory.New(store, memory.WithEmbedder(emb))
+		hybrid := rules.New(store, rules.WithEmbedder(emb))
 		for _, set := range []mcpserver.ToolSet{mcpserver.ToolsDefault, mcpserver.ToolsAll} {
 			id := mcpserver.Identity{AgentID: "a", UserID: "alex"}
 			desc, instr := toolDescription(t, MustConnectTools(t, lexical, id, set), "search_memory")

@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 var markerRE = regexp.MustCompile(`m\d+`)
@@ -62,7 +62,7 @@ func TestSearchMemory(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		ctx := context.Background()
 		// No embedding worker runs: writes stay pending until Reindex.
-		svc := memory.New(open(t), memory.WithEmbedder(embed.NewHash(0)))
+		svc := rules.New(open(t), rules.WithEmbedder(embed.NewHash(0)))
 		au := MustConnect(t, svc, mcpserver.Identity{AgentID: "a", UserID: "u"})
 		av := MustConnect(t, svc, mcpserver.Identity{AgentID: "a", UserID: "v"})
 		a0 := MustConnect(t, svc, mcpserver.Identity{AgentID: "a"})

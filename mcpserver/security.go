@@ -13,7 +13,7 @@ import (
 // Roles and the audit log for MCP. Every tool call and resource read goes
 // through guard (a receiving middleware): it checks the connection's key
 // holds the tool's role and runs the call. The operations a call runs
-// audit themselves (memory/), as coming through MCP; guard logs what it
+// audit themselves (rules/), as coming through MCP; guard logs what it
 // refuses. A connection without a key (stdio, or HTTP with authentication
 // off) is trusted, as the REST API trusts a request without one.
 

@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // secret is a value the tests store; it must never reach the audit log.
@@ -84,7 +84,7 @@ func listTools(t *testing.T, cs *mcp.ClientSession) []string {
 }
 
 func TestToolPolicyCoversEveryTool(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	for _, set := range toolSets {
 		t.Run(string(set), func(t *testing.T) {
 			cs := MustConnectTools(t, svc, mcpserver.Identity{AgentID: "a", UserID: "u"}, set)
@@ -369,7 +369,7 @@ func TestKeyIdentity(t *testing.T) {
 }
 
 func TestNewBoundPrincipal(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	_, err := mcpserver.New(svc, mcpserver.Identity{AgentID: "a2", Principal: &loci.Principal{KeyID: "k", Role: loci.RoleAdmin, AgentID: "a1"}})
 	if loci.ErrorCode(err) != loci.EFORBIDDEN {
 		t.Errorf("err = %v, want forbidden", err)

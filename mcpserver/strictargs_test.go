@@ -10,13 +10,13 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestToolArgumentNamesExact: a tool argument is its exact name; the same
 // name in another case is refused, and nothing is stored.
 func TestToolArgumentNamesExact(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	cs := MustConnect(t, svc, mcpserver.Identity{AgentID: "a", UserID: "u"})
 	for _, args := range []map[string]any{
 		{"Content": "x"},

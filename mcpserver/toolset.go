@@ -8,7 +8,7 @@ import (
 
 // ToolSet is which tools a server lists. The default set is compact: the note
 // tools remember and recall and one verb set over every kind (the memories
-// door), so that an agent's context holds a few short tools. The full set has
+// API), so that an agent's context holds a few short tools. The full set has
 // a tool per kind and operation.
 type ToolSet string
 

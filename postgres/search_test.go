@@ -15,8 +15,8 @@ import (
 	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/internal/textgen"
-	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/storetest"
 )
 
@@ -42,9 +42,9 @@ func testSearchParity(t *testing.T, pg loci.Store) {
 	lite := testdb.OpenSQLite(t)
 	clock := loci.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	emb := embed.NewHash(64)
-	svcs := []*memory.Service{
-		memory.New(lite, memory.WithClock(clock), memory.WithEmbedder(emb)),
-		memory.New(pg, memory.WithClock(clock), memory.WithEmbedder(emb)),
+	svcs := []*rules.Service{
+		rules.New(lite, rules.WithClock(clock), rules.WithEmbedder(emb)),
+		rules.New(pg, rules.WithClock(clock), rules.WithEmbedder(emb)),
 	}
 	// A small vocabulary, with digits and non-ASCII letters in its words,
 	// analyzed as the service does.

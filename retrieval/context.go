@@ -22,7 +22,7 @@ type ConverseParams struct {
 	Session     float64
 	SessionHits int
 	// Prior weighs a record by who said it (a role's prior: see
-	// memory.RankingParams.AssistantWeight): its own score, the context
+	// rules.RankingParams.AssistantWeight): its own score, the context
 	// it is lent and what it lends its neighbours are multiplied by it.
 	// A record absent weighs 1.
 	Prior map[string]float64

@@ -10,7 +10,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 	"github.com/loci-memory/loci/storetest"
 )
@@ -43,14 +43,14 @@ func TestTwoHandlesOneFile(t *testing.T) {
 	const perHandle, writes = 8, 10
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "loci.db")
-	var svcs []*memory.Service
+	var svcs []*rules.Service
 	for range 2 {
 		db, err := sqlite.Open(ctx, path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		svcs = append(svcs, memory.New(db))
+		svcs = append(svcs, rules.New(db))
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*perHandle*writes)
@@ -101,7 +101,7 @@ func TestConcurrentOpen(t *testing.T) {
 				return
 			}
 			defer db.Close()
-			if _, err := memory.New(db).RecallAll(ctx, "a"); err != nil {
+			if _, err := rules.New(db).RecallAll(ctx, "a"); err != nil {
 				errs <- err
 			}
 		}()

@@ -14,7 +14,7 @@ import (
 
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/web"
 )
 
@@ -27,7 +27,7 @@ import (
 func newServer(t *testing.T) (*httpapi.Server, *httptest.Server) {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), logger, httpapi.WithAuth(true), httpapi.WithInspector(web.Handler()))
+	srv := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), logger, httpapi.WithAuth(true), httpapi.WithInspector(web.Handler()))
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return srv, ts
@@ -154,7 +154,7 @@ func TestRevalidation(t *testing.T) {
 
 // TestInspectorOff: a server without WithInspector has no page.
 func TestInspectorOff(t *testing.T) {
-	srv := httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, path := range []string{"/", "/ui/main.js"} {
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))

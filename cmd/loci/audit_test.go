@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -30,7 +30,7 @@ func TestCLIAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	entries, _, err := memory.New(store).FindAudit(ctx, loci.AuditFilter{AgentID: "writer"})
+	entries, _, err := rules.New(store).FindAudit(ctx, loci.AuditFilter{AgentID: "writer"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/textgen"
-	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
+	"github.com/loci-memory/loci/rules"
 )
 
 // benchReport is the --json output.
@@ -207,10 +207,10 @@ func (o *benchOptions) check(sizes string, cfg Config) error {
 
 // serviceOptions are the options of the bench's in-process services: its
 // embedder (if any) and index budget, logging nothing.
-func (o benchOptions) serviceOptions() []memory.Option {
-	opts := []memory.Option{memory.WithIndexBudget(o.indexMemory), memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+func (o benchOptions) serviceOptions() []rules.Option {
+	opts := []rules.Option{rules.WithIndexBudget(o.indexMemory), rules.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
 	if o.emb != nil {
-		opts = append(opts, memory.WithEmbedder(o.emb))
+		opts = append(opts, rules.WithEmbedder(o.emb))
 	}
 	return opts
 }
@@ -224,7 +224,7 @@ func fsSet(fs *flag.FlagSet, name string) bool {
 
 // benchSearch times hybrid searches of three words taken from the
 // corpus's distribution, after a warm-up that loads the index.
-func benchSearch(ctx context.Context, svc *memory.Service, gen *textgen.Gen, agent string, n int) ([]float64, error) {
+func benchSearch(ctx context.Context, svc *rules.Service, gen *textgen.Gen, agent string, n int) ([]float64, error) {
 	q := func() loci.SearchQuery {
 		return loci.SearchQuery{Query: gen.Query(), AgentID: agent, Kinds: []loci.Kind{loci.KindPassage}, Limit: 10}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/internal/textgen"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -272,7 +272,7 @@ func (o benchOptions) httpTarget(ctx context.Context, dsn string, rep *scaleRepo
 // peak memory is measured from here on (loading is not what is measured),
 // with the runtime tuned as serve tunes it.
 func (o benchOptions) inProcessTarget(store loci.Store, rep *scaleReport) *scaleTarget {
-	svc := memory.New(store, o.serviceOptions()...)
+	svc := rules.New(store, o.serviceOptions()...)
 	tuneRuntime(o.indexMemory)
 	runtime.GC()
 	debug.FreeOSMemory()

@@ -13,7 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
 	"github.com/loci-memory/loci/internal/textgen"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // benchAgent is the one agent of the standard run.
@@ -24,7 +24,7 @@ const benchAgent = "bench-agent"
 type storeBench struct {
 	o      benchOptions
 	db     loci.Store
-	svc    *memory.Service
+	svc    *rules.Service
 	gen    *textgen.Gen
 	stored int
 	// The batched ingest: passages and time.
@@ -43,7 +43,7 @@ func runStoreBench(ctx context.Context, e *env, o benchOptions) error {
 	}
 	defer cleanup()
 	defer closeStore()
-	b := &storeBench{o: o, db: db, svc: memory.New(db, o.serviceOptions()...), gen: textgen.New(1)}
+	b := &storeBench{o: o, db: db, svc: rules.New(db, o.serviceOptions()...), gen: textgen.New(1)}
 	rep := &benchReport{Search: map[string]map[string]float64{}}
 	if rep.IngestSingle, err = b.ingestSingle(ctx); err != nil {
 		return err

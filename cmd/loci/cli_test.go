@@ -15,7 +15,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // runCLI runs the command line in-process and returns its exit status,
@@ -128,7 +128,7 @@ func TestCLINotesLocal(t *testing.T) {
 
 func TestCLINotesServer(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		srv := httptest.NewServer(httpapi.NewServer(memory.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
+		srv := httptest.NewServer(httpapi.NewServer(rules.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
 		defer srv.Close()
 		t.Setenv("LOCI_DB", filepath.Join(t.TempDir(), "unused.db"))
 		runSteps(t, []string{"--server", srv.URL}, noteSteps)

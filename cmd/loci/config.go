@@ -15,9 +15,9 @@ import (
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/index"
 	"github.com/loci-memory/loci/llm"
-	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/retry"
+	"github.com/loci-memory/loci/rules"
 )
 
 // Config is what serve, mcp and the verbs that use the local database
@@ -161,7 +161,7 @@ func configFromEnv(getenv func(string) string) Config {
 		IndexMemory:  index.DefaultBudget,
 		Audit:        true,
 		LLM: LLMConfig{URL: strings.TrimSpace(getenv("LOCI_LLM_URL")), Model: strings.TrimSpace(getenv("LOCI_LLM_MODEL")),
-			APIKey: getenv("LOCI_LLM_API_KEY"), Timeout: memory.DefaultChatTimeout},
+			APIKey: getenv("LOCI_LLM_API_KEY"), Timeout: rules.DefaultChatTimeout},
 		Embedder: EmbedderConfig{
 			Kind:   strings.ToLower(strings.TrimSpace(getenv("LOCI_EMBEDDER"))),
 			Probe:  strings.TrimSpace(getenv("LOCI_EMBED_PROBE")),
@@ -462,7 +462,7 @@ func (c *Config) llmFlags(fs *flag.FlagSet) {
 
 // memoryOptions validates c and returns the service options it sets: the
 // logger, the embedder, the ranking and the index budget.
-func (c *Config) memoryOptions(logger *slog.Logger) ([]memory.Option, error) {
+func (c *Config) memoryOptions(logger *slog.Logger) ([]rules.Option, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -470,21 +470,21 @@ func (c *Config) memoryOptions(logger *slog.Logger) ([]memory.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []memory.Option{memory.WithLogger(logger), memory.WithIndexBudget(c.IndexMemory), memory.WithAudit(c.Audit)}
+	opts := []rules.Option{rules.WithLogger(logger), rules.WithIndexBudget(c.IndexMemory), rules.WithAudit(c.Audit)}
 	if emb != nil {
-		opts = append(opts, memory.WithEmbedder(emb))
+		opts = append(opts, rules.WithEmbedder(emb))
 	}
 	if c.LLM.URL != "" {
 		m, err := llm.NewOpenAI(llm.Config{URL: c.LLM.URL, Model: c.LLM.Model, APIKey: c.LLM.APIKey, Timeout: c.LLM.Timeout})
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, memory.WithChatModel(m, c.LLM.Timeout))
+		opts = append(opts, rules.WithChatModel(m, c.LLM.Timeout))
 	}
 	if c.VectorWeight != nil {
-		p := memory.DefaultRanking()
+		p := rules.DefaultRanking()
 		p.VectorWeight = *c.VectorWeight
-		opts = append(opts, memory.WithRanking(p))
+		opts = append(opts, rules.WithRanking(p))
 	}
 	return opts, nil
 }

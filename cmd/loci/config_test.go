@@ -16,8 +16,8 @@ import (
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/index"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/retry"
+	"github.com/loci-memory/loci/rules"
 )
 
 // envOf returns a getenv reading vars.
@@ -262,7 +262,7 @@ func TestServeUsageErrors(t *testing.T) {
 // TestTargetUsageErrors: a verb that can use a server refuses flags the
 // chosen target would ignore.
 func TestTargetUsageErrors(t *testing.T) {
-	srv := httptest.NewServer(httpapi.NewServer(memory.New(testdb.OpenSQLite(t)), quietLogger()))
+	srv := httptest.NewServer(httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), quietLogger()))
 	defer srv.Close()
 	db := filepath.Join(t.TempDir(), "loci.db")
 	for _, tc := range []struct {
@@ -367,7 +367,7 @@ func TestOpenService(t *testing.T) {
 // by Validate naming the variable, and built into the service's model.
 func TestLLMConfig(t *testing.T) {
 	c := configFromEnv(envOf(nil))
-	if c.LLM != (LLMConfig{Timeout: memory.DefaultChatTimeout}) {
+	if c.LLM != (LLMConfig{Timeout: rules.DefaultChatTimeout}) {
 		t.Errorf("default LLM = %+v, want none with the default timeout", c.LLM)
 	}
 	c = configFromEnv(envOf(map[string]string{"LOCI_LLM_URL": " http://127.0.0.1:11434/v1 ", "LOCI_LLM_MODEL": "llama3.2",
@@ -379,7 +379,7 @@ func TestLLMConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := memory.New(testdb.OpenSQLite(t), opts...)
+	svc := rules.New(testdb.OpenSQLite(t), opts...)
 	if m := svc.ChatModel(); m == nil || m.Model() != "llama3.2" {
 		t.Errorf("the service's chat model = %v, want llama3.2", m)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/analysis"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -129,13 +129,13 @@ func parseThresholds(s string) ([]float64, error) {
 // evalOptions returns the service options of an evaluation: the
 // configuration's, and the ranking without the signals named in without
 // (comma-separated; "" for none).
-func evalOptions(cfg Config, without string) ([]memory.Option, error) {
+func evalOptions(cfg Config, without string) ([]rules.Option, error) {
 	opts, err := cfg.memoryOptions(quietLogger())
 	if err != nil {
 		return nil, err
 	}
 	if without != "" {
-		base := memory.DefaultRanking()
+		base := rules.DefaultRanking()
 		if cfg.VectorWeight != nil {
 			base.VectorWeight = *cfg.VectorWeight
 		}
@@ -143,13 +143,13 @@ func evalOptions(cfg Config, without string) ([]memory.Option, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, memory.WithRanking(p))
+		opts = append(opts, rules.WithRanking(p))
 	}
 	return opts, nil
 }
 
 // evalLocomoFile reads a LoCoMo file and evaluates it (evalLocomo).
-func evalLocomoFile(ctx context.Context, path string, cuts []int, thresholds []float64, dump io.Writer, opts ...memory.Option) (*evalReport, error) {
+func evalLocomoFile(ctx context.Context, path string, cuts []int, thresholds []float64, dump io.Writer, opts ...rules.Option) (*evalReport, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, loci.Errorf(loci.EINVALID, "read %s: %v", path, err)
@@ -171,7 +171,7 @@ var evalSignals = []string{"context", "answer", "session", "date", "recency", "v
 // participant (what the participant a query names said, or what names
 // them), mention (only what names them), assistant (the prior that
 // weighs down what the assistant said).
-func rankingWithout(p memory.RankingParams, names string) (memory.RankingParams, error) {
+func rankingWithout(p rules.RankingParams, names string) (rules.RankingParams, error) {
 	for _, name := range strings.Split(names, ",") {
 		switch strings.TrimSpace(name) {
 		case "context":
@@ -320,13 +320,13 @@ func sessionTime(s string) (time.Time, bool) {
 // line per question is written to it: the query, its evidence and the
 // rank each evidence turn got in each of those searches (0: not
 // returned), and the turns the largest search returned.
-func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, thresholds []float64, dump io.Writer, opts ...memory.Option) (*evalReport, error) {
+func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, thresholds []float64, dump io.Writer, opts ...rules.Option) (*evalReport, error) {
 	db, err := sqlite.Open(ctx, sqlite.Memory)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	svc := memory.New(db, append([]memory.Option{memory.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
+	svc := rules.New(db, append([]rules.Option{rules.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
 
 	ev := &locomoEval{svc: svc, cuts: cuts, thresholds: thresholds, diaOf: map[string]string{}, loaded: map[string]bool{}, accs: map[string]*locomoAcc{},
 		ths: map[string][]thresholdAcc{}}
@@ -378,7 +378,7 @@ func evalLocomo(ctx context.Context, convs []locomoSample, cuts []int, threshold
 // the cuts scored, the dialogue id of each record loaded and the scores
 // so far, by category.
 type locomoEval struct {
-	svc        *memory.Service
+	svc        *rules.Service
 	cuts       []int
 	thresholds []float64
 	ths        map[string][]thresholdAcc // by category, by threshold

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -202,7 +202,7 @@ type lmeDump struct {
 // clock, the cut-offs and the sums of the metrics by question type.
 type lmeEval struct {
 	store loci.Store
-	svc   *memory.Service
+	svc   *rules.Service
 	clock *loci.FakeClock
 	cuts  []int
 	sums  map[string]map[string]float64
@@ -216,13 +216,13 @@ type lmeEval struct {
 // lmeSearchLimit, scores the ranking with LongMemEval's metrics, and
 // deletes the user. Sessions are ranked in the order their first turn is
 // returned. When dump is set, one JSON line per question is written to it.
-func evalLongMemEval(ctx context.Context, path string, cuts []int, dump io.Writer, opts ...memory.Option) (*lmeReport, error) {
+func evalLongMemEval(ctx context.Context, path string, cuts []int, dump io.Writer, opts ...rules.Option) (*lmeReport, error) {
 	db, err := sqlite.Open(ctx, sqlite.Memory)
 	if err != nil {
 		return nil, err
 	}
 	clock := loci.NewFakeClock(time.Now())
-	svc := memory.New(db, append(opts, memory.WithClock(clock))...)
+	svc := rules.New(db, append(opts, rules.WithClock(clock))...)
 	defer svc.Close()
 
 	ev := &lmeEval{store: db, svc: svc, clock: clock, cuts: cuts, sums: map[string]map[string]float64{},

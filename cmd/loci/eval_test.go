@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // synthetic is a tiny LoCoMo-format file: two conversations, questions
@@ -255,7 +255,7 @@ func TestEvalErrors(t *testing.T) {
 }
 
 func TestRankingWithout(t *testing.T) {
-	d := memory.DefaultRanking()
+	d := rules.DefaultRanking()
 	p, err := rankingWithout(d, "context, date")
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // factsWalk runs the facts verbs on one target (extra: --db or --server):
@@ -115,7 +115,7 @@ func TestCLIFactsLocal(t *testing.T) {
 
 func TestCLIFactsServer(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		srv := httptest.NewServer(httpapi.NewServer(memory.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
+		srv := httptest.NewServer(httpapi.NewServer(rules.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
 		defer srv.Close()
 		t.Setenv("LOCI_DB", filepath.Join(t.TempDir(), "unused.db"))
 		factsWalk(t, "--server", srv.URL)

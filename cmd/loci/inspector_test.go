@@ -11,13 +11,13 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestServeInspector: loci serve's handler serves the web inspector at /,
 // public even once a key exists, while the API it calls needs the key.
 func TestServeInspector(t *testing.T) {
-	svc := memory.New(testdb.OpenSQLite(t))
+	svc := rules.New(testdb.OpenSQLite(t))
 	if _, _, err := svc.CreateKey(context.Background(), loci.KeySpec{Role: loci.RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"syscall"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/httpclient"
 )
 
 // Exit statuses (docs/api.md, "CLI").
@@ -317,7 +317,7 @@ func flagSetName(fs *flag.FlagSet) string {
 // other error "internal error" with the error's chain as detail.
 func explain(err error) (msg, detail string) {
 	var oe *openError
-	var ue *httpapi.UnreachableError
+	var ue *httpclient.UnreachableError
 	switch {
 	case errors.As(err, &oe):
 		return oe.Error(), ""

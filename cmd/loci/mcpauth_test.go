@@ -14,7 +14,7 @@ import (
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // headerRT adds fixed headers to every request.
@@ -79,7 +79,7 @@ func auth(key string, more ...string) http.Header {
 func TestServeMCPAuth(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		ctx := context.Background()
-		svc := memory.New(open(t))
+		svc := rules.New(open(t))
 		ts := httptest.NewServer(newHandler(svc, slog.New(slog.NewTextHandler(io.Discard, nil)), true))
 		t.Cleanup(ts.Close)
 		key := func(role loci.Role, agent string) (string, string) {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/httpclient"
 )
 
 // The memories verbs (docs/api.md, "The memories API over every kind"): one
@@ -25,7 +25,7 @@ type memoryTarget interface {
 }
 
 var (
-	_ memoryTarget = (*httpapi.Client)(nil)
+	_ memoryTarget = (*httpclient.Client)(nil)
 	_ memoryTarget = (*service)(nil)
 )
 

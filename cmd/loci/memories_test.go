@@ -12,7 +12,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 )
 
 // memoriesWalk runs the memories verbs on one target (extra: --db or
@@ -141,7 +141,7 @@ func TestCLIMemoriesLocal(t *testing.T) {
 
 func TestCLIMemoriesServer(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
-		srv := httptest.NewServer(httpapi.NewServer(memory.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
+		srv := httptest.NewServer(httpapi.NewServer(rules.New(open(t)), slog.New(slog.NewTextHandler(io.Discard, nil))))
 		defer srv.Close()
 		t.Setenv("LOCI_DB", filepath.Join(t.TempDir(), "unused.db"))
 		memoriesWalk(t, "--server", srv.URL)

@@ -17,7 +17,7 @@ import (
 // (loci.Operations, operations.go) against their users: every route of
 // the REST API and every MCP tool names a declared operation (the route
 // table's and the tool table's own tests check none is left without one),
-// every declaration is served by a route, a tool or a rule of memory/
+// every declaration is served by a route, a tool or a rule of rules/
 // (loci.OpX in its source), names are unique, and the declared facts hold
 // together (an audited operation has a name and a summary).
 func TestOperationsDeclaredAndUsed(t *testing.T) {
@@ -50,12 +50,12 @@ func TestOperationsDeclaredAndUsed(t *testing.T) {
 		used[op] = "MCP"
 	}
 	byVar := map[string]*loci.Operation{}
-	for name := range memoryOpRefs(t) {
+	for name := range rulesOpRefs(t) {
 		byVar[name] = nil
 	}
 	for _, op := range declared {
 		if _, ok := byVar[varName(op)]; ok {
-			used[op] = "memory"
+			used[op] = "rules"
 		}
 	}
 	for _, op := range declared {
@@ -65,7 +65,7 @@ func TestOperationsDeclaredAndUsed(t *testing.T) {
 	}
 	for name := range byVar {
 		if !slices.ContainsFunc(declared, func(op *loci.Operation) bool { return varName(op) == name }) {
-			t.Errorf("memory/ names loci.%s, which does not follow the naming of a declared operation", name)
+			t.Errorf("rules/ names loci.%s, which does not follow the naming of a declared operation", name)
 		}
 	}
 }
@@ -88,13 +88,13 @@ func varName(op *loci.Operation) string {
 	return string(out)
 }
 
-// memoryOpRefs returns the operation variables (loci.OpX) the rules of
-// memory/ name, outside its tests.
-func memoryOpRefs(t *testing.T) map[string]bool {
+// rulesOpRefs returns the operation variables (loci.OpX) the rules of
+// rules/ name, outside its tests.
+func rulesOpRefs(t *testing.T) map[string]bool {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "..", "memory", "*.go"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "rules", "*.go"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("memory sources: %v (%d files)", err, len(files))
+		t.Fatalf("rules sources: %v (%d files)", err, len(files))
 	}
 	refs := map[string]bool{}
 	fset := token.NewFileSet()

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -74,7 +74,7 @@ func TestVectorWeight(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc := memory.New(db, append(opts, memory.WithEmbedder(meaning{}))...)
+			svc := rules.New(db, append(opts, rules.WithEmbedder(meaning{}))...)
 			res, err := svc.Search(ctx, loci.SearchQuery{Query: "swimming in the ocean", AgentID: "a", Explain: true})
 			if err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/mcpserver"
-	"github.com/loci-memory/loci/memory"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/web"
 )
 
@@ -242,7 +242,7 @@ const pruneAuditEvery = time.Minute
 
 // pruneAudit applies the audit retention now and then every
 // pruneAuditEvery until ctx ends.
-func pruneAudit(ctx context.Context, svc *memory.Service, retention loci.AuditRetention, logger *slog.Logger) {
+func pruneAudit(ctx context.Context, svc *rules.Service, retention loci.AuditRetention, logger *slog.Logger) {
 	t := time.NewTicker(pruneAuditEvery)
 	defer t.Stop()
 	for {

@@ -10,10 +10,10 @@ import (
 	"runtime"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/memory"
 	"github.com/loci-memory/loci/metrics"
 	"github.com/loci-memory/loci/postgres"
 	"github.com/loci-memory/loci/retry"
+	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
 )
 
@@ -87,7 +87,7 @@ func (e *openError) Unwrap() error { return e.err }
 // service is the service a command runs on, built from its Config by
 // openService, with what serve needs beside it.
 type service struct {
-	*memory.Service
+	*rules.Service
 	// metrics counts requests, transactions and the embedding queue; nil
 	// unless Config.Metrics.
 	metrics *metrics.Metrics
@@ -97,7 +97,7 @@ type service struct {
 }
 
 // Close stops the embedding worker, writes what waits to be written to the
-// audit log, then closes the database (memory.Service.Close).
+// audit log, then closes the database (rules.Service.Close).
 func (s *service) Close() error {
 	return s.Service.Close()
 }
@@ -129,12 +129,12 @@ func openService(ctx context.Context, cfg Config, logger *slog.Logger) (*service
 	if cfg.Metrics {
 		s.metrics = metrics.New()
 		store = s.metrics.Store(store)
-		opts = append(opts, memory.WithEmbedQueueDepth(s.metrics.SetEmbeddingQueueDepth))
+		opts = append(opts, rules.WithEmbedQueueDepth(s.metrics.SetEmbeddingQueueDepth))
 	}
 	if cfg.TuneRuntime {
 		tuneRuntime(cfg.IndexMemory)
 	}
-	s.Service = memory.New(store, opts...)
+	s.Service = rules.New(store, opts...)
 	if s.metrics != nil {
 		s.metrics.WatchIndex(func() metrics.IndexStats {
 			st := s.Service.IndexStats()

@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/loci-memory/loci"
-	"github.com/loci-memory/loci/httpapi"
+	"github.com/loci-memory/loci/httpclient"
 )
 
-// remote is what the verbs that take --server need; httpapi.Client and
-// memory.Service both implement it, so a verb runs the same code on a
+// remote is what the verbs that take --server need; httpclient.Client and
+// rules.Service both implement it, so a verb runs the same code on a
 // running server or on the local database.
 type remote interface {
 	loci.NoteService
@@ -22,7 +22,7 @@ type remote interface {
 	loci.ReviewService
 }
 
-var _ remote = (*httpapi.Client)(nil)
+var _ remote = (*httpclient.Client)(nil)
 
 // target is where a verb acts: a running server (--server, with --api-key)
 // or the local database (--db and the rest of the Config).
@@ -56,7 +56,7 @@ func (t *target) open(ctx context.Context) (remote, func(), error) {
 		if err := checkServerURL(*t.server); err != nil {
 			return nil, nil, err
 		}
-		return httpapi.NewClient(*t.server, *t.key), func() {}, nil
+		return httpclient.NewClient(*t.server, *t.key), func() {}, nil
 	}
 	if fsSet(t.fs, "api-key") {
 		return nil, nil, usagef("--api-key needs --server: the local database takes no key")

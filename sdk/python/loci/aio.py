@@ -614,7 +614,7 @@ class AsyncClient(_AsyncClientBase):
         )
         return await self._request("GET", "/v1/memories", query=query)
 
-    # Memories: one door over every kind, by id.
+    # Memories: one API over every kind, by id.
 
     async def add_memory(
         self,

@@ -783,7 +783,7 @@ class Client(_ClientBase):
         )
         return self._request("GET", "/v1/memories", query=query)
 
-    # Memories: one door over every kind, by id.
+    # Memories: one API over every kind, by id.
 
     def add_memory(
         self,

@@ -164,7 +164,7 @@ class TestServerErrors(unittest.TestCase):
         self.assertEqual(admin.recall("writer", "tone")["value"], "friendly")
 
     def test_memories_under_keys(self):
-        # The memories door keeps the roles and the agent binding: a viewer
+        # The memories API keeps the roles and the agent binding: a viewer
         # reads but does not write; a key bound to an agent does not reach
         # another agent's memory by id (404, as if absent) nor add for it.
         url = servers["auth"].url

@@ -1,4 +1,4 @@
-"""The memories door through loci.Client and loci.AsyncClient, against a
+"""The memories API through loci.Client and loci.AsyncClient, against a
 real `loci serve`: every method, and its error cases.
 
 The scenarios are written once (MemoryScenarios) and run twice: on the blocking

@@ -624,7 +624,7 @@ export class Client {
     return this.request("GET", "/v1/memories", { query: withFilters(query) });
   }
 
-  // Memories: one door over every kind, by id.
+  // Memories: one API over every kind, by id.
 
   /**
    * Add a memory: a fact by default (category `general_fact`), or `kind: "passage"` or

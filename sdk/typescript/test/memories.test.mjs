@@ -1,4 +1,4 @@
-// The memories door through the client, against a real `loci serve`:
+// The memories API through the client, against a real `loci serve`:
 // every method, and its error cases.
 
 import assert from "node:assert/strict";

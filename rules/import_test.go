@@ -1,0 +1,209 @@
+package rules_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/rules"
+)
+
+// failingStore fails its failAt-th write transaction as storage would
+// (unavailable), passing every other through to the real store.
+type failingStore struct {
+	loci.Store
+	updates atomic.Int32
+	failAt  int32
+}
+
+func (s *failingStore) Update(ctx context.Context, fn func(loci.Tx) error) error {
+	if s.updates.Add(1) == s.failAt {
+		return loci.Errorf(loci.EUNAVAILABLE, "the database does not answer")
+	}
+	return s.Store.Update(ctx, fn)
+}
+
+// passages returns an import of n passages of agent a.
+func passages(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"type":"record","id":"p%06d","workspace":"default","kind":"passage","agent_id":"a","content":"passage number %d",`+
+			`"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1}`+"\n", i, i)
+	}
+	return b.String()
+}
+
+// TestImportBatches: an import is written in batches, each its own
+// transaction; a storage failure in the middle keeps the batches before it
+// and says so; the same import run again completes it, skipping what is
+// there, and stores each record once. A hand-written file without search
+// text is analyzed as a write would be (found by a stemmed query).
+func TestImportBatches(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		store := open(t)
+		body := passages(12000)
+		_, err := rules.New(&failingStore{Store: store, failAt: 2}).Import(ctx, strings.NewReader(body))
+		if loci.ErrorCode(err) != loci.EUNAVAILABLE || !strings.Contains(loci.ErrorMessage(err), "the lines before line 5001 were imported: 5000 records") {
+			t.Fatalf("import failing in its second batch: %v", err)
+		}
+		svc := rules.New(store)
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 5000 {
+			t.Fatalf("after the failure: %d passages (%v), want the first batch's 5000", n, err)
+		}
+		res, err := svc.Import(ctx, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Records != 7000 || res.Skipped != 5000 {
+			t.Errorf("import run again: %+v, want 7000 stored and 5000 skipped", res)
+		}
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 12000 {
+			t.Errorf("after the second run: %d passages (%v), want 12000", n, err)
+		}
+		found, err := svc.SearchPassages(ctx, "a", "passages numbered 10321", loci.PassageFilter{Limit: 1})
+		if err != nil || len(found.Results) == 0 || found.Results[0].Content != "passage number 10321" {
+			t.Errorf("search of an imported passage: %+v %v", found, err)
+		}
+	})
+}
+
+// Lines of an import written by hand, as export writes them.
+const importTimes = `"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1`
+
+func sessionLine(id, user, sid, key string, count int) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"session","user_id":%q,"session_id":%q,"key":%q,"content":"","data":{"message_count":%d},"category":"session",%s}`,
+		id, user, sid, key, count, importTimes)
+}
+
+func messageLine(id, user, sid string, index int) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"session","user_id":%q,"session_id":%q,"content":"hello","data":{"role":"user","index":%d},"category":"message",%s}`,
+		id, user, sid, index, importTimes)
+}
+
+func workingLine(id, task, key string, bytes int) string {
+	value := `"` + strings.Repeat("x", bytes-2) + `"`
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"working","agent_id":"a","task_id":%q,"key":%q,"content":%q,"data":{"value":%s},%s}`,
+		id, task, key, value, value, importTimes)
+}
+
+func episodeLines(first, n int, user, agent string) string {
+	var b strings.Builder
+	for i := first; i < first+n; i++ {
+		fmt.Fprintf(&b, `{"type":"record","id":"e%06d","workspace":"default","kind":"episode","user_id":%q,"agent_id":%q,"content":"did %d","data":{},"outcome":"success",%s}`+"\n",
+			i, user, agent, i, importTimes)
+	}
+	return b.String()
+}
+
+func noteLine(id, key, value string) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"note","agent_id":"a","key":%q,"content":"v","data":{"value":%s},%s}`,
+		id, key, value, importTimes)
+}
+
+// exportIn exports the workspace of ctx.
+func exportIn(ctx context.Context, t *testing.T, svc *rules.Service) string {
+	t.Helper()
+	var buf strings.Builder
+	if _, err := svc.Export(ctx, loci.ExportFilter{}, &buf); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return buf.String()
+}
+
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// TestImportRules: an import refuses, naming the line and storing nothing,
+// what later reads would disagree with (a session whose message_count is
+// not its messages', a message index given twice or beyond the session's
+// next, a message without its session, a session whose key is not its
+// id, a tag given twice) and what the API refuses across records or in a
+// value (a task's working values over the limit in all, more than the
+// episode cap for one user and agent, a note with an empty value, a
+// working entry without one), counting what the workspace holds already.
+// What keeps the rules is imported.
+func TestImportRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		held  string // imported first, into the same workspace
+		body  string
+		code  string
+		line  int
+		words string
+	}{
+		{name: "OK", body: lines(sessionLine("s1", "u", "sess", "sess", 2), messageLine("m1", "u", "sess", 1), messageLine("m0", "u", "sess", 0),
+			workingLine("w1", "t", "k1", 25000), workingLine("w2", "t", "k2", 25000), workingLine("w3", "t2", "k1", 50000),
+			noteLine("n1", "k", `"value"`), noteLine("n2", "k2", `{}`)) + episodeLines(0, 1000, "u", "a") + episodeLines(1000, 5, "u", "b")},
+		{name: "OKMessageBeforeSession", body: lines(messageLine("m0", "u", "sess", 0), sessionLine("s1", "u", "sess", "sess", 1))},
+		{name: "ErrMessageCountHigh", body: lines(sessionLine("s1", "u", "sess", "sess", 1), messageLine("m0", "u", "sess", 0), messageLine("m1", "u", "sess", 1)),
+			code: loci.EINVALID, line: 1, words: "message_count 1"},
+		{name: "ErrMessageCountZero", body: lines(messageLine("m0", "u", "sess", 0), sessionLine("s1", "u", "sess", "sess", 0)),
+			code: loci.EINVALID, line: 2, words: "message_count 0"},
+		{name: "ErrDuplicateIndex", body: lines(sessionLine("s1", "u", "sess", "sess", 2), messageLine("m0", "u", "sess", 0), messageLine("m1", "u", "sess", 0)),
+			code: loci.EINVALID, line: 3, words: "index 0"},
+		{name: "ErrIndexBeyondNext", body: lines(sessionLine("s1", "u", "sess", "sess", 2), messageLine("m0", "u", "sess", 0), messageLine("m1", "u", "sess", 5)),
+			code: loci.EINVALID, line: 3, words: "index 5"},
+		{name: "ErrMessageWithoutSession", body: lines(sessionLine("s1", "u", "sess", "sess", 0), messageLine("m0", "u", "other", 0)),
+			code: loci.EINVALID, line: 2, words: "other"},
+		{name: "ErrMessageOfAnotherUser", body: lines(sessionLine("s1", "u", "sess", "sess", 0), messageLine("m0", "v", "sess", 0)),
+			code: loci.EINVALID, line: 2, words: "sess"},
+		{name: "ErrSessionKey", body: lines(sessionLine("s1", "u", "sess", "other", 0)),
+			code: loci.EINVALID, line: 1, words: "key"},
+		{name: "ErrDuplicateTags", body: strings.Replace(noteLine("n1", "k", `"v"`), `"data"`, `"tags":["a","b","a"],"data"`, 1),
+			code: loci.EINVALID, line: 1, words: "tag"},
+		{name: "ErrWorkingTotal", body: lines(workingLine("w1", "t", "k1", 30000), workingLine("w0", "t2", "k1", 30000), workingLine("w2", "t", "k2", 30000)),
+			code: loci.EINVALID, line: 3, words: "51200"},
+		{name: "ErrWorkingTotalHeld", held: lines(workingLine("w1", "t", "k1", 30000)), body: lines(workingLine("w2", "t", "k2", 30000)),
+			code: loci.EINVALID, line: 1, words: "51200"},
+		{name: "ErrEpisodeCap", body: episodeLines(0, 1001, "u", "a"),
+			code: loci.EINVALID, line: 1001, words: "1000"},
+		{name: "ErrEpisodeCapHeld", held: episodeLines(0, 1000, "u", "a"), body: episodeLines(0, 1000, "u", "a") + episodeLines(1000, 1, "u", "a"),
+			code: loci.EINVALID, line: 1001, words: "1000"},
+		{name: "ErrNoteEmptyValue", body: lines(noteLine("n1", "k", `"value"`), noteLine("n2", "k2", `""`)),
+			code: loci.EINVALID, line: 2, words: "empty"},
+		{name: "ErrNoteBlankValue", body: lines(noteLine("n1", "k", `" \t"`)),
+			code: loci.EINVALID, line: 1, words: "empty"},
+		{name: "ErrWorkingNullValue", body: lines(strings.Replace(workingLine("w1", "t", "k1", 10), `"data":{"value":"xxxxxxxx"}`, `"data":{"value":null}`, 1)),
+			code: loci.EINVALID, line: 1, words: "value"},
+	}
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		// One database, a workspace per case (an import reads and writes
+		// only its own), ids prefixed by the case (they are unique in the
+		// database).
+		svc := rules.New(open(t))
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				ctx := loci.WithWorkspace(context.Background(), tt.name)
+				ids := strings.NewReplacer(`"id":"`, `"id":"`+tt.name+"-")
+				tt.held, tt.body = ids.Replace(tt.held), ids.Replace(tt.body)
+				if tt.held != "" {
+					if _, err := svc.Import(ctx, strings.NewReader(tt.held)); err != nil {
+						t.Fatalf("import what is held: %v", err)
+					}
+				}
+				before := exportIn(ctx, t, svc)
+				res, err := svc.Import(ctx, strings.NewReader(tt.body))
+				if tt.code == "" {
+					if err != nil {
+						t.Fatalf("import: %v", err)
+					}
+					if want := strings.Count(tt.body, "\n"); res.Records != want {
+						t.Errorf("imported %d records, want %d", res.Records, want)
+					}
+					return
+				}
+				msg := loci.ErrorMessage(err)
+				if loci.ErrorCode(err) != tt.code || !strings.HasPrefix(msg, fmt.Sprintf("line %d: ", tt.line)) || !strings.Contains(msg, tt.words) {
+					t.Errorf("err = %v, want %s on line %d naming %q", err, tt.code, tt.line, tt.words)
+				}
+				if after := exportIn(ctx, t, svc); after != before {
+					t.Errorf("a refused import changed the workspace")
+				}
+			})
+		}
+	})
+}

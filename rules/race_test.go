@@ -1,0 +1,306 @@
+package rules_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/rules"
+)
+
+// The writers of these tests race for real: many goroutines at once, on
+// two stores opened on one database (two processes, or two replicas on
+// one PostgreSQL), released together. A test repeats its race a few
+// rounds, so that a read-then-write that is not serialized shows.
+
+const (
+	racers = 20
+	rounds = 3
+)
+
+// race runs fn(i) for i in [0, racers) at once, and returns the first
+// error any returned.
+func race(fn func(i int) error) error {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, racers)
+	for i := range racers {
+		wg.Go(func() {
+			<-start
+			errs[i] = fn(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// twoServices returns two services on two stores of one database.
+func twoServices(t *testing.T, open func(t *testing.T) (loci.Store, loci.Store)) [2]*rules.Service {
+	a, b := open(t)
+	return [2]*rules.Service{rules.New(a), rules.New(b)}
+}
+
+// spelling returns the i-th spelling of content: the same words, case and
+// spacing varied.
+func spelling(content string, i int) string {
+	switch i % 4 {
+	case 1:
+		return strings.ToUpper(content)
+	case 2:
+		return "  " + strings.ReplaceAll(content, " ", "   ") + " "
+	case 3:
+		return strings.ToLower(content) + "\n"
+	}
+	return content
+}
+
+// countRecords counts the live records of kind k that f selects in the
+// default workspace.
+func countRecords(t *testing.T, svc *rules.Service, f loci.RecordFilter) int {
+	t.Helper()
+	var n int
+	err := svc.Store().View(context.Background(), func(tx loci.Tx) (err error) {
+		f.Workspace = loci.DefaultWorkspace
+		n, err = tx.CountRecords(context.Background(), f)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestConcurrentRepeatsAddOnce: the same content added at once, many
+// times, case and spacing varied, through every way in that answers a
+// repeat, is stored once: one ADD, every other a NOOP naming its id.
+func TestConcurrentRepeatsAddOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, pair := range testdb.Pairs() {
+		t.Run(pair.Name, func(t *testing.T) {
+			svcs := twoServices(t, pair.Open)
+			type route struct {
+				name string
+				// add adds content for user (or agent) who, and returns the
+				// record's id and the event ("" where the route answers none).
+				add  func(svc *rules.Service, who, content string) (id, event string, err error)
+				kind loci.Kind
+				// agent: the route is an agent's (passages), not a user's.
+				agent bool
+			}
+			memories := func(svc *rules.Service, who, content string) (string, string, error) {
+				ev, err := svc.AddMemory(ctx, loci.MemoryInput{Content: content, UserID: who})
+				if err != nil {
+					return "", "", err
+				}
+				return ev.ID, ev.Event, nil
+			}
+			facts := func(svc *rules.Service, who, content string) (string, string, error) {
+				f, err := svc.StoreFact(ctx, loci.FactInput{UserID: who, Category: loci.CategoryGeneralFact, Fact: content})
+				if err != nil {
+					return "", "", err
+				}
+				return f.ID, "", nil
+			}
+			routes := []route{
+				{name: "memories", add: memories, kind: loci.KindFact},
+				{name: "facts", add: facts, kind: loci.KindFact},
+				{name: "memoriesAndFacts", kind: loci.KindFact, add: func(svc *rules.Service, who, content string) (string, string, error) {
+					if len(content)%2 == 0 {
+						return facts(svc, who, content)
+					}
+					return memories(svc, who, content)
+				}},
+				{name: "memoriesPassage", kind: loci.KindPassage, agent: true, add: func(svc *rules.Service, who, content string) (string, string, error) {
+					ev, err := svc.AddMemory(ctx, loci.MemoryInput{Content: content, AgentID: who, Kind: loci.KindPassage})
+					if err != nil {
+						return "", "", err
+					}
+					return ev.ID, ev.Event, nil
+				}},
+				{name: "passages", kind: loci.KindPassage, agent: true, add: func(svc *rules.Service, who, content string) (string, string, error) {
+					p, err := svc.AddPassage(ctx, who, content, nil)
+					if err != nil {
+						return "", "", err
+					}
+					return p.ID, "", nil
+				}},
+			}
+			for _, d := range routes {
+				t.Run(d.name, func(t *testing.T) {
+					for r := range rounds {
+						who := fmt.Sprintf("%s-%d", d.name, r)
+						content := fmt.Sprintf("Round %d: likes green tea in the morning", r)
+						ids := make([]string, racers)
+						events := make([]string, racers)
+						err := race(func(i int) (err error) {
+							ids[i], events[i], err = d.add(svcs[i%2], who, spelling(content, i))
+							return err
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						adds, others := 0, 0
+						for i := range racers {
+							if ids[i] != ids[0] {
+								others++
+							}
+							switch events[i] {
+							case loci.EventAdd:
+								adds++
+							case "", loci.EventNoop:
+							default:
+								t.Errorf("round %d: add %d answered %s", r, i, events[i])
+							}
+						}
+						if others > 0 {
+							t.Errorf("round %d: %d adds answered another id than add 0: one memory, every repeat names it", r, others)
+						}
+						if adds > 1 {
+							t.Errorf("round %d: %d ADDs of one content, want 1 and the rest NOOP", r, adds)
+						}
+						f := loci.RecordFilter{Kinds: []loci.Kind{d.kind}, UserID: &who}
+						if d.agent {
+							f.UserID, f.AgentID = nil, &who
+						}
+						if n := countRecords(t, svcs[0], f); n != 1 {
+							t.Errorf("round %d: %d records stored, want 1", r, n)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestConcurrentPatchesInOrder: edits of one memory at once are numbered
+// and timed in the order they commit: its history, newest first, counts
+// down one version at a time, and no version is older than the one
+// before it.
+func TestConcurrentPatchesInOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, pair := range testdb.Pairs() {
+		t.Run(pair.Name, func(t *testing.T) {
+			svcs := twoServices(t, pair.Open)
+			for r := range rounds {
+				t.Run(fmt.Sprintf("round%d", r), func(t *testing.T) {
+					checkHistory := func(t *testing.T, hist []loci.MemoryVersion) {
+						t.Helper()
+						if len(hist) != racers+1 {
+							t.Fatalf("history holds %d versions, want %d", len(hist), racers+1)
+						}
+						var got []int
+						for _, v := range hist {
+							got = append(got, v.Version)
+						}
+						for i, v := range hist {
+							if v.Version != racers+1-i {
+								t.Fatalf("history's versions, newest first: %v; want %d down to 1", got, racers+1)
+							}
+							if i > 0 && v.UpdatedAt.After(hist[i-1].UpdatedAt) {
+								t.Fatalf("version %d at %s is later than version %d at %s", v.Version, v.UpdatedAt, hist[i-1].Version, hist[i-1].UpdatedAt)
+							}
+						}
+					}
+					t.Run("fact", func(t *testing.T) {
+						ev, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "first", UserID: fmt.Sprintf("patch-%d", r)})
+						if err != nil {
+							t.Fatal(err)
+						}
+						err = race(func(i int) error {
+							_, err := svcs[i%2].UpdateMemory(ctx, ev.ID, loci.MemoryPatch{Content: loci.Ptr(fmt.Sprintf("edit %d", i))})
+							return err
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						hist, err := svcs[0].MemoryHistory(ctx, ev.ID)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkHistory(t, hist)
+					})
+					t.Run("note", func(t *testing.T) {
+						// A note's edits come through two routes at once:
+						// the memories API and remember.
+						agent := fmt.Sprintf("patch-%d", r)
+						ev, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "first", AgentID: agent, Kind: loci.KindNote, Key: "k"})
+						if err != nil {
+							t.Fatal(err)
+						}
+						err = race(func(i int) error {
+							value := fmt.Sprintf("edit %d", i)
+							if i%3 == 0 {
+								_, err := svcs[i%2].Remember(ctx, agent, "k", jsonString(value))
+								return err
+							}
+							_, err := svcs[i%2].UpdateMemory(ctx, ev.ID, loci.MemoryPatch{Content: &value})
+							return err
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						hist, err := svcs[0].MemoryHistory(ctx, ev.ID)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkHistory(t, hist)
+						notes, err := svcs[1].History(ctx, agent, "k")
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := 1; i < len(notes); i++ {
+							if notes[i].Version != notes[i-1].Version-1 || notes[i].UpdatedAt.After(notes[i-1].UpdatedAt) {
+								t.Fatalf("note history: version %d at %s after version %d at %s", notes[i].Version, notes[i].UpdatedAt, notes[i-1].Version, notes[i-1].UpdatedAt)
+							}
+						}
+					})
+					t.Run("keyedFact", func(t *testing.T) {
+						// Each new content of a slot supersedes the one
+						// current when it commits: a chain, one current.
+						user := fmt.Sprintf("slot-%d", r)
+						first, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "lives in city 0", UserID: user, Key: "home"})
+						if err != nil {
+							t.Fatal(err)
+						}
+						prev := make([]string, racers)
+						err = race(func(i int) error {
+							ev, err := svcs[i%2].AddMemory(ctx, loci.MemoryInput{Content: fmt.Sprintf("lives in city %d", i+1), UserID: user, Key: "home"})
+							if err == nil {
+								prev[i] = ev.Previous
+							}
+							return err
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						superseded := map[string]int{}
+						for _, p := range prev {
+							superseded[p]++
+						}
+						if superseded[first.ID] != 1 {
+							t.Errorf("the first fact was superseded %d times, want 1", superseded[first.ID])
+						}
+						for id, n := range superseded {
+							if n != 1 {
+								t.Errorf("fact %s superseded by %d writes, want 1: each write supersedes the fact current when it commits", id, n)
+							}
+						}
+						if n := countRecords(t, svcs[0], loci.RecordFilter{Kinds: []loci.Kind{loci.KindFact}, UserID: &user, AsOf: t0.AddDate(100, 0, 0)}); n != 1 {
+							t.Errorf("%d facts current in the slot, want 1", n)
+						}
+					})
+				})
+			}
+		})
+	}
+}

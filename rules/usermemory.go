@@ -1,0 +1,425 @@
+package rules
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loci-memory/loci"
+)
+
+// Sessions are stored by the session rules as one record of kind session
+// and category "session" per session (key = session_id, confidence 0..100,
+// expires_at zero for none) and one record of category "message" per
+// message. A session start reads the session records directly.
+
+// contextSessionData is the part of a session record's data a session
+// start reads.
+type contextSessionData struct {
+	Context      json.RawMessage `json:"context,omitempty"`
+	Summary      string          `json:"summary,omitempty"`
+	IsPersistent bool            `json:"is_persistent"`
+	MessageCount int             `json:"message_count"`
+}
+
+// UserContext starts a session: it creates the user with empty defaults if
+// new, and returns the preferences to apply and the last 5 sessions that are
+// persistent or unexpired, by confidence descending.
+//
+// It writes (the user, when new) and is audited with the write, noting the
+// ids of the preferences and sessions it returns.
+func (s *Service) UserContext(ctx context.Context, userID string) (_ *loci.UserContext, err error) {
+	a, err := s.begin(ctx, loci.OpUserContext, loci.Scope{UserID: userID})
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
+		return nil, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	out := &loci.UserContext{Preferences: []*loci.Preference{}, Sessions: []*loci.ContextSession{}}
+	err = a.update(func(tx loci.Tx) error {
+		out.Preferences, out.Sessions = out.Preferences[:0], out.Sessions[:0] // the retry policy may run this twice
+		now := s.now()
+		var err error
+		if out.User, out.Created, err = tx.EnsureUser(ctx, ws, userID, now); err != nil {
+			return err
+		}
+		prefs, ids, err := s.preferencesOf(ctx, tx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindPreference}, UserID: &userID})
+		if err != nil {
+			return err
+		}
+		for i, p := range prefs {
+			if (p.SessionID == "" || p.IsPersistent) && !p.FlaggedForRemoval {
+				out.Preferences = append(out.Preferences, p)
+				a.touch(ids[i])
+			}
+		}
+		cat := sessionCategory
+		recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+			Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat, Order: loci.OrderUpdatedDesc,
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			var d contextSessionData
+			if err := decodeData(r, &d); err != nil {
+				s.malformed(r, err)
+				continue
+			}
+			if !d.IsPersistent && r.Expired(now) {
+				continue
+			}
+			a.touch(r.ID)
+			out.Sessions = append(out.Sessions, &loci.ContextSession{
+				SessionID: sessionIDOf(r), Summary: d.Summary, Context: d.Context, IsPersistent: d.IsPersistent,
+				Confidence: r.Confidence, MessageCount: d.MessageCount, ExpiresAt: r.ExpiresAt, UpdatedAt: r.UpdatedAt,
+			})
+			if len(out.Sessions) == loci.ContextSessionCount {
+				break
+			}
+		}
+		sort.SliceStable(out.Sessions, func(i, j int) bool { return out.Sessions[i].Confidence > out.Sessions[j].Confidence })
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("user context: %w", err)
+	}
+	return out, nil
+}
+
+// userFilter selects every record about a user.
+func userFilter(ctx context.Context, userID string) loci.RecordFilter {
+	return loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), UserID: &userID, Order: loci.OrderCreatedAsc}
+}
+
+// UserMemories returns every record about the user, of every kind, by kind
+// and then age: what is true at q.AsOf (now when zero), or everything,
+// superseded facts included, with q.IncludeHistory.
+func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMemoryQuery) (_ []*loci.UserMemory, err error) {
+	a, err := s.begin(ctx, loci.OpUserMemories, loci.Scope{UserID: userID})
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
+		return nil, err
+	}
+	out := []*loci.UserMemory{}
+	err = a.view(func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
+		f := userFilter(ctx, userID)
+		f.LiveAt, f.Lasting = s.now(), []loci.Kind{loci.KindSession}
+		if !q.IncludeHistory {
+			f.AsOf = s.asOf(q.AsOf)
+		}
+		recs, err := tx.FindRecords(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			a.touch(r.ID)
+			out = append(out, userMemoryOf(r))
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out, err
+}
+
+// ForgetUserMemories deletes the user's records that hold every word of
+// req.Query (in any text they hold and answer: recordTexts) or whose ids
+// req.IDs names, and returns them; a dry run only
+// returns them. Every version of a keyed fact is searched (history
+// included), so what the user asked to forget does not survive as
+// history; a version that does not match stays, and the versions left
+// stop naming the forgotten ones. When the current version goes, the key
+// has no current fact: the version before it stays ended (its status
+// becomes invalidated), as DeleteFact leaves it. So is every past value a
+// record keeps (an edited fact's, note's or session's): one that holds
+// the words is removed from the record's history, whatever the current
+// value says, and answered marked History; the record stays when its
+// current value does not hold them.
+//
+// With req.IncludeAgents (editor; a query), the query also matches the
+// notes, blocks and passages of agents, which carry no user
+// (agentScopedMatches); they are answered first.
+//
+// It is audited with the ids of the records it forgot (or, dry, would
+// forget) and of the sessions whose message count it changed.
+func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) (_ []*loci.UserMemory, err error) {
+	a, err := s.begin(ctx, loci.OpUserForget, loci.Scope{UserID: userID})
+	defer a.end(&err)
+	if err != nil {
+		return nil, err
+	}
+	if req.DryRun {
+		a.dryRun()
+	}
+	terms, where, err := checkForget(ctx, userID, req)
+	if err != nil {
+		return nil, err
+	}
+	out := []*loci.UserMemory{}
+	// A dry run changes nothing: it reads, and its entry is queued.
+	run := a.update
+	if req.DryRun {
+		run = a.view
+	}
+	err = run(func(tx loci.Tx) error {
+		out = out[:0] // the retry policy may run this twice
+		f := userFilter(ctx, userID)
+		found, versioned, err := forgetMatches(ctx, tx, f, req.IDs, terms, where)
+		if err != nil {
+			return err
+		}
+		// Agents' own memory (no user) only when asked, by query only.
+		var agentIDs []string
+		if req.IncludeAgents {
+			recs, more, err := agentScopedMatches(ctx, tx, terms)
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				if !where.Match(r) {
+					continue
+				}
+				agentIDs = append(agentIDs, r.ID)
+				out = append(out, userMemoryOf(r))
+			}
+			for _, r := range more {
+				if where.Match(r) {
+					versioned = append(versioned, r)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		var ids []string
+		for _, r := range found {
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				ids = append(ids, r.ID)
+				out = append(out, userMemoryOf(r))
+			}
+		}
+		// The past versions that match, of the records that stay: what
+		// the user said once is forgotten from history too.
+		versioned = slices.DeleteFunc(versioned, func(r *loci.Record) bool { return seen[r.ID] })
+		past, err := pastMatches(ctx, tx, versioned, terms)
+		if err != nil {
+			return err
+		}
+		for _, p := range past {
+			out = append(out, p.memory())
+		}
+		a.touch(ids...)
+		a.touch(agentIDs...)
+		for _, p := range past {
+			a.touch(p.rec.ID)
+		}
+		if req.DryRun {
+			return nil
+		}
+		for _, p := range past {
+			if _, err := tx.DeleteVersion(ctx, p.rec.ID, p.v.Version); err != nil {
+				return err
+			}
+		}
+		if len(ids)+len(agentIDs) == 0 {
+			return nil
+		}
+		if len(agentIDs) > 0 {
+			noUser := ""
+			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{
+				Workspace: f.Workspace, Kinds: loci.AgentScopedKinds, UserID: &noUser, IDs: agentIDs,
+			}); err != nil {
+				return err
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		return s.forgetFound(ctx, tx, a, f, found, ids, seen)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("forget: %w", err)
+	}
+	return out, nil
+}
+
+// checkForget checks a forget request of user userID and returns its
+// query's terms and its filter (nil: none).
+func checkForget(ctx context.Context, userID string, req loci.ForgetRequest) ([]string, *loci.MemoryFilter, error) {
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
+		return nil, nil, err
+	}
+	terms := tokens(req.Query)
+	if strings.TrimSpace(req.Query) != "" && len(terms) == 0 {
+		return nil, nil, loci.Errorf(loci.EINVALID, "query must contain at least one word")
+	}
+	where, err := loci.ParseMemoryFilter(req.Filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(terms) == 0 && len(req.IDs) == 0 && where == nil {
+		return nil, nil, loci.Errorf(loci.EINVALID, "forget needs a query, ids or filters")
+	}
+	if req.IncludeAgents {
+		if len(terms) == 0 {
+			return nil, nil, loci.Errorf(loci.EINVALID, "include_agents extends a query to agents' notes, blocks and passages: it needs a query")
+		}
+		if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+			return nil, nil, err
+		}
+	}
+	return terms, where, nil
+}
+
+// forgetMatches returns the records of f, the user's scope, that a forget
+// names: by id, and those that hold every term of the query (every
+// record, for filters alone); where, if given, must match them all. With
+// a query, it also returns the records that where matches whose current
+// value does not hold the terms but that keep past versions (versioned):
+// their versions are matched next (pastMatches).
+func forgetMatches(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ids, terms []string, where *loci.MemoryFilter) (found, versioned []*loci.Record, _ error) {
+	if len(ids) > 0 {
+		byID := f
+		byID.IDs = ids
+		recs, err := tx.FindRecords(ctx, byID)
+		if err != nil {
+			return nil, nil, err
+		}
+		found = append(found, recs...)
+	}
+	if len(terms) > 0 || (len(ids) == 0 && where != nil) {
+		// Every record of the user's scope is read once (streamed,
+		// not held): a forget needs every match, not the best few.
+		err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+			if !where.Match(r) {
+				return nil
+			}
+			if len(terms) == 0 || holdsEvery(r, terms) {
+				found = append(found, r)
+			} else if keepsVersions(r) {
+				versioned = append(versioned, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if where != nil {
+		found = slices.DeleteFunc(found, func(r *loci.Record) bool { return !where.Match(r) })
+	}
+	return found, versioned, nil
+}
+
+// forgetFound deletes the user's records found (ids, the set seen), of
+// scope f: the versions of a keyed fact left stop naming them, and a
+// forgotten message leaves its session with one message less.
+func (s *Service) forgetFound(ctx context.Context, tx loci.Tx, a *audited, f loci.RecordFilter, found []*loci.Record, ids []string, seen map[string]bool) error {
+	// The versions of a keyed fact are held still while the matched
+	// ones go: what is deleted is exactly what matched, and the
+	// versions left stop naming it (unlinkForgottenFacts).
+	keyed, err := lockFactSlots(ctx, tx, found)
+	if err != nil {
+		return err
+	}
+	del := f
+	del.IDs = ids
+	if _, err := tx.DeleteRecords(ctx, del); err != nil {
+		return err
+	}
+	if err := unlinkForgottenFacts(ctx, tx, a, keyed, seen, s.now()); err != nil {
+		return err
+	}
+	var sessions []string
+	for _, r := range found {
+		if isMessage(r) && !slices.Contains(sessions, r.SessionID) {
+			sessions = append(sessions, r.SessionID)
+		}
+	}
+	recounted, err := s.recountMessages(ctx, tx, sessions)
+	a.touch(recounted...)
+	return err
+}
+
+// DeleteUser deletes every record about the user, of every kind (with
+// their versions, index entries and embeddings), the messages of the
+// user's sessions that carry no user, and the user.
+func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err error) {
+	a, err := s.begin(ctx, loci.OpUserDelete, loci.Scope{UserID: userID})
+	defer a.end(&err)
+	if err != nil {
+		return 0, err
+	}
+	if err := loci.RequireText("user_id", userID, loci.MaxUserIDBytes); err != nil {
+		return 0, err
+	}
+	ws := loci.WorkspaceFrom(ctx)
+	err = a.update(func(tx loci.Tx) error {
+		n = 0 // the retry policy may run this twice
+		if err := tx.Lock(ctx, lockName(ws, "user", userID)); err != nil {
+			return err
+		}
+		cat := sessionCategory
+		sessions, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat})
+		if err != nil {
+			return err
+		}
+		noUser, msgCat := "", messageCategory
+		for _, r := range sessions {
+			sid := sessionIDOf(r)
+			m, err := deleteTouched(ctx, tx, a, loci.RecordFilter{
+				Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: &sid, UserID: &noUser, Category: &msgCat,
+			})
+			if err != nil {
+				return err
+			}
+			n += m
+		}
+		m, err := deleteTouched(ctx, tx, a, loci.RecordFilter{Workspace: ws, UserID: &userID})
+		if err != nil {
+			return err
+		}
+		n += m
+		a.count(n)
+		// The adds queued for the user hold what they said: deleted too,
+		// so that none writes it back (one a worker holds rolls back).
+		if _, err := tx.DeleteEvents(ctx, ws, userID, time.Time{}); err != nil {
+			return err
+		}
+		_, err = tx.DeleteUser(ctx, ws, userID)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("delete user: %w", err)
+	}
+	return n, nil
+}
+
+func userMemoryOf(r *loci.Record) *loci.UserMemory {
+	return &loci.UserMemory{
+		ID: r.ID, Kind: r.Kind, UserID: r.UserID, AgentID: r.AgentID, SessionID: r.SessionID, TaskID: r.TaskID, Key: r.Key,
+		Content: r.Content, Data: r.Data, Tags: r.Tags, Metadata: r.Metadata, Category: r.Category, ActionType: r.ActionType,
+		Outcome: r.Outcome, Confidence: r.Confidence, AccessCount: r.AccessCount,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, Version: r.Version,
+		ValidAt: r.ValidAt, InvalidAt: r.InvalidAt, Review: r.Review,
+		LastAccessedAt: r.LastAccessedAt,
+	}
+}
+
+// sessionIDOf returns the id of a session record: its key, else its scope.
+func sessionIDOf(r *loci.Record) string {
+	if r.Key != "" {
+		return r.Key
+	}
+	return r.SessionID
+}
