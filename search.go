@@ -175,11 +175,13 @@ type SearchResult struct {
 // important first.
 const MatchScope = "scope"
 
-// SearchResults are a search's results, best first. PendingEmbeddings
-// counts the records in the query's scope whose embedding is not made yet:
-// they are found lexically only, until it is. Retrieval says how the
-// search ranked.
+// SearchResults are a search's results, best first, as POST /v1/search
+// answers them. Count is len(Results). PendingEmbeddings counts the
+// records in the query's scope whose embedding is not made yet: they are
+// found lexically only, until it is. Retrieval says how the search
+// ranked.
 type SearchResults struct {
+	Count             int            `json:"count"`
 	Results           []SearchResult `json:"results"`
 	PendingEmbeddings int            `json:"pending_embeddings"`
 	Retrieval         Retrieval      `json:"retrieval"`

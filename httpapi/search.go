@@ -58,10 +58,8 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, map[string]any{
-		"count":              len(res.Results),
-		"results":            res.Results,
-		"pending_embeddings": res.PendingEmbeddings,
-		"retrieval":          res.Retrieval,
-	})
+	writeJSON(w, http.StatusOK, struct {
+		Success bool `json:"success"`
+		*loci.SearchResults
+	}{true, res})
 }

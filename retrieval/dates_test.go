@@ -187,7 +187,7 @@ func TestDateBoost(t *testing.T) {
 	// boosted: 1, 2/3 × 1.5, 1/2 × 2.
 	want := map[string][2]float64{"old": {1, 0}, "grace": {1, 0.5}, "in": {1, 1}}
 	for _, r := range got {
-		if w := want[r.ID]; !near(r.Score, w[0]) || !near(r.Explain.Date, w[1]) || !near(r.Explain.Score, r.Score) {
+		if w := want[r.ID]; !near(r.Score, w[0]) || !near(r.Explain.Date, w[1]) || !near(r.Explain.Rank, r.Score) {
 			t.Errorf("%s: score %v date %v, want %v", r.ID, r.Score, r.Explain.Date, w)
 		}
 	}

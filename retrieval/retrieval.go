@@ -14,6 +14,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/loci-memory/loci"
 )
 
 // Signal names. Date is the lexical hits written in the periods a query
@@ -81,43 +83,15 @@ const DefaultK = 60
 // DefaultHalfLife is the age at which recency halves unless told.
 const DefaultHalfLife = 30 * 24 * time.Hour
 
-// SignalScore is one signal's view of a result: its 1-based rank in that
-// signal's list and the signal's own score.
-type SignalScore struct {
-	Rank  int     `json:"rank"`
-	Score float64 `json:"score"`
-}
-
-// Explanation says how a result's score was made.
-type Explanation struct {
-	// Signals holds the rank and score of each signal that found the
-	// result; a signal that did not is absent.
-	Signals map[string]SignalScore `json:"signals"`
-	// Fused is the weighted reciprocal rank fusion, scaled so that being
-	// first in every signal scores 1.
-	Fused float64 `json:"fused"`
-	// Recency is 0.5^(age/half-life), 0..1.
-	Recency float64 `json:"recency"`
-	// Confidence is the kind's confidence, 0..1, or absent.
-	Confidence *float64 `json:"confidence,omitempty"`
-	// Context is what conversational neighbours lent the result's
-	// lexical score, and Session its session's share (see Converse).
-	Context float64 `json:"context,omitempty"`
-	Session float64 `json:"session,omitempty"`
-	// Date is how close the result was written to a period the query
-	// names, 0..1 (see Span.Closeness), when it names one.
-	Date float64 `json:"date,omitempty"`
-	// MMRRank is the result's position after MMR (1-based), when MMR ran.
-	MMRRank int `json:"mmr_rank,omitempty"`
-	// Score is the final score.
-	Score float64 `json:"score"`
-}
-
-// Result is a ranked record id with its score and explanation.
+// Result is a ranked record id with its score and the explanation of it,
+// in the answer's own type: the ranking fills the signals, the fusion,
+// recency, confidence, the date's closeness, the MMR position and Rank
+// (the score results are ordered by); the caller adds what it scores
+// after ranking (context, session, relevance).
 type Result struct {
 	ID      string
 	Score   float64
-	Explain Explanation
+	Explain loci.Explanation
 }
 
 // Fuse combines the signals' lists by weighted reciprocal rank fusion:
@@ -140,14 +114,14 @@ func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Resul
 		for i, h := range lists[name] {
 			r := byID[h.ID]
 			if r == nil {
-				r = &Result{ID: h.ID, Explain: Explanation{Signals: map[string]SignalScore{}}}
+				r = &Result{ID: h.ID, Explain: loci.Explanation{Signals: map[string]loci.SignalScore{}}}
 				byID[h.ID] = r
 				order = append(order, h.ID)
 			}
 			if _, seen := r.Explain.Signals[name]; seen {
 				continue
 			}
-			r.Explain.Signals[name] = SignalScore{Rank: i + 1, Score: h.Score}
+			r.Explain.Signals[name] = loci.SignalScore{Rank: i + 1, Score: h.Score}
 			r.Explain.Fused += w / (k + float64(i+1))
 		}
 	}
@@ -157,7 +131,7 @@ func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Resul
 		if norm > 0 {
 			r.Explain.Fused /= norm
 		}
-		r.Score, r.Explain.Score = r.Explain.Fused, r.Explain.Fused
+		r.Score, r.Explain.Rank = r.Explain.Fused, r.Explain.Fused
 		out = append(out, *r)
 	}
 	sortResults(out)
@@ -198,7 +172,7 @@ func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
 			r.Explain.Date = Closeness(p.Spans, cands[r.ID].Written, p.DateGrace)
 			r.Score *= 1 + p.DateBoost*r.Explain.Date
 		}
-		r.Explain.Score = r.Score
+		r.Explain.Rank = r.Score
 		out[i] = r
 	}
 	sortResults(out)

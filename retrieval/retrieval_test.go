@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/retrieval"
 )
 
@@ -96,7 +97,7 @@ func TestFuse(t *testing.T) {
 		if b.ID != "b" {
 			t.Fatalf("first = %s, want b", b.ID)
 		}
-		want := map[string]retrieval.SignalScore{"lexical": {Rank: 2, Score: 2}, "vector": {Rank: 1, Score: 0.9}}
+		want := map[string]loci.SignalScore{"lexical": {Rank: 2, Score: 2}, "vector": {Rank: 1, Score: 0.9}}
 		if len(b.Explain.Signals) != 2 || b.Explain.Signals["lexical"] != want["lexical"] || b.Explain.Signals["vector"] != want["vector"] {
 			t.Errorf("signals = %v, want %v", b.Explain.Signals, want)
 		}
@@ -113,7 +114,7 @@ func TestRescore(t *testing.T) {
 		var out []retrieval.Result
 		for i := 0; i < len(pairs); i += 2 {
 			s := pairs[i+1].(float64)
-			out = append(out, retrieval.Result{ID: pairs[i].(string), Score: s, Explain: retrieval.Explanation{Fused: s}})
+			out = append(out, retrieval.Result{ID: pairs[i].(string), Score: s, Explain: loci.Explanation{Fused: s}})
 		}
 		return out
 	}
@@ -185,8 +186,8 @@ func TestRescore(t *testing.T) {
 				if want, ok := tt.scores[r.ID]; ok && !near(r.Score, want) {
 					t.Errorf("score(%s) = %v, want %v", r.ID, r.Score, want)
 				}
-				if r.Score != r.Explain.Score {
-					t.Errorf("explain score %v != score %v", r.Explain.Score, r.Score)
+				if r.Score != r.Explain.Rank {
+					t.Errorf("explain score %v != score %v", r.Explain.Rank, r.Score)
 				}
 			}
 		})

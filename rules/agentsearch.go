@@ -1,9 +1,7 @@
 package rules
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/loci-memory/loci"
@@ -48,50 +46,9 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 		filters = append(filters, user)
 	}
 
-	qvec := s.embedQuery(ctx, q.Query)
-	var ranked *Ranked
-	err = a.view(func(tx loci.Tx) (err error) {
-		ranked, err = s.rankFilters(ctx, tx, Query{Text: q.Query, Limit: limit, Explain: q.Explain}, filters, qvec)
-		if err == nil {
-			for _, h := range ranked.Hits {
-				a.touch(h.Record.ID)
-			}
-		}
-		return err
-	})
+	res, err := s.searchScopes(ctx, a, Query{Text: q.Query, Filters: filters, Limit: limit, Explain: q.Explain})
 	if err != nil {
 		return nil, fmt.Errorf("search agent memory: %w", err)
 	}
-	return searchResults(ranked), nil
-}
-
-// searchResults is the answer of a search across kinds.
-func searchResults(ranked *Ranked) *loci.SearchResults {
-	out := &loci.SearchResults{Results: []loci.SearchResult{}, PendingEmbeddings: ranked.PendingEmbeddings, Retrieval: ranked.Retrieval}
-	for _, h := range ranked.Hits {
-		r := h.Record
-		out.Results = append(out.Results, loci.SearchResult{
-			ID: r.ID, Kind: r.Kind, Key: r.Key, Content: r.Content, Scope: r.Scope, Tags: r.Tags, Metadata: metadataOf(r),
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Score: h.Score, Match: h.Match, Explain: h.Explain,
-		})
-	}
-	return out
-}
-
-// metadataOf is a record's metadata as a search answers it: the object,
-// {} when it has none.
-// ownMetadata is r's metadata as its kind's own answers carry it: none
-// (absent) when it has none.
-func ownMetadata(r *loci.Record) json.RawMessage {
-	if m := bytes.TrimSpace(r.Metadata); len(m) > 0 && string(m) != "{}" && string(m) != "null" {
-		return r.Metadata
-	}
-	return nil
-}
-
-func metadataOf(r *loci.Record) json.RawMessage {
-	if len(r.Metadata) == 0 {
-		return json.RawMessage("{}")
-	}
-	return r.Metadata
+	return res, nil
 }

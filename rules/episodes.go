@@ -162,7 +162,7 @@ func (s *Service) SearchEpisodes(ctx context.Context, q loci.EpisodeQuery) (_ *l
 	qvec := s.embedQuery(ctx, q.Query) // before the transaction
 	var out *loci.EpisodeResults
 	err = a.view(func(tx loci.Tx) error {
-		ranked, err := s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain}, qvec)
+		ranked, err := s.rank(ctx, tx, Query{Text: q.Query, Filters: []loci.RecordFilter{f}, Limit: limit, Explain: q.Explain}, qvec)
 		if err != nil {
 			return err
 		}

@@ -209,7 +209,7 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.Fa
 	var out *loci.FactResults
 	// A write: the search bumps the access of what it returns.
 	err = a.update(func(tx loci.Tx) error {
-		ranked, err := s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: limit, Explain: q.Explain}, qvec)
+		ranked, err := s.rank(ctx, tx, Query{Text: q.Query, Filters: []loci.RecordFilter{f}, Limit: limit, Explain: q.Explain}, qvec)
 		if err != nil {
 			return err
 		}

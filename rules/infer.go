@@ -229,7 +229,13 @@ func (s *Service) similarHeld(ctx context.Context, in loci.MessagesInput, props 
 	var held []*heldMemory
 	seen := map[string]bool{}
 	for _, p := range props {
-		ranked, err := s.rank(ctx, Query{Text: p.Text, Filter: s.scopeFilter(ctx, in, p.About), Limit: similarPerMemory})
+		q := Query{Text: p.Text, Filters: []loci.RecordFilter{s.scopeFilter(ctx, in, p.About)}, Limit: similarPerMemory}
+		qvec := s.embedQuery(ctx, q.Text)
+		var ranked *Ranked
+		err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+			ranked, err = s.rank(ctx, tx, q, qvec)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}

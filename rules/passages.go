@@ -157,11 +157,11 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 	if limit <= 0 {
 		limit = loci.DefaultSearchLimit
 	}
-	q := Query{Text: query, Filter: s.passageFilter(ctx, agentID, f), Limit: min(limit, loci.MaxSearchLimit), Explain: f.Explain}
+	q := Query{Text: query, Filters: []loci.RecordFilter{s.passageFilter(ctx, agentID, f)}, Limit: min(limit, loci.MaxSearchLimit), Explain: f.Explain}
 	qvec := s.embedQuery(ctx, query)
 	var ranked *Ranked
 	err = a.view(func(tx loci.Tx) (err error) {
-		ranked, err = s.rankTx(ctx, tx, q, qvec)
+		ranked, err = s.rank(ctx, tx, q, qvec)
 		if err == nil {
 			for _, h := range ranked.Hits {
 				a.touch(h.Record.ID)

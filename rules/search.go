@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -113,9 +115,11 @@ func WithRanking(p RankingParams) Option { return func(s *Service) { s.ranking =
 type Query struct {
 	// Text is the query, analyzed as text (never query syntax).
 	Text string
-	// Filter selects the records ranked (scope, kinds, tags, ...); it is
-	// applied before ranking. Its Order, Limit and Offset are ignored.
-	Filter loci.RecordFilter
+	// Filters select the records ranked (scope, kinds, tags, ...), ranked
+	// as one set: one filter, or disjoint ones (an agent's records and
+	// its user's). They apply before ranking; their Order, Limit and
+	// Offset are ignored.
+	Filters []loci.RecordFilter
 	// Limit is the most hits returned (default loci.DefaultSearchLimit).
 	Limit int
 	// Explain asks for each hit's explanation.
@@ -128,9 +132,11 @@ type Query struct {
 	Threshold float64
 }
 
-// Hit is one ranked record. Score is its relevance to the query, 0..1
-// (retrieval.Relevance); the hits are in rank order. Match is
-// loci.MatchScope when the query had no word left to search.
+// Hit is one ranked record, read in full: what a kind's own search turns
+// into its answer (a scored fact, a passage), and the cross-kind search
+// into a loci.SearchResult (Ranked.results). Score is its relevance to
+// the query, 0..1 (retrieval.Relevance); the hits are in rank order.
+// Match is loci.MatchScope when the query had no word left to search.
 type Hit struct {
 	Record  *loci.Record
 	Score   float64
@@ -139,24 +145,67 @@ type Hit struct {
 }
 
 // Ranked is what rank returns: the hits, best first, how many records
-// under the filter still wait for their embedding, and how it ranked.
+// under the filters still wait for their embedding, and how it ranked.
 type Ranked struct {
 	Hits              []Hit
 	PendingEmbeddings int
 	Retrieval         loci.Retrieval
 }
 
-// rank runs hybrid retrieval for q in a read transaction. The query is
-// embedded first, outside the transaction; when the embedder fails or
-// there is none, the search is lexical only.
-func (s *Service) rank(ctx context.Context, q Query) (*Ranked, error) {
+// results is the answer of a search across kinds: each hit as a
+// loci.SearchResult, its metadata included. Every search across kinds
+// (Search, SearchAgentMemory) answers through it.
+func (r *Ranked) results() *loci.SearchResults {
+	out := &loci.SearchResults{Results: make([]loci.SearchResult, 0, len(r.Hits)), PendingEmbeddings: r.PendingEmbeddings, Retrieval: r.Retrieval}
+	for _, h := range r.Hits {
+		rec := h.Record
+		out.Results = append(out.Results, loci.SearchResult{
+			ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Content: rec.Content, Scope: rec.Scope, Tags: rec.Tags, Metadata: metadataOf(rec),
+			CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, Score: h.Score, Match: h.Match, Explain: h.Explain,
+		})
+	}
+	out.Count = len(out.Results)
+	return out
+}
+
+// metadataOf is a record's metadata as a search answers it: the object,
+// {} when it has none.
+func metadataOf(r *loci.Record) json.RawMessage {
+	if len(r.Metadata) == 0 {
+		return json.RawMessage("{}")
+	}
+	return r.Metadata
+}
+
+// ownMetadata is r's metadata as its kind's own answers carry it: none
+// (absent) when it has none.
+func ownMetadata(r *loci.Record) json.RawMessage {
+	if m := bytes.TrimSpace(r.Metadata); len(m) > 0 && string(m) != "{}" && string(m) != "null" {
+		return r.Metadata
+	}
+	return nil
+}
+
+// searchScopes is a search across kinds once its audit entry is open and
+// its query checked: the query is embedded (outside the transaction),
+// q.Filters are ranked as one set in a read transaction, each result is
+// noted as read by the audit entry, and the results are answered.
+func (s *Service) searchScopes(ctx context.Context, a *audited, q Query) (*loci.SearchResults, error) {
 	qvec := s.embedQuery(ctx, q.Text)
-	var out *Ranked
-	err := s.store.View(ctx, func(tx loci.Tx) (err error) {
-		out, err = s.rankTx(ctx, tx, q, qvec)
+	var ranked *Ranked
+	err := a.view(func(tx loci.Tx) (err error) {
+		ranked, err = s.rank(ctx, tx, q, qvec)
+		if err == nil {
+			for _, h := range ranked.Hits {
+				a.touch(h.Record.ID)
+			}
+		}
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return ranked.results(), nil
 }
 
 // queryEmbedPause is how long searches leave the embedder alone after it
@@ -189,14 +238,9 @@ func (s *Service) embedQuery(ctx context.Context, text string) []float32 {
 	return vecs[0]
 }
 
-// rankTx runs hybrid retrieval for q inside tx, with qvec the query's
-// embedding (nil: lexical only).
-func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float32) (*Ranked, error) {
-	return s.rankFilters(ctx, tx, q, []loci.RecordFilter{q.Filter}, qvec)
-}
-
-// rankFilters ranks the records of one or more disjoint filters as one set
-// in tx: the index (package index) proposes each signal's candidates over
+// rank runs hybrid retrieval for q in tx, with qvec the query's
+// embedding (nil: lexical only; embedQuery makes it, before the
+// transaction). It ranks the records of q.Filters as one set: the index (package index) proposes each signal's candidates over
 // their union, with BM25 statistics of the union, and the neighbours of
 // the best lexical hits in their conversations; conversational context
 // and session strength re-score the lexical candidates; the periods the
@@ -207,7 +251,8 @@ func (s *Service) rankTx(ctx context.Context, tx loci.Tx, q Query, qvec []float3
 // its filter, is left out. A query with no word left to search, in a
 // user's or an agent's scope, is answered with the scope's memories
 // (scopeAnswer).
-func (s *Service) rankFilters(ctx context.Context, tx loci.Tx, q Query, filters []loci.RecordFilter, qvec []float32) (*Ranked, error) {
+func (s *Service) rank(ctx context.Context, tx loci.Tx, q Query, qvec []float32) (*Ranked, error) {
+	filters := q.Filters
 	limit := q.Limit
 	if limit <= 0 {
 		limit = loci.DefaultSearchLimit
@@ -348,7 +393,7 @@ func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.Re
 			recs[r.ID] = r
 			conf, has := confidence01(r)
 			cands[r.ID] = retrieval.Candidate{ID: r.ID, At: r.UpdatedAt, Confidence: conf, HasConfidence: has}
-			all = append(all, retrieval.Result{ID: r.ID, Score: 1, Explain: retrieval.Explanation{Fused: 1, Signals: map[string]retrieval.SignalScore{}}})
+			all = append(all, retrieval.Result{ID: r.ID, Score: 1, Explain: loci.Explanation{Fused: 1, Signals: map[string]loci.SignalScore{}}})
 			return nil
 		})
 		if err != nil {
@@ -361,8 +406,9 @@ func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.Re
 	for _, r := range ranked[:min(limit, len(ranked))] {
 		h := Hit{Record: recs[r.ID], Score: 1, Match: loci.MatchScope}
 		if explain {
-			h.Explain = explanation(r.Explain)
-			h.Explain.Rank, h.Explain.Words, h.Explain.Score = r.Score, 1, 1
+			e := r.Explain
+			e.Words, e.Score = 1, 1
+			h.Explain = &e
 		}
 		hits = append(hits, h)
 	}
@@ -581,8 +627,9 @@ func (s *Service) readHits(ctx context.Context, tx loci.Tx, filters []loci.Recor
 		rv := rel[res.ID]
 		h := Hit{Record: r, Score: rv.score}
 		if explain {
-			h.Explain = explanation(res.Explain)
-			h.Explain.Rank, h.Explain.Words, h.Explain.Meaning, h.Explain.Score = res.Score, rv.words, rv.meaning, rv.score
+			e := res.Explain
+			e.Words, e.Meaning, e.Score = rv.words, rv.meaning, rv.score
+			h.Explain = &e
 		}
 		hits = append(hits, h)
 	}
@@ -623,7 +670,7 @@ func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.
 	})
 	if !explain {
 		for i := range results {
-			results[i].Explain = retrieval.Explanation{}
+			results[i].Explain = loci.Explanation{}
 		}
 	}
 	return results
@@ -658,18 +705,6 @@ func zero(v []float32) bool {
 	return true
 }
 
-func explanation(e retrieval.Explanation) *loci.Explanation {
-	out := &loci.Explanation{
-		Signals: map[string]loci.SignalScore{}, Fused: e.Fused, Recency: e.Recency,
-		Confidence: e.Confidence, MMRRank: e.MMRRank, Score: e.Score,
-		Context: e.Context, Session: e.Session, Date: e.Date,
-	}
-	for name, sig := range e.Signals {
-		out.Signals[name] = loci.SignalScore{Rank: sig.Rank, Score: sig.Score}
-	}
-	return out
-}
-
 // Search is hybrid search across kinds (POST /v1/search).
 func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.SearchResults, err error) {
 	a, err := s.begin(ctx, loci.OpSearch, loci.Scope{AgentID: q.AgentID, UserID: q.UserID, SessionID: q.SessionID})
@@ -697,19 +732,5 @@ func (s *Service) Search(ctx context.Context, q loci.SearchQuery) (_ *loci.Searc
 		f.SessionID = &q.SessionID
 	}
 	at, _ := loci.ParseReferenceDate(q.ReferenceDate) // Validate has checked it
-	qvec := s.embedQuery(ctx, q.Query)
-	var ranked *Ranked
-	err = a.view(func(tx loci.Tx) (err error) {
-		ranked, err = s.rankTx(ctx, tx, Query{Text: q.Query, Filter: f, Limit: q.Limit, Explain: q.Explain, At: at, Threshold: q.Threshold}, qvec)
-		if err == nil {
-			for _, h := range ranked.Hits {
-				a.touch(h.Record.ID)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return searchResults(ranked), nil
+	return s.searchScopes(ctx, a, Query{Text: q.Query, Filters: []loci.RecordFilter{f}, Limit: q.Limit, Explain: q.Explain, At: at, Threshold: q.Threshold})
 }
