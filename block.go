@@ -163,6 +163,10 @@ type BlockService interface {
 	Prompt(ctx context.Context, agentID string) (string, error)
 }
 
+// The traits of the block kind (KindTraits). A block is an agent's own
+// memory, written through its own routes.
+var _ = declareKind(KindBlock, KindTraits{AgentScoped: true})
+
 // The operations on core memory blocks and the prompt they render (Operation, declared once: see operations.go).
 var (
 	OpBlockList      = declare(Operation{Name: "block.list", Kind: KindBlock, Role: RoleViewer, Agent: AgentNamed, Summary: "List an agent's blocks"})

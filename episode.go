@@ -150,6 +150,10 @@ type EpisodeService interface {
 	DeleteEpisode(ctx context.Context, id string) error
 }
 
+// The traits of the episode kind (KindTraits). An episode is a user's,
+// recorded through its own routes.
+var _ = declareKind(KindEpisode, KindTraits{})
+
 // The operations on episodes (Operation, declared once: see operations.go).
 var (
 	OpEpisodeRecord   = declare(Operation{Name: "episode.record", Kind: KindEpisode, Role: RoleCreator, Agent: AgentNamed, Summary: "Record an episode"})

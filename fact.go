@@ -246,6 +246,10 @@ type FactService interface {
 	DeleteFact(ctx context.Context, id string) error
 }
 
+// The traits of the fact kind (KindTraits). A fact is the memories API's
+// default kind; a disputed one waits in the review queue.
+var _ = declareKind(KindFact, KindTraits{Added: true, Reviewed: true})
+
 // The operations on facts (Operation, declared once: see operations.go).
 var (
 	OpFactAdd        = declare(Operation{Name: "fact.add", Kind: KindFact, Role: RoleCreator, Agent: AgentFree, Summary: "Store a fact"})

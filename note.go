@@ -68,6 +68,10 @@ type NoteService interface {
 	History(ctx context.Context, agentID, key string) ([]NoteVersion, error)
 }
 
+// The traits of the note kind (KindTraits). A note is an agent's own memory;
+// the memories API adds one (with agent_id and key).
+var _ = declareKind(KindNote, KindTraits{AgentScoped: true, Added: true})
+
 // The operations on notes (Operation, declared once: see operations.go).
 var (
 	OpNoteRemember  = declare(Operation{Name: "note.remember", Kind: KindNote, Role: RoleCreator, Agent: AgentNamed, Summary: "Remember a note"})

@@ -79,6 +79,10 @@ type PassageService interface {
 	DeletePassage(ctx context.Context, agentID, id string) error
 }
 
+// The traits of the passage kind (KindTraits). A passage is an agent's own
+// memory; the memories API adds one (with agent_id).
+var _ = declareKind(KindPassage, KindTraits{AgentScoped: true, Added: true})
+
 // The operations on passages (Operation, declared once: see operations.go).
 var (
 	OpPassageAdd    = declare(Operation{Name: "passage.add", Kind: KindPassage, Role: RoleCreator, Agent: AgentNamed, Summary: "Add an archival passage"})

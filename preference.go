@@ -171,6 +171,10 @@ type PreferenceService interface {
 	ResolvePreference(ctx context.Context, userID, typ, sessionID string, keep bool) (*Preference, error)
 }
 
+// The traits of the preference kind (KindTraits). A preference is observed
+// through its own routes; one flagged for removal waits in the review queue.
+var _ = declareKind(KindPreference, KindTraits{Reviewed: true})
+
 // The operations on preferences (Operation, declared once: see operations.go).
 var (
 	OpPreferenceObserve    = declare(Operation{Name: "preference.observe", Kind: KindPreference, Role: RoleCreator, Agent: AgentFree, Summary: "Observe a preference"})

@@ -123,6 +123,10 @@ type SessionService interface {
 	ListUserSessions(ctx context.Context, userID string, limit, offset int) ([]SessionSummary, int, error)
 }
 
+// The traits of the session kind (KindTraits). A session is a user's, stored
+// through its own routes.
+var _ = declareKind(KindSession, KindTraits{})
+
 // The operations on sessions (Operation, declared once: see operations.go).
 var (
 	OpSessionPut    = declare(Operation{Name: "session.put", Kind: KindSession, Role: RoleCreator, Agent: AgentFree, Summary: "Store or replace a session"})

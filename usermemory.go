@@ -96,10 +96,6 @@ type ForgetRequest struct {
 	Filters json.RawMessage `json:"filters,omitempty"`
 }
 
-// AgentScopedKinds are the kinds of an agent's own memory, which carry no
-// user: a forget reaches them only with ForgetRequest.IncludeAgents.
-var AgentScopedKinds = []Kind{KindNote, KindBlock, KindPassage}
-
 // UserMemoryService is a user's session start and the privacy queries:
 // what is held about a user, forgetting some of it, deleting the user.
 type UserMemoryService interface {

@@ -95,6 +95,10 @@ type WorkingService interface {
 	DeleteWorking(ctx context.Context, taskID, key string, f WorkingFilter) (int, error)
 }
 
+// The traits of the working kind (KindTraits). Working memory belongs to a
+// task, written through its own routes.
+var _ = declareKind(KindWorking, KindTraits{})
+
 // The operations on working memory (Operation, declared once: see operations.go).
 var (
 	OpWorkingSet    = declare(Operation{Name: "working.set", Kind: KindWorking, Role: RoleCreator, Agent: AgentNamed, Summary: "Set a working memory value"})

@@ -20,6 +20,9 @@ func (episodeKind) route() string {
 }
 func (episodeKind) ttl() bool { return false }
 
+// expiresByDelete: expire deletes a episode record past its expiry as it is.
+func (episodeKind) expiresByDelete() bool { return true }
+
 func (episodeKind) add(ctx context.Context, w *memWrite, in *memInput) (*loci.MemoryEvent, error) {
 	return nil, ownRoute(loci.EINVALID, loci.KindEpisode, "added")
 }

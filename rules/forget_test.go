@@ -323,7 +323,7 @@ func TestForgetIncludeAgents(t *testing.T) {
 		must(err)
 		count := func() int {
 			t.Helper()
-			return e.lcCount(t, loci.RecordFilter{Kinds: loci.AgentScopedKinds})
+			return e.lcCount(t, loci.RecordFilter{Kinds: loci.AgentScopedKinds()})
 		}
 		before := count()
 

@@ -113,7 +113,7 @@ func holdsEvery(r *loci.Record, terms []string) bool {
 // are matched next (pastMatches). Each record is read once, streamed.
 func agentScopedMatches(ctx context.Context, tx loci.Tx, terms []string) (found, versioned []*loci.Record, _ error) {
 	noUser := ""
-	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: loci.AgentScopedKinds, UserID: &noUser, Order: loci.OrderCreatedAsc}
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: loci.AgentScopedKinds(), UserID: &noUser, Order: loci.OrderCreatedAsc}
 	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
 		if holdsEvery(r, terms) {
 			found = append(found, r)

@@ -86,6 +86,13 @@ type kindRules interface {
 	// historyOf selects the records whose versions are r's history (a
 	// keyed fact: every fact of its slot); ok false: r's alone.
 	historyOf(r *loci.Record) (f loci.RecordFilter, ok bool)
+	// expiresByDelete reports whether maintenance's expire deletes a
+	// record of the kind once its expires_at has passed, as it is, with
+	// its versions: working memory, episodes, notes and passages. Facts
+	// (a key's timeline is mended: deleteFactTx) and sessions (with their
+	// messages, never a persistent one: expireSessions) expire by rules of
+	// their own; blocks and preferences are never deleted automatically.
+	expiresByDelete() bool
 }
 
 // importLimits are the bounds of an imported record of one kind.
@@ -183,6 +190,19 @@ func readExpiredKinds() []loci.Kind {
 	return out
 }
 
+// expiredByDeleteKinds are the kinds whose records expire deletes as
+// they are once past their expiry (kindRules.expiresByDelete), in the
+// order of loci.Kinds.
+func expiredByDeleteKinds() []loci.Kind {
+	var out []loci.Kind
+	for _, k := range loci.Kinds {
+		if rules, ok := rulesOf(k); ok && rules.expiresByDelete() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // linkable reports whether a block link may point at r, as its kind
 // says (kindImport.linkable).
 func linkable(r *loci.Record) bool {
@@ -193,7 +213,7 @@ func linkable(r *loci.Record) bool {
 // defaultRules are the rules a kind keeps unless it declares its own: no
 // limit that spans records, no confidence, no review questions, any JSON
 // object as data, a key unique in its kind and scope, no messages, no
-// block links, not read once expired. Each kind embeds it.
+// block links, not read once expired, not deleted as it is by expire. Each kind embeds it.
 type defaultRules struct{}
 
 func (defaultRules) checkImportData(field string, rec *loci.Record, data []byte) (any, error) {
@@ -209,7 +229,8 @@ func (defaultRules) linkable() bool                                     { return
 func (defaultRules) historyOf(*loci.Record) (loci.RecordFilter, bool) {
 	return loci.RecordFilter{}, false
 }
-func (defaultRules) readExpired() bool { return false }
+func (defaultRules) readExpired() bool     { return false }
+func (defaultRules) expiresByDelete() bool { return false }
 func (defaultRules) uniqueKey(r *loci.Record) string {
 	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Key}, "\x00")
 }

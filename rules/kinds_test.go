@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/loci-memory/loci"
@@ -72,5 +73,17 @@ func TestKindAnswers(t *testing.T) {
 	}
 	if _, ok := kindsByName[loci.KindNote].historyOf(n1); ok {
 		t.Errorf("a note's history is not its own")
+	}
+}
+
+// TestExpiredByDeleteKinds: expire deletes as they are the records of
+// working memory, episodes, notes and passages past their expiry, each
+// kind saying so in its kind file; facts and sessions expire by rules of
+// their own, blocks and preferences never.
+func TestExpiredByDeleteKinds(t *testing.T) {
+	got := expiredByDeleteKinds()
+	want := []loci.Kind{loci.KindNote, loci.KindPassage, loci.KindWorking, loci.KindEpisode}
+	if !slices.Equal(got, want) {
+		t.Errorf("expiredByDeleteKinds() = %v, want %v", got, want)
 	}
 }

@@ -292,7 +292,8 @@ func (s *Service) pruneFacts(ctx context.Context, tx loci.Tx, now time.Time, res
 // expire deletes the working entries, episodes and non-persistent sessions
 // whose time has come, and the notes, passages and facts whose time to live
 // (set by their writer) has passed; an expired fact of a key leaves its
-// neighbours in the key's timeline as a deletion does.
+// neighbours in the key's timeline as a deletion does. Which kinds are
+// deleted as they are is each kind's word (kindRules.expiresByDelete).
 func (s *Service) expire(ctx context.Context, tx loci.Tx, now time.Time, res *loci.MaintenanceResult) error {
 	facts, err := tx.FindRecords(ctx, loci.RecordFilter{
 		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact}, ExpiredAt: now, Order: loci.OrderCreatedAsc,
@@ -308,7 +309,7 @@ func (s *Service) expire(ctx context.Context, tx loci.Tx, now time.Time, res *lo
 		res.Deleted++
 	}
 	f := loci.RecordFilter{
-		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindWorking, loci.KindEpisode, loci.KindNote, loci.KindPassage},
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: expiredByDeleteKinds(),
 		ExpiredAt: now, Order: loci.OrderCreatedAsc,
 	}
 	recs, err := tx.FindRecords(ctx, f)

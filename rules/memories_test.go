@@ -450,3 +450,22 @@ func TestForgetWithFilters(t *testing.T) {
 		wantCode(t, err, loci.EINVALID)
 	})
 }
+
+// TestMemoriesAddKindsAsDeclared: the memories API adds exactly the kinds
+// that declare it (loci.KindTraits.Added, which the transports list); a
+// kind that does not is refused, naming its own route.
+func TestMemoriesAddKindsAsDeclared(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		svc, _ := newService(t, open)
+		for _, k := range loci.Kinds {
+			t.Run(string(k), func(t *testing.T) {
+				in := loci.MemoryInput{Kind: k, Content: "c " + string(k), UserID: "u", AgentID: "a", SessionID: "s", Key: "k"}
+				_, err := svc.AddMemory(t.Context(), in)
+				refused := loci.ErrorCode(err) == loci.EINVALID && strings.Contains(loci.ErrorMessage(err), "through /v1/memories")
+				if added := k.Traits().Added; added == refused {
+					t.Errorf("AddMemory(kind %s) = %v; declared Added: %v", k, err, added)
+				}
+			})
+		}
+	})
+}

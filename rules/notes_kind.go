@@ -17,6 +17,9 @@ var _ = registerKind(loci.KindNote, noteKind{})
 func (noteKind) route() string { return "PUT /v1/agents/{agent_id}/notes/{key}" }
 func (noteKind) ttl() bool     { return true }
 
+// expiresByDelete: expire deletes a note record past its expiry as it is.
+func (noteKind) expiresByDelete() bool { return true }
+
 func (noteKind) add(ctx context.Context, w *memWrite, in *memInput) (*loci.MemoryEvent, error) {
 	if in.AgentID == "" || in.Key == "" {
 		return nil, loci.Errorf(loci.EINVALID, "a note needs agent_id and key")

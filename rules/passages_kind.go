@@ -36,6 +36,9 @@ func passageRepeat(tags []string, metadata []byte) repeat {
 	return repeat{tags: tags, metadata: metadata, maxTags: loci.MaxPassageTags, search: passageSearchText}
 }
 
+// expiresByDelete: expire deletes a passage record past its expiry as it is.
+func (passageKind) expiresByDelete() bool { return true }
+
 func (passageKind) add(ctx context.Context, w *memWrite, in *memInput) (*loci.MemoryEvent, error) {
 	if in.AgentID == "" {
 		return nil, loci.Errorf(loci.EINVALID, "a passage needs agent_id")

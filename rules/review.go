@@ -26,7 +26,7 @@ func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loc
 		return nil, 0, err
 	}
 	f := loci.RecordFilter{
-		Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindFact, loci.KindPreference}, UserID: &q.UserID,
+		Workspace: loci.WorkspaceFrom(ctx), Kinds: loci.ReviewedKinds(), UserID: &q.UserID,
 		Review: []string{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval},
 		Order:  loci.OrderUpdatedDesc, Limit: limit, Offset: offset,
 	}

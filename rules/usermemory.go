@@ -237,7 +237,7 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		if len(agentIDs) > 0 {
 			noUser := ""
 			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{
-				Workspace: f.Workspace, Kinds: loci.AgentScopedKinds, UserID: &noUser, IDs: agentIDs,
+				Workspace: f.Workspace, Kinds: loci.AgentScopedKinds(), UserID: &noUser, IDs: agentIDs,
 			}); err != nil {
 				return err
 			}

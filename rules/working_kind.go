@@ -17,6 +17,9 @@ var _ = registerKind(loci.KindWorking, workingKind{})
 func (workingKind) route() string { return "PUT /v1/tasks/{task_id}/working/{key}" }
 func (workingKind) ttl() bool     { return false }
 
+// expiresByDelete: expire deletes a working record past its expiry as it is.
+func (workingKind) expiresByDelete() bool { return true }
+
 func (workingKind) add(ctx context.Context, w *memWrite, in *memInput) (*loci.MemoryEvent, error) {
 	return nil, ownRoute(loci.EINVALID, loci.KindWorking, "added")
 }
