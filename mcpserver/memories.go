@@ -112,12 +112,9 @@ type DeleteMemoryOutput struct {
 	ID      string `json:"id" jsonschema:"the id deleted"`
 }
 
-// addKinds are the kinds add_memory adds.
-var addKinds = []string{string(loci.KindFact), string(loci.KindPassage), string(loci.KindNote)}
-
 var (
 	addMemoryInputSchema = inputSchemaOf[AddMemoryInput](func(s *jsonschema.Schema) {
-		s.Properties["kind"].Enum = enumOf(addKinds)
+		s.Properties["kind"].Enum = enumOf(loci.AddedKinds()) // each kind declares it (loci.KindTraits.Added)
 		s.Properties["metadata"].Type = "object"
 		s.Properties["ttl_seconds"].Minimum, s.Properties["ttl_seconds"].Maximum = ptr(1.0), ptr(float64(loci.MaxTTLSeconds))
 	})

@@ -47,7 +47,7 @@ var (
 	})
 	listReviewOutputSchema = outputSchema[ListReviewOutput](func(s *jsonschema.Schema) {
 		item := s.Properties["items"].Items
-		item.Properties["kind"].Enum = []any{string(loci.KindFact), string(loci.KindPreference)}
+		item.Properties["kind"].Enum = enumOf(loci.ReviewedKinds())
 		item.Properties["reason"].Enum = []any{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval}
 	})
 )

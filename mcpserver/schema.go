@@ -47,10 +47,10 @@ func objectProps(s *jsonschema.Schema, props map[string]*jsonschema.Schema) {
 	s.AdditionalProperties = &jsonschema.Schema{}
 }
 
-func enumOf(values []string) []any {
+func enumOf[S ~string](values []S) []any {
 	out := make([]any, len(values))
 	for i, v := range values {
-		out[i] = v
+		out[i] = string(v)
 	}
 	return out
 }

@@ -348,7 +348,7 @@ func preferenceMemorySchemas() Obj {
 			"user_id":     Str(""),
 			"agent_id":    Str("Required for a passage or a note."),
 			"session_id":  Str(""),
-			"kind":        WithDesc(Obj{"type": "string", "enum": []string{"fact", "passage", "note"}, "default": "fact"}, "Other kinds are written through their own routes."),
+			"kind":        WithDesc(Obj{"type": "string", "enum": loci.AddedKinds(), "default": "fact"}, "Other kinds are written through their own routes."),
 			"key":         Str("A fact's slot (a new content supersedes), a note's key."),
 			"category":    WithDesc(Obj{"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$", "default": loci.CategoryGeneralFact}, "A fact's category."),
 			"tags":        StrList("A fact's keywords, a passage's tags."),
