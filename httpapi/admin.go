@@ -10,6 +10,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(adminRoutes)
+
 // adminRoutes are the operations endpoints: keys, the audit log, export
 // and import (admin, denied to bound keys), metrics (not audited).
 func adminRoutes() []endpoint {

@@ -8,6 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(agentRoutes)
+
 // agentRoutes are the routes of agents. Creating and listing span agents:
 // bound keys are denied.
 func agentRoutes() []endpoint {

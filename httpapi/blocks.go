@@ -9,6 +9,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(blockRoutes)
+
 // blockRoutes are the routes of core memory blocks and the prompt they render.
 // Attaching puts one agent's shared block into another agent's memory: it
 // spans two agents, so bound keys are denied. Detaching changes only the

@@ -13,6 +13,8 @@ import (
 // of content (its route is in memories.go; addMessages serves the
 // messages), and the events of the adds run in the background.
 
+var _ = addRoutes(conversationRoutes)
+
 // conversationRoutes are the routes of the queue of adds.
 func conversationRoutes() []endpoint {
 	return []endpoint{

@@ -7,6 +7,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(episodeRoutes)
+
 // episodeRoutes are the routes of episodic memory: what an agent did for a
 // user and how it went, kept 30 days. Feedback, reading and deleting name an
 // episode by id only, which cannot be checked against a bound key's agent:

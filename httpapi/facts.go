@@ -8,6 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(factRoutes)
+
 // factRoutes are the routes of long-term memory: storing a fact, searching and
 // listing facts, validating and contradicting one. Without a user_id a fact is
 // global; a fact is not owned by an agent (its agent_id says who stored it),
@@ -63,6 +65,8 @@ func factRoutes() []endpoint {
 				OK:   apidoc.Okay("The fact.", apidoc.Success(apidoc.Ref("Fact"))), Errs: []int{notFound, conflict}}},
 	}
 }
+
+var _ = addRoutes(factHistoryRoutes)
 
 // factHistoryRoutes are the routes of facts that change over time
 // (docs/rules.md, "Facts change over time, and history is kept"): one fact,

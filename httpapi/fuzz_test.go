@@ -20,9 +20,9 @@ import (
 // never panics. Routes merged later are fuzzed without changes here.
 func FuzzRoutes(f *testing.F) {
 	f.Add(uint8(0), "a1", "", []byte(`{"value":"hello"}`))
-	f.Add(uint8(2), "k", "limit=10&offset=0", []byte(nil))
-	f.Add(uint8(5), "a1", "q=foo OR bar*&agent_id=a1", []byte(`{"query":"\"NEAR(a b)\" AND -c","limit":5}`))
-	f.Add(uint8(9), "x", "", []byte(`{"type":"record","id":"r","kind":"note","version":1}`))
+	f.Add(uint8(81), "k", "limit=10&offset=0", []byte(nil))
+	f.Add(uint8(85), "a1", "q=foo OR bar*&agent_id=a1", []byte(`{"query":"\"NEAR(a b)\" AND -c","limit":5}`))
+	f.Add(uint8(19), "x", "", []byte(`{"type":"record","id":"r","kind":"note","version":1}`))
 	var envs []*secEnv
 	for _, b := range testdb.Backends() {
 		envs = append(envs, newSecEnv(f, b.Open))

@@ -13,6 +13,8 @@ import (
 // key like any client's. They are not audited.
 func WithInspector(h http.Handler) Option { return func(s *Server) { s.inspector = h } }
 
+var _ = addRoutes(inspectorRoutes)
+
 // inspectorRoutes are the inspector's page and assets, registered when
 // the server was given one: for browsers, not part of the REST API.
 func inspectorRoutes() []endpoint {

@@ -15,6 +15,8 @@ import (
 // does not audit /mcp requests: the MCP server audits each tool call.
 func WithMCP(h http.Handler) Option { return func(s *Server) { s.mcpHandler = h } }
 
+var _ = addRoutes(mcpRoutes)
+
 // mcpRoutes are /mcp, registered when the server was given an MCP
 // handler. They are not audited here (the MCP server audits each tool
 // call) and not in the OpenAPI document.

@@ -31,6 +31,8 @@ import (
 // client raises as its ValidationError, AuthenticationError,
 // MemoryNotFoundError and MemoryQuotaExceededError.
 
+var _ = addRoutes(mem0Routes)
+
 // mem0Routes are the mem0 API's routes. Their shapes are mem0's, described
 // by mem0, so they are left out of the OpenAPI document; each refuses the
 // query parameters it does not take itself.

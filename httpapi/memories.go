@@ -12,6 +12,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(memoryRoutes)
+
 // memoryRoutes are the routes of the memories API (docs/api.md, "The
 // memories API over every kind"): every record of every kind, addressed by
 // its id.

@@ -10,6 +10,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(noteRoutes)
+
 // noteRoutes are the routes of notes, an agent's key-value memory.
 func noteRoutes() []endpoint {
 	remember := endpoint{pattern: "PUT /v1/agents/{agent_id}/notes/{key}", handler: (*Server).handleRemember,

@@ -20,6 +20,8 @@ var openAPIDocument []byte
 // OpenAPIDocument returns the embedded OpenAPI document.
 func OpenAPIDocument() []byte { return append([]byte(nil), openAPIDocument...) }
 
+var _ = addRoutes(openAPIRoutes)
+
 // openAPIRoutes serve the document. It never touches the storage.
 func openAPIRoutes() []endpoint {
 	return []endpoint{

@@ -10,6 +10,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(overviewRoutes)
+
 // overviewRoutes are the overview a person looking after memory starts
 // from (the web inspector's): the user list, stats, the timeline of every
 // kind, and who the caller's key is. The user list and the workspace's

@@ -8,6 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(passageRoutes)
+
 // passageRoutes are the routes of archival passages.
 func passageRoutes() []endpoint {
 	return []endpoint{

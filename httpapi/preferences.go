@@ -8,6 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(preferenceRoutes)
+
 // preferenceRoutes are the routes of a user's preferences: about users, not
 // owned by agents, so free to bound keys.
 func preferenceRoutes() []endpoint {

@@ -19,9 +19,10 @@ import (
 // Routes).
 //
 // Adding a route means adding one entry to the table of its file (the
-// function named …Routes beside its handlers; a new file's function joins
-// routeTable), naming its operation (a new one is one line in
-// operations.go), then `go generate ./httpapi` to refresh openapi.json.
+// function named …Routes beside its handlers, which a new file registers
+// with addRoutes), naming its operation (declared beside its kind in the
+// root package, or in operations.go for the transports' own), then
+// `go generate ./httpapi` to refresh openapi.json.
 type endpoint struct {
 	// pattern is the ServeMux pattern: "METHOD /path/{wildcards}".
 	pattern string
@@ -51,32 +52,36 @@ func (ep endpoint) policy() Policy {
 	return Policy{Role: ep.op.Role, Agent: ep.op.Agent, Kind: ep.op.Kind, Op: ep.op.AuditName(), Stream: ep.stream}
 }
 
-// routeTable is every route the server can serve, in registration order:
-// one function per file, each listing the routes of its handlers.
+// routeGroups are the route groups of every file, each registered by its
+// file with addRoutes.
+var routeGroups []func() []endpoint
+
+// addRoutes registers a file's route group, the function named …Routes
+// beside its handlers. Each file calls it once, in a package-level
+// declaration (var _ = addRoutes(noteRoutes)), so that a kind's routes
+// are registered where they are declared and no list of files is kept.
+func addRoutes(routes func() []endpoint) bool {
+	routeGroups = append(routeGroups, routes)
+	return true
+}
+
+// routeTable is every route the server can serve, in the order it
+// registers them: by path, then method, whichever file declared them and
+// in whatever order the files registered their groups.
 func routeTable() []endpoint {
-	return slices.Concat(
-		operationRoutes(),
-		memoryRoutes(),
-		conversationRoutes(),
-		mem0Routes(),
-		noteRoutes(),
-		agentRoutes(),
-		blockRoutes(),
-		passageRoutes(),
-		sessionRoutes(),
-		workingRoutes(),
-		episodeRoutes(),
-		factRoutes(),
-		factHistoryRoutes(),
-		preferenceRoutes(),
-		userRoutes(),
-		adminRoutes(),
-		openAPIRoutes(),
-		mcpRoutes(),
-		searchRoutes(),
-		overviewRoutes(),
-		inspectorRoutes(),
-	)
+	var eps []endpoint
+	for _, routes := range routeGroups {
+		eps = append(eps, routes()...)
+	}
+	slices.SortStableFunc(eps, func(a, b endpoint) int {
+		am, ap, _ := strings.Cut(a.pattern, " ")
+		bm, bp, _ := strings.Cut(b.pattern, " ")
+		if c := strings.Compare(ap, bp); c != 0 {
+			return c
+		}
+		return strings.Compare(am, bm)
+	})
+	return eps
 }
 
 // Shorthands for the statuses an operation documents beyond those every

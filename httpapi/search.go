@@ -8,6 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(searchRoutes)
+
 // searchRoutes is hybrid search across kinds; a bound key names its agent.
 func searchRoutes() []endpoint {
 	return []endpoint{

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -92,7 +93,8 @@ func (rt Route) String() string {
 func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
 
 // NewServer returns a handler for svc, split into the server's service
-// fields (wiring: no handler depends on the whole of loci.Service). By
+// fields (wiring: no handler depends on the whole of loci.Service): each
+// field of an interface svc implements is set to svc. By
 // default authentication is on once a key exists, the audit log is on and
 // there is no rate limit.
 func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
@@ -110,19 +112,29 @@ func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
 	return s
 }
 
-// setServices fills each service field from svc.
+// setServices fills each service field from svc: every exported field
+// of an interface type that svc implements, so that a kind's service is
+// wired by declaring its field, not by a line here too.
 func (s *Server) setServices(svc loci.Service) {
 	if svc == nil {
 		return
 	}
-	s.AgentService, s.AuditService, s.BlockService = svc, svc, svc
-	s.EpisodeService, s.ExportService, s.FactService = svc, svc, svc
-	s.KeyService, s.MaintenanceService, s.MemoryService = svc, svc, svc
-	s.NoteService, s.OverviewService, s.PassageService = svc, svc, svc
-	s.PingService, s.PreferenceService, s.ReviewService = svc, svc, svc
-	s.SearchService, s.SessionService, s.UserMemoryService = svc, svc, svc
-	s.WorkingService, s.ConversationService, s.RetrievalService = svc, svc, svc
+	setServices(reflect.ValueOf(s).Elem(), svc)
 }
+
+// setServices sets each exported field of the struct v whose type is an
+// interface that svc implements to svc.
+func setServices(v reflect.Value, svc any) {
+	sv := reflect.ValueOf(svc)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.IsExported() && f.Type.Kind() == reflect.Interface && sv.Type().Implements(f.Type) {
+			v.Field(i).Set(sv)
+		}
+	}
+}
+
+var _ = addRoutes(operationRoutes)
 
 // operationRoutes are the health endpoints. /healthz never touches the
 // storage; /readyz checks it.

@@ -76,3 +76,17 @@ func TestNoteRoutesNeedOnlyNotes(t *testing.T) {
 		}
 	})
 }
+
+// TestNewServerSetsEveryService: NewServer wires every service field from
+// the one service it is given, so that a new kind's field needs no line
+// of wiring.
+func TestNewServerSetsEveryService(t *testing.T) {
+	s := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	v := reflect.ValueOf(s).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		if f.IsExported() && f.Type.Kind() == reflect.Interface && v.Field(i).IsNil() {
+			t.Errorf("Server.%s is not set", f.Name)
+		}
+	}
+}

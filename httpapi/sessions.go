@@ -10,6 +10,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(sessionRoutes)
+
 // sessionRoutes are the routes of sessions and conversations: about users,
 // not owned by agents.
 func sessionRoutes() []endpoint {

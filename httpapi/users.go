@@ -7,6 +7,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(userRoutes)
+
 // userRoutes are the routes of everything about a user: a user's context,
 // memories of every kind, review queue, forgetting and deletion. Free to bound
 // keys, except those that span every agent's records of a user.

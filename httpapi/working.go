@@ -8,6 +8,8 @@ import (
 	"github.com/loci-memory/loci/internal/apidoc"
 )
 
+var _ = addRoutes(workingRoutes)
+
 // workingRoutes are the routes of working memory: a task's scratchpad of keyed
 // values. The handlers narrow a task to the agent_id of the query (the body of
 // a PUT), so a bound key names its own agent there.
