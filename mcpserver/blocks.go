@@ -86,6 +86,8 @@ var (
 	})
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, add: (*server).blockTools})
+
 func (s *server) blockTools() {
 	addTool(s, loci.OpBlockList, &mcp.Tool{
 		Name:  "core_memory_read",

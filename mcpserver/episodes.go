@@ -95,6 +95,8 @@ var (
 	findEpisodesOutputSchema = outputSchema[FindEpisodesOutput](nil)
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, needsUser: true, add: (*server).episodeTools})
+
 func (s *server) episodeTools() {
 	addTool(s, loci.OpEpisodeRecord, &mcp.Tool{
 		Name:  "record_episode",

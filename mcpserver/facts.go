@@ -113,6 +113,8 @@ var (
 // vocabulary of any one domain.
 const categoryGuide = "A category is any short lowercase name (letters, digits, underscores) that groups facts of one sort; general_fact is for anything else."
 
+var _ = addTools(toolGroup{set: ToolsAll, add: (*server).factTools})
+
 func (s *server) factTools() {
 	addTool(s, loci.OpFactAdd, &mcp.Tool{
 		Name:  "store_fact",

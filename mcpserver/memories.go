@@ -22,6 +22,8 @@ import (
 // and that user's own records. Anything else is "memory not found", as if
 // absent.
 
+var _ = addTools(toolGroup{set: ToolsDefault, add: (*server).compactTools})
+
 // compactTools adds the default set.
 func (s *server) compactTools() {
 	s.seedNoteTools()

@@ -80,6 +80,8 @@ var (
 	forgetOutputSchema = outputSchema[ForgetOutput](nil)
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, add: (*server).noteTools})
+
 // noteTools adds the note tools of the full set: remember and recall, and
 // forget.
 func (s *server) noteTools() {

@@ -31,6 +31,8 @@ var (
 	storeMemoryOutputSchema = outputSchema[StoreMemoryOutput](nil)
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, add: (*server).passageTools})
+
 func (s *server) passageTools() {
 	addTool(s, loci.OpPassageAdd, &mcp.Tool{
 		Name:  "store_memory",

@@ -83,6 +83,8 @@ var (
 	userContextOutputSchema = outputSchema[UserContextOutput](nil)
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, add: (*server).preferenceTools})
+
 // preferenceTools adds the tools of the user's preferences and context,
 // only on a connection with a user: without one they could not work.
 func (s *server) preferenceTools() {

@@ -52,6 +52,8 @@ var (
 	})
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, needsUser: true, add: (*server).reviewTools})
+
 // reviewTools adds list_review.
 func (s *server) reviewTools() {
 	addTool(s, loci.OpUserReview, &mcp.Tool{

@@ -82,6 +82,8 @@ var (
 	searchMemoryOutputSchema = outputSchema[SearchMemoryOutput](nil)
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, add: (*server).searchTools})
+
 func (s *server) searchTools() {
 	addTool(s, loci.OpMemorySearch, &mcp.Tool{
 		Name:  "search_memory",

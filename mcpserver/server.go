@@ -108,7 +108,8 @@ func newConfig(opts []Option) *config {
 }
 
 // server is one MCP server bound to one identity. It holds one field per
-// service interface its tools call; each tool group calls only its own.
+// service interface its tools call (each set by newServer, setServices);
+// each tool group calls only its own.
 type server struct {
 	AgentSearchService loci.AgentSearchService
 	AuditService       loci.AuditService
@@ -150,9 +151,7 @@ func New(svc loci.Service, id Identity, opts ...Option) (*mcp.Server, error) {
 func newServer(svc loci.Service, id Identity, c *config, tools ToolSet, sessionID func() string) *mcp.Server {
 	s := &server{id: id, logger: c.logger, cfgAudit: c.audit, tools: tools}
 	if svc != nil {
-		s.AgentSearchService, s.AuditService, s.BlockService, s.EpisodeService = svc, svc, svc, svc
-		s.FactService, s.MemoryService, s.NoteService, s.PassageService = svc, svc, svc, svc
-		s.PreferenceService, s.ReviewService, s.UserMemoryService, s.WorkingService = svc, svc, svc, svc
+		s.setServices(svc)
 		s.ranks = svc.Retrieval()
 	}
 	instr := instructions(id, s.ranks)
@@ -170,25 +169,59 @@ func newServer(svc loci.Service, id Identity, c *config, tools ToolSet, sessionI
 	return s.mcp
 }
 
-// register adds the tools of the server's set. The full set has one line
-// per kind's file; the tools that need a user are added only when the
-// connection has one.
+// setServices sets each service field of the server (each exported field
+// of an interface type, which svc implements) to svc, so that a kind's
+// service is wired by declaring its field, not by a line here too.
+func (s *server) setServices(svc loci.Service) {
+	v, sv := reflect.ValueOf(s).Elem(), reflect.ValueOf(svc)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.IsExported() && f.Type.Kind() == reflect.Interface && sv.Type().Implements(f.Type) {
+			v.Field(i).Set(sv)
+		}
+	}
+}
+
+// toolGroup is one file's tools: the function that adds them (the one
+// named …Tools beside their handlers), the set that lists them, and
+// whether they need a user.
+type toolGroup struct {
+	// set is the tool set that lists the group.
+	set ToolSet
+	// needsUser: the group is listed only on a connection with a user.
+	needsUser bool
+	// add adds the group's tools to a server.
+	add func(*server)
+}
+
+// toolGroups are the tool groups of every file, each registered by its
+// file with addTools.
+var toolGroups []toolGroup
+
+// addTools registers a file's tool group. Each file calls it once per
+// group, in a package-level declaration
+// (var _ = addTools(toolGroup{set: ToolsAll, add: (*server).noteTools})),
+// so that a kind's tools are registered where they are declared and no
+// list of files is kept.
+func addTools(g toolGroup) bool {
+	toolGroups = append(toolGroups, g)
+	return true
+}
+
+// register adds the tools of the server's set: every group registered for
+// it, but those that need a user on a connection without one. The order
+// does not matter: a set names each tool once, and the SDK lists them by
+// name.
 func (s *server) register() {
-	if s.tools != ToolsAll {
-		s.compactTools()
-		return
+	set := s.tools
+	if set != ToolsAll {
+		set = ToolsDefault
 	}
-	s.noteTools()
-	s.blockTools()
-	s.passageTools()
-	s.workingTools()
-	s.factTools()
-	if s.id.UserID != "" {
-		s.episodeTools()
-		s.reviewTools()
+	for _, g := range toolGroups {
+		if g.set == set && (!g.needsUser || s.id.UserID != "") {
+			g.add(s)
+		}
 	}
-	s.preferenceTools()
-	s.searchTools()
 }
 
 // instructions tells the model what the server is for and when to use

@@ -3,6 +3,9 @@ package mcpserver
 import (
 	"reflect"
 	"testing"
+
+	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/rules"
 )
 
 // TestServerServicesAreSmall: every service field of the MCP server is an
@@ -23,5 +26,20 @@ func TestServerServicesAreSmall(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("the server has no service fields")
+	}
+}
+
+// TestNewServerSetsEveryService: a server built on the one service sets
+// every service field from it (setServices), so that a new kind's field
+// needs no line of wiring.
+func TestNewServerSetsEveryService(t *testing.T) {
+	s := &server{}
+	s.setServices(rules.New(testdb.OpenSQLite(t)))
+	v := reflect.ValueOf(s).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		if f.IsExported() && f.Type.Kind() == reflect.Interface && v.Field(i).IsNil() {
+			t.Errorf("server.%s is not set", f.Name)
+		}
 	}
 }

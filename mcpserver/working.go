@@ -60,6 +60,8 @@ var (
 	getWorkingOutputSchema = outputSchema[GetWorkingOutput](nil)
 )
 
+var _ = addTools(toolGroup{set: ToolsAll, add: (*server).workingTools})
+
 // workingTools adds set_working and get_working.
 func (s *server) workingTools() {
 	addTool(s, loci.OpWorkingSet, &mcp.Tool{
