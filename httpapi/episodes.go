@@ -122,7 +122,7 @@ func (s *Server) handleEpisodeFeedback(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(ep))
+	okObject(w, http.StatusOK, ep, nil)
 }
 
 func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request) {
@@ -131,7 +131,7 @@ func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(ep))
+	okObject(w, http.StatusOK, ep, nil)
 }
 
 func (s *Server) handleDeleteEpisode(w http.ResponseWriter, r *http.Request) {
