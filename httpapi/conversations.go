@@ -143,13 +143,14 @@ func (s *Server) addMessages(w http.ResponseWriter, r *http.Request, req addMemo
 	case res.Status == loci.EventPending:
 		ok(w, http.StatusAccepted, map[string]any{"event_id": res.EventID, "status": res.Status})
 	case res.Created():
-		ok(w, http.StatusCreated, objectFields(res))
+		okObject(w, http.StatusCreated, res, nil)
 	default:
-		ok(w, http.StatusOK, objectFields(res))
+		okObject(w, http.StatusOK, res, nil)
 	}
 }
 
-// eventFields is an event as GET /v1/events/{event_id} answers it.
+// eventFields is an event as GET /v1/events/{event_id} answers it: the
+// event's fields and, once it is done, its result's beside them.
 func eventFields(e *loci.AsyncEvent) map[string]any {
 	out := objectFields(e)
 	if e.Result != nil {
@@ -177,4 +178,21 @@ func noContent(req addMemoryRequest) error {
 		return loci.Errorf(loci.EINVALID, "content is required (one memory), or messages (a conversation)")
 	}
 	return nil
+}
+
+// objectFields returns v's JSON fields as a map, each kept as the JSON v
+// wrote (never decoded: a metadata integer past 2^53 is answered exactly),
+// for an answer that merges two objects (eventFields).
+func objectFields(v any) map[string]any {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	raw := map[string]json.RawMessage{}
+	json.Unmarshal(buf.Bytes(), &raw)
+	m := make(map[string]any, len(raw))
+	for k, v := range raw {
+		m[k] = v
+	}
+	return m
 }

@@ -124,7 +124,7 @@ func (s *Server) handleEpisodeFeedback(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(ep))
+	okObject(w, http.StatusOK, ep, nil)
 }
 
 func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +133,7 @@ func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(ep))
+	okObject(w, http.StatusOK, ep, nil)
 }
 
 func (s *Server) handleDeleteEpisode(w http.ResponseWriter, r *http.Request) {

@@ -118,7 +118,7 @@ func (s *Server) answerFact(w http.ResponseWriter, r *http.Request, f *loci.Fact
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(f))
+	okObject(w, http.StatusOK, f, nil)
 }
 
 func (s *Server) handleDeleteFact(w http.ResponseWriter, r *http.Request) {
@@ -204,7 +204,7 @@ func (s *Server) handleStoreFact(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusCreated, objectFields(f))
+	okObject(w, http.StatusCreated, f, nil)
 }
 
 // factQueryOf reads the query parameters of the fact listings.
@@ -268,7 +268,7 @@ func (s *Server) handleValidateFact(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(f))
+	okObject(w, http.StatusOK, f, nil)
 }
 
 func (s *Server) handleContradictFact(w http.ResponseWriter, r *http.Request) {
@@ -277,5 +277,5 @@ func (s *Server) handleContradictFact(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(f))
+	okObject(w, http.StatusOK, f, nil)
 }

@@ -216,7 +216,7 @@ func (s *Server) handleAddMemory(w http.ResponseWriter, r *http.Request) {
 	if ev.Event == loci.EventNoop {
 		status = http.StatusOK
 	}
-	ok(w, status, objectFields(ev))
+	okObject(w, status, ev, nil)
 }
 
 // batchRequest is the body of POST /v1/memories/batch.
@@ -267,7 +267,7 @@ func (s *Server) handleGetMemory(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(m))
+	okObject(w, http.StatusOK, m, nil)
 }
 
 func (s *Server) handlePatchMemory(w http.ResponseWriter, r *http.Request) {
@@ -290,7 +290,7 @@ func (s *Server) handlePatchMemory(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(ev))
+	okObject(w, http.StatusOK, ev, nil)
 }
 
 func (s *Server) handleDeleteMemory(w http.ResponseWriter, r *http.Request) {

@@ -103,7 +103,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(st))
+	okObject(w, http.StatusOK, st, nil)
 }
 
 // queryTime reads an RFC 3339 query parameter, zero when absent.

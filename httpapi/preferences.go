@@ -94,7 +94,8 @@ func (s *Server) handleObservePreference(w http.ResponseWriter, r *http.Request)
 		s.Error(w, r, err)
 		return
 	}
-	written(w, created, objectFields(p))
+	status, action := writtenStatus(created)
+	okObject(w, status, p, map[string]any{"action": action})
 }
 
 func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +142,7 @@ func (s *Server) answerPreference(w http.ResponseWriter, r *http.Request, p *loc
 		s.Error(w, r, err)
 		return
 	}
-	ok(w, http.StatusOK, objectFields(p))
+	okObject(w, http.StatusOK, p, nil)
 }
 
 func (s *Server) handleClearPreferences(w http.ResponseWriter, r *http.Request) {
@@ -175,7 +176,5 @@ func (s *Server) handleResolvePreference(w http.ResponseWriter, r *http.Request)
 		s.Error(w, r, err)
 		return
 	}
-	fields := objectFields(p)
-	fields["kept"] = keep
-	ok(w, http.StatusOK, fields)
+	okObject(w, http.StatusOK, p, map[string]any{"kept": keep})
 }

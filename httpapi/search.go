@@ -60,8 +60,5 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Success bool `json:"success"`
-		*loci.SearchResults
-	}{true, res})
+	okObject(w, http.StatusOK, res, nil)
 }

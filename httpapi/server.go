@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"strings"
@@ -305,28 +306,45 @@ func ok(w http.ResponseWriter, status int, fields map[string]any) {
 // written answers a write that creates or replaces one thing: 201 with
 // action "created", or 200 with action "updated", beside its fields.
 func written(w http.ResponseWriter, created bool, fields map[string]any) {
-	status, action := http.StatusOK, loci.ActionUpdated
-	if created {
-		status, action = http.StatusCreated, loci.ActionCreated
-	}
+	status, action := writtenStatus(created)
 	fields["action"] = action
 	ok(w, status, fields)
 }
 
-// objectFields returns v's JSON fields as a map, so a single object is
-// answered with its fields beside "success". Each field is kept as the
-// JSON v wrote, so that nothing is decoded again: a number (an integer
-// in metadata past 2^53) is answered exactly as it was stored.
-func objectFields(v any) map[string]any {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	raw := map[string]json.RawMessage{}
-	json.Unmarshal(buf.Bytes(), &raw)
-	m := make(map[string]any, len(raw))
-	for k, v := range raw {
-		m[k] = v
+// writtenStatus is the status and action of a write that created (201,
+// "created") or replaced (200, "updated") one thing.
+func writtenStatus(created bool) (int, string) {
+	if created {
+		return http.StatusCreated, loci.ActionCreated
 	}
-	return m
+	return http.StatusOK, loci.ActionUpdated
+}
+
+// okObject writes a success response for one object: v, which encodes as
+// a JSON object, with "success": true and extra (nil: nothing else)
+// beside its fields. v is encoded once and its fields are answered as it
+// wrote them, never decoded again: a number (an integer in metadata past
+// 2^53) is answered exactly as it was stored.
+func okObject(w http.ResponseWriter, status int, v any, extra map[string]any) {
+	var obj bytes.Buffer
+	enc := json.NewEncoder(&obj)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"success": false, "error": "internal error", "code": loci.EINTERNAL})
+		return
+	}
+	fields := map[string]any{"success": true}
+	maps.Copy(fields, extra)
+	head, _ := json.Marshal(fields) // {"success":true,...}: plain values
+	body := bytes.TrimSpace(obj.Bytes())
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(head[:len(head)-1])
+	if len(body) > 2 { // not {}
+		w.Write([]byte{','})
+		w.Write(body[1:])
+	} else {
+		w.Write([]byte{'}'})
+	}
+	w.Write([]byte{'\n'})
 }
