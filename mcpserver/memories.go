@@ -140,8 +140,10 @@ func (s *server) addMemory(ctx context.Context, in AddMemoryInput) (*MemoryEvent
 		Content: in.Content, AgentID: s.id.AgentID, Kind: loci.Kind(in.Kind), Key: in.Key,
 		Tags: in.Tags, Metadata: in.Metadata, TTLSeconds: in.TTLSeconds,
 	}
-	if mi.Kind == "" || mi.Kind == loci.KindFact {
-		mi.UserID = s.id.UserID // a fact is about the connection's user, when it has one
+	if k := mi.Kind; k == "" || !k.Traits().AgentScoped {
+		// A memory of a kind that is not the agent's own (a fact, the
+		// default kind) is about the connection's user, when it has one.
+		mi.UserID = s.id.UserID
 	}
 	ev, err := s.MemoryService.AddMemory(ctx, mi)
 	if err != nil {
