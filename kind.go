@@ -55,6 +55,10 @@ type KindTraits struct {
 	// Reviewed: the review queue holds the kind's records, disputed or
 	// flagged for removal, to ask the user about.
 	Reviewed bool
+	// Conversation: the kind's records are what was said (sessions and
+	// their messages), not memories learnt from it; an API that reads
+	// only learnt memories (mem0's) leaves the kind out.
+	Conversation bool
 }
 
 // kindTraits holds each kind's traits, declared by its file.

@@ -27,6 +27,8 @@ func TestKindsWhere(t *testing.T) {
 		{"AgentScoped", AgentScopedKinds(), []Kind{KindNote, KindBlock, KindPassage}},
 		{"Added", AddedKinds(), []Kind{KindNote, KindPassage, KindFact}},
 		{"Reviewed", ReviewedKinds(), []Kind{KindFact, KindPreference}},
+		{"NotConversation", KindsWhere(func(t KindTraits) bool { return !t.Conversation }),
+			[]Kind{KindNote, KindBlock, KindPassage, KindWorking, KindEpisode, KindFact, KindPreference}},
 	} {
 		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)

@@ -124,8 +124,8 @@ type SessionService interface {
 }
 
 // The traits of the session kind (KindTraits). A session is a user's, stored
-// through its own routes.
-var _ = declareKind(KindSession, KindTraits{})
+// through its own routes; its records are a conversation, what was said.
+var _ = declareKind(KindSession, KindTraits{Conversation: true})
 
 // The operations on sessions (Operation, declared once: see operations.go).
 var (

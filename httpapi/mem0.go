@@ -534,19 +534,14 @@ func (s *Server) handleMem0List(w http.ResponseWriter, r *http.Request) {
 }
 
 // mem0Kinds are the kinds the mem0 API's search and get all read: every kind
-// but sessions. An add with a run_id appends its messages to that
+// but those whose records are a conversation (loci.KindTraits.Conversation:
+// sessions). An add with a run_id appends its messages to that
 // session's conversation, for loci's own routes; mem0 keeps no
 // conversation, and its memories are what was learnt from one, not what
 // was said (an assistant's reply is no memory about the user). Delete all
 // of a run deletes its conversation too.
 func mem0Kinds() []loci.Kind {
-	var out []loci.Kind
-	for _, k := range loci.Kinds {
-		if k != loci.KindSession {
-			out = append(out, k)
-		}
-	}
-	return out
+	return loci.KindsWhere(func(t loci.KindTraits) bool { return !t.Conversation })
 }
 
 // boundScope is sc read with the request's key: a key bound to an agent
