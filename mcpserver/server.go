@@ -10,9 +10,9 @@
 // A server lists one tool set (ToolSet): by default a compact one
 // (memories.go: remember, recall, add_memory, search_memory,
 // update_memory, delete_memory), or, with WithTools(ToolsAll), every
-// kind's own tools. Each kind's tools live in their own file (notes.go, …)
-// and are registered by one line in register; the tools that need a user
-// are listed only on a connection with one.
+// kind's own tools. Each kind's tools live in their own file (notes.go, …),
+// which registers them itself (addTools); the tools that need a user are
+// listed only on a connection with one.
 package mcpserver
 
 import (
