@@ -448,7 +448,7 @@ class MemoryInput(_MemoryInputRequired, total=False):
     category: str
     expires_at: str
     key: str
-    kind: Literal["fact", "passage", "note"]
+    kind: Literal["note", "passage", "fact"]
     metadata: "Metadata"
     session_id: str
     tags: List[str]

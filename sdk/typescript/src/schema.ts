@@ -1851,7 +1851,7 @@ export interface components {
              * @default fact
              * @enum {string}
              */
-            kind?: "fact" | "passage" | "note";
+            kind?: "note" | "passage" | "fact";
             metadata?: components["schemas"]["Metadata"];
             session_id?: string;
             /** @description A fact's keywords, a passage's tags. */
