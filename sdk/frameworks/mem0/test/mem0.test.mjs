@@ -5,30 +5,15 @@
 // Telemetry is off (MEM0_TELEMETRY=false, read when mem0ai loads), and every
 // fetch is checked to stay on this machine.
 
-process.env.MEM0_TELEMETRY = "false";
-
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 
 import { Server } from "../../../typescript/test/server.mjs";
+import { keepFetchLocal, quietMem0 } from "../../test/guard.mjs";
 import { runExample } from "../../test/readme.mjs";
 
-process.env.MEM0_DIR = mkdtempSync(join(tmpdir(), "mem0-dir-")); // mem0 writes nothing home
-
-// Every request the process makes, to prove none leaves the machine.
-const outside = [];
-const realFetch = globalThis.fetch;
-globalThis.fetch = (input, init) => {
-  const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-  if (url.hostname !== "127.0.0.1") {
-    outside.push(url.href);
-    return Promise.reject(new Error(`refused: ${url.href} is outside this machine`));
-  }
-  return realFetch(input, init);
-};
+quietMem0();
+const outside = keepFetchLocal(); // every request the process makes stays on this machine
 
 const { MemoryClient, MemoryNotFoundError, ValidationError, AuthenticationError } = await import("mem0ai");
 

@@ -7,29 +7,15 @@
 // without one (lexical), where what is found is said as it is.
 // Telemetry is off, and no request leaves the machine.
 
-process.env.MEM0_TELEMETRY = "false";
-
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 
 import { Server } from "../../../typescript/test/server.mjs";
+import { keepFetchLocal, quietMem0 } from "../../test/guard.mjs";
 
-process.env.MEM0_DIR = mkdtempSync(join(tmpdir(), "mem0-dir-")); // mem0 writes nothing home
-
-const outside = [];
-const realFetch = globalThis.fetch;
-globalThis.fetch = (input, init) => {
-  const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-  if (url.hostname !== "127.0.0.1") {
-    outside.push(url.href);
-    return Promise.reject(new Error(`refused: ${url.href} is outside this machine`));
-  }
-  return realFetch(input, init);
-};
+quietMem0();
+const outside = keepFetchLocal(); // every request the process makes stays on this machine
 
 const { MemoryClient } = await import("mem0ai");
 
@@ -106,7 +92,7 @@ async function modelServer() {
 // embeds in the background, and a write never waits for it.
 async function embedded(server, key) {
   for (let i = 0; i < 400; i++) {
-    const r = await realFetch(server.url + "/v1/search", {
+    const r = await fetch(server.url + "/v1/search", {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${key}` },
       body: JSON.stringify({ query: "dietary restrictions", user_id: "alex" }),
