@@ -240,8 +240,9 @@ func (s *Service) embedQuery(ctx context.Context, text string) []float32 {
 
 // rank runs hybrid retrieval for q in tx, with qvec the query's
 // embedding (nil: lexical only; embedQuery makes it, before the
-// transaction). It ranks the records of q.Filters as one set: the index (package index) proposes each signal's candidates over
-// their union, with BM25 statistics of the union, and the neighbours of
+// transaction). It ranks the records of q.Filters as one set: the index
+// (package index) proposes each signal's candidates over their union,
+// with BM25 statistics of the union, and the neighbours of
 // the best lexical hits in their conversations; conversational context
 // and session strength re-score the lexical candidates; the periods the
 // query names add the date signal. The candidates are fused and re-scored
