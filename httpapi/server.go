@@ -1,7 +1,7 @@
 // Package httpapi is loci's REST transport: the route table and the /v1
 // handlers (docs/api.md), the mem0 API, the error envelope, health
-// endpoints, the OpenAPI document, and a Client that implements the same
-// service interfaces over the wire.
+// endpoints and the OpenAPI document. Its Go client is package
+// httpclient.
 package httpapi
 
 import (
@@ -13,13 +13,13 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/apidoc"
+	"github.com/loci-memory/loci/internal/wire"
 )
 
 // Server routes HTTP requests to loci's services. It holds one field per
@@ -114,25 +114,13 @@ func NewServer(svc loci.Service, logger *slog.Logger, opts ...Option) *Server {
 }
 
 // setServices fills each service field from svc: every exported field
-// of an interface type that svc implements, so that a kind's service is
-// wired by declaring its field, not by a line here too.
+// of an interface type that svc implements (wire.Services), so that a
+// kind's service is wired by declaring its field, not by a line here too.
 func (s *Server) setServices(svc loci.Service) {
 	if svc == nil {
 		return
 	}
-	setServices(reflect.ValueOf(s).Elem(), svc)
-}
-
-// setServices sets each exported field of the struct v whose type is an
-// interface that svc implements to svc.
-func setServices(v reflect.Value, svc any) {
-	sv := reflect.ValueOf(svc)
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if f.IsExported() && f.Type.Kind() == reflect.Interface && sv.Type().Implements(f.Type) {
-			v.Field(i).Set(sv)
-		}
-	}
+	wire.Services(s, svc)
 }
 
 var _ = addRoutes(operationRoutes)

@@ -13,6 +13,7 @@ import (
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/httpapi"
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/internal/wire"
 	"github.com/loci-memory/loci/rules"
 )
 
@@ -82,11 +83,7 @@ func TestNoteRoutesNeedOnlyNotes(t *testing.T) {
 // of wiring.
 func TestNewServerSetsEveryService(t *testing.T) {
 	s := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	v := reflect.ValueOf(s).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Type().Field(i)
-		if f.IsExported() && f.Type.Kind() == reflect.Interface && v.Field(i).IsNil() {
-			t.Errorf("Server.%s is not set", f.Name)
-		}
+	if unset := wire.Unset(s); len(unset) > 0 {
+		t.Errorf("Server fields not set: %v", unset)
 	}
 }

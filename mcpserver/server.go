@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/wire"
 )
 
 // Identity is who a connection acts for. It is fixed when the connection
@@ -170,17 +171,10 @@ func newServer(svc loci.Service, id Identity, c *config, tools ToolSet, sessionI
 }
 
 // setServices sets each service field of the server (each exported field
-// of an interface type, which svc implements) to svc, so that a kind's
-// service is wired by declaring its field, not by a line here too.
-func (s *server) setServices(svc loci.Service) {
-	v, sv := reflect.ValueOf(s).Elem(), reflect.ValueOf(svc)
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if f.IsExported() && f.Type.Kind() == reflect.Interface && sv.Type().Implements(f.Type) {
-			v.Field(i).Set(sv)
-		}
-	}
-}
+// of an interface type, which svc implements) to svc (wire.Services), so
+// that a kind's service is wired by declaring its field, not by a line
+// here too.
+func (s *server) setServices(svc loci.Service) { wire.Services(s, svc) }
 
 // toolGroup is one file's tools: the function that adds them (the one
 // named …Tools beside their handlers), the set that lists them, and

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loci-memory/loci/internal/testdb"
+	"github.com/loci-memory/loci/internal/wire"
 	"github.com/loci-memory/loci/rules"
 )
 
@@ -35,11 +36,7 @@ func TestServerServicesAreSmall(t *testing.T) {
 func TestNewServerSetsEveryService(t *testing.T) {
 	s := &server{}
 	s.setServices(rules.New(testdb.OpenSQLite(t)))
-	v := reflect.ValueOf(s).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Type().Field(i)
-		if f.IsExported() && f.Type.Kind() == reflect.Interface && v.Field(i).IsNil() {
-			t.Errorf("server.%s is not set", f.Name)
-		}
+	if unset := wire.Unset(s); len(unset) > 0 {
+		t.Errorf("server fields not set: %v", unset)
 	}
 }
