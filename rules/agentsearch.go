@@ -11,7 +11,7 @@ import (
 // serves one user, or none (loci.AgentSearchQuery). The scope is at most
 // two disjoint record filters (the agent's records about no user or this
 // user, and the user's records of no agent), ranked as one set in one read
-// transaction with the query embedded once (rankScopes). Filters apply
+// transaction with the query embedded once (searchScopes). Filters apply
 // before ranking, so another agent's or user's records can never take a
 // place in the results.
 //
@@ -31,10 +31,6 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 		return nil, err
 	}
 	base := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Tags: q.Tags, Kinds: append([]loci.Kind(nil), q.Kinds...), Where: where}
-	limit := q.Limit
-	if limit == 0 {
-		limit = loci.DefaultSearchLimit
-	}
 	// The agent's records about no user, or about this user.
 	own := base
 	own.AgentID, own.UserID, own.OrGlobalUser = &q.AgentID, &q.UserID, q.UserID != ""
@@ -45,8 +41,7 @@ func (s *Service) SearchAgentMemory(ctx context.Context, q loci.AgentSearchQuery
 		user.AgentID, user.UserID = loci.Ptr(""), &q.UserID
 		filters = append(filters, user)
 	}
-
-	res, err := s.searchScopes(ctx, a, Query{Text: q.Query, Filters: filters, Limit: limit, Explain: q.Explain})
+	res, err := s.searchScopes(ctx, a, Query{Text: q.Query, Filters: filters, Limit: q.Limit, Explain: q.Explain})
 	if err != nil {
 		return nil, fmt.Errorf("search agent memory: %w", err)
 	}
