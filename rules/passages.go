@@ -158,17 +158,7 @@ func (s *Service) SearchPassages(ctx context.Context, agentID, query string, f l
 		limit = loci.DefaultSearchLimit
 	}
 	q := Query{Text: query, Filters: []loci.RecordFilter{s.passageFilter(ctx, agentID, f)}, Limit: min(limit, loci.MaxSearchLimit), Explain: f.Explain}
-	qvec := s.embedQuery(ctx, query)
-	var ranked *Ranked
-	err = a.view(func(tx loci.Tx) (err error) {
-		ranked, err = s.rank(ctx, tx, q, qvec)
-		if err == nil {
-			for _, h := range ranked.Hits {
-				a.touch(h.Record.ID)
-			}
-		}
-		return err
-	})
+	ranked, err := s.rankRead(ctx, a, q)
 	if err != nil {
 		return nil, fmt.Errorf("search passages: %w", err)
 	}

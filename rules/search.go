@@ -187,10 +187,19 @@ func ownMetadata(r *loci.Record) json.RawMessage {
 }
 
 // searchScopes is a search across kinds once its audit entry is open and
-// its query checked: the query is embedded (outside the transaction),
-// q.Filters are ranked as one set in a read transaction, each result is
-// noted as read by the audit entry, and the results are answered.
+// its query checked: q ranked (rankRead), answered as loci.SearchResults.
 func (s *Service) searchScopes(ctx context.Context, a *audited, q Query) (*loci.SearchResults, error) {
+	ranked, err := s.rankRead(ctx, a, q)
+	if err != nil {
+		return nil, err
+	}
+	return ranked.results(), nil
+}
+
+// rankRead ranks q for a search whose audit entry a is open: the query is
+// embedded (outside the transaction), q.Filters are ranked as one set in
+// a read transaction, and each hit is noted as read by a.
+func (s *Service) rankRead(ctx context.Context, a *audited, q Query) (*Ranked, error) {
 	qvec := s.embedQuery(ctx, q.Text)
 	var ranked *Ranked
 	err := a.view(func(tx loci.Tx) (err error) {
@@ -202,10 +211,7 @@ func (s *Service) searchScopes(ctx context.Context, a *audited, q Query) (*loci.
 		}
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return ranked.results(), nil
+	return ranked, err
 }
 
 // queryEmbedPause is how long searches leave the embedder alone after it
