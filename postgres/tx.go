@@ -494,8 +494,16 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	} else {
 		eq("user_id", f.UserID)
 	}
-	eq("session_id", f.SessionID)
-	eq("task_id", f.TaskID)
+	// The session and task indexes hold only the records that have one
+	// (migration 0020): a filter naming one says so, for the planner.
+	sparse := func(col string, v *string) {
+		eq(col, v)
+		if v != nil && *v != "" {
+			conds = append(conds, p+col+" <> ''")
+		}
+	}
+	sparse("session_id", f.SessionID)
+	sparse("task_id", f.TaskID)
 	eq("key", f.Key)
 	eq("category", f.Category)
 	eq("action_type", f.ActionType)

@@ -268,3 +268,30 @@ func TestRepeatLookupUsesContentHashIndex(t *testing.T) {
 		t.Errorf("plan of %s:\n%s\nwant a search of the content key index", q, got)
 	}
 }
+
+// TestSessionAndTaskReadsUseTheirIndexes: the session and task indexes
+// hold only the records that have one (migration 0014), and a read naming
+// a session or a task is still planned on its index.
+func TestSessionAndTaskReadsUseTheirIndexes(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct {
+		f     loci.RecordFilter
+		index string
+	}{
+		{loci.RecordFilter{Workspace: "w", SessionID: loci.Ptr("s1")}, "records_session"},
+		{loci.RecordFilter{Workspace: "w", TaskID: loci.Ptr("t1")}, "records_task"},
+	} {
+		q, args, err := selectRecords(c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := queryPlan(t, db, q, args); !strings.Contains(got, "USING INDEX "+c.index+" ") {
+			t.Errorf("plan of %s:\n%s\nwant a search of %s", q, got, c.index)
+		}
+	}
+}

@@ -107,23 +107,17 @@ func (tx *Tx) PendingEmbeddings(ctx context.Context, model string, limit int) ([
 // CountPendingEmbeddings counts the records of f whose embedding is not
 // model's.
 func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, model string) (int, error) {
+	// Every workspace's first, from two ranges of the embedding_model
+	// index: the answer without a workspace, and with one, a bound that
+	// is usually 0 (nothing pending anywhere).
 	var n int
-	if f.Workspace == "" {
-		// Every workspace: two ranges of the embedding_model index.
-		err := tx.queryRow(ctx, `SELECT (SELECT count(*) FROM records WHERE embedding_model < ?1)
-			+ (SELECT count(*) FROM records WHERE embedding_model > ?1)`, model).Scan(&n)
-		if err != nil {
-			return 0, fmt.Errorf("count pending embeddings: %w", err)
-		}
-		return n, nil
-	}
-	// Cheap first: usually nothing in the workspace is pending.
-	if err := tx.queryRow(ctx, `SELECT (SELECT count(*) FROM records WHERE workspace = ? AND embedding_model < ?)
-		+ (SELECT count(*) FROM records WHERE workspace = ? AND embedding_model > ?)`,
-		f.Workspace, model, f.Workspace, model).Scan(&n); err != nil {
+	err := tx.queryRow(ctx, `SELECT (SELECT count(*) FROM records WHERE embedding_model < ?1)
+		+ (SELECT count(*) FROM records WHERE embedding_model > ?1)`, model).Scan(&n)
+	if err != nil {
 		return 0, fmt.Errorf("count pending embeddings: %w", err)
-	} else if n == 0 {
-		return 0, nil
+	}
+	if f.Workspace == "" || n == 0 {
+		return n, nil
 	}
 	where, args := whereClause(f, "")
 	if err := tx.queryRow(ctx, `SELECT count(*) FROM records WHERE `+where+` AND embedding_model != ?`,

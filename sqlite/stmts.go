@@ -143,6 +143,9 @@ func (tx *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	if tx.write {
 		set = tx.db.writeStmts
 	}
+	if st := tx.bound[q]; st != nil {
+		return st
+	}
 	st := set.lookup(q)
 	if st == nil {
 		if tx.write && !slices.Contains(tx.unprepared, q) && !set.full() {
@@ -150,7 +153,15 @@ func (tx *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 		}
 		return nil
 	}
-	return tx.tx.StmtContext(ctx, st)
+	// The transaction's use of st, kept for its next run of q (a batch
+	// inserts with one statement); database/sql closes it with the
+	// transaction.
+	bound := tx.tx.StmtContext(ctx, st)
+	if tx.bound == nil {
+		tx.bound = map[string]*sql.Stmt{}
+	}
+	tx.bound[q] = bound
+	return bound
 }
 
 // query runs a query in the transaction, prepared once if it is one of

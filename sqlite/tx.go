@@ -31,6 +31,9 @@ type Tx struct {
 	// unprepared is the statements the transaction ran that the writer
 	// had not prepared (stmts.go).
 	unprepared []string
+	// bound is the prepared statements the transaction ran, bound to it,
+	// by text (stmts.go).
+	bound map[string]*sql.Stmt
 }
 
 // stamp returns the transaction's generation, taking the next one at the
@@ -300,12 +303,13 @@ func recordArgs(r *loci.Record) ([]any, error) {
 	if r.Embedding != nil {
 		emb = encodeVector(r.Embedding)
 	}
-	return []any{
+	// Room for the change generation that insertRecord appends.
+	return append(make([]any, 0, 30),
 		r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, key, r.Content, search,
 		jsonText(r.Data), string(tags), r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount, nullMicros(r.LastAccessedAt),
 		micros(r.CreatedAt), micros(r.UpdatedAt), nullMicros(r.ExpiresAt), r.Version, emb, r.EmbeddingModel,
 		nullMicros(r.ValidAt), nullMicros(r.InvalidAt), r.Review, nullJSON(r.Metadata), loci.ContentKey(loci.ContentHash(r.Content)),
-	}, nil
+	), nil
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -421,6 +425,17 @@ func (w *filterSQL) eq(col string, v *string) {
 	}
 }
 
+// sparse is eq for a column whose index holds only the rows where it is
+// not empty (records_session, records_task: migration 0014): a value
+// that is not empty says so too, which the planner needs to use the
+// index.
+func (w *filterSQL) sparse(col string, v *string) {
+	w.eq(col, v)
+	if v != nil && *v != "" {
+		w.add(w.p + col + " <> ''")
+	}
+}
+
 // scope adds f's kinds, ids, scope, key, tags and labels.
 func (w *filterSQL) scope(f loci.RecordFilter) {
 	p := w.p
@@ -444,8 +459,8 @@ func (w *filterSQL) scope(f loci.RecordFilter) {
 	} else {
 		w.eq("user_id", f.UserID)
 	}
-	w.eq("session_id", f.SessionID)
-	w.eq("task_id", f.TaskID)
+	w.sparse("session_id", f.SessionID)
+	w.sparse("task_id", f.TaskID)
 	w.eq("key", f.Key)
 	w.eq("category", f.Category)
 	w.eq("action_type", f.ActionType)
