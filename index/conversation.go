@@ -16,8 +16,9 @@ type groupKey struct {
 	kind, agent, user, session, task, category uint32
 }
 
-func groupKeyOf(d *doc) groupKey {
-	return groupKey{d.strs[sKind], d.strs[sAgent], d.strs[sUser], d.strs[sSession], d.strs[sTask], d.strs[sCategory]}
+func (e *entry) groupKeyOf(d *doc) groupKey {
+	s := &e.tuples[d.strs]
+	return groupKey{s[sKind], s[sAgent], s[sUser], s[sSession], s[sTask], s[sCategory]}
 }
 
 // group is one conversation's slots in (created_at, id) order.
@@ -42,7 +43,7 @@ func before(at int64, id string, bat int64, bid string) bool {
 // join adds a conversational doc to its group, in order (usually at the
 // end: messages arrive in order).
 func (e *entry) join(slot int32, d *doc) {
-	k := groupKeyOf(d)
+	k := e.groupKeyOf(d)
 	g := e.groups[k]
 	if g == nil {
 		g = &group{key: k, e: e}

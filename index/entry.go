@@ -82,27 +82,48 @@ func fromMicros(us int64) time.Time {
 }
 
 // doc is one slot of an entry: what filters, ranking and context read of
-// a record, compactly (about 200 bytes beside its terms and vector).
+// a record, compactly (104 bytes beside its id, terms and vector; what few
+// records have is in its docExtra).
 type doc struct {
-	id, key                   string
+	id               string
+	extra            *docExtra // nil when the record has none of its fields
+	group            *group    // its conversation, when conversational
+	created, updated int64     // Unix µs, noTime for zero
+	confidence       float64   // the record's confidence column
+	conf             float64   // on 0..1, when hasConf
+	textHash         uint64    // of the analyzed text: whether it changed
+	strs             uint32    // its interned strings: entry.tuples[strs]
+	speaker          uint32    // interned in the entry
+	length           int32
+	tOff, tLen       int32 // its distinct terms: entry.dterms[tOff:tOff+tLen]
+	bytes            int32 // what it costs, for the budget
+	hasConf, hasVec  bool
+	question         bool
+}
+
+// docExtra is what a doc keeps of the fields most records leave empty
+// (a key, tags, metadata, an expiry, a validity), in a separate object so
+// that a doc without them does not carry them.
+type docExtra struct {
+	key                       string
 	tags                      []string
-	metadata                  []byte        // the record's metadata, for filters
-	strs                      [nStrs]uint32 // interned in the entry
-	speaker                   uint32        // interned in the entry
-	created, updated, expires int64         // Unix µs, noTime for zero
-	validAt, invalidAt        int64
-	confidence                float64 // the record's confidence column
-	conf                      float64 // on 0..1, when hasConf
-	hasConf, hasVec, question bool
-	textHash                  uint64 // of the analyzed text: whether it changed
-	length                    int32
-	tOff, tLen                int32  // its distinct terms: entry.dterms[tOff:tOff+tLen]
-	group                     *group // its conversation, when conversational
-	bytes                     int32  // what it costs, for the budget
+	metadata                  []byte // the record's metadata, for filters
+	expires, validAt, invalid int64  // Unix µs, noTime for zero
 
 	// meta is metadata decoded, so that filters do not decode its JSON
 	// for each doc (list.go).
 	meta loci.MetadataFields
+}
+
+// noExtra is the docExtra of a doc without one (read only).
+var noExtra = docExtra{expires: noTime, validAt: noTime, invalid: noTime}
+
+// x returns d's docExtra, noExtra when it has none; never write through it.
+func (d *doc) x() *docExtra {
+	if d.extra != nil {
+		return d.extra
+	}
+	return &noExtra
 }
 
 // posting is a doc holding a term, in 4 bytes: its slot (the high 24
@@ -171,6 +192,10 @@ type entry struct {
 	groups map[groupKey]*group // conversations, by kind, scope and category
 	strtab []string            // interned strings, by index
 	strIdx map[string]uint32
+	// tuples are docs' interned strings (by the s… constants), each
+	// distinct tuple once: the docs of a scope share a few.
+	tuples  [][nStrs]uint32
+	tupleOf map[[nStrs]uint32]uint32
 	// vals interns docs' metadata values (list.go), boxed once.
 	vals map[any]any
 
@@ -193,7 +218,8 @@ func newEntry(cfg *config, key string, filter loci.RecordFilter) *entry {
 		cfg: cfg, key: key, filter: filter,
 		slotOf: map[string]int32{}, vocab: newVocab(),
 		groups: map[groupKey]*group{}, strtab: []string{""}, strIdx: map[string]uint32{"": 0},
-		bytes: entryOverhead,
+		tupleOf: map[[nStrs]uint32]uint32{},
+		bytes:   entryOverhead,
 	}
 }
 
@@ -220,24 +246,40 @@ func (e *entry) intern(s string) uint32 {
 	return i
 }
 
+// tuple returns the index of strs in the entry's tuple table.
+func (e *entry) tuple(strs [nStrs]uint32) uint32 {
+	if i, ok := e.tupleOf[strs]; ok {
+		return i
+	}
+	i := uint32(len(e.tuples))
+	e.tuples = append(e.tuples, strs)
+	e.tupleOf[strs] = i
+	e.bytes += 2*nStrs*4 + 16
+	return i
+}
+
+// str returns d's interned string at i (sKind, sAgent, …) as an index of
+// the entry's string table.
+func (e *entry) str(d *doc, i int) uint32 { return e.tuples[d.strs][i] }
+
 // record returns what the index keeps of d as a record (for filters, and
 // for the docs it returns).
 func (e *entry) record(d *doc) loci.Record {
-	t := e.strtab
+	t, s, x := e.strtab, &e.tuples[d.strs], d.x()
 	return loci.Record{
-		ID: d.id, Workspace: t[d.strs[sWorkspace]], Kind: loci.Kind(t[d.strs[sKind]]),
-		Scope: loci.Scope{AgentID: t[d.strs[sAgent]], UserID: t[d.strs[sUser]], SessionID: t[d.strs[sSession]], TaskID: t[d.strs[sTask]]},
-		Key:   d.key, Tags: d.tags, Category: t[d.strs[sCategory]], ActionType: t[d.strs[sActionType]], Outcome: t[d.strs[sOutcome]],
-		Confidence: d.confidence, CreatedAt: fromMicros(d.created), UpdatedAt: fromMicros(d.updated), ExpiresAt: fromMicros(d.expires),
-		ValidAt: fromMicros(d.validAt), InvalidAt: fromMicros(d.invalidAt), Review: t[d.strs[sReview]],
-		Metadata: d.metadata,
+		ID: d.id, Workspace: t[s[sWorkspace]], Kind: loci.Kind(t[s[sKind]]),
+		Scope: loci.Scope{AgentID: t[s[sAgent]], UserID: t[s[sUser]], SessionID: t[s[sSession]], TaskID: t[s[sTask]]},
+		Key:   x.key, Tags: x.tags, Category: t[s[sCategory]], ActionType: t[s[sActionType]], Outcome: t[s[sOutcome]],
+		Confidence: d.confidence, CreatedAt: fromMicros(d.created), UpdatedAt: fromMicros(d.updated), ExpiresAt: fromMicros(x.expires),
+		ValidAt: fromMicros(x.validAt), InvalidAt: fromMicros(x.invalid), Review: t[s[sReview]],
+		Metadata: x.metadata,
 	}
 }
 
 // match reports whether f selects d.
 func (e *entry) match(f *loci.RecordFilter, d *doc) bool {
 	r := e.record(d)
-	return f.MatchFields(&r, d.meta)
+	return f.MatchFields(&r, d.x().meta)
 }
 
 // docOf returns d as a Doc.
@@ -297,20 +339,28 @@ func (e *entry) put(r *loci.Record) {
 // its strings interned.
 func (e *entry) newDoc(r *loci.Record, text string) *doc {
 	d := &doc{
-		id: strings.Clone(r.ID), key: r.Key, confidence: r.Confidence, textHash: hashText(text),
-		created: micros(r.CreatedAt), updated: micros(r.UpdatedAt), expires: micros(r.ExpiresAt),
-		validAt: micros(r.ValidAt), invalidAt: micros(r.InvalidAt),
+		id: strings.Clone(r.ID), confidence: r.Confidence, textHash: hashText(text),
+		created: micros(r.CreatedAt), updated: micros(r.UpdatedAt),
 	}
+	x := docExtra{key: r.Key, expires: micros(r.ExpiresAt), validAt: micros(r.ValidAt), invalid: micros(r.InvalidAt)}
 	if len(r.Tags) > 0 {
-		d.tags = slices.Clone(r.Tags)
+		x.tags = slices.Clone(r.Tags)
 	}
 	if len(r.Metadata) > 0 {
-		d.metadata = slices.Clone(r.Metadata)
-		e.decodeMeta(d)
+		x.metadata = slices.Clone(r.Metadata)
 	}
+	if x.key != "" || x.tags != nil || x.metadata != nil || x.expires != noTime || x.validAt != noTime || x.invalid != noTime {
+		d.extra = &x
+		d.bytes += 112 // the docExtra
+		if x.metadata != nil {
+			e.decodeMeta(d)
+		}
+	}
+	var strs [nStrs]uint32
 	for i, v := range [nStrs]string{r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category, r.ActionType, r.Outcome, r.Review} {
-		d.strs[i] = e.intern(v)
+		strs[i] = e.intern(v)
 	}
+	d.strs = e.tuple(strs)
 	if e.cfg.confidence != nil {
 		d.conf, d.hasConf = e.cfg.confidence(r)
 	}
@@ -379,11 +429,12 @@ func (e *entry) addTerms(slot int32, d *doc, text string) {
 	e.lens = append(e.lens, d.length)
 	// The doc, its id (and map entry), key and tags; its terms (with
 	// growth slack) and postings.
-	d.bytes += int32(184 + 2*len(d.id) + len(d.key) + len(d.metadata) + 64 + 5*len(terms))
+	x := d.x()
+	d.bytes += int32(112 + 2*len(d.id) + len(x.key) + len(x.metadata) + 64 + 5*len(terms))
 	if e.inverted {
 		d.bytes += int32(6 * len(terms))
 	}
-	for _, t := range d.tags {
+	for _, t := range x.tags {
 		d.bytes += int32(16 + len(t))
 	}
 }
@@ -479,15 +530,21 @@ func (e *entry) update(d *doc, r *loci.Record) bool {
 		return false
 	}
 	old := e.docs[slot]
-	if old.textHash != d.textHash || old.created != d.created || groupKeyOf(old) != groupKeyOf(d) {
+	if old.textHash != d.textHash || old.created != d.created || e.groupKeyOf(old) != e.groupKeyOf(d) {
 		return false
 	}
 	d.length, d.tOff, d.tLen, d.group = old.length, old.tOff, old.tLen, old.group
-	d.bytes = old.bytes - int32(len(old.key)) + int32(len(d.key))
-	for _, t := range old.tags {
+	d.bytes = old.bytes - int32(len(old.x().key)) + int32(len(d.x().key))
+	if old.extra != nil {
+		d.bytes -= 112
+	}
+	if d.extra != nil {
+		d.bytes += 112
+	}
+	for _, t := range old.x().tags {
 		d.bytes -= int32(16 + len(t))
 	}
-	for _, t := range d.tags {
+	for _, t := range d.x().tags {
 		d.bytes += int32(16 + len(t))
 	}
 	if old.hasVec {

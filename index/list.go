@@ -129,10 +129,11 @@ func (m *lister) match(d *doc) bool {
 	if m.full {
 		return m.e.match(m.f, d)
 	}
-	if !m.anyKind && !slices.Contains(m.kinds, d.strs[sKind]) {
+	kind := m.e.str(d, sKind)
+	if !m.anyKind && !slices.Contains(m.kinds, kind) {
 		return false
 	}
-	if m.live != noTime && d.expires != noTime && d.expires <= m.live && !slices.Contains(m.lasting, d.strs[sKind]) {
+	if x := d.x(); m.live != noTime && x.expires != noTime && x.expires <= m.live && !slices.Contains(m.lasting, kind) {
 		return false
 	}
 	if m.after != noTime && d.created <= m.after || m.before != noTime && d.created >= m.before {
@@ -142,10 +143,10 @@ func (m *lister) match(d *doc) bool {
 		return true
 	}
 	if m.metaOnly {
-		return m.where.MatchFields(&noRecord, d.meta)
+		return m.where.MatchFields(&noRecord, d.x().meta)
 	}
 	r := m.e.record(d)
-	return m.where.MatchFields(&r, d.meta)
+	return m.where.MatchFields(&r, d.x().meta)
 }
 
 // noRecord is the record a condition on metadata alone is given.
@@ -239,7 +240,7 @@ func (t *listTop) sorted() []listCand {
 // d.bytes: a scalar is the entry's one box of it; an array or object is
 // the doc's own, its decoded size taken as about three times its JSON's.
 func (e *entry) decodeMeta(d *doc) {
-	fields, err := loci.DecodeMetadataFields(d.metadata)
+	fields, err := loci.DecodeMetadataFields(d.extra.metadata)
 	if err != nil || len(fields) == 0 {
 		return
 	}
@@ -254,11 +255,11 @@ func (e *entry) decodeMeta(d *doc) {
 		}
 		fields[i].Value = e.internValue(fields[i].Value)
 	}
-	d.bytes += int32(24 + len(d.metadata))
+	d.bytes += int32(24 + len(d.extra.metadata))
 	if containers {
-		d.bytes += int32(2 * len(d.metadata))
+		d.bytes += int32(2 * len(d.extra.metadata))
 	}
-	d.meta = fields
+	d.extra.meta = fields
 }
 
 // internValue returns the entry's one box of a scalar metadata value, so

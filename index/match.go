@@ -50,18 +50,19 @@ func (m *matcher) match(d *doc) bool {
 	if m.full {
 		return m.e.match(m.f, d)
 	}
-	if !m.anyKind && !slices.Contains(m.kinds, d.strs[sKind]) {
+	if !m.anyKind && !slices.Contains(m.kinds, m.e.str(d, sKind)) {
 		return false
 	}
-	if !m.asOf.IsZero() && (d.validAt != noTime || d.invalidAt != noTime) {
-		r := loci.Record{ValidAt: fromMicros(d.validAt), InvalidAt: fromMicros(d.invalidAt)}
+	x := d.x()
+	if !m.asOf.IsZero() && (x.validAt != noTime || x.invalid != noTime) {
+		r := loci.Record{ValidAt: fromMicros(x.validAt), InvalidAt: fromMicros(x.invalid)}
 		if !r.ValidAtTime(m.asOf) {
 			return false
 		}
 	}
-	if m.live.IsZero() || d.expires == noTime {
+	if m.live.IsZero() || x.expires == noTime {
 		return true
 	}
-	r := loci.Record{ExpiresAt: fromMicros(d.expires)}
+	r := loci.Record{ExpiresAt: fromMicros(x.expires)}
 	return !r.Expired(m.live)
 }

@@ -69,7 +69,7 @@ func TestMatcherAgreesWithFilter(t *testing.T) {
 			n := 0
 			for _, d := range e.docs {
 				if got, want := m.match(d), e.match(&f, d); got != want {
-					t.Errorf("%s (kind %s, expires %v): matcher %v, filter %v", d.id, e.strtab[d.strs[sKind]], fromMicros(d.expires), got, want)
+					t.Errorf("%s (kind %s, expires %v): matcher %v, filter %v", d.id, e.strtab[e.str(d, sKind)], fromMicros(d.x().expires), got, want)
 				}
 				if m.match(d) {
 					n++
