@@ -1,6 +1,9 @@
 package analysis
 
 import (
+	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -26,17 +29,24 @@ func TestStemCache(t *testing.T) {
 		}
 		return string(b)
 	}
-	for i := range 3*stemGeneration + 10 {
+	// More words than the cache holds: each answer is still right, and
+	// the words stemmed last are cached.
+	for i := range 3*stemWays*stemSets + 10 {
 		w := letters(i)
 		if got, want := Stem(w), FoldStem(english.Stem(Fold(w), false)); got != want {
 			t.Fatalf("Stem(%q) = %q, want %q", w, got, want)
 		}
 	}
-	stems.mu.RLock()
-	n := len(stems.cur) + len(stems.old)
-	stems.mu.RUnlock()
-	if n == 0 || n > 2*stemGeneration {
-		t.Errorf("the cache holds %d stems, want 1 to %d", n, 2*stemGeneration)
+	for _, w := range []string{letters(3*stemWays*stemSets + 9), "expenses"} {
+		Stem(w)
+		if st, ok := stems.get(w); !ok || st != FoldStem(english.Stem(Fold(w), false)) {
+			t.Errorf("cache: %q -> %q, %v; want its stem, cached", w, st, ok)
+		}
+	}
+	// A word the stemmer leaves as it is is its own stem.
+	Stem("kamilo")
+	if st, ok := stems.get("kamilo"); !ok || st != english.Stem("kamilo", false) {
+		t.Errorf("cache: kamilo -> %q, %v", st, ok)
 	}
 	// A word of a long text is cached by copy: the text is not kept.
 	text := "courses " + letters(1<<20)
@@ -45,12 +55,33 @@ func TestStemCache(t *testing.T) {
 		t.Errorf("Stem(%q) = %q", w, got)
 	}
 	stems.mu.RLock()
-	for _, m := range []map[string]string{stems.cur, stems.old} {
-		for k, v := range m {
-			if k == w && (unsafe.StringData(k) == unsafe.StringData(text) || unsafe.StringData(v) == unsafe.StringData(text)) {
-				t.Errorf("the cache keeps a slice of the text for %q", w)
+	for _, set := range stems.sets {
+		for _, e := range set {
+			if unsafe.StringData(e.kv) == unsafe.StringData(text) {
+				t.Errorf("the cache keeps a slice of the text for %q", e.word())
 			}
 		}
 	}
 	stems.mu.RUnlock()
+}
+
+// BenchmarkStem stems the words of synthetic text (Zipf over 30,000
+// words), as an import does: most from the cache.
+func BenchmarkStem(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	zipf := rand.NewZipf(rng, 1.1, 2, 29999)
+	words := make([]string, 1<<20)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%dord", zipf.Uint64())
+		words[i] = strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return 'a' + r - '0'
+			}
+			return r
+		}, words[i])
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		Stem(words[i&(len(words)-1)])
+	}
 }
