@@ -350,7 +350,8 @@ func (e *entry) newDoc(r *loci.Record, text string) *doc {
 		x.metadata = slices.Clone(r.Metadata)
 	}
 	if x.key != "" || x.tags != nil || x.metadata != nil || x.expires != noTime || x.validAt != noTime || x.invalid != noTime {
-		d.extra = &x
+		d.extra = new(docExtra) // x itself stays on the stack: most docs have none
+		*d.extra = x
 		d.bytes += 112 // the docExtra
 		if x.metadata != nil {
 			e.decodeMeta(d)

@@ -116,8 +116,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		// The writer's page cache holds the pages a write touches again
 		// (the records table's indexes, the audit log's end); a bulk load
 		// grows it (InsertRecords). Every page cached is resident memory,
-		// and the OS page cache serves the rest, outside the process.
-		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-1024)&_txlock=immediate")
+		// and the OS page cache serves the rest, outside the process: 256
+		// KiB, not 1 MiB, left single writes over REST as fast (10k
+		// passages, 4 clients) and the server 0.7 MB smaller.
+		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-256)&_txlock=immediate")
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}
