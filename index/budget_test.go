@@ -71,6 +71,7 @@ func TestBudgetEstimate(t *testing.T) {
 					e.put(r)
 					n++
 				}
+				e.loaded()
 				entries[s] = e
 				est += e.bytes
 			}

@@ -407,6 +407,7 @@ func (c *Cache) load(ctx context.Context, tx loci.Tx, scope loci.RecordFilter, k
 	} else if err != nil {
 		return nil, fmt.Errorf("load index: %w", err)
 	}
+	e.loaded()
 	c.loads.Add(1)
 	return e, nil
 }

@@ -201,6 +201,10 @@ type entry struct {
 
 	bytes   int64 // estimated size, for the budget
 	capHint int   // records expected (a load), for the first vector's columns
+	// loading is set during a load of at least invertAt records
+	// (reserve to loaded): postings are built when it ends, and until
+	// then each doc counts what its postings will cost.
+	loading bool
 
 	// tooBig is set when a put would have outgrown maxSlots or maxTerms
 	// (the record was not indexed): the entry must not be searched.
@@ -231,6 +235,17 @@ func (e *entry) reserve(n int) {
 	e.vecOK = make([]bool, 0, n)
 	e.slotOf = make(map[string]int32, n)
 	e.capHint = n
+	e.loading = n >= invertAt
+}
+
+// loaded ends a load (reserve, then a put of each record): the postings,
+// put off while the load read the records, are built at once at their
+// exact sizes (invert), instead of grown by appends as records came.
+func (e *entry) loaded() {
+	if e.loading && !e.inverted && e.live >= invertAt {
+		e.invert()
+	}
+	e.loading = false
 }
 
 // intern returns the index of s in the entry's string table.
@@ -330,7 +345,7 @@ func (e *entry) put(r *loci.Record) {
 		e.join(slot, d)
 	}
 	e.bytes += int64(d.bytes) + e.vecBytes()
-	if !e.inverted && e.live >= invertAt {
+	if !e.inverted && !e.loading && e.live >= invertAt {
 		e.invert()
 	}
 }
@@ -400,6 +415,8 @@ func (e *entry) addTerms(slot int32, d *doc, text string) {
 			if e.inverted {
 				e.postings = append(e.postings, nil)
 				d.bytes += 24
+			} else if e.loading {
+				e.bytes += 24 // as invert counts it: the entry's, not the doc's
 			}
 		}
 		if int(id) >= len(seen) {
@@ -432,7 +449,7 @@ func (e *entry) addTerms(slot int32, d *doc, text string) {
 	// growth slack) and postings.
 	x := d.x()
 	d.bytes += int32(112 + 2*len(d.id) + len(x.key) + len(x.metadata) + 64 + 5*len(terms))
-	if e.inverted {
+	if e.inverted || e.loading {
 		d.bytes += int32(6 * len(terms))
 	}
 	for _, t := range x.tags {
@@ -500,11 +517,28 @@ func (e *entry) growTerms(k int) {
 	e.dterms = slices.Grow(e.dterms, want-n)
 }
 
-// invert builds the postings of the live docs, in slot order.
+// invert builds the postings of the live docs, in slot order: each term's
+// at its exact length (its document frequency), all in one array, a
+// term's slice capped so that a later append moves only that term's out.
+// A load's docs have counted what their postings cost (loading); others
+// count it here.
 func (e *entry) invert() {
+	counted := e.loading
 	e.inverted = true
+	total := 0
+	for _, n := range e.df {
+		total += int(n)
+	}
+	all := make([]posting, total)
 	e.postings = make([][]posting, e.vocab.size())
-	e.bytes += int64(24 * len(e.postings))
+	off := 0
+	for t, n := range e.df {
+		e.postings[t] = all[off : off : off+int(n)]
+		off += int(n)
+	}
+	if !counted {
+		e.bytes += int64(24 * len(e.postings))
+	}
 	for slot, d := range e.docs {
 		if d == nil {
 			continue
@@ -512,8 +546,10 @@ func (e *entry) invert() {
 		for _, t := range e.terms(d) {
 			e.postings[t.term()] = append(e.postings[t.term()], mkPosting(int32(slot), t.tf()))
 		}
-		d.bytes += 6 * d.tLen
-		e.bytes += int64(6 * d.tLen)
+		if !counted {
+			d.bytes += 6 * d.tLen
+			e.bytes += int64(6 * d.tLen)
+		}
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/analysis"
+	"github.com/loci-memory/loci/internal/textgen"
 )
 
 // notKept are the record fields a doc leaves out: what no filter and no
@@ -247,4 +249,62 @@ func TestPackedPostings(t *testing.T) {
 			t.Errorf("doc term (%d, %d) reads back (%d, %d)", c.id, c.tf, tt.term(), tt.tf())
 		}
 	}
+}
+
+// TestLoadInvertsOnce: a load (reserve, puts, loaded) builds the postings
+// once at its end; they, the estimate and what a search finds are those
+// of the same records put one by one (inverted at invertAt, grown by
+// appends), and a record put after the load extends them as it would.
+func TestLoadInvertsOnce(t *testing.T) {
+	gen := textgen.New(3)
+	n := invertAt + 500
+	recs := make([]*loci.Record, n+2)
+	for i := range recs {
+		c := gen.Passage()
+		recs[i] = &loci.Record{ID: fmt.Sprintf("r%05d", i), Workspace: "w", Kind: loci.KindPassage, Content: c, SearchText: analysis.SearchText(c)}
+	}
+	loaded := newEntry(&config{}, "k", loci.RecordFilter{Workspace: "w"})
+	loaded.reserve(n)
+	for _, r := range recs[:n] {
+		loaded.put(r)
+		if loaded.inverted {
+			t.Fatalf("inverted during the load, at %d records", loaded.live)
+		}
+	}
+	loaded.loaded()
+	grown := newEntry(&config{}, "k", loci.RecordFilter{Workspace: "w"})
+	for _, r := range recs[:n] {
+		grown.put(r)
+	}
+	same := func(when string) {
+		t.Helper()
+		if !loaded.inverted || !grown.inverted {
+			t.Fatalf("%s: inverted %v, %v", when, loaded.inverted, grown.inverted)
+		}
+		if !reflect.DeepEqual(loaded.postings, grown.postings) {
+			t.Errorf("%s: the load's postings differ from those grown by appends", when)
+		}
+		if loaded.bytes != grown.bytes {
+			t.Errorf("%s: estimate %d bytes, grown by appends %d", when, loaded.bytes, grown.bytes)
+		}
+		f := loci.RecordFilter{Workspace: "w"}
+		for range 20 {
+			terms := distinct(strings.Fields(analysis.SearchText(gen.Query())))
+			a, _ := loaded.lexical(loaded.matcher(&f), terms, loaded.stats(terms), 10, nil)
+			b, _ := grown.lexical(grown.matcher(&f), terms, grown.stats(terms), 10, nil)
+			if !slices.EqualFunc(a, b, func(x, y Hit) bool { return x.Doc.Meta.ID == y.Doc.Meta.ID && x.Score == y.Score }) {
+				t.Errorf("%s: %v finds %v, grown by appends %v", when, terms, hitList(a), hitList(b))
+			}
+		}
+	}
+	same("after the load")
+	// Terms of the load and new ones: appends past a term's exact
+	// length move only that term's postings.
+	for _, r := range recs[n:] {
+		loaded.put(r)
+		grown.put(r)
+	}
+	loaded.remove(recs[0].ID)
+	grown.remove(recs[0].ID)
+	same("after puts and a remove")
 }

@@ -26,5 +26,6 @@ func BenchmarkLoadScope(b *testing.B) {
 		for _, r := range recs {
 			e.put(r)
 		}
+		e.loaded()
 	}
 }

@@ -109,6 +109,7 @@ func BenchmarkEntryVector(b *testing.B) {
 			Scope: loci.Scope{AgentID: agent}, Content: "some words here", CreatedAt: now, UpdatedAt: now,
 			Embedding: near(), EmbeddingModel: "m"})
 	}
+	e.loaded()
 	var qs [][]float32
 	for range 50 {
 		qs = append(qs, near())
