@@ -409,9 +409,9 @@ func (e *entry) addTerms(slot int32, d *doc, text string) {
 		id, added := e.vocab.add(t)
 		if added {
 			e.df = append(e.df, 0)
-			// The term's text, hash entry, end and df (and postings'
+			// The term's text, table slots, end and df (and postings'
 			// slice header): measured.
-			d.bytes += int32(len(t)) + 40
+			d.bytes += int32(len(t)) + 16
 			if e.inverted {
 				e.postings = append(e.postings, nil)
 				d.bytes += 24

@@ -11,37 +11,42 @@ import (
 	"github.com/loci-memory/loci"
 )
 
-// TestVocabClash: two terms with one hash keep their own ids.
-func TestVocabClash(t *testing.T) {
+// TestVocab: terms keep the ids they were given in order, through the
+// table's growth and the probes of terms whose hashes collide (a table of
+// 16 slots holds up to 12), and a term never added is not found.
+func TestVocab(t *testing.T) {
 	v := newVocab()
-	a, _ := v.add("alpha")
-	// Make "beta" clash with "alpha": point alpha's hash at beta's.
-	v.byHash = map[uint64]uint32{}
-	b, added := v.add("beta")
-	if !added || b == a {
-		t.Fatalf("beta: id %d added %v", b, added)
+	for n := range 3000 {
+		term := fmt.Sprintf("term%d", n)
+		if id, added := v.add(term); !added || id != uint32(n) {
+			t.Fatalf("add %s = %d, %v; want %d, added", term, id, added, n)
+		}
+		if id, added := v.add(term); added || id != uint32(n) {
+			t.Fatalf("add %s again = %d, %v; want %d, not added", term, id, added, n)
+		}
+		if n == 11 || n == 2999 {
+			for i := range n + 1 {
+				w := fmt.Sprintf("term%d", i)
+				if id, ok := v.lookup(w); !ok || id != uint32(i) || string(v.textOf(id)) != w {
+					t.Fatalf("%d terms: lookup %s = %d, %v", n+1, w, id, ok)
+				}
+			}
+		}
 	}
-	for h := range v.byHash {
-		delete(v.byHash, h)
-		v.byHash[h] = a // beta's hash now names alpha
+	if got := v.size(); got != 3000 {
+		t.Errorf("size %d, want 3000", got)
 	}
-	c, added := v.add("gamma")
-	if !added {
-		t.Fatal("gamma not added")
+	if used := len(v.slots); 4*v.size() > 3*used {
+		t.Errorf("%d terms in %d slots: over 3/4 full", v.size(), used)
 	}
-	if id, ok := v.lookup("beta"); ok {
-		t.Fatalf("beta found as %d though its hash names alpha", id)
+	for _, w := range []string{"", "term", "term3000", "delta"} {
+		if id, ok := v.lookup(w); ok {
+			t.Errorf("%q found as %d", w, id)
+		}
 	}
-	// Re-adding beta puts it in clash; it keeps a new id there.
-	b2, _ := v.add("beta")
-	if got, ok := v.lookup("beta"); !ok || got != b2 || b2 == a || b2 == c {
-		t.Errorf("beta: %d %v (alpha %d, gamma %d)", got, ok, a, c)
-	}
-	if got, ok := v.lookup("gamma"); !ok || got != c {
-		t.Errorf("gamma: %d %v, want %d", got, ok, c)
-	}
-	if _, ok := v.lookup("delta"); ok {
-		t.Error("delta found")
+	var empty vocab
+	if _, ok := empty.lookup("a"); ok {
+		t.Error("an empty vocabulary finds a term")
 	}
 }
 
