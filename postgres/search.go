@@ -2,7 +2,10 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
@@ -73,4 +76,49 @@ func (tx *Tx) CountPendingEmbeddings(ctx context.Context, f loci.RecordFilter, m
 		return 0, fmt.Errorf("count pending embeddings: %w", err)
 	}
 	return n, nil
+}
+
+// ReadVectors calls fn with the embedding model and vector of each record
+// of workspace among ids (what a search's exact rescoring reads: the
+// index's VectorReader), in no order: three columns of the rows, not
+// their records (content, text, metadata), the vector decoded into one
+// buffer that fn may not keep. A record without an embedding has a nil
+// vector.
+func (tx *Tx) ReadVectors(ctx context.Context, workspace string, ids []string, fn func(id, model string, vec []float32) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.tx.Query(ctx, `SELECT id, embedding_model, CASE WHEN embedding_f32 IS NULL THEN embedding END, embedding_f32
+		FROM records WHERE id = ANY($1) AND `+workspaceByID("", "$2"), ids, workspace)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	var buf []float32
+	for rows.Next() {
+		var id, model string
+		var arr []float32
+		var f32 []byte
+		if err := rows.Scan(&id, &model, &arr, &f32); err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		vec := arr
+		if f32 != nil {
+			if len(f32)%4 != 0 {
+				return fmt.Errorf("read vectors: embedding of %d bytes, not a whole number of float32s", len(f32))
+			}
+			buf = slices.Grow(buf[:0], len(f32)/4)[:len(f32)/4]
+			for i := range buf {
+				buf[i] = math.Float32frombits(binary.LittleEndian.Uint32(f32[4*i:]))
+			}
+			vec = buf
+		}
+		if err := fn(id, model, vec); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	return nil
 }
