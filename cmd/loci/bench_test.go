@@ -45,7 +45,7 @@ func TestBench(t *testing.T) {
 	}
 	for _, n := range []string{"100", "300"} {
 		s := search[n]
-		if len(s) != 3 || s["p50_ms"] <= 0 || s["p50_ms"] > s["p95_ms"] || s["p95_ms"] > s["p99_ms"] {
+		if len(s) != 4 || s["p50_ms"] <= 0 || s["p50_ms"] > s["p95_ms"] || s["p95_ms"] > s["p99_ms"] || s["first_ms"] <= 0 {
 			t.Errorf("search[%s] = %v", n, s)
 		}
 	}
