@@ -46,8 +46,9 @@ type DB struct {
 	timeout time.Duration
 	// full is what writes met of a full disk (Ping reports it).
 	full diskfull.State
-	// bulk is set once the writer's page cache was grown for a bulk load.
-	bulk atomic.Bool
+	// cacheKiB is the writer's page cache (writerCacheKiB at open); a
+	// transaction that writes many records grows it (Tx.growCache).
+	cacheKiB atomic.Int64
 	// writeStmts and readStmts are the statements prepared on each pool
 	// (stmts.go); the same set when the pools are one (:memory:).
 	writeStmts, readStmts *stmtSet
@@ -113,17 +114,15 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 			return nil, err
 		}
 		u := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas + "&_pragma=journal_mode(WAL)"
-		// The writer's page cache holds the pages a write touches again
-		// (the records table's indexes, the audit log's end); a bulk load
-		// grows it (InsertRecords). Every page cached is resident memory,
-		// and the OS page cache serves the rest, outside the process: 256
-		// KiB, not 1 MiB, left single writes over REST as fast (10k
-		// passages, 4 clients) and the server 0.7 MB smaller.
-		w, err := sql.Open("sqlite", u+"&_pragma=cache_size(-256)&_txlock=immediate")
+		// The writer's page cache starts small and grows for batches
+		// (writerCacheKiB, sqlite/tx.go); the OS page cache serves the
+		// rest, outside the process.
+		w, err := sql.Open("sqlite", u+fmt.Sprintf("&_pragma=cache_size(-%d)&_txlock=immediate", writerCacheKiB))
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}
 		w.SetMaxOpenConns(1)
+		db.cacheKiB.Store(writerCacheKiB)
 		// Readers keep a small page cache: they read records by id and
 		// scan a scope once when a search index loads it; the OS page
 		// cache serves repeated reads, outside the process's memory.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/storetest"
 )
 
 // Reads of records by id (a filter with IDs, TouchRecords) must look the
@@ -293,5 +294,65 @@ func TestSessionAndTaskReadsUseTheirIndexes(t *testing.T) {
 		if got := queryPlan(t, db, q, args); !strings.Contains(got, "USING INDEX "+c.index+" ") {
 			t.Errorf("plan of %s:\n%s\nwant a search of %s", q, got, c.index)
 		}
+	}
+}
+
+// TestWriterCacheGrowsForBatches: the writer's page cache starts small; a
+// transaction that inserts many records grows it for batches, an import
+// (InsertRecords) for bulk loads, and it never shrinks back.
+func TestWriterCacheGrowsForBatches(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "loci.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cache := func() int {
+		t.Helper()
+		var kib int
+		if err := db.writer.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&kib); err != nil {
+			t.Fatal(err)
+		}
+		return -kib
+	}
+	insert := func(n int, many bool) {
+		t.Helper()
+		recs := make([]*loci.Record, n)
+		for i := range recs {
+			recs[i] = storetest.NewRecord(loci.KindPassage, loci.Scope{AgentID: "a"}, "", fmt.Sprint("passage ", i))
+		}
+		err := db.Update(ctx, func(tx loci.Tx) error {
+			if many {
+				return tx.InsertRecords(ctx, recs)
+			}
+			for _, r := range recs {
+				if err := tx.InsertRecord(ctx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := cache(); got != writerCacheKiB {
+		t.Fatalf("at open: %d KiB, want %d", got, writerCacheKiB)
+	}
+	insert(batchRecords-1, false)
+	if got := cache(); got != writerCacheKiB {
+		t.Fatalf("after %d inserts: %d KiB, want %d", batchRecords-1, got, writerCacheKiB)
+	}
+	insert(batchRecords, false)
+	if got := cache(); got != batchCacheKiB {
+		t.Fatalf("after a batch: %d KiB, want %d", got, batchCacheKiB)
+	}
+	insert(2, true)
+	if got := cache(); got != bulkCacheKiB {
+		t.Fatalf("after a bulk load: %d KiB, want %d", got, bulkCacheKiB)
+	}
+	insert(batchRecords, false)
+	if got := cache(); got != bulkCacheKiB {
+		t.Fatalf("a batch after a bulk load: %d KiB, want %d kept", got, bulkCacheKiB)
 	}
 }
