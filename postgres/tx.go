@@ -90,8 +90,7 @@ const insertRecordSQL = `INSERT INTO records (` + recordColumns + `)
 	$19, $20, $21, $22, $23::real[], $24, $25, $26, $27, $28::json, $29, $30)
 	ON CONFLICT DO NOTHING`
 
-// InsertRecords stores new records in one round trip (a batch of
-// InsertRecord's statement).
+// InsertRecords stores new records with one statement.
 func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
 	switch len(rs) {
 	case 0:
@@ -109,27 +108,145 @@ func (tx *Tx) InsertRecords(ctx context.Context, rs []*loci.Record) error {
 			}
 		}
 	}
-	var b pgx.Batch
-	for _, r := range rs {
-		args := tx.recordArgs(r)
-		b.Queue(insertRecordSQL, args...)
+	// One statement for the batch, a column of it per parameter: the
+	// server parses, plans and executes once, not once a record.
+	rows, err := tx.tx.Query(ctx, insertManySQL, tx.recordColumnsOf(rs)...)
+	if err != nil {
+		return translate(fmt.Errorf("insert records: %w", err))
 	}
-	br := tx.tx.SendBatch(ctx, &b)
-	for _, r := range rs {
-		tag, err := br.Exec()
-		if err != nil {
-			br.Close()
-			return translate(fmt.Errorf("insert record: %w", err))
+	stored := make(map[string]bool, len(rs))
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("insert records: %w", err)
 		}
-		if tag.RowsAffected() == 0 {
-			br.Close()
+		stored[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return translate(fmt.Errorf("insert records: %w", err))
+	}
+	for _, r := range rs {
+		if !stored[r.ID] {
 			return loci.Errorf(loci.ECONFLICT, "record %s already exists", r.ID)
 		}
 	}
-	if err := br.Close(); err != nil {
-		return translate(fmt.Errorf("insert records: %w", err))
-	}
 	return nil
+}
+
+// insertManySQL is InsertRecords' statement: insertRecordSQL's columns,
+// each an array of the batch's values, unnested into rows. A text array
+// stands for the columns whose values are arrays or JSON (tags,
+// embedding, data, metadata): each row's value in its text form, cast.
+const insertManySQL = `INSERT INTO records (` + recordColumns + `)
+	SELECT id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
+		data::json, tags::text[], category, action_type, outcome, confidence, access_count, last_accessed_at,
+		created_at, updated_at, expires_at, version, embedding::real[], embedding_model, valid_at, invalid_at, review,
+		metadata::json, content_key, embedding_f32
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+		$9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::float8[],
+		$17::int8[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[], $21::timestamptz[], $22::int8[],
+		$23::text[], $24::text[], $25::timestamptz[], $26::timestamptz[], $27::text[], $28::text[], $29::int8[],
+		$30::bytea[])
+	AS b(id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
+		data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
+		created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review,
+		metadata, content_key, embedding_f32)
+	ON CONFLICT DO NOTHING
+	RETURNING id`
+
+// recordColumnsOf is insertManySQL's arguments for rs: recordArgs' values,
+// a column at a time.
+func (tx *Tx) recordColumnsOf(rs []*loci.Record) []any {
+	n := len(rs)
+	var (
+		text                = make([][]string, 16) // the text columns, in recordColumns' order
+		keys, embs, meta    = make([]*string, n), make([]*string, n), make([]*string, n)
+		conf                = make([]float64, n)
+		access, version, ck = make([]int64, n), make([]int64, n), make([]int64, n)
+		lastAccess, expires = make([]*time.Time, n), make([]*time.Time, n)
+		validAt, invalidAt  = make([]*time.Time, n), make([]*time.Time, n)
+		created, updated    = make([]time.Time, n), make([]time.Time, n)
+		f32                 = make([][]byte, n)
+	)
+	for c := range text {
+		text[c] = make([]string, n)
+	}
+	for i, r := range rs {
+		search := r.SearchText
+		if search == "" {
+			search = r.Content
+		}
+		for c, v := range []string{r.ID, r.Workspace, string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID,
+			r.Content, cleanText(search), jsonText(r.Data), textArray(nonNil(r.Tags)), r.Category, r.ActionType,
+			r.Outcome, r.EmbeddingModel, r.Review} {
+			text[c][i] = v
+		}
+		if r.Key != "" {
+			keys[i] = &r.Key
+		}
+		if r.Embedding != nil && tx.db.vector {
+			e := realArray(r.Embedding)
+			embs[i] = &e
+		}
+		if len(r.Metadata) > 0 {
+			m := string(r.Metadata)
+			meta[i] = &m
+		}
+		conf[i], access[i], version[i] = r.Confidence, int64(r.AccessCount), int64(r.Version)
+		ck[i] = loci.ContentKey(loci.ContentHash(r.Content))
+		lastAccess[i], expires[i] = timePtr(r.LastAccessedAt), timePtr(r.ExpiresAt)
+		validAt[i], invalidAt[i] = timePtr(r.ValidAt), timePtr(r.InvalidAt)
+		created[i], updated[i] = r.CreatedAt, r.UpdatedAt
+		if r.Embedding != nil {
+			f32[i] = f32Bytes(r.Embedding)
+		}
+	}
+	return []any{text[0], text[1], text[2], text[3], text[4], text[5], text[6], keys, text[7], text[8],
+		text[9], text[10], text[11], text[12], text[13], conf, access, lastAccess,
+		created, updated, expires, version, embs, text[14], validAt, invalidAt, text[15], meta, ck, f32}
+}
+
+// timePtr is a time for a nullable column: nil for the zero time.
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// textArray is ss as a text[] literal.
+func textArray(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for _, c := range s {
+			if c == '"' || c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(c)
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// realArray is v as a real[] literal.
+func realArray(v []float32) string {
+	b := make([]byte, 0, len(v)*10+2)
+	b = append(b, '{')
+	for i, f := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, float64(f), 'g', -1, 32)
+	}
+	return string(append(b, '}'))
 }
 
 // UpdateRecord overwrites the mutable fields of a record at prevVersion. A

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -274,6 +275,38 @@ func testInsertMany(t *testing.T, s loci.Store) {
 	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("many"), Order: loci.OrderCreatedAsc})
 	if len(got) != 50 || got[7].Content != "passage 7" || got[7].Embedding[1] != 7 {
 		t.Fatalf("stored %d records: %+v", len(got), got)
+	}
+	// A record with every field set reads back from a batch as it does
+	// when stored alone.
+	rich := func(key string) *loci.Record {
+		r := NewRecord(loci.KindNote, loci.Scope{AgentID: "many", UserID: "u", SessionID: "s", TaskID: "t"}, key, `say "hi" \ there`)
+		r.CreatedAt, r.UpdatedAt = base, base.Add(time.Minute)
+		r.Tags = []string{`a "quoted" tag`, `back\slash`, "{braces}", "plain"}
+		r.Data, r.Metadata = json.RawMessage(`{"n":1}`), json.RawMessage(`{"topic":"x","nested":{"k":[1,2]}}`)
+		r.Category, r.ActionType, r.Outcome, r.Confidence, r.AccessCount = "c", "act", "ok", 0.75, 3
+		r.LastAccessedAt, r.ExpiresAt = base.Add(time.Hour), base.Add(48*time.Hour)
+		r.ValidAt, r.InvalidAt, r.Review = base.Add(-time.Hour), base.Add(time.Hour), "disputed"
+		r.Embedding, r.EmbeddingModel, r.SearchText = []float32{0.5, -0.25, 1e-7}, "m", "say hi there"
+		return r
+	}
+	inBatch, alone := rich("k-batch"), rich("k-alone")
+	if err := s.Update(ctx, func(tx loci.Tx) error {
+		return tx.InsertRecords(ctx, []*loci.Record{inBatch, NewRecord(loci.KindPassage, loci.Scope{AgentID: "many"}, "", "filler")})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	MustInsert(t, s, alone)
+	a := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{inBatch.ID}})
+	b := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{alone.ID}})
+	if len(a) != 1 || len(b) != 1 {
+		t.Fatalf("read %d and %d records", len(a), len(b))
+	}
+	a[0].ID, a[0].Key, b[0].ID, b[0].Key = "", "", "", ""
+	if !reflect.DeepEqual(a[0], b[0]) {
+		t.Errorf("stored in a batch:\n%+v\nstored alone:\n%+v", a[0], b[0])
+	}
+	if !slices.Equal(a[0].Tags, inBatch.Tags) || a[0].Content != inBatch.Content {
+		t.Errorf("tags %q content %q, want %q %q", a[0].Tags, a[0].Content, inBatch.Tags, inBatch.Content)
 	}
 	// A batch holding a taken id or key fails, and rolled back it
 	// stores nothing.
