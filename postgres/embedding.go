@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -27,12 +28,17 @@ func f32Bytes(v []float32) []byte {
 	return b
 }
 
-// embeddingFromBytes reads an embedding_f32 value back.
-func embeddingFromBytes(b []byte) ([]float32, error) {
+// embeddingInto reads an embedding_f32 value back into buf, grown as
+// needed (nil for a new slice; a reader of many vectors reuses one).
+func embeddingInto(buf []float32, b []byte) ([]float32, error) {
 	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("scan record: embedding of %d bytes, not a whole number of float32s", len(b))
+		return nil, fmt.Errorf("embedding of %d bytes, not a whole number of float32s", len(b))
 	}
-	v := make([]float32, len(b)/4)
+	n := len(b) / 4
+	if buf == nil {
+		buf = make([]float32, 0, n) // an empty embedding reads back empty, not nil
+	}
+	v := slices.Grow(buf[:0], n)[:n]
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}

@@ -2,10 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/loci-memory/loci"
@@ -104,12 +101,8 @@ func (tx *Tx) ReadVectors(ctx context.Context, workspace string, ids []string, f
 		}
 		vec := arr
 		if f32 != nil {
-			if len(f32)%4 != 0 {
-				return fmt.Errorf("read vectors: embedding of %d bytes, not a whole number of float32s", len(f32))
-			}
-			buf = slices.Grow(buf[:0], len(f32)/4)[:len(f32)/4]
-			for i := range buf {
-				buf[i] = math.Float32frombits(binary.LittleEndian.Uint32(f32[4*i:]))
+			if buf, err = embeddingInto(buf, f32); err != nil {
+				return fmt.Errorf("read vectors: %w", err)
 			}
 			vec = buf
 		}

@@ -523,9 +523,9 @@ func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
 	if f32 != nil {
-		v, err := embeddingFromBytes(f32)
+		v, err := embeddingInto(nil, f32)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("scan record: %w", err)
 		}
 		r.Embedding = v
 	}
