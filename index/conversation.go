@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -21,11 +22,13 @@ func (e *entry) groupKeyOf(d *doc) groupKey {
 	return groupKey{s[sKind], s[sAgent], s[sUser], s[sSession], s[sTask], s[sCategory]}
 }
 
-// group is one conversation's slots in (created_at, id) order.
+// group is one conversation's slots in (created_at, id) order, its
+// ordinal in the entry (entry.gids, entry.glens).
 type group struct {
 	key   groupKey
 	e     *entry
 	slots []int32
+	id    int32
 }
 
 func (g *group) doc(i int) *doc { return g.e.docs[g.slots[i]] }
@@ -46,9 +49,16 @@ func (e *entry) join(slot int32, d *doc) {
 	k := e.groupKeyOf(d)
 	g := e.groups[k]
 	if g == nil {
-		g = &group{key: k, e: e}
+		g = &group{key: k, e: e, id: e.nextGroup}
+		e.nextGroup++
 		e.groups[k] = g
 	}
+	if int(g.id) >= len(e.glens) {
+		e.glens = append(e.glens, make([]int64, int(g.id)+1-len(e.glens))...)
+	}
+	e.glens[g.id] += int64(d.length)
+	e.groupLen += int64(d.length)
+	e.gids[slot] = g.id
 	i := len(g.slots)
 	for i > 0 && before(d.created, d.id, g.doc(i-1).created, g.doc(i-1).id) {
 		i--
@@ -120,4 +130,120 @@ func pickNeighbours(n, i int, created func(int) int64, match func(int) bool, win
 		}
 	}
 	return out
+}
+
+// Conversations scored as documents: a turn is found by its own words,
+// but whether its conversation is about what the query asks is read
+// better from the conversation whole, its words counted together (BM25
+// over conversations: "how many bikes did I service?" is the
+// conversation that says "bike" in one turn and "service" in another).
+// The lexical pass counts, as it reads each query term's postings, how
+// often each conversation holds it, and scores it once the term is read.
+
+// convScratch holds one search's conversation scoring.
+type convScratch struct {
+	tf      []float64 // by ordinal: the term read's count (or, reading docs, by ordinal × term)
+	score   []float64 // by ordinal
+	touched []int32   // the ordinals with a score
+	held    []int32   // the ordinals holding the term read
+	n       int       // terms, reading docs
+}
+
+// convStats are an entry's conversation statistics: how many, and their
+// mean length; ok is false for an entry without conversations.
+type convStats struct {
+	n   int
+	avg float64
+	ok  bool
+}
+
+func (e *entry) convStats() convStats {
+	n := len(e.groups)
+	if n == 0 {
+		return convStats{}
+	}
+	return convStats{n: n, avg: max(1, float64(e.groupLen)/float64(n)), ok: true}
+}
+
+// reset sizes cs for groups ordinals and n query terms, zeroed.
+func (cs *convScratch) reset(groups int32, n int) {
+	size := int(groups)
+	if n > 0 {
+		size *= n
+	}
+	if cap(cs.tf) < size {
+		cs.tf = make([]float64, size)
+	}
+	cs.tf = cs.tf[:size]
+	if cap(cs.score) < int(groups) {
+		cs.score = make([]float64, groups)
+	}
+	cs.score = cs.score[:groups]
+	cs.touched, cs.held, cs.n = cs.touched[:0], cs.held[:0], n
+}
+
+// clear zeroes what a search scored.
+func (cs *convScratch) clear() {
+	for _, g := range cs.touched {
+		cs.score[g] = 0
+	}
+	cs.touched = cs.touched[:0]
+}
+
+// scoreTerm adds to each conversation holding the term read (cs.held,
+// counts in cs.tf) the term's BM25, weighted by its IDF over
+// conversations, and zeroes the counts.
+func (cs *convScratch) scoreTerm(st convStats, glens []int64) {
+	if len(cs.held) == 0 {
+		return
+	}
+	w := weight(idf(st.n, len(cs.held)))
+	for _, g := range cs.held {
+		if cs.score[g] == 0 {
+			cs.touched = append(cs.touched, g)
+		}
+		cs.score[g] += convBM25(w, cs.tf[g], float64(glens[g]), st.avg)
+		cs.tf[g] = 0
+	}
+	cs.held = cs.held[:0]
+}
+
+// scoreDocTerms is scoreTerm for counts read doc by doc (by ordinal ×
+// term, in cs.tf): each term's IDF is over the conversations holding it.
+func (cs *convScratch) scoreDocTerms(st convStats, glens []int64, groups []int32) {
+	n := cs.n
+	for i := range n {
+		for _, g := range groups {
+			if cs.tf[int(g)*n+i] > 0 {
+				cs.held = append(cs.held, g)
+			}
+		}
+		if len(cs.held) > 0 {
+			w := weight(idf(st.n, len(cs.held)))
+			for _, g := range cs.held {
+				if cs.score[g] == 0 {
+					cs.touched = append(cs.touched, g)
+				}
+				cs.score[g] += convBM25(w, cs.tf[int(g)*n+i], float64(glens[g]), st.avg)
+				cs.tf[int(g)*n+i] = 0
+			}
+			cs.held = cs.held[:0]
+		}
+	}
+}
+
+// convB is BM25's length normalisation for conversations: a long
+// conversation holds more words by chance.
+const convB = 0.75
+
+// convBM25 is one term's BM25 for a conversation of length length
+// holding it tf times, with weight w, against the mean length avg.
+func convBM25(w, tf, length, avg float64) float64 {
+	return w * tf / (tf + K1*(1-convB+convB*length/avg))
+}
+
+// conversationKey names r's conversation as groupKey does: its kind,
+// exact scope and category.
+func conversationKey(r *loci.Record) string {
+	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category}, "\x00")
 }

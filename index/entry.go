@@ -190,8 +190,15 @@ type entry struct {
 	pending int // live docs without a vector of the model
 
 	groups map[groupKey]*group // conversations, by kind, scope and category
-	strtab []string            // interned strings, by index
-	strIdx map[string]uint32
+	// By slot, the ordinal of each doc's conversation (-1: none); the next
+	// ordinal; and the conversations' total length, for scoring each
+	// conversation as one document (convScores).
+	gids      []int32
+	glens     []int64 // by ordinal
+	nextGroup int32
+	groupLen  int64
+	strtab    []string // interned strings, by index
+	strIdx    map[string]uint32
 	// tuples are docs' interned strings (by the s… constants), each
 	// distinct tuple once: the docs of a scope share a few.
 	tuples  [][nStrs]uint32
@@ -330,6 +337,7 @@ func (e *entry) put(r *loci.Record) {
 	slot := int32(len(e.docs))
 	e.docs = append(e.docs, d)
 	e.vecOK = append(e.vecOK, false)
+	e.gids = append(e.gids, -1)
 	e.slotOf[d.id] = slot
 	e.live++
 
@@ -632,6 +640,9 @@ func (e *entry) remove(id string) {
 	}
 	if d.group != nil {
 		d.group.leave(slot)
+		e.glens[d.group.id] -= int64(d.length)
+		e.groupLen -= int64(d.length)
+		e.gids[slot] = -1
 		if len(d.group.slots) == 0 {
 			delete(e.groups, d.group.key)
 		}
@@ -646,7 +657,7 @@ func (e *entry) remove(id string) {
 func (e *entry) compact() {
 	newSlot := make([]int32, len(e.docs))
 	docs := make([]*doc, 0, e.live)
-	lens, vecOK := make([]int32, 0, e.live), make([]bool, 0, e.live)
+	lens, vecOK, gids := make([]int32, 0, e.live), make([]bool, 0, e.live), make([]int32, 0, e.live)
 	var dterms []termTF
 	for s, d := range e.docs {
 		if d == nil {
@@ -656,12 +667,12 @@ func (e *entry) compact() {
 		newSlot[s] = int32(len(docs))
 		e.slotOf[d.id] = int32(len(docs))
 		docs = append(docs, d)
-		lens, vecOK = append(lens, e.lens[s]), append(vecOK, e.vecOK[s])
+		lens, vecOK, gids = append(lens, e.lens[s]), append(vecOK, e.vecOK[s]), append(gids, e.gids[s])
 		off := int32(len(dterms))
 		dterms = append(dterms, e.terms(d)...)
 		d.tOff = off
 	}
-	e.lens, e.vecOK, e.dterms = lens, vecOK, dterms
+	e.lens, e.vecOK, e.gids, e.dterms = lens, vecOK, gids, dterms
 	for t, ps := range e.postings {
 		out := ps[:0]
 		for _, p := range ps {
@@ -674,11 +685,23 @@ func (e *entry) compact() {
 	if e.vecs != nil {
 		e.vecs.compact(newSlot, len(docs))
 	}
+	// Conversations are numbered again, densely.
+	glens := make([]int64, 0, len(e.groups))
+	renum := make(map[int32]int32, len(e.groups))
 	for _, g := range e.groups {
 		for i, s := range g.slots {
 			g.slots[i] = newSlot[s]
 		}
+		renum[g.id] = int32(len(glens))
+		glens = append(glens, e.glens[g.id])
+		g.id = renum[g.id]
 	}
+	for i, g := range e.gids {
+		if g >= 0 {
+			e.gids[i] = renum[g]
+		}
+	}
+	e.glens, e.nextGroup = glens, int32(len(glens))
 	e.bytes -= e.vecBytes() * int64(len(e.docs)-len(docs))
 	e.docs = docs
 }
@@ -704,9 +727,13 @@ func (s *Stats) add(o Stats) {
 }
 
 // idf is BM25's inverse document frequency of a term held by df records.
-func (s *Stats) idf(df int) float64 {
-	n, d := float64(s.N), float64(df)
-	return math.Log(1 + (n-d+0.5)/(d+0.5))
+func (s *Stats) idf(df int) float64 { return idf(s.N, df) }
+
+// idf is BM25's inverse document frequency of a term held by df of n
+// documents.
+func idf(n, df int) float64 {
+	N, d := float64(n), float64(df)
+	return math.Log(1 + (N-d+0.5)/(d+0.5))
 }
 
 func (s *Stats) avgLen() float64 {
@@ -750,12 +777,17 @@ func (e *entry) stats(terms []string) Stats {
 type Hit struct {
 	Doc   *Doc
 	Score float64
+	// Conversation is the lexical score (BM25) of the hit's conversation
+	// as one document, among its scope's conversations; 0 for a hit
+	// that is not conversational.
+	Conversation float64
 }
 
 // scratch buffers for lexical scoring, reused across searches.
 type lexScratch struct {
 	acc     []float64
 	touched []int32
+	conv    convScratch
 }
 
 var lexPool = sync.Pool{New: func() any { return new(lexScratch) }}
@@ -782,10 +814,21 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 			ids, ws = append(ids, id), append(ws, weight(st.idf(st.DF[t])))
 		}
 	}
+	var cs *convScratch // conversations scored, when the entry has them
+	cst := e.convStats()
+	if cst.ok {
+		cs = &sc.conv
+		n := 0
+		if !e.inverted {
+			n = len(ids)
+		}
+		cs.reset(e.nextGroup, n)
+		defer cs.clear()
+	}
 	if e.inverted {
-		touched = e.scorePostings(acc, touched, ids, ws, bm)
+		touched = e.scorePostings(acc, touched, ids, ws, bm, cs, cst)
 	} else {
-		touched = e.scoreDocs(acc, touched, ids, ws, bm)
+		touched = e.scoreDocs(acc, touched, ids, ws, bm, cs, cst)
 	}
 	sc.touched = touched
 	top := newTopK(limit)
@@ -801,7 +844,7 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 				top.push(cand{score: score, id: d.id, slot: s})
 			}
 		}
-		return e.hits(top), nil
+		return e.hits(top, cs), nil
 	}
 	in := newTopK(limit)
 	for _, s := range touched {
@@ -823,14 +866,33 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 			}
 		}
 	}
-	return e.hits(top), e.hits(in)
+	return e.hits(top, cs), e.hits(in, cs)
 }
 
 // scorePostings adds to acc the BM25 of the live docs holding terms ids
 // (with weights ws), term by term, and returns touched with the slots it
-// scored first appended.
-func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws []float64, bm scorer) []int32 {
+// scored first appended; with cs (an entry with conversations), it
+// scores each conversation holding a term as one document too, into cs.
+func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws []float64, bm scorer, cs *convScratch, cst convStats) []int32 {
 	lens := e.lens
+	if cs == nil {
+		for i, id := range ids {
+			for _, p := range e.postings[id] {
+				slot := p.slot()
+				n := lens[slot]
+				if n < 0 {
+					continue
+				}
+				if acc[slot] == 0 {
+					touched = append(touched, slot)
+				}
+				acc[slot] += bm.bm25(ws[i], float64(p.tf()), n)
+			}
+		}
+		return touched
+	}
+	// The same, counting each conversation's terms as it goes.
+	gids := e.gids
 	for i, id := range ids {
 		for _, p := range e.postings[id] {
 			slot := p.slot()
@@ -841,8 +903,16 @@ func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws [
 			if acc[slot] == 0 {
 				touched = append(touched, slot)
 			}
-			acc[slot] += bm.bm25(ws[i], float64(p.tf()), n)
+			tf := float64(p.tf())
+			acc[slot] += bm.bm25(ws[i], tf, n)
+			if g := gids[slot]; g >= 0 {
+				if cs.tf[g] == 0 {
+					cs.held = append(cs.held, g)
+				}
+				cs.tf[g] += tf
+			}
 		}
+		cs.scoreTerm(cst, e.glens)
 	}
 	return touched
 }
@@ -850,7 +920,7 @@ func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws [
 // scoreDocs is scorePostings for an entry without postings: it reads each
 // live doc's terms. A doc's score is summed in the order of ids, as
 // postings and streamed scopes sum it, so that scores are the same.
-func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []float64, bm scorer) []int32 {
+func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []float64, bm scorer, cs *convScratch, cst convStats) []int32 {
 	if len(ids) == 0 {
 		return touched
 	}
@@ -867,6 +937,7 @@ func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []flo
 	} else {
 		tfs = make([]float64, len(ids))
 	}
+	var groups []int32 // the conversations holding a query term
 	for slot, d := range e.docs {
 		if d == nil {
 			continue
@@ -887,6 +958,21 @@ func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []flo
 		if !found {
 			continue
 		}
+		g := e.gids[slot]
+		if g >= 0 {
+			held := false
+			for i, tf := range tfs {
+				if tf > 0 {
+					if cs.tf[int(g)*len(ids)+i] == 0 {
+						held = true
+					}
+					cs.tf[int(g)*len(ids)+i] += tf
+				}
+			}
+			if held && !slices.Contains(groups, g) {
+				groups = append(groups, g)
+			}
+		}
 		var score float64
 		for i, tf := range tfs {
 			if tf > 0 {
@@ -897,12 +983,15 @@ func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []flo
 		acc[slot] = score
 		touched = append(touched, int32(slot))
 	}
+	if cs != nil {
+		cs.scoreDocTerms(cst, e.glens, groups)
+	}
 	return touched
 }
 
 // hits returns the candidates top kept, best first, as hits of their docs
 // (their records made in one allocation).
-func (e *entry) hits(top *topK) []Hit {
+func (e *entry) hits(top *topK, conv *convScratch) []Hit {
 	cs := top.sorted()
 	out := make([]Hit, len(cs))
 	docs := make([]Doc, len(cs))
@@ -910,6 +999,9 @@ func (e *entry) hits(top *topK) []Hit {
 	for i, c := range cs {
 		e.fillDoc(&docs[i], &recs[i], e.docs[c.slot])
 		out[i] = Hit{Doc: &docs[i], Score: c.score}
+		if g := e.gids[c.slot]; conv != nil && g >= 0 {
+			out[i].Conversation = conv.score[g]
+		}
 	}
 	return out
 }

@@ -106,6 +106,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	lex, vec, dur := newTopK(q.N), newTopK(q.N), newTopK(q.N)
 	owner := map[string]*part{}
 	exact := map[string][]float32{} // the vectors rescored, as stored
+	conv := map[string]float64{}    // lexical hits' conversation scores
 	for _, p := range parts {
 		h, err := c.searchPart(ctx, tx, p, q, terms, st)
 		if err != nil {
@@ -122,12 +123,15 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 			for _, x := range sig.hits {
 				sig.top.offer(cand{score: x.Score, id: x.Doc.Meta.ID, doc: x.Doc})
 				owner[x.Doc.Meta.ID] = p
+				if x.Conversation != 0 {
+					conv[x.Doc.Meta.ID] = x.Conversation
+				}
 			}
 		}
 	}
-	res.Lexical, res.Vector = lex.hits(), vec.hits()
+	res.Lexical, res.Vector = withConversation(lex.hits(), conv), vec.hits()
 	if q.During != nil {
-		res.During = dur.hits()
+		res.During = withConversation(dur.hits(), conv)
 	}
 	if err := c.lend(ctx, tx, q, res, owner); err != nil {
 		return nil, err
@@ -137,6 +141,17 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 		res.Vectors = vectorsOf(owner, exact)
 	}
 	return res, nil
+}
+
+// withConversation sets each of hits' conversation score from conv.
+func withConversation(hits []Hit, conv map[string]float64) []Hit {
+	if len(conv) == 0 {
+		return hits
+	}
+	for i := range hits {
+		hits[i].Conversation = conv[hits[i].Doc.Meta.ID]
+	}
+	return hits
 }
 
 // openParts finds each filter's index (or streams its scope) and adds up

@@ -20,6 +20,11 @@ type streamed struct {
 	vec     *topK
 	vectors map[string][]float32 // of the vector hits, when asked
 	pending int
+	// The scope's conversations, by conversationKey, and each lexical
+	// candidate's.
+	convs       map[string]*streamConv
+	convOf      map[string]*streamConv
+	convsScored bool
 }
 
 type streamCand struct {
@@ -28,9 +33,17 @@ type streamCand struct {
 	tfs    []uint16 // by query term
 }
 
+// streamConv is a conversation of a streamed scope: its length and how
+// often it holds each query term (see convScratch).
+type streamConv struct {
+	length int64
+	tfs    []float64
+	score  float64
+}
+
 // stream reads f's scope from tx in one pass.
 func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, terms []string, q []float32, n int, min float64) (*streamed, error) {
-	s := &streamed{st: Stats{DF: map[string]int{}}, vec: newTopK(n), vectors: map[string][]float32{}}
+	s := &streamed{st: Stats{DF: map[string]int{}}, vec: newTopK(n), vectors: map[string][]float32{}, convs: map[string]*streamConv{}, convOf: map[string]*streamConv{}}
 	at := make(map[string]int, len(terms))
 	for i, t := range terms {
 		at[t] = i
@@ -60,6 +73,18 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 				s.st.DF[terms[i]]++
 			}
 		}
+		var conv *streamConv
+		if c.cfg.conversational != nil && c.cfg.conversational(r) {
+			k := conversationKey(r)
+			if conv = s.convs[k]; conv == nil {
+				conv = &streamConv{tfs: make([]float64, len(terms))}
+				s.convs[k] = conv
+			}
+			conv.length += int64(length)
+			for i, tf := range tfs {
+				conv.tfs[i] += float64(tf)
+			}
+		}
 		meta := strip(r)
 		if !f.Match(meta) {
 			return nil
@@ -73,6 +98,9 @@ func (c *Cache) stream(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ter
 		}
 		if tfs != nil {
 			s.cands = append(s.cands, streamCand{d: doc(), length: length, tfs: tfs})
+			if conv != nil {
+				s.convOf[r.ID] = conv
+			}
 		}
 		hasVec := c.cfg.model != "" && (r.Embedding != nil || indexed) && r.EmbeddingModel == c.cfg.model
 		if hasVec {
@@ -148,6 +176,7 @@ func (s *streamed) lexical(terms []string, st Stats, limit int, during func(time
 	for i, t := range terms {
 		ws[i] = weight(st.idf(st.DF[t]))
 	}
+	s.scoreConversations(len(terms))
 	top, in := newTopK(limit), newTopK(limit)
 	for _, c := range s.cands {
 		var score float64
@@ -162,9 +191,50 @@ func (s *streamed) lexical(terms []string, st Stats, limit int, during func(time
 		}
 	}
 	if during == nil {
-		return top.hits(), nil
+		return s.withConversations(top.hits()), nil
 	}
-	return top.hits(), in.hits()
+	return s.withConversations(top.hits()), s.withConversations(in.hits())
+}
+
+// scoreConversations scores each conversation of the scope as one
+// document (see convScratch), once.
+func (s *streamed) scoreConversations(nterms int) {
+	if len(s.convs) == 0 || s.convsScored {
+		return
+	}
+	s.convsScored = true
+	var total int64
+	for _, cv := range s.convs {
+		total += cv.length
+	}
+	st := convStats{n: len(s.convs), avg: max(1, float64(total)/float64(len(s.convs))), ok: true}
+	for i := range nterms {
+		df := 0
+		for _, cv := range s.convs {
+			if cv.tfs[i] > 0 {
+				df++
+			}
+		}
+		if df == 0 {
+			continue
+		}
+		w := weight(idf(st.n, df))
+		for _, cv := range s.convs {
+			if cv.tfs[i] > 0 {
+				cv.score += convBM25(w, cv.tfs[i], float64(cv.length), st.avg)
+			}
+		}
+	}
+}
+
+// withConversations sets each hit's conversation score.
+func (s *streamed) withConversations(hits []Hit) []Hit {
+	for i := range hits {
+		if cv := s.convOf[hits[i].Doc.Meta.ID]; cv != nil {
+			hits[i].Conversation = cv.score
+		}
+	}
+	return hits
 }
 
 // newDoc returns r as a Doc whose Meta is meta (r stripped), as an entry

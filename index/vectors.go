@@ -417,7 +417,7 @@ func (e *entry) vector(m *matcher, q []float32, limit int, min float64) (hits []
 		}
 	}
 	if v.full == nil {
-		return e.hits(top), false
+		return e.hits(top, nil), false
 	}
 	// Rescored from the full vectors.
 	best := newTopK(limit)
@@ -430,7 +430,7 @@ func (e *entry) vector(m *matcher, q []float32, limit int, min float64) (hits []
 			best.offer(cand{score: x, id: c.id, slot: c.slot})
 		}
 	}
-	return e.hits(best), true
+	return e.hits(best, nil), true
 }
 
 // exactAll returns the best limit docs that m selects by the dot product
@@ -461,7 +461,7 @@ func (e *entry) exactAll(m *matcher, q []float32, nz []int, limit int, min float
 			}
 		}
 	}
-	return e.hits(top)
+	return e.hits(top, nil)
 }
 
 // hamPool holds the sign-bit pass's distances, by slot.

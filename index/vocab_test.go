@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"strings"
@@ -61,14 +62,17 @@ func TestScoreDocsMatchesPostings(t *testing.T) {
 	z := rand.NewZipf(rng, 1.2, 2, uint64(len(vocab)-1))
 	agent := "a"
 	scope := loci.RecordFilter{Workspace: "w", AgentID: &agent}
-	small, large := newEntry(&config{}, keyOf(scope), scope), newEntry(&config{}, keyOf(scope), scope)
+	// Records are in 40 conversations (by session), so that the
+	// conversations' scores are compared too.
+	cfg := &config{conversational: func(r *loci.Record) bool { return r.SessionID != "" }}
+	small, large := newEntry(cfg, keyOf(scope), scope), newEntry(cfg, keyOf(scope), scope)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range invertAt + 200 {
 		w := make([]string, 5+rng.Intn(30))
 		for j := range w {
 			w[j] = vocab[z.Uint64()]
 		}
-		r := &loci.Record{ID: fmt.Sprintf("r%05d", i), Workspace: "w", Kind: loci.KindPassage, Scope: loci.Scope{AgentID: agent},
+		r := &loci.Record{ID: fmt.Sprintf("r%05d", i), Workspace: "w", Kind: loci.KindPassage, Scope: loci.Scope{AgentID: agent, SessionID: fmt.Sprint("s", i%40)},
 			SearchText: strings.Join(w, " "), CreatedAt: at, UpdatedAt: at}
 		small.put(r)
 		large.put(r)
@@ -89,7 +93,9 @@ func TestScoreDocsMatchesPostings(t *testing.T) {
 		st := small.stats(terms)
 		a, _ := small.lexical(m, terms, st, 20, nil)
 		b, _ := large.lexical(large.matcher(&f), terms, large.stats(terms), 20, nil)
-		if !slices.EqualFunc(a, b, func(x, y Hit) bool { return x.Doc.Meta.ID == y.Doc.Meta.ID && x.Score == y.Score }) {
+		if !slices.EqualFunc(a, b, func(x, y Hit) bool {
+			return x.Doc.Meta.ID == y.Doc.Meta.ID && x.Score == y.Score && math.Abs(x.Conversation-y.Conversation) < 1e-9 && x.Conversation > 0
+		}) {
 			t.Fatalf("query %v:\nscanned  %v\npostings %v", terms, hitList(a), hitList(b))
 		}
 	}
@@ -98,7 +104,7 @@ func TestScoreDocsMatchesPostings(t *testing.T) {
 func hitList(hs []Hit) []string {
 	var out []string
 	for _, h := range hs {
-		out = append(out, fmt.Sprintf("%s:%v", h.Doc.Meta.ID, h.Score))
+		out = append(out, fmt.Sprintf("%s:%v/%v", h.Doc.Meta.ID, h.Score, h.Conversation))
 	}
 	return out
 }

@@ -15,12 +15,11 @@ type ConverseParams struct {
 	// scaled score. Answer replaces Context for the record right after a
 	// hit that asks a question: its answer, most often.
 	Context, Answer float64
-	// Session weighs the strength of a record's session: the mean of its
-	// best SessionHits scaled lexical scores (default 3), so that a turn
-	// of the session that talks about the topic outranks a stray turn
-	// elsewhere. 0: off.
-	Session     float64
-	SessionHits int
+	// Session weighs the strength of a record's session (Strength, by
+	// session: 0..1, absent 0), so that a turn of the session that talks
+	// about the topic outranks a stray turn elsewhere. 0: off.
+	Session  float64
+	Strength map[string]float64
 	// Prior weighs a record by who said it (a role's prior: see
 	// rules.RankingParams.AssistantWeight): its own score, the context
 	// it is lent and what it lends its neighbours are multiplied by it.
@@ -37,10 +36,6 @@ func (p ConverseParams) prior(id string) float64 {
 	return 1
 }
 
-// DefaultSessionHits is how many of a session's best hits make its
-// strength unless told.
-const DefaultSessionHits = 3
-
 // Parts is how Converse made a record's score: its own lexical score
 // scaled to the best hit's (0..1), what its neighbours lent it, and its
 // session's share.
@@ -53,7 +48,7 @@ type Parts struct {
 // any neighbouring hit lends it (a hit lends Context, or Answer to the
 // record after it when it asks a question, times its scaled score), both
 // times the record's prior (p.Prior; a lender's share times its own), plus
-// Session times its session's strength. links maps a hit's id to its
+// Session times its session's strength (p.Strength). links maps a hit's id to its
 // neighbours (which need not be hits: a record found only as a neighbour
 // has no own score); questions holds the hits that ask one; sessionOf
 // maps a record to its session ("" or absent: none). It is score
@@ -98,30 +93,12 @@ func Converse(hits []Hit, links map[string][]Link, questions map[string]bool, se
 		}
 	}
 	if p.Session > 0 {
-		n := p.SessionHits
-		if n <= 0 {
-			n = DefaultSessionHits
-		}
-		best := map[string][]float64{} // a session's best own scores, best first
 		for _, id := range order {
-			s := sessionOf[id]
-			if s == "" || parts[id].Own == 0 {
-				continue
+			if s := sessionOf[id]; s != "" && p.Strength[s] > 0 {
+				pt := parts[id]
+				pt.Session = p.Session * p.Strength[s]
+				parts[id] = pt
 			}
-			best[s] = keepBest(best[s], parts[id].Own, n)
-		}
-		for _, id := range order {
-			s := sessionOf[id]
-			if s == "" {
-				continue
-			}
-			var sum float64
-			for _, x := range best[s] {
-				sum += x
-			}
-			pt := parts[id]
-			pt.Session = p.Session * sum / float64(n)
-			parts[id] = pt
 		}
 	}
 	out := make([]Hit, len(order))
@@ -136,19 +113,4 @@ func Converse(hits []Hit, links map[string][]Link, questions map[string]bool, se
 		return out[i].ID < out[j].ID
 	})
 	return out, parts
-}
-
-// keepBest inserts x into best (descending), keeping at most n.
-func keepBest(best []float64, x float64, n int) []float64 {
-	i := sort.Search(len(best), func(i int) bool { return best[i] < x })
-	if i >= n {
-		return best
-	}
-	best = append(best, 0)
-	copy(best[i+1:], best[i:])
-	best[i] = x
-	if len(best) > n {
-		best = best[:n]
-	}
-	return best
 }

@@ -79,26 +79,26 @@ func TestConverse(t *testing.T) {
 			want:  []retrieval.Hit{{ID: "a", Score: 1}},
 		},
 		{
-			// "stray" is the best single match, alone in its session
-			// "L"; "t1" matches less, but its session "S" holds the three
-			// best after it: S's strength is (0.8+0.6+0.4)/3 = 0.6, L's
-			// 1/3, so t1 comes first. A turn in no session gains nothing.
+			// "stray" is the best single match, in session "L"; "t1"
+			// matches less, but its session "S" is the stronger (1
+			// against L's 0.2), so t1 comes first. A turn in no session,
+			// or in one without a strength, gains nothing.
 			name:      "SessionStrength",
-			hits:      []retrieval.Hit{{ID: "stray", Score: 10}, {ID: "t1", Score: 8}, {ID: "t2", Score: 6}, {ID: "t3", Score: 4}, {ID: "t4", Score: 2}, {ID: "loose", Score: 9}},
-			sessionOf: map[string]string{"stray": "L", "t1": "S", "t2": "S", "t3": "S", "t4": "S"},
-			p:         retrieval.ConverseParams{Session: 1, SessionHits: 3},
-			want: []retrieval.Hit{{ID: "t1", Score: 1.4}, {ID: "stray", Score: 1 + 1.0/3}, {ID: "t2", Score: 1.2}, {ID: "t3", Score: 1},
-				{ID: "loose", Score: 0.9}, {ID: "t4", Score: 0.8}},
-			parts: map[string]retrieval.Parts{"t2": {Own: 0.6, Session: 0.6}, "loose": {Own: 0.9}},
+			hits:      []retrieval.Hit{{ID: "stray", Score: 10}, {ID: "t1", Score: 8}, {ID: "t2", Score: 5}, {ID: "loose", Score: 9}, {ID: "other", Score: 7}},
+			sessionOf: map[string]string{"stray": "L", "t1": "S", "t2": "S", "other": "O"},
+			p:         retrieval.ConverseParams{Session: 0.5, Strength: map[string]float64{"S": 1, "L": 0.2}},
+			want: []retrieval.Hit{{ID: "t1", Score: 1.3}, {ID: "stray", Score: 1.1}, {ID: "t2", Score: 1},
+				{ID: "loose", Score: 0.9}, {ID: "other", Score: 0.7}},
+			parts: map[string]retrieval.Parts{"t2": {Own: 0.5, Session: 0.5}, "loose": {Own: 0.9}, "other": {Own: 0.7}},
 		},
 		{
 			// A neighbour found only by context gains its session's
-			// strength too; SessionHits 0 means DefaultSessionHits.
+			// strength too.
 			name:      "SessionLiftsNeighbours",
 			hits:      []retrieval.Hit{{ID: "a", Score: 3}, {ID: "b", Score: 3}, {ID: "c", Score: 3}},
 			links:     map[string][]retrieval.Link{"a": {{ID: "n", After: true}}},
 			sessionOf: map[string]string{"a": "S", "b": "S", "c": "S", "n": "S"},
-			p:         retrieval.ConverseParams{Context: 0.5, Session: 0.5},
+			p:         retrieval.ConverseParams{Context: 0.5, Session: 0.5, Strength: map[string]float64{"S": 1}},
 			want:      []retrieval.Hit{{ID: "a", Score: 1.5}, {ID: "b", Score: 1.5}, {ID: "c", Score: 1.5}, {ID: "n", Score: 1}},
 			parts:     map[string]retrieval.Parts{"n": {Context: 0.5, Session: 0.5}},
 		},

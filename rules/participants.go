@@ -64,8 +64,10 @@ func participantOf(d *index.Doc, names map[string][]string) []string {
 // only then) by 1 + mention. The query terms (at most 64) name a participant when one of
 // the candidates belongs to it. Nothing changes when the query names
 // none, or when every candidate belongs to one it names (preferring
-// them all says nothing). Best first, ties on id.
-func preferParticipants(terms []string, lex []retrieval.Hit, docs map[string]*index.Doc, holds func() map[string]uint64, boost, mention float64) []retrieval.Hit {
+// them all says nothing). What a candidate's session adds to its score
+// (parts: retrieval.Converse's) is not multiplied: it says how well the
+// conversation matches, not who said what. Best first, ties on id.
+func preferParticipants(terms []string, lex []retrieval.Hit, parts map[string]retrieval.Parts, docs map[string]*index.Doc, holds func() map[string]uint64, boost, mention float64) []retrieval.Hit {
 	if len(terms) < 2 || !anyParticipant(lex, docs) {
 		return lex
 	}
@@ -100,11 +102,12 @@ func preferParticipants(terms []string, lex []retrieval.Hit, docs map[string]*in
 	}
 	out := make([]retrieval.Hit, len(lex))
 	for j, h := range lex {
+		session := parts[h.ID].Session
 		switch {
 		case own[j] != 0:
-			h.Score *= 1 + boost
+			h.Score = (h.Score-session)*(1+boost) + session
 		case held[h.ID]&named != 0:
-			h.Score *= 1 + mention
+			h.Score = (h.Score-session)*(1+mention) + session
 		}
 		out[j] = h
 	}

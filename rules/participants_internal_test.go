@@ -44,23 +44,28 @@ func TestPreferParticipants(t *testing.T) {
 		lex   []retrieval.Hit
 		holds map[string]uint64
 		want  []string
+		parts map[string]retrieval.Parts
 	}{
-		{"SpeakerNamed", []string{"ann", "trip"}, lex("b1", "b2", "a1", "a2"), nil, []string{"a1", "a2", "b1", "b2"}},
+		{"SpeakerNamed", []string{"ann", "trip"}, lex("b1", "b2", "a1", "a2"), nil, []string{"a1", "a2", "b1", "b2"}, nil},
 		// b2 holds "ann" (bit 0): it names her, and gains a little.
-		{"MentionGains", []string{"ann", "trip"}, lex("b1", "b2", "a1"), map[string]uint64{"b2": 1, "a1": 3}, []string{"a1", "b2", "b1"}},
+		{"MentionGains", []string{"ann", "trip"}, lex("b1", "b2", "a1"), map[string]uint64{"b2": 1, "a1": 3}, []string{"a1", "b2", "b1"}, nil},
 		// Far ahead, another's turn keeps its place: nothing is taken
 		// from it (the answer to a question that names the wrong person).
-		{"StrongOtherKept", []string{"ann", "violin"}, []retrieval.Hit{{ID: "b1", Score: 1}, {ID: "a1", Score: 0.5}}, nil, []string{"b1", "a1"}},
-		{"NoneNamed", []string{"trip", "plan"}, lex("b1", "a1"), nil, []string{"b1", "a1"}},
-		{"AllNamed", []string{"ann", "bob"}, lex("b1", "a1"), nil, []string{"b1", "a1"}},
-		{"OneTerm", []string{"ann"}, lex("b1", "a1"), nil, []string{"b1", "a1"}},
-		{"UserRole", []string{"user", "guitar"}, lex("x1", "u1"), nil, []string{"u1", "x1"}},
-		{"UserID", []string{"maria", "guitar"}, lex("x1", "u1"), nil, []string{"u1", "x1"}},
-		{"AboutUser", []string{"maria", "guitar"}, lex("f2", "f1"), nil, []string{"f1", "f2"}},
+		{"StrongOtherKept", []string{"ann", "violin"}, []retrieval.Hit{{ID: "b1", Score: 1}, {ID: "a1", Score: 0.5}}, nil, []string{"b1", "a1"}, nil},
+		{"NoneNamed", []string{"trip", "plan"}, lex("b1", "a1"), nil, []string{"b1", "a1"}, nil},
+		{"AllNamed", []string{"ann", "bob"}, lex("b1", "a1"), nil, []string{"b1", "a1"}, nil},
+		{"OneTerm", []string{"ann"}, lex("b1", "a1"), nil, []string{"b1", "a1"}, nil},
+		{"UserRole", []string{"user", "guitar"}, lex("x1", "u1"), nil, []string{"u1", "x1"}, nil},
+		{"UserID", []string{"maria", "guitar"}, lex("x1", "u1"), nil, []string{"u1", "x1"}, nil},
+		{"AboutUser", []string{"maria", "guitar"}, lex("f2", "f1"), nil, []string{"f1", "f2"}, nil},
+		// What their session adds is not multiplied: a1's own 0.15 ×
+		// 1.4 + 0.6 stays below b1's 1 (all of a1 × 1.4 would be 1.05).
+		{"SessionNotBoosted", []string{"ann", "violin"}, []retrieval.Hit{{ID: "b1", Score: 1}, {ID: "a1", Score: 0.75}}, nil, []string{"b1", "a1"},
+			map[string]retrieval.Parts{"b1": {Own: 0.4, Session: 0.6}, "a1": {Own: 0.15, Session: 0.6}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := preferParticipants(tt.terms, tt.lex, docs, func() map[string]uint64 { return tt.holds }, 0.4, 0.1)
+			got := preferParticipants(tt.terms, tt.lex, tt.parts, docs, func() map[string]uint64 { return tt.holds }, 0.4, 0.1)
 			if !slices.Equal(ids(got), tt.want) {
 				t.Errorf("got %v, want %v", ids(got), tt.want)
 			}

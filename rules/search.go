@@ -52,13 +52,15 @@ type RankingParams struct {
 	ContextWeight float64
 	AnswerWeight  float64
 	ContextWindow time.Duration
-	// SessionWeight and SessionHits: session aggregation. A conversation
-	// message's lexical score gains SessionWeight × its conversation's
-	// strength, the mean of the conversation's best SessionHits scaled
-	// lexical scores, so that a turn of the session that talks about the
-	// topic outranks a stray turn elsewhere. SessionWeight 0: off.
+	// SessionWeight: session aggregation. A conversation message's
+	// lexical score gains SessionWeight × its conversation's strength:
+	// the conversation's BM25 as one document among the scope's
+	// conversations (index.Hit.Conversation), scaled to the strongest
+	// one's, so that a turn of the session that talks about the topic
+	// outranks a stray turn elsewhere, and a session that holds the
+	// query's words in different turns ("how many bikes did I service?":
+	// "bike" here, "service" there) is found whole. 0: off.
 	SessionWeight float64
-	SessionHits   int
 	// DateWeight, DateBoost and DateGrace: the periods a query names (a
 	// day, a month, a year, "last week": see retrieval.ParseDates). The
 	// date signal ranks the records written in them (or within DateGrace
@@ -100,8 +102,8 @@ func DefaultRanking() RankingParams {
 		Candidates: 50, LexicalWeight: 1, VectorWeight: 1, LexicalVectorWeight: 0.1, K: 10,
 		MinSimilarity: 0.15, RecencyWeight: 0.1, HalfLife: 30 * 24 * time.Hour, ConfidenceWeight: 0.2,
 		ContextHits: 10, ContextWeight: 0.3, AnswerWeight: 0.9, ContextWindow: time.Hour,
-		SessionWeight: 0.6, SessionHits: 3,
-		DateWeight: 0.5, DateBoost: 1, DateGrace: 7 * 24 * time.Hour,
+		SessionWeight: 0.6,
+		DateWeight:    0.5, DateBoost: 1, DateGrace: 7 * 24 * time.Hour,
 		ParticipantBoost: 0.4, MentionBoost: 0.1, AssistantWeight: 0.4,
 		QueryEmbedTimeout: 5 * time.Second,
 	}
@@ -310,9 +312,9 @@ func (s *Service) rank(ctx context.Context, tx loci.Tx, q Query, qvec []float32)
 	}
 	links, questions := s.links(res.Context, docs)
 	var parts map[string]retrieval.Parts
-	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], links, questions, docs, !recallsAssistant(q.Text))
+	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], links, questions, docs, strengths(res.Lexical), !recallsAssistant(q.Text))
 	if p.ParticipantBoost > 0 || p.MentionBoost > 0 {
-		lists[retrieval.Lexical] = preferParticipants(iq.Terms, lists[retrieval.Lexical], docs, res.Holds, p.ParticipantBoost, p.MentionBoost)
+		lists[retrieval.Lexical] = preferParticipants(iq.Terms, lists[retrieval.Lexical], parts, docs, res.Holds, p.ParticipantBoost, p.MentionBoost)
 	}
 	for _, h := range res.Vector {
 		if h.Score < p.MinSimilarity {
@@ -445,7 +447,7 @@ func (s *Service) links(context map[string][]*index.Doc, docs map[string]*index.
 // retrieval.Converse): context lent by the best hits to their neighbours
 // (links; more to the turn after a question), and each message's session
 // strength.
-func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc, assistantPrior bool) ([]retrieval.Hit, map[string]retrieval.Parts) {
+func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc, strength map[string]float64, assistantPrior bool) ([]retrieval.Hit, map[string]retrieval.Parts) {
 	p := s.ranking
 	if !assistantPrior {
 		p.AssistantWeight = 0
@@ -470,8 +472,27 @@ func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Lin
 		}
 	}
 	return retrieval.Converse(lex, links, questions, sessionOf, retrieval.ConverseParams{
-		Context: p.ContextWeight, Answer: p.AnswerWeight, Session: p.SessionWeight, SessionHits: p.SessionHits, Prior: prior,
+		Context: p.ContextWeight, Answer: p.AnswerWeight, Session: p.SessionWeight, Prior: prior,
+		Strength: strength,
 	})
+}
+
+// strengths returns the strength of each conversation of the lexical
+// hits read whole (index.Hit.Conversation), scaled to the strongest's:
+// by conversation (conversationOf).
+func strengths(hits []index.Hit) map[string]float64 {
+	out := map[string]float64{}
+	var top float64
+	for _, h := range hits {
+		if h.Conversation > 0 && isMessage(h.Doc.Meta) {
+			out[conversationOf(h.Doc.Meta)] = h.Conversation
+			top = max(top, h.Conversation)
+		}
+	}
+	for k, v := range out {
+		out[k] = v / top
+	}
+	return out
 }
 
 // relevanceOf is a result's relevance and what it is made of.

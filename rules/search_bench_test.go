@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -21,6 +22,46 @@ import (
 //	go test -run '^$' -bench 'Search$' -benchmem ./rules/
 func BenchmarkSearch(b *testing.B) {
 	b.Run("10k", func(b *testing.B) { benchSearch(b, 10_000) })
+	b.Run("Messages10k", func(b *testing.B) { benchSearchMessages(b, 10_000) })
+}
+
+// benchSearchMessages measures one lexical search (limit 10) of a user's
+// n conversation messages, in sessions of 50 turns: the path that scores
+// turns as conversation (context, sessions, participants).
+func benchSearchMessages(b *testing.B, n int) {
+	ctx := context.Background()
+	store := testdb.OpenSQLite(b)
+	svc := rules.New(store)
+	b.Cleanup(func() { svc.FlushAudit(ctx) })
+	gen := textgen.New(1)
+	const user, turns = "bench-user", 50
+	for s := 0; s*turns < n; s++ {
+		msgs := make([]loci.Message, min(turns, n-s*turns))
+		for i := range msgs {
+			role := loci.MessageRoleUser
+			if i%2 == 1 {
+				role = loci.MessageRoleAssistant
+			}
+			msgs[i] = loci.Message{Role: role, Content: gen.Passage()}
+		}
+		if _, _, err := svc.PutSession(ctx, fmt.Sprint("s", s), loci.SessionPut{UserID: user, Messages: msgs}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := make([]loci.SearchQuery, 1024)
+	for i := range queries {
+		queries[i] = loci.SearchQuery{Query: gen.Query(), UserID: user, Limit: 10}
+	}
+	if _, err := svc.Search(ctx, queries[0]); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		if _, err := svc.Search(ctx, queries[i%len(queries)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
 }
 
 func benchSearch(b *testing.B, n int) {
