@@ -312,7 +312,7 @@ func (s *Service) rank(ctx context.Context, tx loci.Tx, q Query, qvec []float32)
 	}
 	links, questions := s.links(res.Context, docs)
 	var parts map[string]retrieval.Parts
-	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], links, questions, docs, strengths(res.Lexical), !recallsAssistant(q.Text))
+	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], res.Lexical, links, questions, docs, !recallsAssistant(q.Text))
 	if p.ParticipantBoost > 0 || p.MentionBoost > 0 {
 		lists[retrieval.Lexical] = preferParticipants(iq.Terms, lists[retrieval.Lexical], parts, docs, res.Holds, p.ParticipantBoost, p.MentionBoost)
 	}
@@ -446,8 +446,8 @@ func (s *Service) links(context map[string][]*index.Doc, docs map[string]*index.
 // converse re-scores the lexical hits as conversation turns (see
 // retrieval.Converse): context lent by the best hits to their neighbours
 // (links; more to the turn after a question), and each message's session
-// strength.
-func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc, strength map[string]float64, assistantPrior bool) ([]retrieval.Hit, map[string]retrieval.Parts) {
+// strength (its score read whole, hits' index.Hit.Conversation).
+func (s *Service) converse(lex []retrieval.Hit, hits []index.Hit, links map[string][]retrieval.Link, questions map[string]bool, docs map[string]*index.Doc, assistantPrior bool) ([]retrieval.Hit, map[string]retrieval.Parts) {
 	p := s.ranking
 	if !assistantPrior {
 		p.AssistantWeight = 0
@@ -471,28 +471,25 @@ func (s *Service) converse(lex []retrieval.Hit, links map[string][]retrieval.Lin
 			prior[id] = p.AssistantWeight
 		}
 	}
-	return retrieval.Converse(lex, links, questions, sessionOf, retrieval.ConverseParams{
-		Context: p.ContextWeight, Answer: p.AnswerWeight, Session: p.SessionWeight, Prior: prior,
-		Strength: strength,
-	})
-}
-
-// strengths returns the strength of each conversation of the lexical
-// hits read whole (index.Hit.Conversation), scaled to the strongest's:
-// by conversation (conversationOf).
-func strengths(hits []index.Hit) map[string]float64 {
-	out := map[string]float64{}
-	var top float64
-	for _, h := range hits {
-		if h.Conversation > 0 && isMessage(h.Doc.Meta) {
-			out[conversationOf(h.Doc.Meta)] = h.Conversation
-			top = max(top, h.Conversation)
+	// Each conversation's strength: its score read whole
+	// (index.Hit.Conversation), scaled to the strongest's.
+	var strength map[string]float64
+	if p.SessionWeight > 0 {
+		strength = map[string]float64{}
+		var top float64
+		for _, h := range hits {
+			if c, ok := sessionOf[h.Doc.Meta.ID]; ok && h.Conversation > 0 {
+				strength[c] = h.Conversation
+				top = max(top, h.Conversation)
+			}
+		}
+		for c, x := range strength {
+			strength[c] = x / top
 		}
 	}
-	for k, v := range out {
-		out[k] = v / top
-	}
-	return out
+	return retrieval.Converse(lex, links, questions, sessionOf, retrieval.ConverseParams{
+		Context: p.ContextWeight, Answer: p.AnswerWeight, Session: p.SessionWeight, Prior: prior, Strength: strength,
+	})
 }
 
 // relevanceOf is a result's relevance and what it is made of.
@@ -716,7 +713,7 @@ func writtenAfter(a, b *loci.Record) bool {
 // conversationOf names r's conversation: its kind, exact scope and
 // category.
 func conversationOf(r *loci.Record) string {
-	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Category}, "\x00")
+	return string(r.Kind) + "\x00" + r.AgentID + "\x00" + r.UserID + "\x00" + r.SessionID + "\x00" + r.TaskID + "\x00" + r.Category
 }
 
 // asksQuestion reports whether r's content asks a question.
