@@ -78,9 +78,13 @@ type importEntry struct {
 	rec      *loci.Record
 	versions []loci.RecordVersion
 	link     *loci.BlockLink
-	// frame is the line as the writes read it back: as given, or
-	// re-encoded with what the check added (the search text).
-	frame []byte
+	// size is the line's size (its spooled frame's, once read back),
+	// which bounds a write's batch.
+	size int
+	// noSearchText: the line had no search text (a file written by
+	// hand), which is analyzed when the record is read back to be
+	// written (readFrame), beside the writes.
+	noSearchText bool
 	// present: the record is already stored, the same (phase 1 saw it).
 	present bool
 	// What the rules that span records need (import_rules.go), decoded
@@ -317,7 +321,7 @@ func (s *Service) findPresent(ctx context.Context, ws string, entries []importEn
 	var stored []*loci.Record
 	err := s.store.View(ctx, func(tx loci.Tx) error {
 		var err error
-		stored, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids})
+		stored, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids, Order: loci.OrderNone})
 		return err
 	})
 	if err != nil {

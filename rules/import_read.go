@@ -85,7 +85,7 @@ func (c *importChunk) check() {
 // checkImportLine parses one line and checks it as the API checks the
 // write it stands for.
 func checkImportLine(raw []byte) (importEntry, error) {
-	e := importEntry{frame: raw}
+	e := importEntry{size: len(raw)}
 	if !utf8.Valid(raw) {
 		return e, loci.Errorf(loci.EINVALID, "not valid UTF-8")
 	}
@@ -168,6 +168,7 @@ func checkRecordLine(raw []byte, e *importEntry) error {
 	// A record without search text (a file written by hand) has its
 	// text analyzed when it is written (readFrame), beside the writes.
 	l.Record.SearchText = deref(l.SearchText)
+	e.noSearchText = l.SearchText == nil
 	e.rec, e.versions = l.Record, l.Versions
 	if k, ok := importOf(l.Record.Kind); ok {
 		k.keepImportData(e, data)

@@ -3,15 +3,12 @@ package rules
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-
-	"github.com/loci-memory/loci"
 )
 
 // spool keeps the checked lines between the phases: in memory up to
@@ -21,28 +18,21 @@ type spool struct {
 	mem   bytes.Buffer
 	f     *os.File
 	w     *bufio.Writer
+	buf   []byte // the frame being written
 }
 
-// writeFrame appends an entry: "LINE TAB TYPE TAB PRESENT TAB JSON\n".
+// writeFrame appends an entry's frame (import_frame.go): its length,
+// then its payload.
 func (s *spool) writeFrame(e *importEntry) error {
-	var hdr [40]byte
-	h := strconv.AppendInt(hdr[:0], int64(e.line), 10)
-	h = append(h, '\t')
-	h = append(h, e.typ...)
-	h = append(h, '\t')
-	if e.present {
-		h = append(h, '1')
-	} else {
-		h = append(h, '0')
-	}
-	h = append(h, '\t')
-	if _, err := s.Write(h); err != nil {
+	var err error
+	if s.buf, err = encodeFrame(s.buf[:0], e); err != nil {
 		return err
 	}
-	if _, err := s.Write(e.frame); err != nil {
+	var hdr [binary.MaxVarintLen64]byte
+	if _, err := s.Write(binary.AppendUvarint(hdr[:0], uint64(len(s.buf)))); err != nil {
 		return err
 	}
-	_, err := s.Write([]byte{'\n'})
+	_, err = s.Write(s.buf)
 	return err
 }
 
@@ -92,48 +82,31 @@ func (s *spool) close() {
 	}
 }
 
-// readFrame reads one spooled entry and decodes its line (checked
-// already).
+// maxFrameBytes bounds a spooled frame: a line's fields are bounded
+// well below it (importcheck.go).
+const maxFrameBytes = 1 << 30
+
+// readFrame reads one spooled entry (checked already). A record without
+// search text has its text analyzed as a write would.
 func readFrame(rd *bufio.Reader) (importEntry, error) {
-	var e importEntry
-	b, err := rd.ReadBytes('\n')
-	if err == io.EOF && len(b) == 0 {
-		return e, io.EOF
-	} else if err != nil && err != io.EOF {
-		return e, fmt.Errorf("read the spooled import: %w", err)
+	n, err := binary.ReadUvarint(rd)
+	if err == io.EOF {
+		return importEntry{}, io.EOF
+	} else if err != nil {
+		return importEntry{}, fmt.Errorf("read the spooled import: %w", err)
+	} else if n > maxFrameBytes {
+		return importEntry{}, errors.New("read the spooled import: malformed entry")
 	}
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	parts := bytes.SplitN(b, []byte{'\t'}, 4)
-	if len(parts) != 4 {
-		return e, errors.New("read the spooled import: malformed entry")
+	p := make([]byte, n)
+	if _, err := io.ReadFull(rd, p); err != nil {
+		return importEntry{}, fmt.Errorf("read the spooled import: %w", err)
 	}
-	if e.line, err = strconv.Atoi(string(parts[0])); err != nil {
-		return e, fmt.Errorf("read the spooled import: %w", err)
-	}
-	e.typ, e.present, e.frame = string(parts[1]), parts[2][0] == '1', parts[3]
-	switch e.typ {
-	case lineAgent:
-		l := agentLine{Agent: &loci.Agent{}}
-		err = json.Unmarshal(e.frame, &l)
-		e.agent = l.Agent
-	case lineUser:
-		l := userLine{User: &loci.User{}}
-		err = json.Unmarshal(e.frame, &l)
-		e.user = l.User
-	case lineRecord:
-		l := recordLine{Record: &loci.Record{}}
-		err = json.Unmarshal(e.frame, &l)
-		if l.SearchText == nil {
-			// No search text (not an export's line, which always has
-			// one, empty or not): analyze the text as a write would.
-			l.Record.SearchText = searchText(strings.Join(append([]string{l.Key, l.Content}, l.Tags...), " "))
-		} else {
-			l.Record.SearchText = *l.SearchText
-		}
-		e.rec, e.versions = l.Record, l.Versions
-	}
+	e, err := decodeFrame(p)
 	if err != nil {
-		return e, fmt.Errorf("read the spooled import, line %d: %w", e.line, err)
+		return e, err
+	}
+	if r := e.rec; r != nil && e.noSearchText {
+		r.SearchText = searchText(strings.Join(append([]string{r.Key, r.Content}, r.Tags...), " "))
 	}
 	return e, nil
 }

@@ -207,3 +207,26 @@ func TestImportRules(t *testing.T) {
 		}
 	})
 }
+
+// TestImportMetadataCanonical: an imported record's metadata, and its kept
+// versions', is stored in the canonical form a write stores (keys sorted,
+// compact, & not escaped), however the file wrote it.
+func TestImportMetadataCanonical(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc := rules.New(open(t))
+		line := `{"type":"record","id":"n1","workspace":"default","kind":"note","agent_id":"a","key":"k","content":"v","data":{"value":"v"},` +
+			`"metadata":{ "z" : 1, "a.b" : "x \u0026 y" },` +
+			`"versions":[{"record_id":"n1","version":1,"content":"old","data":{"value":"old"},"metadata":{"y":[1, 2],"b":true},"updated_at":"2026-01-01T00:00:00Z"}],` +
+			`"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":2}`
+		if _, err := svc.Import(ctx, strings.NewReader(line+"\n")); err != nil {
+			t.Fatal(err)
+		}
+		exp := exportIn(ctx, t, svc)
+		for _, want := range []string{`"metadata":{"a.b":"x & y","z":1}`, `"metadata":{"b":true,"y":[1,2]}`} {
+			if !strings.Contains(exp, want) {
+				t.Errorf("the export does not hold %s:\n%s", want, exp)
+			}
+		}
+	})
+}

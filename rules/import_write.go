@@ -75,7 +75,7 @@ func readImportBatches(ctx context.Context, rd *bufio.Reader, plan *importPlan, 
 			return err
 		}
 		b.entries = append(b.entries, e)
-		size += len(e.frame)
+		size += e.size
 		if len(b.entries) >= importBatchLines || size >= importBatchBytes {
 			if !send(b) {
 				return ctx.Err()
@@ -123,9 +123,9 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 					touched = append(touched, e.rec.ID)
 					continue
 				}
-				r := *e.rec
+				r := e.rec // the batch's own (a retry sets the same)
 				r.Workspace = ws
-				recs = append(recs, &r)
+				recs = append(recs, r)
 				for _, v := range e.versions {
 					v.RecordID = r.ID
 					versions = append(versions, v)
@@ -175,7 +175,9 @@ func findStoredImport(ctx context.Context, tx loci.Tx, ws string, entries []impo
 	}
 	stored := map[string]*loci.Record{}
 	if len(ids) > 0 {
-		recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids})
+		// In no order: one statement whatever the number of ids
+		// (SQLite: not one a batch size, nor a variable an id).
+		recs, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids, Order: loci.OrderNone})
 		if err != nil {
 			return nil, nil, err
 		}
