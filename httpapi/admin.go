@@ -63,7 +63,7 @@ func adminRoutes() []endpoint {
 					"each message index once and below the session's next, each message's session in the file, no tag twice), " +
 					"before anything is written: a refused line is 400 (or 409: a record already stored with " +
 					"other content, an id or key twice) naming its line, and nothing is imported. The lines are then written in " +
-					"batches of 5000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches " +
+					"batches of 25000, each its own transaction: a storage failure in the middle (503, 507) leaves the batches " +
 					"before it, and the same import run again completes it, skipping the records already stored with the same " +
 					"id, kind, version and updated_at (`skipped`) and keeping agents and users already there.",
 				Body: apidoc.Obj{"type": "string"}, BodyMedia: "application/x-ndjson",

@@ -37,36 +37,38 @@ func passages(n int) string {
 	return b.String()
 }
 
-// TestImportBatches: an import is written in batches, each its own
-// transaction; a storage failure in the middle keeps the batches before it
-// and says so; the same import run again completes it, skipping what is
-// there, and stores each record once. A hand-written file without search
-// text is analyzed as a write would be (found by a stemmed query).
+// TestImportBatches: an import is written in batches (of 25,000 lines),
+// each its own transaction; a storage failure in the middle keeps the
+// batches before it and says so; the same import run again completes it,
+// skipping what is there, and stores each record once. A hand-written
+// file without search text is analyzed as a write would be (found by a
+// stemmed query).
 func TestImportBatches(t *testing.T) {
+	const batch, total = 25000, 27000
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		ctx := context.Background()
 		store := open(t)
-		body := passages(12000)
+		body := passages(total)
 		_, err := rules.New(&failingStore{Store: store, failAt: 2}).Import(ctx, strings.NewReader(body))
-		if loci.ErrorCode(err) != loci.EUNAVAILABLE || !strings.Contains(loci.ErrorMessage(err), "the lines before line 5001 were imported: 5000 records") {
+		if loci.ErrorCode(err) != loci.EUNAVAILABLE || !strings.Contains(loci.ErrorMessage(err), fmt.Sprintf("the lines before line %d were imported: %d records", batch+1, batch)) {
 			t.Fatalf("import failing in its second batch: %v", err)
 		}
 		svc := rules.New(store)
-		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 5000 {
-			t.Fatalf("after the failure: %d passages (%v), want the first batch's 5000", n, err)
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != batch {
+			t.Fatalf("after the failure: %d passages (%v), want the first batch's %d", n, err, batch)
 		}
 		res, err := svc.Import(ctx, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Records != 7000 || res.Skipped != 5000 {
-			t.Errorf("import run again: %+v, want 7000 stored and 5000 skipped", res)
+		if res.Records != total-batch || res.Skipped != batch {
+			t.Errorf("import run again: %+v, want %d stored and %d skipped", res, total-batch, batch)
 		}
-		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 12000 {
-			t.Errorf("after the second run: %d passages (%v), want 12000", n, err)
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != total {
+			t.Errorf("after the second run: %d passages (%v), want %d", n, err, total)
 		}
-		found, err := svc.SearchPassages(ctx, "a", "passages numbered 10321", loci.PassageFilter{Limit: 1})
-		if err != nil || len(found.Results) == 0 || found.Results[0].Content != "passage number 10321" {
+		found, err := svc.SearchPassages(ctx, "a", "passages numbered 25321", loci.PassageFilter{Limit: 1})
+		if err != nil || len(found.Results) == 0 || found.Results[0].Content != "passage number 25321" {
 			t.Errorf("search of an imported passage: %+v %v", found, err)
 		}
 	})

@@ -28,8 +28,10 @@ func (s *Service) writeImport(ctx context.Context, ws string, sp *spool, plan *i
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Decode the next batches while one is written.
-	batches := make(chan importBatch, 2)
+	// Decode the next batch while one is written (one ahead, waiting
+	// unbuffered: a batch is tens of MB decoded, and decodes in a few
+	// hundredths of its write).
+	batches := make(chan importBatch)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(batches)

@@ -238,10 +238,19 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loc
 	if err != nil {
 		return nil, translate(fmt.Errorf("begin: %w", err))
 	}
+	tx := &Tx{tx: sqlTx, db: db, write: write}
+	defer func() {
+		// Once the transaction has ended (the defer below runs first),
+		// the next one checkpoints as usual; a bulk load raises it
+		// again (bulkCheckpoint). Failing, the connection is failing:
+		// its next statement reports it.
+		if tx.bulk {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, walCheckpointPages))
+		}
+	}()
 	// Rolls back if fn panics (a no-op once committed), so the
 	// connection, the only writer, is not kept by a dead transaction.
 	defer sqlTx.Rollback()
-	tx := &Tx{tx: sqlTx, db: db, write: write}
 	tx.Rows = sqltable.Rows{Dialect: dialect, Runner: runner{tx}}
 	if err := fn(loci.Tx{StoreTx: tx}); err != nil {
 		sqlTx.Rollback()

@@ -318,6 +318,29 @@ func testInsertMany(t *testing.T, s loci.Store) {
 	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{fresh.ID}}); len(got) != 0 {
 		t.Fatalf("a failed batch stored %+v", got)
 	}
+	// A batch larger than a statement holds (an import's: PostgreSQL
+	// inserts 5,000 a statement) stores every record; a taken id past
+	// the first statement fails it all.
+	var big []*loci.Record
+	for i := range 5003 {
+		big = append(big, NewRecord(loci.KindPassage, loci.Scope{AgentID: "big"}, "", fmt.Sprint("big ", i)))
+	}
+	dup.ID = big[2].ID
+	err = s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, append(slices.Clone(big), dup)) })
+	wantCode(t, err, loci.ECONFLICT)
+	if !strings.Contains(loci.ErrorMessage(err), dup.ID) && !strings.Contains(loci.ErrorMessage(err), "already exists") {
+		t.Errorf("a taken id past the first statement: %v", err)
+	}
+	if got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("big"), Limit: 1}); len(got) != 0 {
+		t.Fatalf("a failed large batch stored %d records", len(got))
+	}
+	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, big) }); err != nil {
+		t.Fatal(err)
+	}
+	got = MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("big"), Order: loci.OrderCreatedAsc})
+	if len(got) != len(big) || got[5002].Content != "big 5002" || got[4999].Content != "big 4999" || got[5000].Content != "big 5000" {
+		t.Fatalf("a large batch stored %d records of %d", len(got), len(big))
+	}
 }
 
 // testEveryKind stores, reads and filters one record of each of the eight
