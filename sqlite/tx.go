@@ -95,9 +95,11 @@ const (
 	batchRecords  = 64
 	// bulkCacheKiB is the cache during a bulk load (InsertRecords: an
 	// import): its indexes' pages stay in memory between batches
-	// instead of being read again, and a batch's dirty pages until it
-	// commits instead of being spilled to the WAL and written again.
-	bulkCacheKiB = 32 << 10
+	// instead of being read again, and more of a batch's dirty pages
+	// until it commits instead of being spilled to the WAL and written
+	// again (1M passages imported in 43.5 s with 64 MiB, 47.2 s with 32
+	// MiB, peak RSS 340 MB and 275 MB).
+	bulkCacheKiB = 64 << 10
 )
 
 // The WAL is checkpointed into the database when a commit leaves it this
