@@ -232,3 +232,49 @@ func TestImportMetadataCanonical(t *testing.T) {
 		}
 	})
 }
+
+// TestImportPresent: a second import of a file skips the records stored
+// the same; one stored with other content refuses the file at its line,
+// and of a refused line and such a record, the earlier line is reported,
+// whichever chunk of lines is checked first; nothing is written.
+func TestImportPresent(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc := rules.New(open(t))
+		body := passages(2000)
+		if _, err := svc.Import(ctx, strings.NewReader(body)); err != nil {
+			t.Fatal(err)
+		}
+		ls := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+		edit := func(edits map[int]string) string {
+			out := append([]string(nil), ls...)
+			for line, l := range edits {
+				out[line-1] = l
+			}
+			out = append(out, strings.ReplaceAll(ls[0], "p000000", "p999999"))
+			return strings.Join(out, "\n") + "\n"
+		}
+		other := func(line int) string { return strings.Replace(ls[line-1], `"version":1`, `"version":2`, 1) }
+		for name, c := range map[string]struct {
+			body string
+			want string
+		}{
+			"OtherContent":        {edit(map[int]string{1500: other(1500)}), "line 1500: record p001499 already exists with other content"},
+			"OtherContentFirst":   {edit(map[int]string{700: other(700), 1600: "{"}), "line 700: record p000699 already exists"},
+			"RefusedLineFirst":    {edit(map[int]string{300: "{", 1500: other(1500)}), "line 300: malformed JSON"},
+			"BothInOneChunkFirst": {edit(map[int]string{1030: "{", 1040: other(1040)}), "line 1030: malformed JSON"},
+		} {
+			_, err := svc.Import(ctx, strings.NewReader(c.body))
+			if !strings.Contains(loci.ErrorMessage(err), c.want) {
+				t.Errorf("%s: %v, want %q", name, err, c.want)
+			}
+		}
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 2000 {
+			t.Errorf("after the refused imports: %d passages (%v), want 2000", n, err)
+		}
+		res, err := svc.Import(ctx, strings.NewReader(body))
+		if err != nil || res.Records != 0 || res.Skipped != 2000 {
+			t.Errorf("the same file again: %+v, %v; want 2000 skipped", res, err)
+		}
+	})
+}
