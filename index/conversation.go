@@ -142,7 +142,7 @@ func pickNeighbours(n, i int, created func(int) int64, match func(int) bool, win
 
 // convScratch holds one search's conversation scoring.
 type convScratch struct {
-	tf      []float64 // by ordinal: the term read's count (or, reading docs, by ordinal × term)
+	tf      []float64 // the term read's count at 1 + ordinal (or, reading docs, by ordinal × term)
 	score   []float64 // by ordinal
 	touched []int32   // the ordinals with a score
 	held    []int32   // the ordinals holding the term read
@@ -167,9 +167,9 @@ func (e *entry) convStats() convStats {
 
 // reset sizes cs for groups ordinals and n query terms, zeroed.
 func (cs *convScratch) reset(groups int32, n int) {
-	size := int(groups)
+	size := int(groups) + 1 // reading postings: by 1 + ordinal
 	if n > 0 {
-		size *= n
+		size = int(groups) * n
 	}
 	if cap(cs.tf) < size {
 		cs.tf = make([]float64, size)
@@ -191,8 +191,8 @@ func (cs *convScratch) clear() {
 }
 
 // scoreTerm adds to each conversation holding the term read (cs.held,
-// counts in cs.tf) the term's BM25, weighted by its IDF over
-// conversations, and zeroes the counts.
+// each listed once, its count negated at cs.tf[1+ordinal]) the term's
+// BM25, weighted by its IDF over conversations, and zeroes the counts.
 func (cs *convScratch) scoreTerm(st convStats, glens []int64) {
 	if len(cs.held) == 0 {
 		return
@@ -202,10 +202,38 @@ func (cs *convScratch) scoreTerm(st convStats, glens []int64) {
 		if cs.score[g] == 0 {
 			cs.touched = append(cs.touched, g)
 		}
-		cs.score[g] += convBM25(w, cs.tf[g], float64(glens[g]), st.avg)
-		cs.tf[g] = 0
+		cs.score[g] += convBM25(w, -cs.tf[g+1], float64(glens[g]), st.avg)
+		cs.tf[g+1] = 0
 	}
 	cs.held = cs.held[:0]
+}
+
+// scoreTermDense is scoreTerm for counts at 1 + each ordinal (cs.tf[0]
+// is what docs in no conversation counted, dropped): it reads every
+// conversation's count, which costs less than listing those that hold
+// the term as the postings are read.
+func (cs *convScratch) scoreTermDense(st convStats, glens []int64) {
+	cs.tf[0] = 0
+	tf := cs.tf[1:]
+	df := 0
+	for _, x := range tf {
+		if x > 0 {
+			df++
+		}
+	}
+	if df == 0 {
+		return
+	}
+	w := weight(idf(st.n, df))
+	for g, x := range tf {
+		if x > 0 {
+			if cs.score[g] == 0 {
+				cs.touched = append(cs.touched, int32(g))
+			}
+			cs.score[g] += convBM25(w, x, float64(glens[g]), st.avg)
+			tf[g] = 0
+		}
+	}
 }
 
 // scoreDocTerms is scoreTerm for counts read doc by doc (by ordinal ×

@@ -891,8 +891,9 @@ func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws [
 		}
 		return touched
 	}
-	// The same, counting each conversation's terms as it goes.
-	gids := e.gids
+	// The same, counting each conversation's terms as it goes (into
+	// cs.tf at 1 + its ordinal; a doc in none counts at 0, unread).
+	gids, gtf := e.gids, cs.tf
 	for i, id := range ids {
 		for _, p := range e.postings[id] {
 			slot := p.slot()
@@ -905,14 +906,22 @@ func (e *entry) scorePostings(acc []float64, touched []int32, ids []uint32, ws [
 			}
 			tf := float64(p.tf())
 			acc[slot] += bm.bm25(ws[i], tf, n)
-			if g := gids[slot]; g >= 0 {
-				if cs.tf[g] == 0 {
-					cs.held = append(cs.held, g)
-				}
-				cs.tf[g] += tf
-			}
+			gtf[gids[slot]+1] += tf
 		}
-		cs.scoreTerm(cst, e.glens)
+		if ps := e.postings[id]; len(ps) < len(e.glens)/4 {
+			// A rare term: the conversations holding it are read
+			// again from its postings, not from every conversation.
+			cs.tf[0] = 0
+			for _, p := range ps {
+				if g := gids[p.slot()]; g >= 0 && cs.tf[g+1] > 0 {
+					cs.held = append(cs.held, g)
+					cs.tf[g+1] = -cs.tf[g+1] // listed
+				}
+			}
+			cs.scoreTerm(cst, e.glens)
+		} else {
+			cs.scoreTermDense(cst, e.glens)
+		}
 	}
 	return touched
 }
