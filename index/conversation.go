@@ -149,21 +149,21 @@ type convScratch struct {
 	n       int       // terms, reading docs
 }
 
-// convStats are an entry's conversation statistics: how many, and their
-// mean length; ok is false for an entry without conversations.
+// convStats are a scope's conversation statistics: how many (0: none),
+// and their mean length.
 type convStats struct {
 	n   int
 	avg float64
-	ok  bool
 }
 
-func (e *entry) convStats() convStats {
-	n := len(e.groups)
+func newConvStats(n int, total int64) convStats {
 	if n == 0 {
 		return convStats{}
 	}
-	return convStats{n: n, avg: max(1, float64(e.groupLen)/float64(n)), ok: true}
+	return convStats{n: n, avg: max(1, float64(total)/float64(n))}
 }
+
+func (e *entry) convStats() convStats { return newConvStats(len(e.groups), e.groupLen) }
 
 // reset sizes cs for groups ordinals and n query terms, zeroed.
 func (cs *convScratch) reset(groups int32, n int) {
@@ -190,6 +190,14 @@ func (cs *convScratch) clear() {
 	cs.touched = cs.touched[:0]
 }
 
+// add adds to conversation g's score one term's BM25 (weight w, count tf).
+func (cs *convScratch) add(g int32, w, tf float64, st convStats, glens []int64) {
+	if cs.score[g] == 0 {
+		cs.touched = append(cs.touched, g)
+	}
+	cs.score[g] += convBM25(w, tf, float64(glens[g]), st.avg)
+}
+
 // scoreTerm adds to each conversation holding the term read (cs.held,
 // each listed once, its count negated at cs.tf[1+ordinal]) the term's
 // BM25, weighted by its IDF over conversations, and zeroes the counts.
@@ -199,10 +207,7 @@ func (cs *convScratch) scoreTerm(st convStats, glens []int64) {
 	}
 	w := weight(idf(st.n, len(cs.held)))
 	for _, g := range cs.held {
-		if cs.score[g] == 0 {
-			cs.touched = append(cs.touched, g)
-		}
-		cs.score[g] += convBM25(w, -cs.tf[g+1], float64(glens[g]), st.avg)
+		cs.add(g, w, -cs.tf[g+1], st, glens)
 		cs.tf[g+1] = 0
 	}
 	cs.held = cs.held[:0]
@@ -227,10 +232,7 @@ func (cs *convScratch) scoreTermDense(st convStats, glens []int64) {
 	w := weight(idf(st.n, df))
 	for g, x := range tf {
 		if x > 0 {
-			if cs.score[g] == 0 {
-				cs.touched = append(cs.touched, int32(g))
-			}
-			cs.score[g] += convBM25(w, x, float64(glens[g]), st.avg)
+			cs.add(int32(g), w, x, st, glens)
 			tf[g] = 0
 		}
 	}
@@ -249,10 +251,7 @@ func (cs *convScratch) scoreDocTerms(st convStats, glens []int64, groups []int32
 		if len(cs.held) > 0 {
 			w := weight(idf(st.n, len(cs.held)))
 			for _, g := range cs.held {
-				if cs.score[g] == 0 {
-					cs.touched = append(cs.touched, g)
-				}
-				cs.score[g] += convBM25(w, cs.tf[int(g)*n+i], float64(glens[g]), st.avg)
+				cs.add(g, w, cs.tf[int(g)*n+i], st, glens)
 				cs.tf[int(g)*n+i] = 0
 			}
 			cs.held = cs.held[:0]

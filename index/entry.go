@@ -816,7 +816,7 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 	}
 	var cs *convScratch // conversations scored, when the entry has them
 	cst := e.convStats()
-	if cst.ok {
+	if cst.n > 0 {
 		cs = &sc.conv
 		n := 0
 		if !e.inverted {

@@ -207,7 +207,7 @@ func (s *streamed) scoreConversations(nterms int) {
 	for _, cv := range s.convs {
 		total += cv.length
 	}
-	st := convStats{n: len(s.convs), avg: max(1, float64(total)/float64(len(s.convs))), ok: true}
+	st := newConvStats(len(s.convs), total)
 	for i := range nterms {
 		df := 0
 		for _, cv := range s.convs {
