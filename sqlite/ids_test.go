@@ -177,6 +177,48 @@ func BenchmarkRecordsByID(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionRead reads one session's 50 messages as getSession
+// does (its user, kind and category, in written order) while the user's
+// other sessions grow: the read should cost what the session holds.
+func BenchmarkSessionRead(b *testing.B) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(b.TempDir(), "loci.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	sessions := 0
+	for _, total := range []int{100, 2000} {
+		var recs []*loci.Record
+		for ; sessions < total; sessions++ {
+			for m := range 50 {
+				r := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: "u", SessionID: fmt.Sprint("s", sessions)}, "", fmt.Sprint("message ", m))
+				r.Category = "message"
+				recs = append(recs, r)
+			}
+		}
+		if err := db.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, recs) }); err != nil {
+			b.Fatal(err)
+		}
+		f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession}, UserID: loci.Ptr("u"),
+			SessionID: loci.Ptr("s7"), Category: loci.Ptr("message"), Order: loci.OrderCreatedAsc}
+		b.Run(fmt.Sprintf("UserMessages/%d", 50*total), func(b *testing.B) {
+			for b.Loop() {
+				err := db.View(ctx, func(tx loci.Tx) error {
+					recs, err := tx.FindRecords(ctx, f)
+					if err == nil && len(recs) != 50 {
+						err = fmt.Errorf("found %d, want 50", len(recs))
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestKeyLookupUsesKeyIndex: reading a note or a fact slot by its key
 // searches the key index, whatever the scope holds; the planner, without
 // statistics, preferred an index in the order asked and read every note
@@ -272,7 +314,8 @@ func TestRepeatLookupUsesContentHashIndex(t *testing.T) {
 
 // TestSessionAndTaskReadsUseTheirIndexes: the session and task indexes
 // hold only the records that have one (migration 0014), and a read naming
-// a session or a task is still planned on its index.
+// a session or a task is still planned on its index, also when it names a
+// kind and asks the written order (migration 0015).
 func TestSessionAndTaskReadsUseTheirIndexes(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, Memory)
@@ -286,6 +329,15 @@ func TestSessionAndTaskReadsUseTheirIndexes(t *testing.T) {
 	}{
 		{loci.RecordFilter{Workspace: "w", SessionID: loci.Ptr("s1")}, "records_session"},
 		{loci.RecordFilter{Workspace: "w", TaskID: loci.Ptr("t1")}, "records_task"},
+		// A kind and an order by creation, as a session's messages are
+		// read (getSession), with and without its user: records_user
+		// and records_kind_created give that order too, but read all
+		// the user's (the workspace's) records of the kind.
+		{loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindSession}, SessionID: loci.Ptr("s1")}, "records_session"},
+		{loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindSession}, SessionID: loci.Ptr("s1"),
+			UserID: loci.Ptr("u"), Category: loci.Ptr("message"), Order: loci.OrderCreatedAsc}, "records_session"},
+		{loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindWorking}, TaskID: loci.Ptr("t1"),
+			AgentID: loci.Ptr("a"), Limit: 10}, "records_task"},
 	} {
 		q, args, err := selectRecords(c.f)
 		if err != nil {
