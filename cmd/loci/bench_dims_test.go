@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/loci-memory/loci/internal/testdb"
@@ -114,5 +115,19 @@ func TestBenchDims(t *testing.T) {
 				t.Errorf("report %s", out.String())
 			}
 		})
+	}
+}
+
+// TestBenchScaleProfile: --cpuprofile profiles the scale run's timed
+// searches too (it wrote nothing with --tenants).
+func TestBenchScaleProfile(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--tenants", "3", "--memories", "60", "--batch", "20", "--queries", "4", "--json", "--cpuprofile", prof}
+	if code := run(context.Background(), args, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Fatalf("no CPU profile written: %v", err)
 	}
 }

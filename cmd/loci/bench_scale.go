@@ -182,7 +182,12 @@ func (o benchOptions) searchScale(ctx context.Context, e *env, store loci.Store,
 		return err
 	}
 	defer t.stop()
-	cold, warm, warmScopes, err := o.timeScale(ctx, t.search, scope, gen)
+	var cold, warm []float64
+	var warmScopes []loci.SearchQuery
+	err = o.profile(func() (err error) {
+		cold, warm, warmScopes, err = o.timeScale(ctx, t.search, scope, gen)
+		return err
+	})
 	if err != nil {
 		return err
 	}
