@@ -75,6 +75,9 @@ type Params struct {
 	DateGrace time.Duration
 	// Limit is the most results returned (0: all).
 	Limit int
+	// Explain fills each result's Signals and Confidence (Rank); without
+	// it they are nil, and a ranking allocates neither.
+	Explain bool
 }
 
 // DefaultK is the reciprocal rank fusion constant of the literature.
@@ -99,40 +102,59 @@ type Result struct {
 // best possible score is 1. A duplicate id within one list counts at its
 // best rank. Results are best first; ties break on id.
 func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Result {
+	return fuse(lists, k, weights, true)
+}
+
+// fuse is Fuse; without explain it leaves each result's Signals nil (a
+// map a result fewer to allocate).
+func fuse(lists map[string][]Hit, k float64, weights map[string]float64, explain bool) []Result {
 	if k <= 0 {
 		k = DefaultK
 	}
-	byID := map[string]*Result{}
-	var order []string
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	at := make(map[string]int, n) // a result's index in out
+	out := make([]Result, 0, n)
+	// in[i] is 1 + the ordinal of the last list that ranked out[i]: a
+	// duplicate within a list counts once, at its best rank.
+	in := make([]int, 0, n)
 	var norm float64
-	for _, name := range sortedKeys(lists) {
+	for li, name := range sortedKeys(lists) {
 		w := weight(weights, name)
 		if w <= 0 {
 			continue
 		}
 		norm += w / (k + 1)
 		for i, h := range lists[name] {
-			r := byID[h.ID]
-			if r == nil {
-				r = &Result{ID: h.ID, Explain: loci.Explanation{Signals: map[string]loci.SignalScore{}}}
-				byID[h.ID] = r
-				order = append(order, h.ID)
+			j, ok := at[h.ID]
+			if !ok {
+				j = len(out)
+				at[h.ID] = j
+				out = append(out, Result{ID: h.ID})
+				in = append(in, 0)
 			}
-			if _, seen := r.Explain.Signals[name]; seen {
+			if in[j] == li+1 {
 				continue
 			}
-			r.Explain.Signals[name] = loci.SignalScore{Rank: i + 1, Score: h.Score}
+			in[j] = li + 1
+			r := &out[j]
+			if explain {
+				if r.Explain.Signals == nil {
+					r.Explain.Signals = map[string]loci.SignalScore{}
+				}
+				r.Explain.Signals[name] = loci.SignalScore{Rank: i + 1, Score: h.Score}
+			}
 			r.Explain.Fused += w / (k + float64(i+1))
 		}
 	}
-	out := make([]Result, 0, len(order))
-	for _, id := range order {
-		r := byID[id]
+	for i := range out {
+		r := &out[i]
 		if norm > 0 {
 			r.Explain.Fused /= norm
 		}
 		r.Score, r.Explain.Rank = r.Explain.Fused, r.Explain.Fused
-		out = append(out, *r)
 	}
 	sortResults(out)
 	return out
@@ -145,6 +167,12 @@ func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Resul
 // counts as fully confident. Results missing from cands keep their fused
 // score with recency 1. Best first.
 func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
+	return rescore(append([]Result(nil), results...), cands, p, true)
+}
+
+// rescore is Rescore of rs in place; without explain it leaves each
+// result's Confidence nil.
+func rescore(rs []Result, cands map[string]Candidate, p Params, explain bool) []Result {
 	half := p.HalfLife
 	if half <= 0 {
 		half = DefaultHalfLife
@@ -153,8 +181,8 @@ func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
 	if rw+cw > 1 {
 		rw, cw = rw/(rw+cw), cw/(rw+cw)
 	}
-	out := make([]Result, len(results))
-	for i, r := range results {
+	for i := range rs {
+		r := &rs[i]
 		rec, conf := 1.0, 1.0
 		if c, ok := cands[r.ID]; ok {
 			if !c.At.IsZero() && !p.Now.IsZero() {
@@ -163,7 +191,9 @@ func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
 			}
 			if c.HasConfidence {
 				conf = clamp01(c.Confidence)
-				r.Explain.Confidence = &conf
+				if explain {
+					r.Explain.Confidence = &conf
+				}
 			}
 		}
 		r.Explain.Recency = rec
@@ -173,10 +203,9 @@ func Rescore(results []Result, cands map[string]Candidate, p Params) []Result {
 			r.Score *= 1 + p.DateBoost*r.Explain.Date
 		}
 		r.Explain.Rank = r.Score
-		out[i] = r
 	}
-	sortResults(out)
-	return out
+	sortResults(rs)
+	return rs
 }
 
 // MMR reorders results by maximal marginal relevance: each next result
@@ -216,7 +245,7 @@ func MMR(results []Result, cands map[string]Candidate, lambda float64) []Result 
 // Rank runs the pipeline: Fuse, Rescore, then MMR when asked, and cuts to
 // p.Limit.
 func Rank(lists map[string][]Hit, cands map[string]Candidate, p Params) []Result {
-	out := Rescore(Fuse(lists, p.K, p.Weights), cands, p)
+	out := rescore(fuse(lists, p.K, p.Weights, p.Explain), cands, p, p.Explain)
 	if p.MMRLambda > 0 {
 		// MMR reorders a pool a few times larger than what is returned.
 		pool := len(out)

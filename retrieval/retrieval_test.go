@@ -225,3 +225,39 @@ func TestRank(t *testing.T) {
 		t.Errorf("order = %v, want %v", ids(got), want)
 	}
 }
+
+// TestRankExplain: a ranking not asked to explain orders and scores the
+// same as one that is, without each result's signals and confidence.
+func TestRankExplain(t *testing.T) {
+	now := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	lists := map[string][]retrieval.Hit{
+		"lexical": hits("a", "b", "c", "d", "b"), "vector": hits("c", "a", "e"), "date": hits("d"),
+	}
+	cands := map[string]retrieval.Candidate{
+		"a": {ID: "a", At: now.AddDate(0, 0, -40), Confidence: 0.5, HasConfidence: true},
+		"c": {ID: "c", At: now.AddDate(0, 0, -1)},
+		"d": {ID: "d", At: now.AddDate(0, 0, -3), Confidence: 0.9, HasConfidence: true},
+	}
+	p := retrieval.Params{K: 10, Weights: map[string]float64{"date": 0.5}, Now: now, RecencyWeight: 0.1, ConfidenceWeight: 0.2}
+	quiet := retrieval.Rank(lists, cands, p)
+	p.Explain = true
+	told := retrieval.Rank(lists, cands, p)
+	if len(quiet) != 5 || len(told) != 5 {
+		t.Fatalf("ranked %d and %d, want 5", len(quiet), len(told))
+	}
+	for i := range told {
+		q, e := quiet[i], told[i]
+		if q.ID != e.ID || q.Score != e.Score || q.Explain.Fused != e.Explain.Fused {
+			t.Errorf("result %d: %s %v (fused %v) without explain, %s %v (fused %v) with", i, q.ID, q.Score, q.Explain.Fused, e.ID, e.Score, e.Explain.Fused)
+		}
+		if q.Explain.Signals != nil || q.Explain.Confidence != nil {
+			t.Errorf("result %s without explain: signals %v, confidence %v", q.ID, q.Explain.Signals, q.Explain.Confidence)
+		}
+		if len(e.Explain.Signals) == 0 || (e.ID == "a" || e.ID == "d") != (e.Explain.Confidence != nil) {
+			t.Errorf("result %s with explain: signals %v, confidence %v", e.ID, e.Explain.Signals, e.Explain.Confidence)
+		}
+	}
+	if s := told[slices.IndexFunc(told, func(r retrieval.Result) bool { return r.ID == "b" })].Explain.Signals["lexical"]; s.Rank != 2 {
+		t.Errorf("b's lexical rank = %d, want its best, 2", s.Rank)
+	}
+}

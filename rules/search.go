@@ -691,7 +691,7 @@ func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.
 		Weights: map[string]float64{retrieval.Lexical: p.LexicalWeight, retrieval.Vector: vw, retrieval.Date: p.DateWeight},
 		Now:     now, RecencyWeight: p.RecencyWeight, HalfLife: p.HalfLife,
 		ConfidenceWeight: p.ConfidenceWeight, MMRLambda: p.MMRLambda, Limit: limit,
-		Spans: spans, DateBoost: p.DateBoost, DateGrace: p.DateGrace,
+		Spans: spans, DateBoost: p.DateBoost, DateGrace: p.DateGrace, Explain: explain,
 	})
 	if !explain {
 		for i := range results {
