@@ -276,6 +276,12 @@ func recordsFrom(f loci.RecordFilter) string {
 	if f.Key != nil && f.UserID != nil && !f.OrGlobalUser && len(f.Kinds) > 0 {
 		return "records INDEXED BY records_key_versions"
 	}
+	if !f.ExpiredAt.IsZero() && len(f.IDs) == 0 {
+		// An expiry sweep: the records whose time has passed, few
+		// whatever the workspace holds. The planner preferred the
+		// workspace's index of the kinds, and read all of them.
+		return "records INDEXED BY records_expires"
+	}
 	return "records"
 }
 
@@ -324,7 +330,7 @@ func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, erro
 		return 0, err
 	}
 	where, args := whereClause(f, "")
-	res, err := tx.exec(ctx, `DELETE FROM records WHERE `+where, args...)
+	res, err := tx.exec(ctx, `DELETE FROM `+recordsFrom(f)+` WHERE `+where, args...)
 	if err != nil {
 		return 0, fmt.Errorf("delete records: %w", err)
 	}
@@ -528,10 +534,20 @@ func (w *filterSQL) scope(f loci.RecordFilter) {
 		}
 	}
 	w.eq("agent_id", f.AgentID)
+	// An agent's own kinds (notes, blocks, passages) carry no user, so
+	// their user '' spans every agent's: with an agent named, a user
+	// condition ("+", no index) leaves the planner on records_agent, the
+	// agent's records of the kind. Without statistics it chose
+	// records_user, and listing one agent's notes read every agent's. (A
+	// key's lookup keeps its index, records_key_versions: recordsFrom.)
+	user := p + "user_id"
+	if f.AgentID != nil && *f.AgentID != "" && f.Key == nil && agentScoped(f.Kinds) {
+		user = "+" + user
+	}
 	if f.UserID != nil && f.OrGlobalUser {
-		w.add("("+p+"user_id = ? OR "+p+"user_id = '')", *f.UserID)
-	} else {
-		w.eq("user_id", f.UserID)
+		w.add("("+user+" = ? OR "+user+" = '')", *f.UserID)
+	} else if f.UserID != nil {
+		w.add(user+" = ?", *f.UserID)
 	}
 	w.sparse("session_id", f.SessionID)
 	w.sparse("task_id", f.TaskID)
@@ -542,6 +558,17 @@ func (w *filterSQL) scope(f loci.RecordFilter) {
 	for _, tag := range f.Tags {
 		w.add("EXISTS (SELECT 1 FROM json_each("+p+"tags) WHERE value = ?)", tag)
 	}
+}
+
+// agentScoped reports whether kinds are some kinds, each of an agent's
+// own memory (loci.KindTraits.AgentScoped).
+func agentScoped(kinds []loci.Kind) bool {
+	for _, k := range kinds {
+		if !k.Traits().AgentScoped {
+			return false
+		}
+	}
+	return len(kinds) > 0
 }
 
 // times adds f's creation bounds, content hash, expiry and validity.

@@ -1,0 +1,154 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/storetest"
+)
+
+// BenchmarkScopeReads reads what the service reads of one scope among
+// 100,000 records of others: a session by its id among 2,000 sessions of
+// 50 messages (findSession), an expiry sweep that finds 10 expired
+// episodes among 100,000 live ones (expire), and one agent's 100 notes
+// among 1,000 agents' (ListNotes: its count and a page by key). Each
+// should cost what it returns, or what its scope holds, not what the
+// workspace holds.
+//
+//	go test ./sqlite -run XXX -bench ScopeReads
+func BenchmarkScopeReads(b *testing.B) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(b.TempDir(), "loci.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now().UTC()
+	var recs []*loci.Record
+	for s := range 2000 {
+		sid := fmt.Sprint("s", s)
+		r := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: fmt.Sprint("u", s%100), SessionID: sid}, sid, "")
+		r.Category = "session"
+		recs = append(recs, r)
+		for m := range 50 {
+			r := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: fmt.Sprint("u", s%100), SessionID: sid}, "", fmt.Sprint("message ", m))
+			r.Category = "message"
+			recs = append(recs, r)
+		}
+	}
+	for i := range 100000 {
+		r := storetest.NewRecord(loci.KindEpisode, loci.Scope{AgentID: "a", UserID: fmt.Sprint("u", i%100)}, "", fmt.Sprint("episode ", i))
+		r.ExpiresAt = now.Add(time.Hour)
+		if i%10000 == 0 {
+			r.ExpiresAt = now.Add(-time.Hour)
+		}
+		recs = append(recs, r)
+	}
+	for i := range 100000 {
+		recs = append(recs, storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: fmt.Sprint("a", i%1000)}, fmt.Sprint("k", i/1000), "value"))
+	}
+	if err := db.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, recs) }); err != nil {
+		b.Fatal(err)
+	}
+	none := ""
+	notes := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindNote}, AgentID: loci.Ptr("a7"),
+		UserID: &none, SessionID: &none, TaskID: &none, LiveAt: now}
+	page := notes
+	page.Order, page.Limit = loci.OrderKeyAsc, 50
+	for _, c := range []struct {
+		name  string
+		f     loci.RecordFilter
+		count bool
+		want  int
+	}{
+		{"FindSession", loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession},
+			SessionID: loci.Ptr("s7"), Key: loci.Ptr("s7"), Category: loci.Ptr("session")}, false, 1},
+		{"Expire", loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindEpisode, loci.KindWorking, loci.KindNote},
+			ExpiredAt: now, Order: loci.OrderCreatedAsc}, false, 10},
+		{"CountNotes", notes, true, 100},
+		{"ListNotes", page, false, 50},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				err := db.View(ctx, func(tx loci.Tx) error {
+					var n int
+					var err error
+					if c.count {
+						n, err = tx.CountRecords(ctx, c.f)
+					} else {
+						var recs []*loci.Record
+						recs, err = tx.FindRecords(ctx, c.f)
+						n = len(recs)
+					}
+					if err == nil && n != c.want {
+						err = fmt.Errorf("found %d, want %d", n, c.want)
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestScopeReadsUseTheirIndexes: reads that find a few records among a
+// workspace's, or one agent's, search the index of what they ask, not of
+// a wider scope that the planner (without statistics) preferred for the
+// number of its equality terms: a session by its id (findSession names
+// its session), an expiry sweep's records and its deletion, and an
+// agent's notes, counted and listed by key.
+func TestScopeReadsUseTheirIndexes(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	none, now := "", time.Now()
+	notes := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindNote}, AgentID: loci.Ptr("a"),
+		UserID: &none, SessionID: &none, TaskID: &none, LiveAt: now}
+	expired := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindEpisode, loci.KindWorking}, ExpiredAt: now}
+	for _, c := range []struct {
+		name  string
+		f     loci.RecordFilter
+		count bool
+		index string
+	}{
+		{"Session", loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindSession}, SessionID: loci.Ptr("s1"),
+			Key: loci.Ptr("s1"), Category: loci.Ptr("session")}, false, "records_session"},
+		{"Expired", expired, false, "records_expires"},
+		{"ExpiredFacts", loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindFact}, ExpiredAt: now,
+			Order: loci.OrderCreatedAsc}, false, "records_expires"},
+		{"CountNotes", notes, true, "records_agent"},
+		{"ListNotes", func() loci.RecordFilter { f := notes; f.Order, f.Limit = loci.OrderKeyAsc, 50; return f }(), false, "records_agent"},
+		{"AgentPassages", loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindPassage}, AgentID: loci.Ptr("a"),
+			UserID: &none, Limit: 10}, false, "records_agent"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q, args, err := selectRecords(c.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.count {
+				where, wargs := whereClause(c.f, "")
+				q, args = `SELECT count(*) FROM `+recordsFrom(c.f)+` WHERE `+where, wargs
+			}
+			if got := queryPlan(t, db, q, args); !strings.Contains(got, "INDEX "+c.index+" ") {
+				t.Errorf("plan of %s:\n%s\nwant a search of %s", q, got, c.index)
+			}
+		})
+	}
+	// The sweep's deletion, as DeleteRecords writes it.
+	where, args := whereClause(expired, "")
+	q := `DELETE FROM ` + recordsFrom(expired) + ` WHERE ` + where
+	if got := queryPlan(t, db, q, args); !strings.Contains(got, "INDEX records_expires ") {
+		t.Errorf("plan of %s:\n%s\nwant a search of records_expires", q, got)
+	}
+}
