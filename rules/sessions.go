@@ -70,10 +70,12 @@ func (s *Service) sessionFilter(ctx context.Context) loci.RecordFilter {
 	return loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: []loci.Kind{loci.KindSession}}
 }
 
-// findSession returns the session's record, whoever its user.
+// findSession returns the session's record, whoever its user. The
+// record's session is the session (its key is its id): naming it lets a
+// store read the session's records alone, not every session's.
 func (s *Service) findSession(ctx context.Context, tx loci.Tx, id string) (*loci.Record, error) {
 	f := s.sessionFilter(ctx)
-	f.Key, f.Category = &id, loci.Ptr(sessionCategory)
+	f.SessionID, f.Key, f.Category = &id, &id, loci.Ptr(sessionCategory)
 	recs, err := tx.FindRecords(ctx, f)
 	if err != nil {
 		return nil, err
