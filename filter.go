@@ -50,6 +50,9 @@ func (f *RecordFilter) matchFields(r *Record) bool {
 	if f.ContentHash != nil && ContentHash(r.Content) != *f.ContentHash {
 		return false
 	}
+	if f.Keyed && r.Key == "" {
+		return false
+	}
 	if !f.LiveAt.IsZero() && r.Expired(f.LiveAt) && !slices.Contains(f.Lasting, r.Kind) {
 		return false
 	}

@@ -141,6 +141,10 @@ type RecordFilter struct {
 	// OrGlobalUser widens a UserID filter to global records (user "") too.
 	OrGlobalUser bool
 	Key          *string
+	// Keyed selects only records that have a key: a kind's keyed
+	// records among its others (a user's sessions, not their
+	// messages), which a store may read from its index of keys.
+	Keyed bool
 
 	Tags       []string // records carrying every one of these tags
 	Category   *string

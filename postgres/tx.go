@@ -638,6 +638,9 @@ func whereClause(f loci.RecordFilter, p string, a *args) string {
 	sparse("session_id", f.SessionID)
 	sparse("task_id", f.TaskID)
 	eq("key", f.Key)
+	if f.Keyed {
+		conds = append(conds, p+"key IS NOT NULL")
+	}
 	eq("category", f.Category)
 	eq("action_type", f.ActionType)
 	eq("outcome", f.Outcome)

@@ -418,7 +418,9 @@ func (s *Service) ListUserSessions(ctx context.Context, userID string, limit, of
 	err = a.view(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := s.sessionFilter(ctx)
-		f.UserID, f.Category = &userID, loci.Ptr(sessionCategory)
+		// A session's record has its id as key, its messages none:
+		// Keyed reads the sessions alone, not every message of the user.
+		f.UserID, f.Category, f.Keyed = &userID, loci.Ptr(sessionCategory), true
 		n, err := tx.CountRecords(ctx, f)
 		if err != nil {
 			return err

@@ -62,7 +62,7 @@ func (s *Service) UserContext(ctx context.Context, userID string) (_ *loci.UserC
 		}
 		cat := sessionCategory
 		recs, err := tx.FindRecords(ctx, loci.RecordFilter{
-			Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat, Order: loci.OrderUpdatedDesc,
+			Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat, Keyed: true, Order: loci.OrderUpdatedDesc,
 		})
 		if err != nil {
 			return err
@@ -370,7 +370,7 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 			return err
 		}
 		cat := sessionCategory
-		sessions, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat})
+		sessions, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat, Keyed: true})
 		if err != nil {
 			return err
 		}

@@ -13,8 +13,9 @@ import (
 )
 
 // BenchmarkScopeReads reads what the service reads of one scope among
-// 100,000 records of others: a session by its id among 2,000 sessions of
-// 50 messages (findSession), an expiry sweep that finds 10 expired
+// 100,000 records of others: a session by its id among a user's 2,000
+// sessions of 50 messages (findSession), a page of 20 of the user's
+// sessions, and their count (ListUserSessions), an expiry sweep that finds 10 expired
 // episodes among 100,000 live ones (expire), and one agent's 100 notes
 // among 1,000 agents' (ListNotes: its count and a page by key). Each
 // should cost what it returns, or what its scope holds, not what the
@@ -32,11 +33,11 @@ func BenchmarkScopeReads(b *testing.B) {
 	var recs []*loci.Record
 	for s := range 2000 {
 		sid := fmt.Sprint("s", s)
-		r := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: fmt.Sprint("u", s%100), SessionID: sid}, sid, "")
+		r := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: "u", SessionID: sid}, sid, "")
 		r.Category = "session"
 		recs = append(recs, r)
 		for m := range 50 {
-			r := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: fmt.Sprint("u", s%100), SessionID: sid}, "", fmt.Sprint("message ", m))
+			r := storetest.NewRecord(loci.KindSession, loci.Scope{UserID: "u", SessionID: sid}, "", fmt.Sprint("message ", m))
 			r.Category = "message"
 			recs = append(recs, r)
 		}
@@ -60,6 +61,8 @@ func BenchmarkScopeReads(b *testing.B) {
 		UserID: &none, SessionID: &none, TaskID: &none, LiveAt: now}
 	page := notes
 	page.Order, page.Limit = loci.OrderKeyAsc, 50
+	sessions := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession}, UserID: loci.Ptr("u"),
+		Category: loci.Ptr("session"), Keyed: true, Order: loci.OrderUpdatedDesc, Limit: 20}
 	for _, c := range []struct {
 		name  string
 		f     loci.RecordFilter
@@ -68,6 +71,8 @@ func BenchmarkScopeReads(b *testing.B) {
 	}{
 		{"FindSession", loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession},
 			SessionID: loci.Ptr("s7"), Key: loci.Ptr("s7"), Category: loci.Ptr("session")}, false, 1},
+		{"UserSessions", sessions, false, 20},
+		{"CountUserSessions", func() loci.RecordFilter { f := sessions; f.Order, f.Limit = 0, 0; return f }(), true, 2000},
 		{"Expire", loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindEpisode, loci.KindWorking, loci.KindNote},
 			ExpiredAt: now, Order: loci.OrderCreatedAsc}, false, 10},
 		{"CountNotes", notes, true, 100},
@@ -102,7 +107,7 @@ func BenchmarkScopeReads(b *testing.B) {
 // workspace's, or one agent's, search the index of what they ask, not of
 // a wider scope that the planner (without statistics) preferred for the
 // number of its equality terms: a session by its id (findSession names
-// its session), an expiry sweep's records and its deletion, and an
+// its session), a user's sessions without their messages (Keyed), an expiry sweep's records and its deletion, and an
 // agent's notes, counted and listed by key.
 func TestScopeReadsUseTheirIndexes(t *testing.T) {
 	ctx := context.Background()
@@ -123,6 +128,8 @@ func TestScopeReadsUseTheirIndexes(t *testing.T) {
 	}{
 		{"Session", loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindSession}, SessionID: loci.Ptr("s1"),
 			Key: loci.Ptr("s1"), Category: loci.Ptr("session")}, false, "records_session"},
+		{"UserSessions", loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindSession}, UserID: loci.Ptr("u"),
+			Category: loci.Ptr("session"), Keyed: true, Order: loci.OrderUpdatedDesc, Limit: 20}, false, "records_key_versions"},
 		{"Expired", expired, false, "records_expires"},
 		{"ExpiredFacts", loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindFact}, ExpiredAt: now,
 			Order: loci.OrderCreatedAsc}, false, "records_expires"},

@@ -273,7 +273,9 @@ func recordsFrom(f loci.RecordFilter) string {
 		// statistics, preferred the scope's index and read all of it).
 		return "records INDEXED BY records_content_key"
 	}
-	if f.Key != nil && f.UserID != nil && !f.OrGlobalUser && len(f.Kinds) > 0 {
+	if (f.Key != nil || f.Keyed) && f.UserID != nil && !f.OrGlobalUser && len(f.Kinds) > 0 {
+		// A user's keyed records (their sessions, without the
+		// messages) too.
 		return "records INDEXED BY records_key_versions"
 	}
 	if !f.ExpiredAt.IsZero() && len(f.IDs) == 0 {
@@ -552,6 +554,9 @@ func (w *filterSQL) scope(f loci.RecordFilter) {
 	w.sparse("session_id", f.SessionID)
 	w.sparse("task_id", f.TaskID)
 	w.eq("key", f.Key)
+	if f.Keyed {
+		w.add(p + "key IS NOT NULL")
+	}
 	w.eq("category", f.Category)
 	w.eq("action_type", f.ActionType)
 	w.eq("outcome", f.Outcome)

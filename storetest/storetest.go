@@ -456,6 +456,7 @@ func testFilters(t *testing.T, open Opener) {
 		{"AsOfJustBeforeInvalidAt", loci.RecordFilter{Workspace: hist, Kinds: facts, UserID: u3, AsOf: t2.Add(-time.Microsecond)}, []string{always.ID, past.ID}},
 		{"AsOfOpenEnded", loci.RecordFilter{Workspace: hist, Kinds: facts, UserID: u3, AsOf: t3.Add(time.Hour)}, []string{always.ID, next.ID}},
 		{"AsOfOtherKinds", loci.RecordFilter{Workspace: hist, Kinds: []loci.Kind{loci.KindPreference}, AsOf: t1}, []string{flagged.ID}},
+		{"Keyed", loci.RecordFilter{Workspace: hist, Kinds: facts, UserID: u3, Keyed: true}, []string{next.ID, cur.ID, past.ID}},
 		{"KeyEveryVersion", loci.RecordFilter{Workspace: hist, Key: loci.Ptr("home_city")}, []string{next.ID, cur.ID, past.ID}},
 		{"ValidDesc", loci.RecordFilter{Workspace: hist, Kinds: facts, Key: loci.Ptr("home_city"), Order: loci.OrderValidDesc}, []string{next.ID, cur.ID, past.ID}},
 		{"ReviewDisputed", loci.RecordFilter{Workspace: hist, Review: []string{loci.ReviewDisputed}}, []string{cur.ID}},
