@@ -17,7 +17,8 @@ import (
 // sessions of 50 messages (findSession), a page of 20 of the user's
 // sessions, and their count (ListUserSessions), an expiry sweep that finds 10 expired
 // episodes among 100,000 live ones (expire), and one agent's 100 notes
-// among 1,000 agents' (ListNotes: its count and a page by key). Each
+// among 1,000 agents' (ListNotes: its count and a page by key; a search
+// index's load of the agent's scope: all its records of no user). Each
 // should cost what it returns, or what its scope holds, not what the
 // workspace holds.
 //
@@ -61,6 +62,7 @@ func BenchmarkScopeReads(b *testing.B) {
 		UserID: &none, SessionID: &none, TaskID: &none, LiveAt: now}
 	page := notes
 	page.Order, page.Limit = loci.OrderKeyAsc, 50
+	agentScope := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a7"), UserID: &none, Order: loci.OrderNone}
 	sessions := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession}, UserID: loci.Ptr("u"),
 		Category: loci.Ptr("session"), Keyed: true, Order: loci.OrderUpdatedDesc, Limit: 20}
 	for _, c := range []struct {
@@ -76,6 +78,10 @@ func BenchmarkScopeReads(b *testing.B) {
 		{"Expire", loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindEpisode, loci.KindWorking, loci.KindNote},
 			ExpiredAt: now, Order: loci.OrderCreatedAsc}, false, 10},
 		{"CountNotes", notes, true, 100},
+		// A search index's scope: the agent's records of no user, every
+		// kind (index/cache.go load).
+		{"AgentScope", agentScope, false, 100},
+		{"CountAgentScope", agentScope, true, 100},
 		{"ListNotes", page, false, 50},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -157,5 +163,59 @@ func TestScopeReadsUseTheirIndexes(t *testing.T) {
 	q := `DELETE FROM ` + recordsFrom(expired) + ` WHERE ` + where
 	if got := queryPlan(t, db, q, args); !strings.Contains(got, "INDEX records_expires ") {
 		t.Errorf("plan of %s:\n%s\nwant a search of records_expires", q, got)
+	}
+}
+
+// TestAgentScopeReadsItsOwnKinds: a search index's scope of an agent's
+// records of no user is read in two parts, the agent's own kinds on
+// records_agent (not every agent's on records_user), and finds and counts
+// what one read would.
+func TestAgentScopeReadsItsOwnKinds(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a"), UserID: loci.Ptr(""), Order: loci.OrderNone}
+	parts := agentParts(f)
+	if len(parts) != 2 {
+		t.Fatalf("agentParts: %d parts, want 2", len(parts))
+	}
+	q, args, err := selectRecords(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := queryPlan(t, db, q, args); !strings.Contains(got, "INDEX records_agent ") {
+		t.Errorf("plan of %s:\n%s\nwant a search of records_agent", q, got)
+	}
+	a, u := loci.Scope{AgentID: "a"}, loci.Scope{AgentID: "a", UserID: "u"}
+	want := []*loci.Record{
+		storetest.NewRecord(loci.KindNote, a, "k", "note"),
+		storetest.NewRecord(loci.KindPassage, a, "", "passage"),
+		storetest.NewRecord(loci.KindEpisode, a, "", "episode of no user"),
+	}
+	storetest.MustInsert(t, db, want...)
+	storetest.MustInsert(t, db,
+		storetest.NewRecord(loci.KindEpisode, u, "", "a user's episode"),
+		storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "another agent's note"))
+	got := map[string]bool{}
+	for _, r := range storetest.MustFind(t, db, f) {
+		got[r.ID] = true
+	}
+	for _, r := range want {
+		if !got[r.ID] {
+			t.Errorf("scope read misses %s (%s)", r.ID, r.Content)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("scope read found %d, want %d", len(got), len(want))
+	}
+	var n int
+	if err := db.View(ctx, func(tx loci.Tx) (err error) { n, err = tx.CountRecords(ctx, f); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Errorf("count: %d, want %d", n, len(want))
 	}
 }

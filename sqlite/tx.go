@@ -206,6 +206,14 @@ func (tx *Tx) UpdateRecord(ctx context.Context, r *loci.Record, prevVersion int)
 
 // ScanRecords calls fn with each record that matches f, in f.Order.
 func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loci.Record) error) error {
+	if parts := agentParts(f); parts != nil {
+		for _, part := range parts {
+			if err := tx.ScanRecords(ctx, part, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	q, args, err := selectRecords(f)
 	if err != nil {
 		return err
@@ -287,6 +295,26 @@ func recordsFrom(f loci.RecordFilter) string {
 	return "records"
 }
 
+// agentParts splits a read of an agent's records of no user, of every
+// kind and in no order (the scope of a search index, index/cache.go), in
+// two by kind: the agent's own kinds (notes, blocks, passages), which
+// carry no user and are read on records_agent (whereClause), and the
+// others. Read whole, the planner searched records_user for the empty
+// user, every agent's own memory: one agent's 100 notes among 1,000
+// agents' cost 27 ms (1.3 ms in two parts). It returns nil for any
+// other filter.
+func agentParts(f loci.RecordFilter) []loci.RecordFilter {
+	if f.AgentID == nil || *f.AgentID == "" || f.UserID == nil || *f.UserID != "" || f.OrGlobalUser ||
+		len(f.Kinds) > 0 || f.IDs != nil || f.Key != nil || f.ContentHash != nil || !f.ExpiredAt.IsZero() ||
+		f.Order != loci.OrderNone || f.Limit > 0 || f.Offset > 0 {
+		return nil
+	}
+	own, other := f, f
+	own.Kinds = loci.AgentScopedKinds()
+	other.Kinds = loci.KindsWhere(func(t loci.KindTraits) bool { return !t.AgentScoped })
+	return []loci.RecordFilter{own, other}
+}
+
 // onlyIDs reports whether f selects records by id alone, in no order.
 func onlyIDs(f loci.RecordFilter) bool {
 	if len(f.IDs) == 0 || f.Order != loci.OrderNone {
@@ -303,6 +331,17 @@ func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error
 		n := 0
 		err := tx.ScanRecords(ctx, f, func(*loci.Record) error { n++; return nil })
 		return n, err
+	}
+	if parts := agentParts(f); parts != nil {
+		total := 0
+		for _, part := range parts {
+			n, err := tx.CountRecords(ctx, part)
+			if err != nil {
+				return 0, err
+			}
+			total += n
+		}
+		return total, nil
 	}
 	where, args := whereClause(f, "")
 	var n int
