@@ -18,7 +18,9 @@ import (
 // sessions, and their count (ListUserSessions), an expiry sweep that finds 10 expired
 // episodes among 100,000 live ones (expire), and one agent's 100 notes
 // among 1,000 agents' (ListNotes: its count and a page by key; a search
-// index's load of the agent's scope: all its records of no user). Each
+// index's load of the agent's scope: all its records of no user; and an
+// agent's scope for one of 100 users: its records of the user or of none).
+// Each
 // should cost what it returns, or what its scope holds, not what the
 // workspace holds.
 //
@@ -63,6 +65,7 @@ func BenchmarkScopeReads(b *testing.B) {
 	page := notes
 	page.Order, page.Limit = loci.OrderKeyAsc, 50
 	agentScope := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a7"), UserID: &none, Order: loci.OrderNone}
+	agentUserScope := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a"), UserID: loci.Ptr("u7"), OrGlobalUser: true, Order: loci.OrderNone}
 	sessions := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession}, UserID: loci.Ptr("u"),
 		Category: loci.Ptr("session"), Keyed: true, Order: loci.OrderUpdatedDesc, Limit: 20}
 	for _, c := range []struct {
@@ -82,6 +85,10 @@ func BenchmarkScopeReads(b *testing.B) {
 		// kind (index/cache.go load).
 		{"AgentScope", agentScope, false, 100},
 		{"CountAgentScope", agentScope, true, 100},
+		// An agent's search for a user: the agent's records of that user
+		// or of none (SearchAgentMemory, OrGlobalUser).
+		{"AgentUserScope", agentUserScope, false, 1000},
+		{"CountAgentUserScope", agentUserScope, true, 1000},
 		{"ListNotes", page, false, 50},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -178,9 +185,9 @@ func TestAgentScopeReadsItsOwnKinds(t *testing.T) {
 	}
 	defer db.Close()
 	f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a"), UserID: loci.Ptr(""), Order: loci.OrderNone}
-	parts := agentParts(f)
+	parts := scopeParts(f)
 	if len(parts) != 2 {
-		t.Fatalf("agentParts: %d parts, want 2", len(parts))
+		t.Fatalf("scopeParts: %d parts, want 2", len(parts))
 	}
 	q, args, err := selectRecords(parts[0])
 	if err != nil {
@@ -201,6 +208,58 @@ func TestAgentScopeReadsItsOwnKinds(t *testing.T) {
 		storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "another agent's note"))
 	got := map[string]bool{}
 	for _, r := range storetest.MustFind(t, db, f) {
+		got[r.ID] = true
+	}
+	for _, r := range want {
+		if !got[r.ID] {
+			t.Errorf("scope read misses %s (%s)", r.ID, r.Content)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("scope read found %d, want %d", len(got), len(want))
+	}
+	var n int
+	if err := db.View(ctx, func(tx loci.Tx) (err error) { n, err = tx.CountRecords(ctx, f); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Errorf("count: %d, want %d", n, len(want))
+	}
+}
+
+// TestAgentUserScopeReadInParts: an agent's search scope for a user (its
+// records of the user or of none: OrGlobalUser) is read as the user's
+// records and those of no user, which finds and counts what one read
+// would: the user's, and the agent's own of no user, not another user's
+// or another agent's.
+func TestAgentUserScopeReadInParts(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a"), UserID: loci.Ptr("u"), OrGlobalUser: true, Order: loci.OrderNone}
+	if parts := scopeParts(f); len(parts) != 3 {
+		t.Fatalf("scopeParts: %d parts, want 3 (the user's; the agent's own kinds and the others, of no user)", len(parts))
+	}
+	a, u := loci.Scope{AgentID: "a"}, loci.Scope{AgentID: "a", UserID: "u"}
+	want := []*loci.Record{
+		storetest.NewRecord(loci.KindNote, a, "k", "note"),
+		storetest.NewRecord(loci.KindEpisode, a, "", "episode of no user"),
+		storetest.NewRecord(loci.KindEpisode, u, "", "the user's episode"),
+		storetest.NewRecord(loci.KindFact, u, "", "the user's fact"),
+	}
+	storetest.MustInsert(t, db, want...)
+	storetest.MustInsert(t, db,
+		storetest.NewRecord(loci.KindEpisode, loci.Scope{AgentID: "a", UserID: "v"}, "", "another user's episode"),
+		storetest.NewRecord(loci.KindEpisode, loci.Scope{AgentID: "b", UserID: "u"}, "", "another agent's episode of the user"),
+		storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "another agent's note"))
+	got := map[string]bool{}
+	for _, r := range storetest.MustFind(t, db, f) {
+		if got[r.ID] {
+			t.Errorf("scope read finds %s twice", r.ID)
+		}
 		got[r.ID] = true
 	}
 	for _, r := range want {
