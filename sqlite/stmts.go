@@ -24,9 +24,7 @@ const (
 	sqlStamp       = `UPDATE search_generation SET gen = gen + 1 WHERE id = 1 RETURNING gen`
 	sqlRecordsByID = `SELECT ` + recordColumns + ` FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
 	// sqlVectorsByID reads the vectors of records by id (ReadVectors).
-	sqlVectorsByID  = `SELECT id, embedding_model, embedding FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
-	sqlInsertRecord = `INSERT INTO records (` + recordColumns + `, content_key, change_gen)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlVectorsByID = `SELECT id, embedding_model, embedding FROM records WHERE id IN (SELECT value FROM json_each(?)) AND +workspace = ?`
 )
 
 // requestStatements returns the statements of the plain-table queries
@@ -47,7 +45,7 @@ func requestStatements() []string {
 // writeStatements in write transactions only.
 var (
 	readStatements  = append([]string{sqlReadGen, sqlRecordsByID, sqlVectorsByID}, requestStatements()...)
-	writeStatements = []string{sqlStamp, sqlInsertRecord}
+	writeStatements = []string{sqlStamp}
 )
 
 // stmtSet is the statements prepared on one pool, by text: those of

@@ -60,7 +60,8 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata`
 
-// insertRecord stores a new record.
+// insertRecord stores a new record, naming only the columns it does not
+// leave at their default (insert.go).
 func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	args, err := recordArgs(r)
 	if err != nil {
@@ -70,7 +71,12 @@ func (tx *Tx) insertRecord(ctx context.Context, r *loci.Record) error {
 	if err != nil {
 		return err
 	}
-	if _, err = tx.exec(ctx, sqlInsertRecord, append(args, gen)...); err != nil {
+	q, args := sparseInsert(append(args, gen))
+	st, err := tx.insertStmt(ctx, q)
+	if err == nil {
+		_, err = st.ExecContext(ctx, args...)
+	}
+	if err != nil {
 		return translate(fmt.Errorf("insert record: %w", err))
 	}
 	if tx.inserted++; tx.inserted == batchRecords {
