@@ -52,6 +52,8 @@ type DB struct {
 	// writeStmts and readStmts are the statements prepared on each pool
 	// (stmts.go); the same set when the pools are one (:memory:).
 	writeStmts, readStmts *stmtSet
+	// ckpt checkpoints the WAL (checkpoint.go); nil in memory.
+	ckpt *checkpointer
 }
 
 // DefaultTimeout is how long a transaction waits for the database by
@@ -117,7 +119,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		// The writer's page cache starts small and grows for batches
 		// (writerCacheKiB, sqlite/tx.go); the OS page cache serves the
 		// rest, outside the process.
-		w, err := sql.Open("sqlite", u+fmt.Sprintf("&_pragma=cache_size(-%d)&_txlock=immediate", writerCacheKiB))
+		w, err := sql.Open("sqlite", u+fmt.Sprintf("&_pragma=cache_size(-%d)&_pragma=wal_autocheckpoint(%d)&_txlock=immediate", writerCacheKiB, backstopCheckpointPages))
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite writer: %w", err)
 		}
@@ -141,6 +143,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err := db.prepareStatements(ctx); err != nil {
 		db.Close()
 		return nil, db.classify(err)
+	}
+	if db.reader != db.writer {
+		db.startCheckpointer()
 	}
 	return db, nil
 }
@@ -166,6 +171,7 @@ func (db *DB) migrateRetry(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.stopCheckpointer()
 	db.writeStmts.close()
 	if db.reader != db.writer {
 		db.readStmts.close()
@@ -245,7 +251,7 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loc
 		// again (bulkCheckpoint). Failing, the connection is failing:
 		// its next statement reports it.
 		if tx.bulk {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, walCheckpointPages))
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, backstopCheckpointPages))
 		}
 	}()
 	// Rolls back if fn panics (a no-op once committed), so the
@@ -258,6 +264,13 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, write bool, fn func(loc
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return tx, translate(fmt.Errorf("commit: %w", err))
+	}
+	if write {
+		threshold := int64(walCheckpointPages)
+		if tx.bulk {
+			threshold = bulkCheckpointPages
+		}
+		db.wrote(conn, threshold)
 	}
 	return tx, nil
 }

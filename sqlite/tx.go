@@ -109,18 +109,24 @@ const (
 	bulkCacheKiB = 64 << 10
 )
 
-// The WAL is checkpointed into the database when a commit leaves it this
-// many pages or more (PRAGMA wal_autocheckpoint).
+// The WAL is checkpointed into the database once the writer's commits
+// have written this many pages to it (checkpoint.go).
 const (
 	// walCheckpointPages is SQLite's default, 4 MiB: the WAL stays small.
 	walCheckpointPages = 1000
-	// bulkCheckpointPages is the threshold for the commit of a bulk load
-	// (InsertRecords of more than one record). Its random index inserts
-	// (a record's agent, user and content key) dirty thousands of pages
-	// a batch, mostly the ones the batch before dirtied; checkpointing
-	// after every batch copied each of them into the database again, at
-	// every batch (12% of an import's CPU time at 1M records). Once in
-	// 256 MiB, each page is copied once however many batches wrote it.
+	// backstopCheckpointPages is the writer's own checkpoint (PRAGMA
+	// wal_autocheckpoint: when a commit leaves the WAL this many pages or
+	// more), for a WAL that the checkpoints on the readers have not kept
+	// small.
+	backstopCheckpointPages = 4 * walCheckpointPages
+	// bulkCheckpointPages is the threshold, and the writer's own, for
+	// the commit of a bulk load (InsertRecords of more than one record).
+	// Its random index inserts (a record's agent, user and content key)
+	// dirty thousands of pages a batch, mostly the ones the batch before
+	// dirtied; checkpointing after every batch copied each of them into
+	// the database again, at every batch (12% of an import's CPU time at
+	// 1M records). Once in 256 MiB, each page is copied once however many
+	// batches wrote it.
 	bulkCheckpointPages = 64 << 10
 )
 
