@@ -2,6 +2,9 @@ package rules
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -16,11 +19,11 @@ import (
 // holds f.Limit records whenever that many match.
 func (s *Service) findRecords(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.Record, int, error) {
 	if f.Where == nil {
-		recs, err := tx.FindRecords(ctx, f)
+		recs, err := findPage(ctx, tx, f)
 		if err != nil {
 			return nil, 0, err
 		}
-		n, err := tx.CountRecords(ctx, f)
+		n, err := countLive(ctx, tx, f)
 		return recs, n, err
 	}
 	if recs, n, ok, err := s.listIndexed(ctx, tx, f); err != nil || ok {
@@ -79,4 +82,77 @@ func scanRecords(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.
 		return nil
 	})
 	return page, total, err
+}
+
+// findPage reads f's page. A page of several kinds (or of every kind) in
+// written order is read a kind at a time and merged: each kind's page is
+// read in order from an index that ends (kind, created_at) and stops at
+// the page's end, where one read of several kinds sorted every record of
+// its scope for each page (one user's 100,000 memories: 163 ms a page of
+// 50 on SQLite, 184 ms on PostgreSQL).
+func findPage(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.Record, error) {
+	if f.Limit <= 0 || f.Order != loci.OrderCreatedDesc && f.Order != loci.OrderCreatedAsc || len(f.Kinds) == 1 ||
+		f.OrGlobalUser || f.IDs != nil || f.Key != nil || f.Keyed || f.ContentHash != nil || !f.ExpiredAt.IsZero() {
+		return tx.FindRecords(ctx, f)
+	}
+	kinds := f.Kinds
+	if len(kinds) == 0 {
+		kinds = loci.Kinds
+	}
+	var all []*loci.Record
+	for _, k := range slices.Compact(slices.Sorted(slices.Values(kinds))) {
+		part := f
+		part.Kinds, part.Limit, part.Offset = []loci.Kind{k}, f.Offset+f.Limit, 0
+		recs, err := tx.FindRecords(ctx, part)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	// The backends' order: created_at, then id byte by byte.
+	slices.SortFunc(all, func(a, b *loci.Record) int {
+		c := a.CreatedAt.Compare(b.CreatedAt)
+		if c == 0 {
+			c = strings.Compare(a.ID, b.ID)
+		}
+		if f.Order == loci.OrderCreatedDesc {
+			c = -c
+		}
+		return c
+	})
+	all = all[min(f.Offset, len(all)):]
+	return all[:min(f.Limit, len(all))], nil
+}
+
+// countLive counts what f selects. The records live at f.LiveAt are
+// counted as all those f selects less those expired then, so that
+// neither count needs a record's row: the scope's index holds what the
+// first asks, and the expiry's index the few the second finds. Counted
+// at once, the live-at condition read expires_at from every record of
+// the scope (one user's 100,000 memories: 101 ms on SQLite).
+func countLive(ctx context.Context, tx loci.Tx, f loci.RecordFilter) (int, error) {
+	if f.LiveAt.IsZero() || !f.ExpiredAt.IsZero() || len(f.Tags) > 0 || f.ContentHash != nil || !f.AsOf.IsZero() {
+		return tx.CountRecords(ctx, f)
+	}
+	all, expired := f, f
+	all.LiveAt, all.Lasting = time.Time{}, nil
+	expired.LiveAt, expired.Lasting, expired.ExpiredAt, expired.Kinds = time.Time{}, nil, f.LiveAt, nil
+	kinds := f.Kinds
+	if len(kinds) == 0 {
+		kinds = loci.Kinds
+	}
+	for _, k := range kinds {
+		if !slices.Contains(f.Lasting, k) && !slices.Contains(expired.Kinds, k) {
+			expired.Kinds = append(expired.Kinds, k)
+		}
+	}
+	if len(expired.Kinds) == 0 {
+		return tx.CountRecords(ctx, f)
+	}
+	n, err := tx.CountRecords(ctx, all)
+	if err != nil {
+		return 0, err
+	}
+	gone, err := tx.CountRecords(ctx, expired)
+	return n - gone, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +19,7 @@ import (
 // episodes among 100,000 live ones (expire), and one agent's 100 notes
 // among 1,000 agents' (ListNotes: its count and a page by key; a search
 // index's load of the agent's scope: all its records of no user; and an
-// agent's scope for one of 100 users: its records of the user or of none;
-// and a page of a user's 100,000 memories of four kinds, and their count).
+// agent's scope for one of 100 users: its records of the user or of none).
 // Each
 // should cost what it returns, or what its scope holds, not what the
 // workspace holds.
@@ -58,15 +56,9 @@ func BenchmarkScopeReads(b *testing.B) {
 	for i := range 100000 {
 		recs = append(recs, storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: fmt.Sprint("a", i%1000)}, fmt.Sprint("k", i/1000), "value"))
 	}
-	mine := []loci.Kind{loci.KindEpisode, loci.KindFact, loci.KindPreference, loci.KindWorking}
-	for i := range 100000 {
-		recs = append(recs, storetest.NewRecord(mine[i%4], loci.Scope{AgentID: "m", UserID: "m"}, "", fmt.Sprint("memory ", i)))
-	}
 	if err := db.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, recs) }); err != nil {
 		b.Fatal(err)
 	}
-	memories := loci.RecordFilter{Workspace: loci.DefaultWorkspace, UserID: loci.Ptr("m"), Order: loci.OrderCreatedDesc, Limit: 50,
-		LiveAt: now, Lasting: []loci.Kind{loci.KindSession}}
 	none := ""
 	notes := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindNote}, AgentID: loci.Ptr("a7"),
 		UserID: &none, SessionID: &none, TaskID: &none, LiveAt: now}
@@ -98,10 +90,6 @@ func BenchmarkScopeReads(b *testing.B) {
 		{"AgentUserScope", agentUserScope, false, 1000},
 		{"CountAgentUserScope", agentUserScope, true, 1000},
 		{"ListNotes", page, false, 50},
-		// A page of a user's memories of every kind, newest first, and
-		// their live count (ListMemories).
-		{"UserMemories", memories, false, 50},
-		{"CountUserMemories", memories, true, 100000},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
@@ -288,98 +276,5 @@ func TestAgentUserScopeReadInParts(t *testing.T) {
 	}
 	if n != len(want) {
 		t.Errorf("count: %d, want %d", n, len(want))
-	}
-}
-
-// TestPagesOfKindsMerged: a page of several kinds in written order, read
-// a kind at a time and merged (kindPages), and a live count, counted as
-// all less the expired (liveParts), give what one statement gives, for
-// records written at the same microsecond in different kinds, expired
-// ones and a lasting kind, newest or oldest first, at every offset.
-func TestPagesOfKindsMerged(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, Memory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	now := base.Add(time.Hour)
-	kinds := []loci.Kind{loci.KindEpisode, loci.KindFact, loci.KindPreference, loci.KindWorking, loci.KindSession}
-	var recs []*loci.Record
-	for i := range 240 {
-		r := storetest.NewRecord(kinds[i*7%len(kinds)], loci.Scope{AgentID: "a", UserID: fmt.Sprint("u", i%2)}, "", fmt.Sprint("memory ", i))
-		r.CreatedAt = base.Add(time.Duration(i/6) * time.Minute) // six at each time
-		r.UpdatedAt = r.CreatedAt
-		switch i % 5 {
-		case 1:
-			r.ExpiresAt = now.Add(-time.Minute) // expired, but kept for a lasting kind
-		case 2:
-			r.ExpiresAt = now.Add(time.Minute)
-		}
-		recs = append(recs, r)
-	}
-	storetest.MustInsert(t, db, recs...)
-	// One statement, as before kindPages and liveParts.
-	plain := func(f loci.RecordFilter) ([]string, int) {
-		t.Helper()
-		var ids []string
-		q, args, err := selectRecords(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		where, wargs := whereClause(f, "")
-		rows, err := db.reader.QueryContext(ctx, q, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRecord(rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, r.ID)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		var n int
-		if err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE `+where, wargs...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return ids, n
-	}
-	for _, kinds := range [][]loci.Kind{nil, {loci.KindEpisode, loci.KindFact}, {loci.KindFact, loci.KindSession, loci.KindWorking, loci.KindFact}} {
-		for _, order := range []loci.Order{loci.OrderCreatedDesc, loci.OrderCreatedAsc} {
-			for _, user := range []*string{loci.Ptr("u1"), nil} {
-				for _, page := range [][2]int{{10, 0}, {7, 3}, {25, 40}, {50, 100}, {5, 500}} {
-					f := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: kinds, AgentID: loci.Ptr("a"), UserID: user,
-						Order: order, Limit: page[0], Offset: page[1], LiveAt: now, Lasting: []loci.Kind{loci.KindSession}}
-					if page[1] == 40 {
-						f.CreatedBefore = base.Add(30 * time.Minute)
-					}
-					name := fmt.Sprintf("%v/%v/%v/%v", kinds, order, user != nil, page)
-					if kindPages(f) == nil {
-						t.Fatalf("%s: not read in pages of each kind", name)
-					}
-					want, wantN := plain(f)
-					var got []string
-					for _, r := range storetest.MustFind(t, db, f) {
-						got = append(got, r.ID)
-					}
-					if !slices.Equal(got, want) {
-						t.Errorf("%s: page\n%v\nwant\n%v", name, got, want)
-					}
-					var n int
-					if err := db.View(ctx, func(tx loci.Tx) (err error) { n, err = tx.CountRecords(ctx, f); return err }); err != nil {
-						t.Fatal(err)
-					}
-					if n != wantN {
-						t.Errorf("%s: count %d, want %d", name, n, wantN)
-					}
-				}
-			}
-		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -227,9 +226,6 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 		}
 		return nil
 	}
-	if parts := kindPages(f); parts != nil {
-		return tx.mergePages(ctx, f, parts, fn)
-	}
 	q, args, err := selectRecords(f)
 	if err != nil {
 		return err
@@ -347,91 +343,6 @@ func scopeParts(f loci.RecordFilter) []loci.RecordFilter {
 	return nil
 }
 
-// kindPages splits a page of records of several kinds (or of every kind)
-// in the order they were written into a page of each kind: each kind's
-// is read in order from an index that ends (kind, created_at) (the
-// scope's: records_user, records_agent, records_session, records_task,
-// records_kind_created), and stops at the page's end, where a read of
-// several kinds sorted every record of its scope for each page (one
-// user's 100,000 memories: 346 ms a page of 50). It returns nil for any
-// other filter.
-func kindPages(f loci.RecordFilter) []loci.RecordFilter {
-	if f.Limit <= 0 || f.Order != loci.OrderCreatedDesc && f.Order != loci.OrderCreatedAsc || len(f.Kinds) == 1 ||
-		f.OrGlobalUser || f.IDs != nil || f.Key != nil || f.Keyed || f.ContentHash != nil || !f.ExpiredAt.IsZero() {
-		return nil
-	}
-	kinds := f.Kinds
-	if len(kinds) == 0 {
-		kinds = loci.Kinds
-	}
-	parts := make([]loci.RecordFilter, 0, len(kinds))
-	for _, k := range slices.Compact(slices.Sorted(slices.Values(kinds))) {
-		part := f
-		part.Kinds, part.Limit, part.Offset = []loci.Kind{k}, f.Offset+f.Limit, 0
-		parts = append(parts, part)
-	}
-	return parts
-}
-
-// mergePages calls fn with f's page (f.Offset, f.Limit) of the records of
-// parts (kindPages), in f's order: created_at, then id (as SQLite orders
-// them: byte by byte), newest first unless f asks the oldest.
-func (tx *Tx) mergePages(ctx context.Context, f loci.RecordFilter, parts []loci.RecordFilter, fn func(*loci.Record) error) error {
-	var all []*loci.Record
-	for _, part := range parts {
-		if err := tx.ScanRecords(ctx, part, func(r *loci.Record) error { all = append(all, r); return nil }); err != nil {
-			return err
-		}
-	}
-	slices.SortFunc(all, func(a, b *loci.Record) int {
-		c := a.CreatedAt.Compare(b.CreatedAt)
-		if c == 0 {
-			c = strings.Compare(a.ID, b.ID)
-		}
-		if f.Order == loci.OrderCreatedDesc {
-			c = -c
-		}
-		return c
-	})
-	all = all[min(f.Offset, len(all)):]
-	for _, r := range all[:min(f.Limit, len(all))] {
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// liveParts counts the records f selects that are live at f.LiveAt as
-// those it selects at any time less those expired then, so that neither
-// count reads a row: the scope's index holds what the first asks, and
-// records_expires the few the second finds. Counted whole, the live-at
-// condition read expires_at from every record of the scope (one user's
-// 100,000 memories: 252 ms). It returns ok false when f's other terms
-// read rows anyway, or name kinds the expiry does not apply to.
-func liveParts(f loci.RecordFilter) (all, expired loci.RecordFilter, ok bool) {
-	if f.LiveAt.IsZero() || !f.ExpiredAt.IsZero() || f.Where != nil || len(f.Tags) > 0 || f.ContentHash != nil || !f.AsOf.IsZero() {
-		return f, f, false
-	}
-	all, expired = f, f
-	all.LiveAt, all.Lasting = time.Time{}, nil
-	expired.LiveAt, expired.Lasting, expired.ExpiredAt = time.Time{}, nil, f.LiveAt
-	kinds := f.Kinds
-	if len(kinds) == 0 {
-		kinds = loci.Kinds
-	}
-	expired.Kinds = nil
-	for _, k := range kinds {
-		if !slices.Contains(f.Lasting, k) {
-			expired.Kinds = append(expired.Kinds, k)
-		}
-	}
-	if len(expired.Kinds) == 0 {
-		return f, f, false
-	}
-	return all, expired, true
-}
-
 // onlyIDs reports whether f selects records by id alone, in no order.
 func onlyIDs(f loci.RecordFilter) bool {
 	if len(f.IDs) == 0 || f.Order != loci.OrderNone {
@@ -459,14 +370,6 @@ func (tx *Tx) CountRecords(ctx context.Context, f loci.RecordFilter) (int, error
 			total += n
 		}
 		return total, nil
-	}
-	if all, expired, ok := liveParts(f); ok {
-		n, err := tx.CountRecords(ctx, all)
-		if err != nil {
-			return 0, err
-		}
-		gone, err := tx.CountRecords(ctx, expired)
-		return n - gone, err
 	}
 	where, args := whereClause(f, "")
 	var n int
