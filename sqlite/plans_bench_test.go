@@ -206,25 +206,7 @@ func TestAgentScopeReadsItsOwnKinds(t *testing.T) {
 	storetest.MustInsert(t, db,
 		storetest.NewRecord(loci.KindEpisode, u, "", "a user's episode"),
 		storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "another agent's note"))
-	got := map[string]bool{}
-	for _, r := range storetest.MustFind(t, db, f) {
-		got[r.ID] = true
-	}
-	for _, r := range want {
-		if !got[r.ID] {
-			t.Errorf("scope read misses %s (%s)", r.ID, r.Content)
-		}
-	}
-	if len(got) != len(want) {
-		t.Errorf("scope read found %d, want %d", len(got), len(want))
-	}
-	var n int
-	if err := db.View(ctx, func(tx loci.Tx) (err error) { n, err = tx.CountRecords(ctx, f); return err }); err != nil {
-		t.Fatal(err)
-	}
-	if n != len(want) {
-		t.Errorf("count: %d, want %d", n, len(want))
-	}
+	checkScopeRead(t, db, f, want)
 }
 
 // TestAgentUserScopeReadInParts: an agent's search scope for a user (its
@@ -255,6 +237,13 @@ func TestAgentUserScopeReadInParts(t *testing.T) {
 		storetest.NewRecord(loci.KindEpisode, loci.Scope{AgentID: "a", UserID: "v"}, "", "another user's episode"),
 		storetest.NewRecord(loci.KindEpisode, loci.Scope{AgentID: "b", UserID: "u"}, "", "another agent's episode of the user"),
 		storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k", "another agent's note"))
+	checkScopeRead(t, db, f, want)
+}
+
+// checkScopeRead checks that f reads each of want once and nothing else,
+// and counts as many.
+func checkScopeRead(t *testing.T, db *DB, f loci.RecordFilter, want []*loci.Record) {
+	t.Helper()
 	got := map[string]bool{}
 	for _, r := range storetest.MustFind(t, db, f) {
 		if got[r.ID] {
@@ -271,7 +260,7 @@ func TestAgentUserScopeReadInParts(t *testing.T) {
 		t.Errorf("scope read found %d, want %d", len(got), len(want))
 	}
 	var n int
-	if err := db.View(ctx, func(tx loci.Tx) (err error) { n, err = tx.CountRecords(ctx, f); return err }); err != nil {
+	if err := db.View(context.Background(), func(tx loci.Tx) (err error) { n, err = tx.CountRecords(context.Background(), f); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if n != len(want) {
