@@ -84,6 +84,11 @@ func scanRecords(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.
 	return page, total, err
 }
 
+// mergedPageEnd bounds the pages findPage merges: each kind's read holds
+// the records up to the page's end, so a deeper page (an offset of
+// thousands) is read as one sorted statement, as before.
+const mergedPageEnd = loci.MaxListLimit
+
 // findPage reads f's page. A page of several kinds (or of every kind) in
 // written order is read a kind at a time and merged: each kind's page is
 // read in order from an index that ends (kind, created_at) and stops at
@@ -91,7 +96,7 @@ func scanRecords(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.
 // its scope for each page (one user's 100,000 memories: 163 ms a page of
 // 50 on SQLite, 184 ms on PostgreSQL).
 func findPage(ctx context.Context, tx loci.Tx, f loci.RecordFilter) ([]*loci.Record, error) {
-	if f.Limit <= 0 || f.Order != loci.OrderCreatedDesc && f.Order != loci.OrderCreatedAsc || len(f.Kinds) == 1 ||
+	if f.Limit <= 0 || f.Offset+f.Limit > mergedPageEnd || f.Order != loci.OrderCreatedDesc && f.Order != loci.OrderCreatedAsc || len(f.Kinds) == 1 ||
 		f.OrGlobalUser || f.IDs != nil || f.Key != nil || f.Keyed || f.ContentHash != nil || !f.ExpiredAt.IsZero() {
 		return tx.FindRecords(ctx, f)
 	}
