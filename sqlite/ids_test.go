@@ -154,16 +154,7 @@ func BenchmarkRecordsByID(b *testing.B) {
 		b.Run(fmt.Sprintf("Find/%d", k), func(b *testing.B) {
 			f := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindPassage}, IDs: want, Order: loci.OrderCreatedDesc}
 			for b.Loop() {
-				err := db.View(ctx, func(tx loci.Tx) error {
-					recs, err := tx.FindRecords(ctx, f)
-					if err == nil && len(recs) != k {
-						err = fmt.Errorf("found %d, want %d", len(recs), k)
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+				readScope(b, db, f, false, k)
 			}
 		})
 		b.Run(fmt.Sprintf("Touch/%d", k), func(b *testing.B) {
@@ -204,16 +195,7 @@ func BenchmarkSessionRead(b *testing.B) {
 			SessionID: loci.Ptr("s7"), Category: loci.Ptr("message"), Order: loci.OrderCreatedAsc}
 		b.Run(fmt.Sprintf("UserMessages/%d", 50*total), func(b *testing.B) {
 			for b.Loop() {
-				err := db.View(ctx, func(tx loci.Tx) error {
-					recs, err := tx.FindRecords(ctx, f)
-					if err == nil && len(recs) != 50 {
-						err = fmt.Errorf("found %d, want 50", len(recs))
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+				readScope(b, db, f, false, 50)
 			}
 		})
 	}

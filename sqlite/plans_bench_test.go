@@ -93,26 +93,34 @@ func BenchmarkScopeReads(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				err := db.View(ctx, func(tx loci.Tx) error {
-					var n int
-					var err error
-					if c.count {
-						n, err = tx.CountRecords(ctx, c.f)
-					} else {
-						var recs []*loci.Record
-						recs, err = tx.FindRecords(ctx, c.f)
-						n = len(recs)
-					}
-					if err == nil && n != c.want {
-						err = fmt.Errorf("found %d, want %d", n, c.want)
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+				readScope(b, db, c.f, c.count, c.want)
 			}
 		})
+	}
+}
+
+// readScope reads (or counts, when count) what f selects in a read
+// transaction, and fails b unless it finds want.
+func readScope(b *testing.B, db *DB, f loci.RecordFilter, count bool, want int) {
+	b.Helper()
+	ctx := context.Background()
+	err := db.View(ctx, func(tx loci.Tx) error {
+		var n int
+		var err error
+		if count {
+			n, err = tx.CountRecords(ctx, f)
+		} else {
+			var recs []*loci.Record
+			recs, err = tx.FindRecords(ctx, f)
+			n = len(recs)
+		}
+		if err == nil && n != want {
+			err = fmt.Errorf("found %d, want %d", n, want)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
 
