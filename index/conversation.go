@@ -77,7 +77,7 @@ func (g *group) leave(slot int32) {
 // neighbours returns the docs just before and just after the conversational
 // doc id in its conversation, among those f selects, within window of its
 // time.
-func (e *entry) neighbours(id string, f loci.RecordFilter, window time.Duration) []*Doc {
+func (e *entry) neighbours(id string, f loci.RecordFilter, window time.Duration, ar *arena) []*Doc {
 	slot, ok := e.slotOf[id]
 	if !ok || e.docs[slot].group == nil {
 		return nil
@@ -89,7 +89,7 @@ func (e *entry) neighbours(id string, f loci.RecordFilter, window time.Duration)
 	var out []*Doc
 	for _, j := range pickNeighbours(len(g.slots), slices.Index(g.slots, slot), func(j int) int64 { return g.doc(j).created },
 		func(j int) bool { return e.match(&cf, g.doc(j)) }, window) {
-		out = append(out, e.docOf(g.doc(j)))
+		out = append(out, e.docOf(g.doc(j), ar))
 	}
 	return out
 }

@@ -48,8 +48,8 @@ func TestConversationScoresAfterRemovals(t *testing.T) {
 		t.Fatalf("conversations %d (length %d), want %d (%d)", len(churned.groups), churned.groupLen, len(fresh.groups), fresh.groupLen)
 	}
 	terms := []string{"bike", "service"}
-	a, _ := churned.lexical(churned.matcher(&scope), terms, churned.stats(terms), 50, nil)
-	b, _ := fresh.lexical(fresh.matcher(&scope), terms, fresh.stats(terms), 50, nil)
+	a, _ := churned.lexical(churned.matcher(&scope), terms, churned.stats(terms), 50, nil, nil)
+	b, _ := fresh.lexical(fresh.matcher(&scope), terms, fresh.stats(terms), 50, nil, nil)
 	if len(a) != len(b) || len(a) == 0 {
 		t.Fatalf("%d hits, want %d", len(a), len(b))
 	}

@@ -305,11 +305,10 @@ func (e *entry) match(f *loci.RecordFilter, d *doc) bool {
 }
 
 // docOf returns d as a Doc.
-func (e *entry) docOf(d *doc) *Doc {
-	var out Doc
-	var r loci.Record
-	e.fillDoc(&out, &r, d)
-	return &out
+func (e *entry) docOf(d *doc, ar *arena) *Doc {
+	docs, recs := ar.take(1)
+	e.fillDoc(&docs[0], &recs[0], d)
+	return &docs[0]
 }
 
 // fillDoc makes out, with its record in r, the Doc of d.
@@ -796,7 +795,7 @@ var lexPool = sync.Pool{New: func() any { return new(lexScratch) }}
 // terms (distinct), with the corpus statistics st; a doc matches when it
 // holds any term. When during is set, it also returns the best limit of
 // those written (created) at a time during accepts.
-func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during func(time.Time) bool) (all, within []Hit) {
+func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during func(time.Time) bool, ar *arena) (all, within []Hit) {
 	if e.live == 0 || limit <= 0 || st.N == 0 {
 		return nil, nil
 	}
@@ -844,7 +843,7 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 				top.push(cand{score: score, id: d.id, slot: s})
 			}
 		}
-		return e.hits(top, cs), nil
+		return e.hits(top, cs, ar), nil
 	}
 	in := newTopK(limit)
 	for _, s := range touched {
@@ -866,7 +865,7 @@ func (e *entry) lexical(m *matcher, terms []string, st Stats, limit int, during 
 			}
 		}
 	}
-	return e.hits(top, cs), e.hits(in, cs)
+	return e.hits(top, cs, ar), e.hits(in, cs, ar)
 }
 
 // scorePostings adds to acc the BM25 of the live docs holding terms ids
@@ -999,12 +998,11 @@ func (e *entry) scoreDocs(acc []float64, touched []int32, ids []uint32, ws []flo
 }
 
 // hits returns the candidates top kept, best first, as hits of their docs
-// (their records made in one allocation).
-func (e *entry) hits(top *topK, conv *convScratch) []Hit {
+// (their records taken from ar in one piece).
+func (e *entry) hits(top *topK, conv *convScratch, ar *arena) []Hit {
 	cs := top.sorted()
 	out := make([]Hit, len(cs))
-	docs := make([]Doc, len(cs))
-	recs := make([]loci.Record, len(cs))
+	docs, recs := ar.take(len(cs))
 	for i, c := range cs {
 		e.fillDoc(&docs[i], &recs[i], e.docs[c.slot])
 		out[i] = Hit{Doc: &docs[i], Score: c.score}

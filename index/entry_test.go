@@ -67,7 +67,7 @@ func TestDocKeepsWhatFiltersRead(t *testing.T) {
 	r := filled(t)
 	e := newEntry(&config{model: "m"}, "k", loci.RecordFilter{Workspace: r.Workspace})
 	e.put(r)
-	got := *e.docOf(e.docs[0]).Meta
+	got := *e.docOf(e.docs[0], nil).Meta
 	want := reflect.ValueOf(*r)
 	gv := reflect.ValueOf(got)
 	var check func(g, w reflect.Value, name string)
@@ -290,8 +290,8 @@ func TestLoadInvertsOnce(t *testing.T) {
 		f := loci.RecordFilter{Workspace: "w"}
 		for range 20 {
 			terms := distinct(strings.Fields(analysis.SearchText(gen.Query())))
-			a, _ := loaded.lexical(loaded.matcher(&f), terms, loaded.stats(terms), 10, nil)
-			b, _ := grown.lexical(grown.matcher(&f), terms, grown.stats(terms), 10, nil)
+			a, _ := loaded.lexical(loaded.matcher(&f), terms, loaded.stats(terms), 10, nil, nil)
+			b, _ := grown.lexical(grown.matcher(&f), terms, grown.stats(terms), 10, nil, nil)
 			if !slices.EqualFunc(a, b, func(x, y Hit) bool { return x.Doc.Meta.ID == y.Doc.Meta.ID && x.Score == y.Score }) {
 				t.Errorf("%s: %v finds %v, grown by appends %v", when, terms, hitList(a), hitList(b))
 			}

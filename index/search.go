@@ -71,6 +71,19 @@ type Result struct {
 	terms []string
 	stats Stats
 	qvec  []float32
+	// What the hits' docs, neighbours included, were made in (Release).
+	arena *arena
+}
+
+// Release gives back what r's docs and their records were made in, for
+// another search to reuse: after it, no Doc of r (nor its record) may be
+// read. A caller that keeps none past its use of r calls it, sparing the
+// collector a record per candidate; one that does not leaves them to it.
+func (r *Result) Release() {
+	if r.arena != nil {
+		r.arena.release()
+		r.arena = nil
+	}
 }
 
 // Holds maps each lexical hit and neighbour to the query terms it holds:
@@ -102,14 +115,16 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Context: map[string][]*Doc{}}
+	ar := arenas.Get().(*arena)
+	res := &Result{Context: map[string][]*Doc{}, arena: ar}
 	lex, vec, dur := newTopK(q.N), newTopK(q.N), newTopK(q.N)
 	owner := map[string]*part{}
 	exact := map[string][]float32{} // the vectors rescored, as stored
 	conv := map[string]float64{}    // lexical hits' conversation scores
 	for _, p := range parts {
-		h, err := c.searchPart(ctx, tx, p, q, terms, st)
+		h, err := c.searchPart(ctx, tx, p, q, terms, st, ar)
 		if err != nil {
+			ar.release()
 			return nil, err
 		}
 		res.Pending += h.pending
@@ -133,7 +148,8 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	if q.During != nil {
 		res.During = withConversation(dur.hits(), conv)
 	}
-	if err := c.lend(ctx, tx, q, res, owner); err != nil {
+	if err := c.lend(ctx, tx, q, res, owner, ar); err != nil {
+		ar.release()
 		return nil, err
 	}
 	res.owner, res.terms, res.stats, res.qvec = owner, terms, st, q.Vector
@@ -192,7 +208,7 @@ type partHits struct {
 // searchPart searches one part: its index, whose vector hits are
 // rescored from the store unless the index scored them exactly, or its
 // streamed scope.
-func (c *Cache) searchPart(ctx context.Context, tx loci.Tx, p *part, q Query, terms []string, st Stats) (partHits, error) {
+func (c *Cache) searchPart(ctx context.Context, tx loci.Tx, p *part, q Query, terms []string, st Stats, ar *arena) (partHits, error) {
 	var h partHits
 	if p.e == nil {
 		h.lexical, h.during = p.s.lexical(terms, st, q.N, q.During)
@@ -201,10 +217,10 @@ func (c *Cache) searchPart(ctx context.Context, tx loci.Tx, p *part, q Query, te
 	}
 	p.e.mu.RLock()
 	m := p.e.matcher(&p.f)
-	h.lexical, h.during = p.e.lexical(m, terms, st, q.N, q.During)
+	h.lexical, h.during = p.e.lexical(m, terms, st, q.N, q.During, ar)
 	exactly := false
 	if q.Vector != nil {
-		h.vector, exactly = p.e.vector(m, q.Vector, q.N, q.minSimilarity())
+		h.vector, exactly = p.e.vector(m, q.Vector, q.N, q.minSimilarity(), ar)
 	}
 	h.pending = p.e.countPending(m)
 	p.e.mu.RUnlock()
@@ -219,7 +235,7 @@ func (c *Cache) searchPart(ctx context.Context, tx loci.Tx, p *part, q Query, te
 
 // lend gives the best q.Lenders conversational lexical hits of res their
 // neighbours (res.Context), recording the part each neighbour came from.
-func (c *Cache) lend(ctx context.Context, tx loci.Tx, q Query, res *Result, owner map[string]*part) error {
+func (c *Cache) lend(ctx context.Context, tx loci.Tx, q Query, res *Result, owner map[string]*part, ar *arena) error {
 	lent := 0
 	for _, h := range res.Lexical {
 		if lent >= q.Lenders || c.cfg.conversational == nil {
@@ -233,7 +249,7 @@ func (c *Cache) lend(ctx context.Context, tx loci.Tx, q Query, res *Result, owne
 		var nbs []*Doc
 		if p.e != nil {
 			p.e.mu.RLock()
-			nbs = p.e.neighbours(h.Doc.Meta.ID, p.f, q.Window)
+			nbs = p.e.neighbours(h.Doc.Meta.ID, p.f, q.Window, ar)
 			p.e.mu.RUnlock()
 		} else {
 			var err error

@@ -124,7 +124,7 @@ func BenchmarkEntryVector(b *testing.B) {
 	i := 0
 	cpuTimed(b, func() {
 		m := e.matcher(&f)
-		e.vector(m, qs[i%len(qs)], 50, math.Inf(-1))
+		e.vector(m, qs[i%len(qs)], 50, math.Inf(-1), nil)
 		i++
 	})
 }

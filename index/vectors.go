@@ -371,7 +371,7 @@ func (v *vecs) dot4(q *query, s int) float32 {
 // vectors (then those under min are left out), else it is the compact
 // one, which rescore makes exact (and min, here, turns away only those
 // far below it).
-func (e *entry) vector(m *matcher, q []float32, limit int, min float64) (hits []Hit, exact bool) {
+func (e *entry) vector(m *matcher, q []float32, limit int, min float64, ar *arena) (hits []Hit, exact bool) {
 	if e.vecs == nil || len(q) != e.dims || limit <= 0 {
 		return nil, false
 	}
@@ -389,7 +389,7 @@ func (e *entry) vector(m *matcher, q []float32, limit int, min float64) (hits []
 			}
 		}
 		if len(nz) <= v.dims/4 || e.live <= hammingPool {
-			return e.exactAll(m, q, nz, limit, min), true
+			return e.exactAll(m, q, nz, limit, min, ar), true
 		}
 	}
 	pq, release := v.prepare(q)
@@ -417,7 +417,7 @@ func (e *entry) vector(m *matcher, q []float32, limit int, min float64) (hits []
 		}
 	}
 	if v.full == nil {
-		return e.hits(top, nil), false
+		return e.hits(top, nil, ar), false
 	}
 	// Rescored from the full vectors.
 	best := newTopK(limit)
@@ -430,13 +430,13 @@ func (e *entry) vector(m *matcher, q []float32, limit int, min float64) (hits []
 			best.offer(cand{score: x, id: c.id, slot: c.slot})
 		}
 	}
-	return e.hits(best, nil), true
+	return e.hits(best, nil, ar), true
 }
 
 // exactAll returns the best limit docs that m selects by the dot product
 // of q with their full vectors, on q's non-zero dimensions nz (in order,
 // so the sums are a plain loop's), of at least min.
-func (e *entry) exactAll(m *matcher, q []float32, nz []int, limit int, min float64) []Hit {
+func (e *entry) exactAll(m *matcher, q []float32, nz []int, limit int, min float64, ar *arena) []Hit {
 	v := e.vecs
 	top := newTopK(limit)
 	thr := min
@@ -461,7 +461,7 @@ func (e *entry) exactAll(m *matcher, q []float32, nz []int, limit int, min float
 			}
 		}
 	}
-	return e.hits(top, nil)
+	return e.hits(top, nil, ar)
 }
 
 // hamPool holds the sign-bit pass's distances, by slot.

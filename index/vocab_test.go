@@ -91,8 +91,8 @@ func TestScoreDocsMatchesPostings(t *testing.T) {
 	for q := range 50 {
 		terms := distinct([]string{vocab[z.Uint64()], vocab[z.Uint64()], vocab[z.Uint64()], vocab[rng.Intn(len(vocab))], fmt.Sprint("absent", q)})
 		st := small.stats(terms)
-		a, _ := small.lexical(m, terms, st, 20, nil)
-		b, _ := large.lexical(large.matcher(&f), terms, large.stats(terms), 20, nil)
+		a, _ := small.lexical(m, terms, st, 20, nil, nil)
+		b, _ := large.lexical(large.matcher(&f), terms, large.stats(terms), 20, nil, nil)
 		if !slices.EqualFunc(a, b, func(x, y Hit) bool {
 			return x.Doc.Meta.ID == y.Doc.Meta.ID && x.Score == y.Score && math.Abs(x.Conversation-y.Conversation) < 1e-9 && x.Conversation > 0
 		}) {

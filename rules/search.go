@@ -304,6 +304,8 @@ func (s *Service) rank(ctx context.Context, tx loci.Tx, q Query, qvec []float32)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
+	// No doc of res outlives the ranking: the hits are read from tx.
+	defer res.Release()
 	docs := map[string]*index.Doc{}
 	lists := map[string][]retrieval.Hit{}
 	for _, h := range res.Lexical {

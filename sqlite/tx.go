@@ -235,8 +235,9 @@ func (tx *Tx) ScanRecords(ctx context.Context, f loci.RecordFilter, fn func(*loc
 		return fmt.Errorf("find records: %w", err)
 	}
 	defer rows.Close()
+	var sc recordScan
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		r, err := sc.scan(rows)
 		if err != nil {
 			return err
 		}
@@ -466,8 +467,9 @@ type scanner interface{ Scan(dest ...any) error }
 func scanRecords(rows *sql.Rows) ([]*loci.Record, error) {
 	defer rows.Close()
 	var out []*loci.Record
+	var sc recordScan
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		r, err := sc.scan(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -476,50 +478,62 @@ func scanRecords(rows *sql.Rows) ([]*loci.Record, error) {
 	return out, rows.Err()
 }
 
-func scanRecord(s scanner, extra ...any) (*loci.Record, error) {
-	var r loci.Record
-	var kind, data, tags string
-	var key sql.NullString
-	var lastAccessed, expires, validAt, invalidAt sql.NullInt64
-	var created, updated int64
-	var emb []byte
-	var meta sql.NullString
-	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
-		&data, &tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&created, &updated, &expires, &r.Version, &emb, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta}
-	if err := s.Scan(append(dest, extra...)...); err != nil {
+// recordScan scans records row after row into the same destinations
+// (a row's 28 columns, once allocated), copying each into a new record:
+// an index's load scans a scope's every record.
+type recordScan struct {
+	r                                         loci.Record
+	kind, data, tags                          string
+	key, meta                                 sql.NullString
+	lastAccessed, expires, validAt, invalidAt sql.NullInt64
+	created, updated                          int64
+	emb                                       []byte
+	dest                                      []any
+}
+
+func (sc *recordScan) scan(s scanner) (*loci.Record, error) {
+	if sc.dest == nil {
+		r := &sc.r
+		sc.dest = []any{&r.ID, &r.Workspace, &sc.kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &sc.key, &r.Content, &r.SearchText,
+			&sc.data, &sc.tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &sc.lastAccessed,
+			&sc.created, &sc.updated, &sc.expires, &r.Version, &sc.emb, &r.EmbeddingModel, &sc.validAt, &sc.invalidAt, &r.Review, &sc.meta}
+	}
+	sc.r = loci.Record{}
+	if err := s.Scan(sc.dest...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
-	r.Kind, r.Key = loci.Kind(kind), key.String
-	r.Data = json.RawMessage(data)
-	if meta.Valid && meta.String != "" {
-		r.Metadata = json.RawMessage(meta.String)
+	r := new(loci.Record)
+	*r = sc.r
+	r.Kind, r.Key = loci.Kind(sc.kind), sc.key.String
+	r.Data = json.RawMessage(sc.data)
+	if sc.meta.Valid && sc.meta.String != "" {
+		r.Metadata = json.RawMessage(sc.meta.String)
 	}
-	if tags != "[]" { // most records have none: no decoding
-		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
+	if sc.tags != "[]" { // most records have none: no decoding
+		if err := json.Unmarshal([]byte(sc.tags), &r.Tags); err != nil {
 			return nil, fmt.Errorf("decode tags of %s: %w", r.ID, err)
 		}
 		if len(r.Tags) == 0 {
 			r.Tags = nil
 		}
 	}
-	r.CreatedAt, r.UpdatedAt = fromMicros(created), fromMicros(updated)
-	if lastAccessed.Valid {
-		r.LastAccessedAt = fromMicros(lastAccessed.Int64)
+	r.CreatedAt, r.UpdatedAt = fromMicros(sc.created), fromMicros(sc.updated)
+	if sc.lastAccessed.Valid {
+		r.LastAccessedAt = fromMicros(sc.lastAccessed.Int64)
 	}
-	if expires.Valid {
-		r.ExpiresAt = fromMicros(expires.Int64)
+	if sc.expires.Valid {
+		r.ExpiresAt = fromMicros(sc.expires.Int64)
 	}
-	if validAt.Valid {
-		r.ValidAt = fromMicros(validAt.Int64)
+	if sc.validAt.Valid {
+		r.ValidAt = fromMicros(sc.validAt.Int64)
 	}
-	if invalidAt.Valid {
-		r.InvalidAt = fromMicros(invalidAt.Int64)
+	if sc.invalidAt.Valid {
+		r.InvalidAt = fromMicros(sc.invalidAt.Int64)
 	}
-	if emb != nil {
-		r.Embedding = decodeVector(emb)
+	if sc.emb != nil {
+		r.Embedding = decodeVector(sc.emb)
 	}
-	return &r, nil
+	return r, nil
 }
 
 // whereClause renders f as a SQL condition on columns prefixed by p.
