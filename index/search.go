@@ -118,7 +118,7 @@ func (c *Cache) Search(ctx context.Context, tx loci.Tx, q Query) (*Result, error
 	ar := arenas.Get().(*arena)
 	res := &Result{Context: map[string][]*Doc{}, arena: ar}
 	lex, vec, dur := newTopK(q.N), newTopK(q.N), newTopK(q.N)
-	owner := map[string]*part{}
+	owner := make(map[string]*part, q.N)
 	exact := map[string][]float32{} // the vectors rescored, as stored
 	conv := map[string]float64{}    // lexical hits' conversation scores
 	for _, p := range parts {

@@ -26,7 +26,9 @@ type topK struct {
 	worst float64
 }
 
-func newTopK(k int) *topK { return &topK{k: k, h: make([]cand, 0, max(k, 0))} }
+// newTopK returns a top-k, which allocates its room for k at the first
+// candidate it keeps (a search's signals that find nothing allocate none).
+func newTopK(k int) *topK { return &topK{k: k} }
 
 // better orders candidates best first.
 func better(as float64, aid string, bs float64, bid string) bool {
@@ -64,6 +66,9 @@ func (t *topK) worse(i, j int) bool {
 // push keeps c, dropping the worst if full. Call it only when wants.
 func (t *topK) push(c cand) {
 	if len(t.h) < t.k {
+		if t.h == nil {
+			t.h = make([]cand, 0, t.k)
+		}
 		t.h = append(t.h, c)
 		for i := len(t.h) - 1; i > 0; {
 			p := (i - 1) / 2

@@ -61,7 +61,7 @@ func Converse(hits []Hit, links map[string][]Link, questions map[string]bool, se
 	}
 	top := hits[0].Score
 	parts := make(map[string]Parts, len(hits))
-	var order []string
+	order := make([]string, 0, len(hits))
 	for _, h := range hits {
 		if _, seen := parts[h.ID]; seen {
 			continue

@@ -306,12 +306,14 @@ func (s *Service) rank(ctx context.Context, tx loci.Tx, q Query, qvec []float32)
 	}
 	// No doc of res outlives the ranking: the hits are read from tx.
 	defer res.Release()
-	docs := map[string]*index.Doc{}
+	docs := make(map[string]*index.Doc, len(res.Lexical)+len(res.Vector))
 	lists := map[string][]retrieval.Hit{}
-	for _, h := range res.Lexical {
-		lists[retrieval.Lexical] = append(lists[retrieval.Lexical], retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score})
+	lex := make([]retrieval.Hit, len(res.Lexical))
+	for i, h := range res.Lexical {
+		lex[i] = retrieval.Hit{ID: h.Doc.Meta.ID, Score: h.Score}
 		docs[h.Doc.Meta.ID] = h.Doc
 	}
+	lists[retrieval.Lexical] = lex
 	links, questions := s.links(res.Context, docs)
 	var parts map[string]retrieval.Parts
 	lists[retrieval.Lexical], parts = s.converse(lists[retrieval.Lexical], res.Lexical, links, questions, docs, !recallsAssistant(q.Text))
@@ -351,7 +353,7 @@ func (s *Service) rank(ctx context.Context, tx loci.Tx, q Query, qvec []float32)
 		}
 	}
 	rel := s.relevance(res, ranked, links, questions, docs, spans)
-	kept := ranked[:0:0]
+	kept := ranked[:0] // filtered in place: each kept result moves down, never up
 	for _, r := range ranked {
 		if len(kept) == limit {
 			break
