@@ -70,10 +70,11 @@ func (tx *Tx) NearestRecords(ctx context.Context, f loci.RecordFilter, model str
 			return false, fmt.Errorf("nearest records: %w", err)
 		}
 		n, more := 0, true
+		var sc recordScan
+		var score, distance float64
 		for rows.Next() {
 			n++
-			var score, distance float64
-			r, err := scanRecord(rows, &score, &distance)
+			r, err := sc.scan(rows, &score, &distance)
 			if err != nil {
 				rows.Close()
 				return false, err

@@ -49,7 +49,7 @@ const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_
 	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata, content_key,
 	embedding_f32`
 
-// selectColumns are what a record is read from, in scanRecord's order:
+// selectColumns are what a record is read from, in recordScan's order:
 // the embedding as bytes (embedding_f32), or, for a row written before
 // those, as real[] (which is not read, nor detoasted, when it has bytes).
 const selectColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
@@ -350,8 +350,9 @@ func (tx *Tx) scan(ctx context.Context, q string, a []any, fn func(*loci.Record)
 		return fmt.Errorf("find records: %w", err)
 	}
 	defer rows.Close()
+	var sc recordScan
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		r, err := sc.scan(rows)
 		if err != nil {
 			return err
 		}
@@ -515,8 +516,9 @@ func nullJSON(raw json.RawMessage) any {
 func scanRecords(rows pgx.Rows) ([]*loci.Record, error) {
 	defer rows.Close()
 	var out []*loci.Record
+	var sc recordScan
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		r, err := sc.scan(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -525,50 +527,67 @@ func scanRecords(rows pgx.Rows) ([]*loci.Record, error) {
 	return out, rows.Err()
 }
 
-func scanRecord(rows pgx.Rows, extra ...any) (*loci.Record, error) {
-	var r loci.Record
-	var kind, data string
-	var key *string
-	var lastAccessed, expires, validAt, invalidAt *time.Time
-	var meta *string
-	var f32 []byte
-	dest := []any{&r.ID, &r.Workspace, &kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &key, &r.Content, &r.SearchText,
-		&data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &lastAccessed,
-		&r.CreatedAt, &r.UpdatedAt, &expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &validAt, &invalidAt, &r.Review, &meta, &f32}
-	if err := rows.Scan(append(dest, extra...)...); err != nil {
+// recordScan scans records row after row into the same destinations
+// (a row's 29 columns and extra, once allocated), copying each into a new
+// record: an index's load scans a scope's every record.
+type recordScan struct {
+	r                                         loci.Record
+	kind, data                                string
+	key, meta                                 *string
+	lastAccessed, expires, validAt, invalidAt *time.Time
+	f32                                       []byte
+	dest                                      []any
+}
+
+// scan reads rows' current row into a new record, and its columns after
+// the record's into extra (the same extra on every call: the first one's
+// are kept).
+func (sc *recordScan) scan(rows pgx.Rows, extra ...any) (*loci.Record, error) {
+	if sc.dest == nil {
+		r := &sc.r
+		sc.dest = append([]any{&r.ID, &r.Workspace, &sc.kind, &r.AgentID, &r.UserID, &r.SessionID, &r.TaskID, &sc.key, &r.Content, &r.SearchText,
+			&sc.data, &r.Tags, &r.Category, &r.ActionType, &r.Outcome, &r.Confidence, &r.AccessCount, &sc.lastAccessed,
+			&r.CreatedAt, &r.UpdatedAt, &sc.expires, &r.Version, &r.Embedding, &r.EmbeddingModel, &sc.validAt, &sc.invalidAt, &r.Review, &sc.meta, &sc.f32},
+			extra...)
+	}
+	// Nothing of the last row is left for this one to append to or keep.
+	sc.r, sc.f32 = loci.Record{}, nil
+	if err := rows.Scan(sc.dest...); err != nil {
 		return nil, fmt.Errorf("scan record: %w", err)
 	}
-	if f32 != nil {
-		v, err := embeddingInto(nil, f32)
+	r := new(loci.Record)
+	*r = sc.r
+	if sc.f32 != nil {
+		v, err := embeddingInto(nil, sc.f32)
 		if err != nil {
 			return nil, fmt.Errorf("scan record: %w", err)
 		}
 		r.Embedding = v
 	}
-	r.Kind, r.Data = loci.Kind(kind), json.RawMessage(data)
-	if meta != nil && *meta != "" {
-		r.Metadata = json.RawMessage(*meta)
+	r.Kind, r.Data = loci.Kind(sc.kind), json.RawMessage(sc.data)
+	if sc.meta != nil && *sc.meta != "" {
+		r.Metadata = json.RawMessage(*sc.meta)
 	}
-	if key != nil {
-		r.Key = *key
+	if sc.key != nil {
+		r.Key = *sc.key
 	}
 	if len(r.Tags) == 0 {
 		r.Tags = nil
 	}
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
-	if lastAccessed != nil {
-		r.LastAccessedAt = lastAccessed.UTC()
+	if sc.lastAccessed != nil {
+		r.LastAccessedAt = sc.lastAccessed.UTC()
 	}
-	if expires != nil {
-		r.ExpiresAt = expires.UTC()
+	if sc.expires != nil {
+		r.ExpiresAt = sc.expires.UTC()
 	}
-	if validAt != nil {
-		r.ValidAt = validAt.UTC()
+	if sc.validAt != nil {
+		r.ValidAt = sc.validAt.UTC()
 	}
-	if invalidAt != nil {
-		r.InvalidAt = invalidAt.UTC()
+	if sc.invalidAt != nil {
+		r.InvalidAt = sc.invalidAt.UTC()
 	}
-	return &r, nil
+	return r, nil
 }
 
 // args collects query parameters and names them $1, $2, ….
