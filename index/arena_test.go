@@ -56,10 +56,11 @@ func TestReleaseReusesOnlyWhatWasGivenBack(t *testing.T) {
 		}
 		return out
 	}
-	c := index.New()
-	kept := search(c, "a")
-	keptSeen := seen(kept)
 	want := seen(search(index.New(), "b"))
+	c := index.New()
+	search(c, "b").Release() // room to reuse
+	kept := search(c, "a")   // made in it, and not given back
+	keptSeen := seen(kept)
 	for range 5 {
 		res := search(c, "b")
 		if got := seen(res); fmt.Sprint(got) != fmt.Sprint(want) {
