@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -67,6 +68,51 @@ func testUserSummaries(t *testing.T, open Opener) {
 		users, total = list(loci.UserFilter{Match: "%"})
 		if total != 0 || len(users) != 0 {
 			t.Errorf("match %% = %v of %d, want none: the text is matched as is", summaryIDs(users), total)
+		}
+	})
+	t.Run("LargePage", func(t *testing.T) {
+		// More users than one statement of a backend may name (SQLite
+		// reads a page's users' updates 500 at a time): each with its
+		// own first and last time and count, half registered too.
+		const n = 1200
+		var recs []*loci.Record
+		for i := range n {
+			user := fmt.Sprintf("many-%04d", i)
+			for j := range 1 + i%3 {
+				r := NewRecord(loci.KindFact, loci.Scope{AgentID: "a", UserID: user}, "", "x")
+				r.Workspace = "many"
+				r.CreatedAt, r.UpdatedAt = at(100+i+j), at(5000+i-j)
+				recs = append(recs, r)
+			}
+		}
+		MustInsert(t, s, recs...)
+		MustUpdate(t, s, func(tx loci.Tx) error {
+			for i := 0; i < n; i += 2 {
+				// Registered after its records, and updated last there.
+				if _, _, err := tx.EnsureUser(ctx, "many", fmt.Sprintf("many-%04d", i), at(9000+i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		var users []*loci.UserSummary
+		var total int
+		MustView(t, s, func(tx loci.Tx) (err error) {
+			users, total, err = tx.ListUserSummaries(ctx, loci.UserFilter{Workspace: "many", Limit: 1000, Offset: 100})
+			return err
+		})
+		if total != n || len(users) != 1000 {
+			t.Fatalf("got %d users of %d, want 1000 of %d", len(users), total, n)
+		}
+		for k, u := range users {
+			i := n - 1 - 100 - k // newest first: the latest first record
+			want := loci.UserSummary{UserID: fmt.Sprintf("many-%04d", i), CreatedAt: at(100 + i), UpdatedAt: at(5000 + i), Memories: 1 + i%3}
+			if i%2 == 0 {
+				want.UpdatedAt = at(9000 + i)
+			}
+			if u.UserID != want.UserID || !u.CreatedAt.Equal(want.CreatedAt) || !u.UpdatedAt.Equal(want.UpdatedAt) || u.Memories != want.Memories {
+				t.Fatalf("user %d = %+v, want %+v", k, *u, want)
+			}
 		}
 	})
 	t.Run("Empty", func(t *testing.T) {
