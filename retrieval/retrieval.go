@@ -13,6 +13,7 @@ package retrieval
 import (
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -105,6 +106,22 @@ func Fuse(lists map[string][]Hit, k float64, weights map[string]float64) []Resul
 	return fuse(lists, k, weights, true)
 }
 
+// fuseScratch is what fuse uses and keeps nothing of, reused from search
+// to search.
+type fuseScratch struct {
+	at map[string]int
+	in []int
+}
+
+var fusePool = sync.Pool{New: func() any { return &fuseScratch{at: map[string]int{}} }}
+
+// put gives sc back, with in (grown from sc.in) as its room for the next.
+func (sc *fuseScratch) put(in []int) {
+	clear(sc.at)
+	sc.in = in
+	fusePool.Put(sc)
+}
+
 // fuse is Fuse; without explain it leaves each result's Signals nil (a
 // map a result fewer to allocate).
 func fuse(lists map[string][]Hit, k float64, weights map[string]float64, explain bool) []Result {
@@ -115,11 +132,13 @@ func fuse(lists map[string][]Hit, k float64, weights map[string]float64, explain
 	for _, l := range lists {
 		n += len(l)
 	}
-	at := make(map[string]int, n) // a result's index in out
+	sc := fusePool.Get().(*fuseScratch)
+	at := sc.at // a result's index in out
 	out := make([]Result, 0, n)
 	// in[i] is 1 + the ordinal of the last list that ranked out[i]: a
 	// duplicate within a list counts once, at its best rank.
-	in := make([]int, 0, n)
+	in := sc.in[:0]
+	defer func() { sc.put(in) }()
 	var norm float64
 	for li, name := range sortedKeys(lists) {
 		w := weight(weights, name)

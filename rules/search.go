@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loci-memory/loci"
@@ -678,11 +679,16 @@ func selected(r *loci.Record, filters []loci.RecordFilter, now time.Time) bool {
 	return false
 }
 
+// candPool holds the maps of candidates fuse fills for retrieval.Rank,
+// which keeps none of them: reused, as a search's garbage is its tail.
+var candPool = sync.Pool{New: func() any { return map[string]retrieval.Candidate{} }}
+
 // fuse ranks the candidates: reciprocal rank fusion of the signals, then
 // recency and the kind's confidence (and MMR when on), best limit first.
 func (s *Service) fuse(lists map[string][]retrieval.Hit, docs map[string]*index.Doc, vecs map[string][]float32, spans []retrieval.Span, now time.Time, limit int, explain bool) []retrieval.Result {
 	p := s.ranking
-	cands := make(map[string]retrieval.Candidate, len(docs))
+	cands := candPool.Get().(map[string]retrieval.Candidate)
+	defer func() { clear(cands); candPool.Put(cands) }()
 	for id, d := range docs {
 		cands[id] = retrieval.Candidate{ID: id, At: d.Meta.UpdatedAt, Written: d.Meta.CreatedAt, Confidence: d.Conf, HasConfidence: d.HasConf, Vector: vecs[id]}
 	}
