@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("PanicRollsBack", func(t *testing.T) { testPanicRollsBack(t, open) })
 	t.Run("ConflictKeepsTx", func(t *testing.T) { testConflictKeepsTx(t, open) })
 	t.Run("ExactValues", func(t *testing.T) { testExactValues(t, open) })
+	t.Run("ScanRowByRow", func(t *testing.T) { testScanRowByRow(t, open) })
 	t.Run("LockSerializes", func(t *testing.T) { testLockSerializes(t, open) })
 	t.Run("ListUsers", func(t *testing.T) { testListUsers(t, open) })
 	t.Run("UserSummaries", func(t *testing.T) { testUserSummaries(t, open) })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -104,6 +105,47 @@ func testExactValues(t *testing.T, open Opener) {
 	keys := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Order: loci.OrderKeyAsc})
 	if got, want := ids(keys), []string{unkeyed.ID, upper.ID, r.ID, accented.ID}; !slices.Equal(got, want) {
 		t.Errorf("key order = %v, want %v", got, want)
+	}
+}
+
+// testScanRowByRow: records read in one scan are each what was stored,
+// whatever the row before them held: a bare record after one that sets
+// every optional field keeps none of them (a backend scans rows into the
+// same destinations), and each equals the record read alone.
+func testScanRowByRow(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	var recs []*loci.Record
+	for i := range 4 {
+		r := NewRecord(loci.KindFact, loci.Scope{AgentID: "a", UserID: "u"}, "", fmt.Sprint("bare ", i))
+		if i%2 == 0 {
+			r = NewRecord(loci.KindFact, loci.Scope{AgentID: "a", UserID: "u", SessionID: "s", TaskID: "t"}, fmt.Sprint("k", i), fmt.Sprint("full ", i))
+			r.Data, r.Metadata, r.Tags = json.RawMessage(`{"x":1}`), json.RawMessage(`{"topic":"t"}`), []string{"t1", "t2"}
+			r.Category, r.Confidence, r.AccessCount, r.Review = "c", 0.7, 3, loci.ReviewDisputed
+			r.LastAccessedAt, r.ExpiresAt = base.Add(time.Hour), base.Add(1000*time.Hour)
+			r.ValidAt, r.InvalidAt = base, base.Add(2*time.Hour)
+			r.Embedding, r.EmbeddingModel = []float32{0.6, 0.8}, "m"
+		}
+		recs = append(recs, r)
+	}
+	MustInsert(t, s, recs...)
+	scanned := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, Order: loci.OrderCreatedAsc})
+	if len(scanned) != len(recs) {
+		t.Fatalf("scanned %d records, want %d", len(scanned), len(recs))
+	}
+	for i, got := range scanned {
+		var alone *loci.Record
+		MustView(t, s, func(tx loci.Tx) (err error) { alone, err = tx.GetRecord(ctx, loci.DefaultWorkspace, recs[i].ID); return err })
+		if !reflect.DeepEqual(got, alone) {
+			t.Errorf("record %d scanned after another:\n%+v\nread alone:\n%+v", i, *got, *alone)
+		}
+		if i%2 == 1 && (got.Key != "" || got.Tags != nil || got.Metadata != nil || got.Embedding != nil || got.EmbeddingModel != "" ||
+			!got.ExpiresAt.IsZero() || !got.InvalidAt.IsZero() || !got.LastAccessedAt.IsZero() || got.Review != "" || got.SessionID != "") {
+			t.Errorf("bare record %d holds fields of the one before it: %+v", i, *got)
+		}
+		if i%2 == 0 && (got.Key != recs[i].Key || len(got.Tags) != 2 || got.Metadata == nil || len(got.Embedding) != 2 || got.InvalidAt.IsZero()) {
+			t.Errorf("full record %d lost fields: %+v", i, *got)
+		}
 	}
 }
 
