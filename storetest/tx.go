@@ -135,7 +135,10 @@ func testScanRowByRow(t *testing.T, open Opener) {
 	}
 	for i, got := range scanned {
 		var alone *loci.Record
-		MustView(t, s, func(tx loci.Tx) (err error) { alone, err = tx.GetRecord(ctx, loci.DefaultWorkspace, recs[i].ID); return err })
+		MustView(t, s, func(tx loci.Tx) (err error) {
+			alone, err = tx.GetRecord(ctx, loci.DefaultWorkspace, recs[i].ID)
+			return err
+		})
 		if !reflect.DeepEqual(got, alone) {
 			t.Errorf("record %d scanned after another:\n%+v\nread alone:\n%+v", i, *got, *alone)
 		}
