@@ -134,35 +134,55 @@ func (tx *Tx) CountRecordsBy(ctx context.Context, f loci.RecordFilter, by loci.G
 }
 
 // FindAgents returns the agents f selects by id: the agents table and,
-// with f.Known, every agent its records name that has no row there (an
-// agent with only notes, working entries or episodes).
+// with f.Known, every agent its records name that has no row there. Those
+// agents are found by a loose scan of records_agent, a seek per agent (not
+// a read of every record), and only a page's are dated by their first
+// record; the page carries the total. Over 1,000,000 records of 10,000
+// agents, GET /v1/agents took 1.25-1.35 s (0.08-0.17 s once vacuumed),
+// this 0.14-0.19 s (0.06-0.07 s).
 func (tx *Tx) FindAgents(ctx context.Context, f loci.AgentFilter) ([]*loci.Agent, int, error) {
-	from := `agents WHERE workspace = $1`
-	if f.Known {
-		from = `(SELECT id, name, created_at FROM agents WHERE workspace = $1
+	args := []any{f.Workspace}
+	var q, count string
+	switch {
+	case f.Known && f.ID == "":
+		known := `WITH RECURSIVE seen(id) AS (
+			SELECT (SELECT min(agent_id) FROM records WHERE workspace = $1 AND agent_id > '')
+			UNION ALL
+			SELECT (SELECT min(agent_id) FROM records WHERE workspace = $1 AND agent_id > seen.id) FROM seen WHERE seen.id IS NOT NULL
+		), known(id, name, created_at) AS (
+			SELECT id, name, created_at FROM agents WHERE workspace = $1
+			UNION ALL
+			SELECT id, '', NULL::timestamptz FROM seen WHERE id IS NOT NULL AND id NOT IN (SELECT id FROM agents WHERE workspace = $1)
+		) `
+		q = known + `SELECT id, name, total, coalesce(created_at, (SELECT min(created_at) FROM records WHERE workspace = $1 AND agent_id = page.id))
+			FROM (SELECT id, name, created_at, count(*) OVER () AS total FROM known ORDER BY id` + limitClause(f.Limit, f.Offset) + `) page ORDER BY id`
+		count = known + `SELECT count(*) FROM known`
+	case f.Known:
+		// One agent: the grouping is narrowed to its id.
+		from := `(SELECT id, name, created_at FROM agents WHERE workspace = $1
 		UNION ALL
 		SELECT agent_id, '', min(created_at) FROM records WHERE workspace = $1 AND agent_id <> ''
-			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = $1) GROUP BY agent_id) k`
-		if f.ID != "" {
-			from += ` WHERE id = $2`
-		}
-	} else if f.ID != "" {
-		from += ` AND id = $2`
-	}
-	args := []any{f.Workspace}
-	if f.ID != "" {
+			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = $1) GROUP BY agent_id) k WHERE id = $2`
 		args = append(args, f.ID)
+		q, count = `SELECT id, name, count(*) OVER (), created_at FROM `+from+` ORDER BY id`+limitClause(f.Limit, f.Offset), `SELECT count(*) FROM `+from
+	default:
+		from := `agents WHERE workspace = $1`
+		if f.ID != "" {
+			from += ` AND id = $2`
+			args = append(args, f.ID)
+		}
+		q, count = `SELECT id, name, count(*) OVER (), created_at FROM `+from+` ORDER BY id`+limitClause(f.Limit, f.Offset), `SELECT count(*) FROM `+from
 	}
-	rows, err := tx.tx.Query(ctx, `SELECT id, name, created_at FROM `+from+` ORDER BY id`+
-		limitClause(f.Limit, f.Offset), args...)
+	rows, err := tx.tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list agents: %w", err)
 	}
 	defer rows.Close()
 	var out []*loci.Agent
+	total := int64(-1)
 	for rows.Next() {
 		a := loci.Agent{Workspace: f.Workspace}
-		if err := rows.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
+		if err := rows.Scan(&a.ID, &a.Name, &total, &a.CreatedAt); err != nil {
 			return nil, 0, fmt.Errorf("scan agent: %w", err)
 		}
 		a.CreatedAt = a.CreatedAt.UTC()
@@ -171,11 +191,11 @@ func (tx *Tx) FindAgents(ctx context.Context, f loci.AgentFilter) ([]*loci.Agent
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("list agents: %w", err)
 	}
-	total := len(out)
-	if f.Limit > 0 || f.Offset > 0 {
-		if err := tx.tx.QueryRow(ctx, `SELECT count(*) FROM `+from, args...).Scan(&total); err != nil {
+	if total < 0 {
+		// No row carried the total (none, or an offset past the end).
+		if err := tx.tx.QueryRow(ctx, count, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("count agents: %w", err)
 		}
 	}
-	return out, total, nil
+	return out, int(total), nil
 }

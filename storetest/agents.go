@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -42,11 +43,15 @@ func testAgents(t *testing.T, open Opener) {
 	})
 	// An agent that only records name (a note's) is listed too, after the
 	// agents table's, by id; one named by an agent's record is not twice.
+	cFirst := NewRecord(loci.KindNote, loci.Scope{AgentID: "c"}, "k1", "v")
+	cEpisode := NewRecord(loci.KindEpisode, loci.Scope{AgentID: "c"}, "", "v")
+	cEpisode.CreatedAt = cFirst.CreatedAt.Add(-time.Hour) // c's first record, of another kind
 	MustUpdate(t, s, func(tx loci.Tx) error {
 		for _, r := range []*loci.Record{
-			NewRecord(loci.KindNote, loci.Scope{AgentID: "c"}, "k1", "v"),
+			cFirst,
 			NewRecord(loci.KindNote, loci.Scope{AgentID: "c"}, "k2", "v"),
 			NewRecord(loci.KindNote, loci.Scope{AgentID: "b"}, "k1", "v"),
+			cEpisode,
 		} {
 			if err := tx.InsertRecord(ctx, r); err != nil {
 				return err
@@ -61,6 +66,8 @@ func testAgents(t *testing.T, open Opener) {
 		list, total, err := tx.ListKnownAgents(ctx, loci.DefaultWorkspace, 10, 1)
 		if err != nil || total != 3 || len(list) != 2 || list[0].ID != "b" || list[0].Name != "Agent b" || list[1].ID != "c" {
 			t.Errorf("list agents with a notes-only agent: %+v %d %v; want b, c of 3", list, total, err)
+		} else if !list[0].CreatedAt.Equal(base) || !list[1].CreatedAt.Equal(cEpisode.CreatedAt) {
+			t.Errorf("created: b %v, c %v; want the table's %v, c's first record's %v", list[0].CreatedAt, list[1].CreatedAt, base, cEpisode.CreatedAt)
 		}
 		// By id: a notes-only agent is known, not in the table.
 		for _, tt := range []struct {
@@ -76,6 +83,53 @@ func testAgents(t *testing.T, open Opener) {
 			list, total, err := tx.FindAgents(ctx, tt.f)
 			if err != nil || total != tt.want || len(list) != tt.want || (tt.want == 1 && (list[0].ID != tt.f.ID || list[0].Name != tt.wantName)) {
 				t.Errorf("FindAgents(%+v) = %+v of %d, %v; want %d named %q", tt.f, list, total, err, tt.want, tt.wantName)
+			}
+		}
+		return nil
+	})
+	// Pages of known agents, the table's and the records' interleaved by
+	// id, each records-only agent dated by its first record.
+	const ws = "paged"
+	first := map[string]time.Time{}
+	MustUpdate(t, s, func(tx loci.Tx) error {
+		for _, id := range []string{"d", "h"} {
+			if err := tx.InsertAgent(ctx, &loci.Agent{Workspace: ws, ID: id, Name: "Agent " + id, CreatedAt: base}); err != nil {
+				return err
+			}
+		}
+		for i, id := range []string{"a", "b", "c", "e", "f", "g", "h", "i"} {
+			for j := range 2 {
+				r := NewRecord(loci.KindFact, loci.Scope{AgentID: id, UserID: "u"}, "", "v")
+				r.Workspace = ws
+				r.CreatedAt = base.Add(time.Duration(i*10+j) * time.Minute)
+				if _, ok := first[id]; !ok {
+					first[id] = r.CreatedAt
+				}
+				if err := tx.InsertRecord(ctx, r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	first["d"], first["h"] = base, base // the table's
+	all := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}
+	MustView(t, s, func(tx loci.Tx) error {
+		for _, pg := range []struct{ limit, offset int }{{3, 0}, {3, 2}, {4, 6}, {2, 8}, {5, 9}, {0, 0}} {
+			list, total, err := tx.FindAgents(ctx, loci.AgentFilter{Workspace: ws, Known: true, Limit: pg.limit, Offset: pg.offset})
+			want := all[min(pg.offset, len(all)):]
+			if pg.limit > 0 {
+				want = want[:min(pg.limit, len(want))]
+			}
+			var got []string
+			for _, a := range list {
+				got = append(got, a.ID)
+				if !a.CreatedAt.Equal(first[a.ID]) {
+					t.Errorf("page %+v: %s created %v, want %v", pg, a.ID, a.CreatedAt, first[a.ID])
+				}
+			}
+			if err != nil || total != len(all) || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("page %+v = %v of %d, %v; want %v of %d", pg, got, total, err, want, len(all))
 			}
 		}
 		return nil
