@@ -138,8 +138,8 @@ func (tx *Tx) CountRecordsBy(ctx context.Context, f loci.RecordFilter, by loci.G
 // agents are found by a loose scan of records_agent, a seek per agent (not
 // a read of every record), and only a page's are dated by their first
 // record; the page carries the total. Over 1,000,000 records of 10,000
-// agents, GET /v1/agents took 1.25-1.35 s (0.08-0.17 s once vacuumed),
-// this 0.14-0.19 s (0.06-0.07 s).
+// agents, GET /v1/agents took 1.19-1.40 s (0.08-0.17 s once vacuumed),
+// this 0.07-0.13 s (0.06-0.07 s).
 func (tx *Tx) FindAgents(ctx context.Context, f loci.AgentFilter) ([]*loci.Agent, int, error) {
 	args := []any{f.Workspace}
 	var q, count string
