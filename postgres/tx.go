@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -706,6 +707,11 @@ func whereValues(f loci.RecordFilter, p string, a *args) []string {
 	}
 	if len(f.Review) > 0 {
 		conds = append(conds, p+"review = ANY("+a.add(f.Review)+"::text[])")
+		if !slices.Contains(f.Review, "") {
+			// Lets a generic plan read records_review, which holds only
+			// the records waiting for review (migration 0021).
+			conds = append(conds, p+"review <> ''")
+		}
 	}
 	if f.MinConfidence != nil {
 		conds = append(conds, p+"confidence >= "+a.add(*f.MinConfidence))

@@ -19,7 +19,8 @@ import (
 // episodes among 100,000 live ones (expire), and one agent's 100 notes
 // among 1,000 agents' (ListNotes: its count and a page by key; a search
 // index's load of the agent's scope: all its records of no user; and an
-// agent's scope for one of 100 users: its records of the user or of none).
+// agent's scope for one of 100 users: its records of the user or of none;
+// a user's review queue among the user's 100,000 facts).
 // Each
 // should cost what it returns, or what its scope holds, not what the
 // workspace holds.
@@ -56,6 +57,14 @@ func BenchmarkScopeReads(b *testing.B) {
 	for i := range 100000 {
 		recs = append(recs, storetest.NewRecord(loci.KindNote, loci.Scope{AgentID: fmt.Sprint("a", i%1000)}, fmt.Sprint("k", i/1000), "value"))
 	}
+	// One user's 100,000 facts, 5 of them disputed.
+	for i := range 100000 {
+		r := storetest.NewRecord(loci.KindFact, loci.Scope{AgentID: "a", UserID: "rv"}, "", fmt.Sprint("fact ", i))
+		if i%20000 == 0 {
+			r.Review = loci.ReviewDisputed
+		}
+		recs = append(recs, r)
+	}
 	if err := db.Update(ctx, func(tx loci.Tx) error { return tx.InsertRecords(ctx, recs) }); err != nil {
 		b.Fatal(err)
 	}
@@ -66,6 +75,9 @@ func BenchmarkScopeReads(b *testing.B) {
 	page.Order, page.Limit = loci.OrderKeyAsc, 50
 	agentScope := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a7"), UserID: &none, Order: loci.OrderNone}
 	agentUserScope := loci.RecordFilter{Workspace: loci.DefaultWorkspace, AgentID: loci.Ptr("a"), UserID: loci.Ptr("u7"), OrGlobalUser: true, Order: loci.OrderNone}
+	review := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: loci.ReviewedKinds(), UserID: loci.Ptr("rv"),
+		Review: []string{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval}, Order: loci.OrderUpdatedDesc, Limit: 50,
+		AsOf: now, LiveAt: now}
 	sessions := loci.RecordFilter{Workspace: loci.DefaultWorkspace, Kinds: []loci.Kind{loci.KindSession}, UserID: loci.Ptr("u"),
 		Category: loci.Ptr("session"), Keyed: true, Order: loci.OrderUpdatedDesc, Limit: 20}
 	for _, c := range []struct {
@@ -90,6 +102,10 @@ func BenchmarkScopeReads(b *testing.B) {
 		{"AgentUserScope", agentUserScope, false, 1000},
 		{"CountAgentUserScope", agentUserScope, true, 1000},
 		{"ListNotes", page, false, 50},
+		// A user's review queue (rules.ReviewQueue): 5 waiting among
+		// the user's 100,000 facts.
+		{"ReviewQueue", review, false, 5},
+		{"CountReviewQueue", review, true, 5},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
@@ -141,6 +157,10 @@ func TestScopeReadsUseTheirIndexes(t *testing.T) {
 	notes := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindNote}, AgentID: loci.Ptr("a"),
 		UserID: &none, SessionID: &none, TaskID: &none, LiveAt: now}
 	expired := loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindEpisode, loci.KindWorking}, ExpiredAt: now}
+	// As rules.ReviewQueue asks it.
+	review := loci.RecordFilter{Workspace: "w", Kinds: loci.ReviewedKinds(), UserID: loci.Ptr("u"),
+		Review: []string{loci.ReviewDisputed, loci.ReviewFlaggedForRemoval}, Order: loci.OrderUpdatedDesc, Limit: 50,
+		AsOf: now, LiveAt: now}
 	for _, c := range []struct {
 		name  string
 		f     loci.RecordFilter
@@ -158,6 +178,8 @@ func TestScopeReadsUseTheirIndexes(t *testing.T) {
 		{"ListNotes", func() loci.RecordFilter { f := notes; f.Order, f.Limit = loci.OrderKeyAsc, 50; return f }(), false, "records_agent"},
 		{"AgentPassages", loci.RecordFilter{Workspace: "w", Kinds: []loci.Kind{loci.KindPassage}, AgentID: loci.Ptr("a"),
 			UserID: &none, Limit: 10}, false, "records_agent"},
+		{"ReviewQueue", review, false, "records_review"},
+		{"CountReviewQueue", review, true, "records_review"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q, args, err := selectRecords(c.f)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -552,6 +553,11 @@ func whereClause(f loci.RecordFilter, p string) (string, []any) {
 	w.times(f)
 	if len(f.Review) > 0 {
 		w.in("review", f.Review)
+		if !slices.Contains(f.Review, "") {
+			// Lets the planner read records_review, which holds only
+			// the records waiting for review (migration 0016).
+			w.add(w.p + "review <> ''")
+		}
 	}
 	if f.MinConfidence != nil {
 		w.add(p+"confidence >= ?", *f.MinConfidence)
