@@ -102,6 +102,9 @@ func BenchmarkScopeReads(b *testing.B) {
 		{"AgentUserScope", agentUserScope, false, 1000},
 		{"CountAgentUserScope", agentUserScope, true, 1000},
 		{"ListNotes", page, false, 50},
+		// A note by its key (recall, and every remember's read),
+		// among the 1,000 agents' notes of that key.
+		{"FindNote", func() loci.RecordFilter { f := notes; f.Key = loci.Ptr("k3"); return f }(), false, 1},
 		// A user's review queue (rules.ReviewQueue): 5 waiting among
 		// the user's 100,000 facts.
 		{"ReviewQueue", review, false, 5},
@@ -195,9 +198,20 @@ func TestScopeReadsUseTheirIndexes(t *testing.T) {
 			}
 		})
 	}
+	// A note by its key (findNote): the agent's note found by a seek, not
+	// among every agent's notes of the key (migration 0017).
+	note := notes
+	note.Key = loci.Ptr("k1")
+	q, args, err := selectRecords(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := queryPlan(t, db, q, args); !strings.Contains(got, "INDEX records_key_versions (workspace=? AND kind=? AND user_id=? AND key=? AND agent_id=?)") {
+		t.Errorf("plan of %s:\n%s\nwant a search of records_key_versions down to the agent", q, got)
+	}
 	// The sweep's deletion, as DeleteRecords writes it.
 	where, args := whereClause(expired, "")
-	q := `DELETE FROM ` + recordsFrom(expired) + ` WHERE ` + where
+	q = `DELETE FROM ` + recordsFrom(expired) + ` WHERE ` + where
 	if got := queryPlan(t, db, q, args); !strings.Contains(got, "INDEX records_expires ") {
 		t.Errorf("plan of %s:\n%s\nwant a search of records_expires", q, got)
 	}
