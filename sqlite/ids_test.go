@@ -101,9 +101,7 @@ func TestRecordsByIDUseIDIndex(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 				where, args := whereClause(f, "")
 				q := `SELECT id FROM records WHERE ` + where + ` ORDER BY ` + orderClause(loci.OrderCreatedDesc)
-				if got := queryPlan(t, db, q, args); !strings.Contains(got, "sqlite_autoindex_records_1 (id=?)") {
-					t.Errorf("plan of %s:\n%s\nwant a search of the id index", q, got)
-				}
+				checkPlan(t, db, q, args, "sqlite_autoindex_records_1 (id=?)")
 			})
 		}
 	}
@@ -113,10 +111,17 @@ func TestRecordsByIDUseIDIndex(t *testing.T) {
 			args = append(args, id)
 		}
 		args = append(args, "w")
-		if got := queryPlan(t, db, touchSQL(50), args); !strings.Contains(got, "sqlite_autoindex_records_1 (id=?)") {
-			t.Errorf("plan of touch:\n%s\nwant a search of the id index", got)
-		}
+		checkPlan(t, db, touchSQL(50), args, "sqlite_autoindex_records_1 (id=?)")
 	})
+}
+
+// checkPlan fails t unless the plan of q (with args) holds want: the
+// index, and the terms it is searched by, that q must use.
+func checkPlan(t *testing.T, db *DB, q string, args []any, want string) {
+	t.Helper()
+	if got := queryPlan(t, db, q, args); !strings.Contains(got, want) {
+		t.Errorf("plan of %s:\n%s\nwant a search with %q", q, got, want)
+	}
 }
 
 func queryPlan(t *testing.T, db *DB, q string, args []any) string {
@@ -217,13 +222,13 @@ func TestKeyLookupUsesKeyIndex(t *testing.T) {
 			SessionID: loci.Ptr(""), TaskID: loci.Ptr(""), Key: loci.Ptr("k")},
 		"fact slot": {Workspace: "w", Kinds: []loci.Kind{loci.KindFact}, UserID: loci.Ptr("u"), Key: loci.Ptr("home_city")},
 	} {
-		q, args, err := selectRecords(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := queryPlan(t, db, q, args); !strings.Contains(got, "records_key_versions") {
-			t.Errorf("%s: plan of %s:\n%s\nwant a search of the key index", name, q, got)
-		}
+		t.Run(name, func(t *testing.T) {
+			q, args, err := selectRecords(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPlan(t, db, q, args, "records_key_versions")
+		})
 	}
 }
 
@@ -289,9 +294,7 @@ func TestRepeatLookupUsesContentHashIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := queryPlan(t, db, q, args); !strings.Contains(got, "records_content_key (content_key=?)") {
-		t.Errorf("plan of %s:\n%s\nwant a search of the content key index", q, got)
-	}
+	checkPlan(t, db, q, args, "records_content_key (content_key=?)")
 }
 
 // TestSessionAndTaskReadsUseTheirIndexes: the session and task indexes
@@ -325,9 +328,7 @@ func TestSessionAndTaskReadsUseTheirIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := queryPlan(t, db, q, args); !strings.Contains(got, "USING INDEX "+c.index+" ") {
-			t.Errorf("plan of %s:\n%s\nwant a search of %s", q, got, c.index)
-		}
+		checkPlan(t, db, q, args, "USING INDEX "+c.index+" ")
 	}
 }
 

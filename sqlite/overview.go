@@ -183,7 +183,8 @@ func (tx *Tx) CountRecordsBy(ctx context.Context, f loci.RecordFilter, by loci.G
 // first record. The page carries the total; a count runs only past the end.
 func (tx *Tx) FindAgents(ctx context.Context, f loci.AgentFilter) ([]*loci.Agent, int, error) {
 	args := []any{f.Workspace}
-	var q, count string
+	// A page of the agents a statement selects (from), or of the known ones.
+	var q, count, from string
 	switch {
 	case f.Known && f.ID == "":
 		known := `WITH RECURSIVE seen(id) AS (
@@ -200,18 +201,19 @@ func (tx *Tx) FindAgents(ctx context.Context, f loci.AgentFilter) ([]*loci.Agent
 		count = known + `SELECT count(*) FROM known`
 	case f.Known:
 		// One agent: the grouping is narrowed to its id before it runs.
-		from := `(SELECT id, name, created_at FROM agents WHERE workspace = ?1
+		from = `(SELECT id, name, created_at FROM agents WHERE workspace = ?1
 		UNION ALL
 		SELECT agent_id, '', min(created_at) FROM records WHERE workspace = ?1 AND agent_id <> ''
 			AND agent_id NOT IN (SELECT id FROM agents WHERE workspace = ?1) GROUP BY agent_id) WHERE id = ?2`
 		args = append(args, f.ID)
-		q, count = `SELECT id, name, count(*) OVER (), created_at FROM `+from+` ORDER BY id`+limitClause(f.Limit, f.Offset), `SELECT count(*) FROM `+from
 	default:
-		from := `agents WHERE workspace = ?1`
+		from = `agents WHERE workspace = ?1`
 		if f.ID != "" {
 			from += ` AND id = ?2`
 			args = append(args, f.ID)
 		}
+	}
+	if from != "" {
 		q, count = `SELECT id, name, count(*) OVER (), created_at FROM `+from+` ORDER BY id`+limitClause(f.Limit, f.Offset), `SELECT count(*) FROM `+from
 	}
 	rows, err := tx.query(ctx, q, args...)
