@@ -3,6 +3,7 @@ package rules_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -274,6 +275,46 @@ func TestSearchWordlessQuery(t *testing.T) {
 		for _, r := range ares.Results {
 			if r.Match != loci.MatchScope {
 				t.Errorf("agent search: %q match %q", r.Content, r.Match)
+			}
+		}
+	})
+}
+
+// TestSearchWordlessQueryKeepsFilters: a wordless query answers only what
+// its filters select (the condition is checked above the backends, which
+// do not read it): another user's records under the same agent, or
+// records without the metadata asked for, are not answered, and the pool
+// the answer is chosen from is of the selected records (those written
+// before many others are still found).
+func TestSearchWordlessQueryKeepsFilters(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		clock := loci.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+		svc := rules.New(open(t), rules.WithClock(clock))
+		addMemory(t, svc, loci.MemoryInput{Content: "u1 likes tea", UserID: "u1", AgentID: "a1", Metadata: json.RawMessage(`{"topic":"food"}`)})
+		clock.Add(time.Minute)
+		var batch []loci.MemoryInput
+		for i := range 1100 { // more than the scope's pool, written later
+			batch = append(batch, loci.MemoryInput{Content: fmt.Sprintf("u2 private note %d", i), UserID: "u2", AgentID: "a1"})
+		}
+		for len(batch) > 0 {
+			n := min(len(batch), loci.MaxBatchOps)
+			if _, err := svc.BatchMemories(context.Background(), loci.MemoryBatch{Add: batch[:n]}); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[n:]
+		}
+		for _, tc := range []struct{ name, filters string }{
+			{"user", `{"user_id":"u1"}`},
+			{"user in", `{"user_id":{"in":["u1"]}}`},
+			{"metadata", `{"metadata.topic":"food"}`},
+		} {
+			res := mustSearch(t, svc, loci.SearchQuery{Query: "What do you know about me?", AgentID: "a1", Filters: json.RawMessage(tc.filters)})
+			if len(res.Results) != 1 || res.Results[0].Content != "u1 likes tea" || res.Results[0].Match != loci.MatchScope {
+				var got []string
+				for _, r := range res.Results[:min(3, len(res.Results))] {
+					got = append(got, r.Content)
+				}
+				t.Errorf("%s: %d results (%q…), want u1's memory alone", tc.name, len(res.Results), got)
 			}
 		}
 	})

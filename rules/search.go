@@ -383,12 +383,16 @@ func scoped(filters []loci.RecordFilter) bool {
 // wordless query's answer (scopeAnswer) chooses from, per filter.
 const scopePool = 1000
 
+// errPoolFull stops a scan of a scope whose pool is full.
+var errPoolFull = errors.New("search: the scope's pool is full")
+
 // scopeAnswer answers a query with no word left to search in a user's
 // or an agent's scope: the records filters select, most important first
 // (the ranking's blend of recency, measured at at, and the kind's
 // confidence, as if every record matched the query equally), at most
 // limit of them, each of the scopePool most recently updated of each
-// filter, those with no content (an empty block) left out. Each is a
+// filter (its condition, f.Where, checked here: the backends do not read
+// it), those with no content (an empty block) left out. Each is a
 // complete match of what the query asks (none of its
 // words is left unmatched): score 1, match "scope".
 func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.RecordFilter, limit int, now, at time.Time, explain bool) ([]Hit, error) {
@@ -397,10 +401,23 @@ func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.Re
 	var all []retrieval.Result
 	for _, f := range filters {
 		f.Order, f.Limit, f.Offset = loci.OrderUpdatedDesc, scopePool, 0
+		where := f.Where
+		if where != nil {
+			// The pool is of the records the condition selects.
+			f.Where, f.Limit = nil, 0
+		}
 		if f.LiveAt.IsZero() {
 			f.LiveAt = now
 		}
+		kept := 0
 		err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
+			if kept == scopePool {
+				return errPoolFull
+			}
+			if !where.Match(r) {
+				return nil
+			}
+			kept++
 			if recs[r.ID] != nil || strings.TrimSpace(r.Content) == "" {
 				return nil // an empty core memory block says nothing
 			}
@@ -410,7 +427,7 @@ func (s *Service) scopeAnswer(ctx context.Context, tx loci.Tx, filters []loci.Re
 			all = append(all, retrieval.Result{ID: r.ID, Score: 1, Explain: loci.Explanation{Fused: 1, Signals: map[string]loci.SignalScore{}}})
 			return nil
 		})
-		if err != nil {
+		if err != nil && !errors.Is(err, errPoolFull) {
 			return nil, fmt.Errorf("search: read the scope: %w", err)
 		}
 	}
