@@ -67,14 +67,18 @@ func prefSearchText(d *prefData) string {
 	return searchText(strings.Join(parts, " "))
 }
 
-// setPrefRecord writes d into rec: data, content and search text.
+// setPrefRecord writes d into rec: data, content and search text. A new
+// content drops the embedding of the old one (it would still find the
+// value replaced): the record is embedded again.
 func setPrefRecord(rec *loci.Record, d *prefData, confidence int) error {
 	data, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("encode preference: %w", err)
 	}
 	rec.Data, rec.Confidence = data, float64(confidence)
-	rec.Content = d.Type + ": " + string(d.Value)
+	if content := d.Type + ": " + string(d.Value); content != rec.Content {
+		rec.Content, rec.Embedding, rec.EmbeddingModel = content, nil, ""
+	}
 	rec.SearchText = prefSearchText(d)
 	rec.Review = ""
 	if d.FlaggedForRemoval {

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/embed"
 	"github.com/loci-memory/loci/internal/testdb"
 	"github.com/loci-memory/loci/rules"
 	"github.com/loci-memory/loci/sqlite"
@@ -468,4 +470,34 @@ func joinInts(xs []int64) string {
 		parts[i] = strconv.FormatInt(x, 10)
 	}
 	return strings.Join(parts, ",")
+}
+
+// TestPreferenceNewValueIsEmbeddedAgain: a preference whose value changes
+// drops the embedding of the value it replaced (a search by meaning would
+// still find the old value, and an export would carry it): it is embedded
+// again; an observation that keeps the value keeps its embedding.
+func TestPreferenceNewValueIsEmbeddedAgain(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc := rules.New(open(t), rules.WithEmbedder(embed.NewHash(32)))
+		observe := func(value, source string) {
+			t.Helper()
+			in := loci.PreferenceInput{UserID: "u", Type: "diet", Value: json.RawMessage(value), Source: source}
+			if _, _, err := svc.ObservePreference(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		observe(`"vegan"`, loci.SourceExplicit)
+		if n, err := svc.Reindex(ctx, nil); err != nil || n != 1 {
+			t.Fatalf("reindex = %d, %v; want the preference embedded", n, err)
+		}
+		observe(`"vegan"`, loci.SourceImplicit)
+		if n, err := svc.Reindex(ctx, nil); err != nil || n != 0 {
+			t.Errorf("the same value observed again: reindex = %d, %v; want 0 (its embedding kept)", n, err)
+		}
+		observe(`"omnivore"`, loci.SourceExplicit)
+		if n, err := svc.Reindex(ctx, nil); err != nil || n != 1 {
+			t.Errorf("a new value: reindex = %d, %v; want it embedded again", n, err)
+		}
+	})
 }
