@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -286,6 +287,47 @@ func TestMessagesWithoutModel(t *testing.T) {
 		}
 		if got := a.memories(t, "bo"); len(got) != 0 {
 			t.Errorf("bo's memories = %v, want none", got)
+		}
+	})
+}
+
+// TestMessagesToAUsersSession: messages added to an existing session
+// without a user_id are about the session's user, at once or queued: each
+// user message is that user's memory (no other user finds it as global
+// knowledge), and a queued add names the user.
+func TestMessagesToAUsersSession(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		a := newConvAPI(t, open(t))
+		if st, out, _ := a.call(t, "PUT", "/v1/sessions/s1", `{"user_id": "v"}`); st != 201 {
+			t.Fatalf("put session: %d %v", st, out)
+		}
+		st, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I have diabetes"}], "session_id": "s1"}`)
+		if st != 201 || !sameList(results(t, out), []string{"ADD I have diabetes"}) {
+			t.Fatalf("add: %d %v", st, out)
+		}
+		st, out, _ = a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I take insulin at night"}], "session_id": "s1", "async": true}`)
+		if st != 202 {
+			t.Fatalf("queued add: %d %v", st, out)
+		}
+		id := out["event_id"].(string)
+		defer a.svc.StartEvents(context.Background())()
+		if ev := a.waitEvent(t, id); ev["status"] != loci.EventSucceeded {
+			t.Fatalf("queued add: %v", ev)
+		}
+		var facts []string
+		for _, m := range a.memories(t, "v") {
+			if strings.HasPrefix(m, "fact:") {
+				facts = append(facts, m)
+			}
+		}
+		if !sameList(facts, []string{"fact:I take insulin at night", "fact:I have diabetes"}) {
+			t.Errorf("v's facts: %q, want both messages' memories", facts)
+		}
+		for _, q := range []string{"diabetes", "insulin"} {
+			st, out, _ = a.call(t, "GET", "/v1/facts/search?user_id=w&include_global=true&q="+q, "")
+			if res, _ := out["results"].([]any); st != 200 || len(res) != 0 {
+				t.Errorf("another user's facts with the global ones, %q: %d %v, want none", q, st, out)
+			}
 		}
 	})
 }

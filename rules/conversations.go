@@ -112,6 +112,17 @@ func (s *Service) AddMessages(ctx context.Context, in loci.MessagesInput) (_ *lo
 // messages commit with the audit entry, and with done (a queued event's
 // completion) when it is set.
 func (s *Service) addMessages(ctx context.Context, a *audited, in loci.MessagesInput, done func(tx loci.Tx, res *loci.MessagesResult) error) (*loci.MessagesResult, error) {
+	if in.SessionID != "" && in.UserID == "" {
+		// Messages to a user's session are that user's, for the model
+		// and the writes alike.
+		err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+			in.UserID, err = s.sessionUser(ctx, tx, in)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	var plan *inferred
 	inference := &loci.Inference{Mode: loci.InferredByRule}
 	if s.conv.model != nil && in.Infer != loci.InferOff {

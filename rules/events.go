@@ -95,8 +95,13 @@ func (s *Service) enqueueMessages(ctx context.Context, a *audited, in loci.Messa
 	ws := loci.WorkspaceFrom(ctx)
 	if in.SessionID != "" {
 		// A session that cannot take the messages is refused now, not
-		// when the event runs.
-		if err := s.store.View(ctx, func(tx loci.Tx) error { return s.checkSessionFor(ctx, tx, in) }); err != nil {
+		// when the event runs; messages to a user's session without a
+		// user_id are the session user's (the event names the user).
+		err := s.store.View(ctx, func(tx loci.Tx) (err error) {
+			in.UserID, err = s.sessionUser(ctx, tx, in)
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -121,25 +126,27 @@ func (s *Service) enqueueMessages(ctx context.Context, a *audited, in loci.Messa
 	return &loci.MessagesResult{EventID: e.ID, Status: loci.EventPending}, nil
 }
 
-// checkSessionFor refuses a session in's messages cannot be appended to:
-// one that does not exist when in names no user (EINVALID), another
-// user's (ECONFLICT).
-func (s *Service) checkSessionFor(ctx context.Context, tx loci.Tx, in loci.MessagesInput) error {
+// sessionUser returns the user whose session in's messages are appended
+// to: in's user, or, when in names none, the existing session's (what the
+// messages say is about that user, never global knowledge). It refuses a
+// session the messages cannot be appended to: one that does not exist
+// when in names no user (EINVALID), another user's (ECONFLICT).
+func (s *Service) sessionUser(ctx context.Context, tx loci.Tx, in loci.MessagesInput) (string, error) {
 	if err := checkSessionID(in.SessionID); err != nil {
-		return err
+		return "", err
 	}
 	rec, err := s.findSession(ctx, tx, in.SessionID)
 	switch {
 	case loci.ErrorCode(err) == loci.ENOTFOUND && in.UserID == "":
-		return loci.Errorf(loci.EINVALID, "session %s does not exist: name user_id to start it", in.SessionID)
+		return "", loci.Errorf(loci.EINVALID, "session %s does not exist: name user_id to start it", in.SessionID)
 	case loci.ErrorCode(err) == loci.ENOTFOUND:
-		return nil
+		return in.UserID, nil
 	case err != nil:
-		return err
+		return "", err
 	case in.UserID != "" && rec.UserID != in.UserID:
-		return loci.Errorf(loci.ECONFLICT, "session %s belongs to another user", in.SessionID)
+		return "", loci.Errorf(loci.ECONFLICT, "session %s belongs to another user", in.SessionID)
 	}
-	return nil
+	return rec.UserID, nil
 }
 
 // GetEvent returns a queued add.
