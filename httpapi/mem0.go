@@ -261,7 +261,9 @@ func (s *Server) handleMem0Add(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	in := loci.MessagesInput{Messages: msgs, UserID: req.UserID, AgentID: req.AgentID, SessionID: req.RunID,
+	// A key bound to an agent adds its own agent's memories, as it
+	// searches, lists and deletes them.
+	in := loci.MessagesInput{Messages: msgs, UserID: req.UserID, AgentID: boundScope(r, loci.Scope{AgentID: req.AgentID}).AgentID, SessionID: req.RunID,
 		Metadata: req.Metadata, ExpiresAt: at, Async: req.AsyncMode != nil && *req.AsyncMode}
 	if req.Infer != nil && !*req.Infer {
 		in.Infer = loci.InferOff
@@ -545,7 +547,8 @@ func mem0Kinds() []loci.Kind {
 }
 
 // boundScope is sc read with the request's key: a key bound to an agent
-// searches, lists and deletes its own agent's memories, as if it named it.
+// adds, searches, lists and deletes its own agent's memories, as if it
+// named it.
 func boundScope(r *http.Request, sc loci.Scope) loci.Scope {
 	if p := loci.PrincipalFrom(r.Context()); p != nil && p.AgentID != "" && sc.AgentID == "" {
 		sc.AgentID = p.AgentID

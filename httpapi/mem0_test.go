@@ -359,5 +359,19 @@ func TestMem0APIAgentKey(t *testing.T) {
 		if _, out := e.mem0Call(t, "GET", "/mem0/v1/memories/"+secret+"/", admin, ""); asObj(t, out)["memory"] != "the waiter's secret" {
 			t.Errorf("the waiter's memory changed: %v", out)
 		}
+		// An add without an agent is the key's own agent's, as if it
+		// named it (not a memory of no agent, which every agent reads).
+		st, out = e.mem0Call(t, "POST", "/mem0/v3/memories/add/", chef, `{"messages": "the chef's knife is Japanese", "user_id": "u2"}`)
+		if st != 200 {
+			t.Fatalf("add without an agent: %d %v", st, out)
+		}
+		id := asList(t, out)[0]["id"].(string)
+		if _, out := e.mem0Call(t, "GET", "/mem0/v1/memories/"+id+"/", admin, ""); asObj(t, out)["agent_id"] != "chef" {
+			t.Errorf("an add without an agent, with the chef's key: %v, want the chef's memory", out)
+		}
+		st, out = e.mem0Call(t, "POST", "/mem0/v3/memories/", chef, `{"filters": {"user_id": "u2"}}`)
+		if page := asObj(t, out); st != 200 || page["count"] != float64(1) {
+			t.Errorf("get all of u2 with the chef's key: %d %v, want the memory it added", st, out)
+		}
 	})
 }
