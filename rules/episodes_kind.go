@@ -60,7 +60,7 @@ func episodeGroup(r *loci.Record) string { return "episodes\x00" + r.UserID + "\
 // holdImport counts the episodes r's user and agent hold.
 func (episodeKind) holdImport(h *importHold, ir *importRules, r *loci.Record) {
 	userID, agentID := r.UserID, r.AgentID
-	h.hold(episodeGroup(r), func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error) {
+	h.hold(episodeGroup(r), []string{"episode", userID, agentID}, func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error) {
 		return tx.CountRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindEpisode}, UserID: &userID, AgentID: &agentID})
 	})
 }

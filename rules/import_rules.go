@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,20 +77,73 @@ type importHold struct {
 }
 
 // heldRead is the read of what the workspace holds of one group: read
-// returns what it counts toward the group's limit.
+// returns what it counts toward the group's limit; lock names, after the
+// workspace, the lock a write to the group takes (its kind's, as the
+// API's writes take it).
 type heldRead struct {
 	group string
+	lock  []string
 	read  func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error)
 }
 
-// hold adds read, the read of group, unless the import counts the group
-// already or reads it already.
-func (h *importHold) hold(group string, read func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error)) {
+// hold adds read, the read of group, whose writes take lock, unless the
+// import counts the group already or reads it already.
+func (h *importHold) hold(group string, lock []string, read func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error)) {
 	if _, ok := h.ir.counts[group]; ok || h.seen[group] {
 		return
 	}
 	h.seen[group] = true
-	h.reads = append(h.reads, heldRead{group, read})
+	h.reads = append(h.reads, heldRead{group, lock, read})
+}
+
+// recheckImport checks again, in the transaction tx that writes them
+// and under the locks the API's writes take, the limits the new records
+// of entries (those not stored already, stored) count toward: what the
+// workspace holds now (a write that committed since the import read the
+// group included) and what they add. A record over its limit fails the
+// batch, as a line over it fails the import before any is written.
+func (s *Service) recheckImport(ctx context.Context, tx loci.Tx, ws string, entries []importEntry, stored map[string]*loci.Record) error {
+	ir := s.newImportRules(maphash.MakeSeed())
+	h := &importHold{ir: ir, seen: map[string]bool{}}
+	var fresh []*importEntry
+	for i := range entries {
+		e := &entries[i]
+		if e.rec == nil || stored[e.rec.ID] != nil {
+			continue
+		}
+		if rules, ok := importOf(e.rec.Kind); ok {
+			rules.holdImport(h, ir, e.rec)
+			fresh = append(fresh, e)
+		}
+	}
+	if len(h.reads) == 0 {
+		return nil
+	}
+	locks := make([]string, len(h.reads))
+	for i, hr := range h.reads {
+		locks[i] = lockName(append([]string{ws}, hr.lock...)...)
+	}
+	slices.Sort(locks)
+	for _, l := range locks {
+		if err := tx.Lock(ctx, l); err != nil {
+			return err
+		}
+	}
+	for _, hr := range h.reads {
+		n, err := hr.read(ctx, tx, ws, ir.now)
+		if err != nil {
+			return err
+		}
+		ir.counts[hr.group] = n
+	}
+	for _, e := range fresh {
+		e := *e
+		e.present = false
+		if err := ir.add(&e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // holdImportRules adds to ir what the workspace holds of the groups that

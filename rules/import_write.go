@@ -108,6 +108,9 @@ func (s *Service) writeImportBatch(ctx context.Context, ws string, b importBatch
 		if err != nil {
 			return err
 		}
+		if err := s.recheckImport(ctx, tx, ws, b.entries, stored); err != nil {
+			return err
+		}
 		var recs []*loci.Record
 		var versions []loci.RecordVersion
 		for _, e := range b.entries {

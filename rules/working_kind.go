@@ -61,7 +61,7 @@ func taskGroup(r *loci.Record) string { return "working\x00" + r.TaskID }
 // holdImport reads the live working bytes r's task holds.
 func (workingKind) holdImport(h *importHold, ir *importRules, r *loci.Record) {
 	task := r.TaskID
-	h.hold(taskGroup(r), func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error) {
+	h.hold(taskGroup(r), []string{"working", task}, func(ctx context.Context, tx loci.Tx, ws string, now time.Time) (int, error) {
 		live, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindWorking}, TaskID: &task, LiveAt: now})
 		if err != nil {
 			return 0, err
