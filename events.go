@@ -126,6 +126,46 @@ func (tx Tx) FinishEvent(ctx context.Context, e *QueuedEvent) (bool, error) {
 	return n > 0, err
 }
 
+// EventFilter selects the events of a workspace (ScanEvents): those of
+// one user and of one agent, as the request named them; nil is any, ""
+// is none.
+type EventFilter struct {
+	Workspace string
+	UserID    *string
+	AgentID   *string
+}
+
+// ScanEvents calls fn with each event of f, whatever its status, in the
+// order of their ids. fn must not use tx: the events are read as they are
+// scanned.
+func (tx Tx) ScanEvents(ctx context.Context, f EventFilter, fn func(*QueuedEvent) error) error {
+	where := []Cond{{"workspace", CmpEq, f.Workspace}}
+	if f.UserID != nil {
+		where = append(where, Cond{"user_id", CmpEq, *f.UserID})
+	}
+	if f.AgentID != nil {
+		where = append(where, Cond{"agent_id", CmpEq, *f.AgentID})
+	}
+	return tx.FindRows(ctx, RowQuery{Table: eventsTable, Where: where, Order: []Sort{{Column: "id"}}},
+		func(r Row) error { return fn(queuedEventFrom(r)) })
+}
+
+// DeleteEventsByID deletes the events of the workspace that ids names,
+// whatever their status (a worker that holds one rolls its work back: its
+// finish finds no event), and returns how many it deleted.
+func (tx Tx) DeleteEventsByID(ctx context.Context, workspace string, ids []string) (int, error) {
+	n := 0
+	for _, id := range ids {
+		d, err := tx.DeleteRows(ctx, RowQuery{Table: eventsTable, Where: []Cond{
+			{"workspace", CmpEq, workspace}, {"id", CmpEq, id}}})
+		if err != nil {
+			return n, err
+		}
+		n += d
+	}
+	return n, nil
+}
+
 // DeleteEvents deletes the events of the workspace ("" for every
 // workspace's) that are done (succeeded or failed) and were last updated
 // before before, or, when userID is set, every event of that user

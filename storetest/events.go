@@ -15,7 +15,8 @@ import (
 // an event round-trips every field; due events are the pending ones whose
 // run_at has come, earliest first; a claim is won by one worker only, and
 // a finish by the claim that holds it; finished events and a user's
-// events are deleted.
+// events are deleted; a workspace's events are scanned by user and agent
+// and deleted by id, whatever their status.
 func testEvents(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t)
@@ -171,6 +172,73 @@ func testEvents(t *testing.T, open Opener) {
 		}
 		if got := due(now.Add(2 * time.Hour)); !reflect.DeepEqual(got, []string{"ev3"}) {
 			t.Errorf("left = %v, want [ev3] (another workspace's)", got)
+		}
+	})
+	t.Run("ScanAndDeleteByID", func(t *testing.T) {
+		ws := "scan"
+		at := func(id, user, agent string) *loci.QueuedEvent {
+			e := event(id, ws, user, base)
+			e.AgentID = agent
+			return e
+		}
+		done := at("s4", "u2", "a2")
+		done.Status, done.Result, done.Attempts = loci.EventSucceeded, json.RawMessage(`{"results":[{"id":"r1"}]}`), 1
+		other := event("s5", "scan-other", "u1", base)
+		MustUpdate(t, s, func(tx loci.Tx) error {
+			for _, e := range []*loci.QueuedEvent{at("s2", "u1", ""), done, at("s1", "u1", "a1"), at("s3", "", "a1"), other} {
+				if err := tx.InsertEvent(ctx, e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		scan := func(f loci.EventFilter) []string {
+			t.Helper()
+			var out []string
+			MustView(t, s, func(tx loci.Tx) error {
+				out = out[:0]
+				return tx.ScanEvents(ctx, f, func(e *loci.QueuedEvent) error {
+					if e.ID == done.ID && !reflect.DeepEqual(e, done) {
+						t.Errorf("scanned %+v,\nwant %+v", e, done)
+					}
+					out = append(out, e.ID)
+					return nil
+				})
+			})
+			return out
+		}
+		none, u1, a1 := "", "u1", "a1"
+		for _, tc := range []struct {
+			name string
+			f    loci.EventFilter
+			want []string
+		}{
+			{"Workspace", loci.EventFilter{Workspace: ws}, []string{"s1", "s2", "s3", "s4"}},
+			{"User", loci.EventFilter{Workspace: ws, UserID: &u1}, []string{"s1", "s2"}},
+			{"NoUser", loci.EventFilter{Workspace: ws, UserID: &none}, []string{"s3"}},
+			{"Agent", loci.EventFilter{Workspace: ws, AgentID: &a1}, []string{"s1", "s3"}},
+			{"NoAgent", loci.EventFilter{Workspace: ws, AgentID: &none}, []string{"s2"}},
+			{"UserAndAgent", loci.EventFilter{Workspace: ws, UserID: &u1, AgentID: &a1}, []string{"s1"}},
+			{"OtherWorkspace", loci.EventFilter{Workspace: "scan-other", UserID: &u1}, []string{"s5"}},
+			{"NoWorkspace", loci.EventFilter{UserID: &u1}, nil},
+		} {
+			if got := scan(tc.f); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s: scanned %v, want %v", tc.name, got, tc.want)
+			}
+		}
+		var n int
+		MustUpdate(t, s, func(tx loci.Tx) (err error) {
+			n, err = tx.DeleteEventsByID(ctx, ws, []string{"s1", "s4", "s5", "missing"})
+			return err
+		})
+		if n != 2 {
+			t.Errorf("deleted %d events by id, want 2 (s1 pending and s4 done; s5 is another workspace's)", n)
+		}
+		if got := scan(loci.EventFilter{Workspace: ws}); !reflect.DeepEqual(got, []string{"s2", "s3"}) {
+			t.Errorf("left = %v, want [s2 s3]", got)
+		}
+		if got := scan(loci.EventFilter{Workspace: "scan-other"}); !reflect.DeepEqual(got, []string{"s5"}) {
+			t.Errorf("another workspace's left = %v, want [s5]", got)
 		}
 	})
 }
