@@ -45,8 +45,9 @@ func ParseKind(s string) (Kind, error) {
 // (KindsWhere), never written out.
 type KindTraits struct {
 	// AgentScoped: the kind is an agent's own memory, which carries no
-	// user (notes, blocks, passages): a forget reaches it only with
-	// ForgetRequest.IncludeAgents, and deleting a user leaves it.
+	// user (notes, blocks, passages): a forget reaches it (as every record
+	// of an agent and no user) only with ForgetRequest.IncludeAgents, and
+	// deleting a user leaves it (unless it is of the user's sessions).
 	AgentScoped bool
 	// Added: the memories API adds a memory of the kind (POST
 	// /v1/memories, add_memory); the other kinds are written through

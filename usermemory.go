@@ -79,10 +79,11 @@ type UserMemoryQuery struct {
 // hold every word of Query, and the records named by IDs (only the user's
 // own). DryRun reports without deleting.
 //
-// Agent-scoped memory that names the user (an agent's notes, blocks and
-// passages, which carry no user) is not searched unless IncludeAgents:
-// then Query also matches the notes, blocks and passages of every agent,
-// and what matches is deleted with the rest. It needs the editor role and
+// Agent-scoped memory that names the user (every record of an agent and
+// no user: its notes, blocks and passages, and what a chat model wrote
+// about it) is not searched unless IncludeAgents: then Query also matches
+// those records of every agent, and what matches is deleted with the
+// rest. It needs the editor role and
 // a Query. A key bound to one agent cannot forget at all: a forget spans
 // the records every agent wrote about the user.
 type ForgetRequest struct {
@@ -116,8 +117,9 @@ type UserMemoryService interface {
 	// EINVALID when req has neither query nor ids.
 	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
 	// DeleteUser deletes every record about the user (all kinds, their
-	// versions, index entries and embeddings) and the user, and returns how
-	// many records it deleted.
+	// versions, index entries and embeddings), the records of the user's
+	// sessions that carry no user, the adds of messages queued for the
+	// user, and the user, and returns how many records it deleted.
 	DeleteUser(ctx context.Context, userID string) (int, error)
 }
 

@@ -289,3 +289,54 @@ func (m timedModel) Chat(ctx context.Context, msgs []loci.ChatMessage) (string, 
 	defer func() { m.waited.Add(int64(time.Since(start))) }()
 	return m.ChatModel.Chat(ctx, msgs)
 }
+
+// TestMessagesAboutAgentForgotten: what a chat model writes about the
+// agent from a user's conversation is a fact in the agent's scope, with
+// the user's session and no user. A forget with include_agents reaches it
+// (every record of an agent and no user, not only notes, blocks and
+// passages), and deleting the user deletes it with the rest of the user's
+// sessions; an agent's memory from another user's session stays.
+func TestMessagesAboutAgentForgotten(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		chat := newChatServer(t)
+		a := newConvAPI(t, open(t), rules.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second))
+		add := func(user, agent, session string) string {
+			t.Helper()
+			chat.script(reply(`{"memories": [{"text": "Promised to call 555-0100", "about": "agent"}]}`))
+			st, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "My phone number is 555-0100, call me"}, `+
+				`{"role": "assistant", "content": "I will call you"}], "user_id": "`+user+`", "agent_id": "`+agent+`", "session_id": "`+session+`"}`)
+			if st != 201 || !sameList(results(t, out), []string{"ADD Promised to call 555-0100"}) {
+				t.Fatalf("add: %d %v", st, out)
+			}
+			id := out["results"].([]any)[0].(map[string]any)["id"].(string)
+			st, m, _ := a.call(t, "GET", "/v1/memories/"+id, "")
+			if st != 200 || m["kind"] != "fact" || m["user_id"] != nil || m["agent_id"] != agent || m["session_id"] != session {
+				t.Fatalf("the memory about the agent: %d %v, want a fact of agent %s, session %s and no user", st, m, agent, session)
+			}
+			return id
+		}
+		forgotten := add("alex", "chef", "s1")
+		st, out, _ := a.call(t, "POST", "/v1/users/alex/forget", `{"query": "555-0100", "include_agents": true}`)
+		found := false
+		for _, d := range out["deleted"].([]any) {
+			found = found || d.(map[string]any)["id"] == forgotten
+		}
+		if st != 200 || !found {
+			t.Errorf("forget with include_agents: %d %v, want it to name %s", st, out, forgotten)
+		}
+		if st, m, _ := a.call(t, "GET", "/v1/memories/"+forgotten, ""); st != 404 {
+			t.Errorf("the agent's fact after the forget: %d %v, want 404", st, m)
+		}
+
+		deleted, kept := add("sam", "chef2", "s2"), add("kim", "chef3", "s3")
+		if st, out, _ := a.call(t, "DELETE", "/v1/users/sam", ""); st != 200 {
+			t.Fatalf("delete user: %d %v", st, out)
+		}
+		if st, m, _ := a.call(t, "GET", "/v1/memories/"+deleted, ""); st != 404 {
+			t.Errorf("the agent's fact from the deleted user's session: %d %v, want 404", st, m)
+		}
+		if st, m, _ := a.call(t, "GET", "/v1/memories/"+kept, ""); st != 200 {
+			t.Errorf("the agent's fact from another user's session: %d %v, want it kept", st, m)
+		}
+	})
+}

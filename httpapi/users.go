@@ -54,24 +54,26 @@ func userRoutes() []endpoint {
 					"the matching versions go) or whose id is in `ids`, and answers them. A past value a record keeps in its history (an edited memory's) " +
 					"that holds the words is removed from that history whatever the current value says, and answered with `history: true`; " +
 					"the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. " +
-					"Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: " +
-					"then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; " +
-					"needs the editor role and a `query`; `dry_run` previews it).",
+					"Agent-scoped memory (every record of an agent and no user: agents' notes, blocks and passages, and what a chat model wrote " +
+					"about an agent) is not searched unless `include_agents` is true: then `query` also matches those records of every agent, and " +
+					"what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).",
 				Body: apidoc.Closed(nil, apidoc.Obj{
 					"query": apidoc.Str("Text to match."), "ids": apidoc.StrList("Record ids."), "dry_run": apidoc.Boolean("Answer without deleting."),
-					"include_agents": apidoc.Boolean("Also match agents' notes, blocks and passages (which carry no user) against `query`. Default false."),
+					"include_agents": apidoc.Boolean("Also match agents' own memory (every record of an agent and no user: notes, blocks, passages, what a chat model wrote about an agent) against `query`. Default false."),
 					"filters":        apidoc.WithDesc(apidoc.Ref("MemoryFilter"), "Only what the filter selects; alone, every record of the user it selects."),
 				}),
 				OK: apidoc.Okay("What was (or would be) deleted.", apidoc.Success(apidoc.Object([]string{"dry_run", "count", "deleted", "agents_searched"}, apidoc.Obj{
 					"dry_run": apidoc.Boolean(""), "count": apidoc.Integer(""), "deleted": apidoc.Nullable(apidoc.Array(apidoc.Ref("UserMemory"), "")),
-					"agents_searched": apidoc.Boolean("Whether agents' notes, blocks and passages were searched (`include_agents`)."),
+					"agents_searched": apidoc.Boolean("Whether agents' own memory was searched (`include_agents`)."),
 					"notice":          apidoc.Str("Present when they were not: agent-scoped memory is searched only with `include_agents`."),
 				})))}},
 		{pattern: "DELETE /v1/users/{user_id}", handler: (*Server).handleDeleteUser,
 			op: loci.OpUserDelete,
 			doc: &apidoc.Op{ID: "deleteUser", Tag: "users",
-				Desc: "Every record of the user, of every kind, and the user. Agent-scoped memory that names the user (agents' notes, blocks and " +
-					"passages, which carry no user) is not deleted: `POST /v1/users/{user_id}/forget` with `include_agents` reaches it.",
+				Desc: "Every record of the user, of every kind; every record of the user's sessions that carries no user (a message appended " +
+					"without one, what a chat model wrote about the agent from the user's conversation); the adds of messages queued for the user, " +
+					"pending or done; and the user. Agent-scoped memory that names the user elsewhere (agents' notes, blocks and passages, which " +
+					"carry no user) is not deleted: `POST /v1/users/{user_id}/forget` with `include_agents` reaches it.",
 				OK: apidoc.Okay("Deleted.", apidoc.DeletedCount)}},
 	}
 }
@@ -135,7 +137,8 @@ func (s *Server) handleForgetUserMemories(w http.ResponseWriter, r *http.Request
 }
 
 // forgetNotice says, in a forget's answer, what it did not search.
-const forgetNotice = "agent-scoped memory (agents' notes, blocks and passages, which carry no user) was not searched; " +
+const forgetNotice = "agent-scoped memory (records of an agent and no user: notes, blocks, passages, what a chat model wrote about an agent) " +
+	"was not searched; " +
 	"set include_agents to true (editor) to forget what they hold too"
 
 func (s *Server) handleDeleteUser(w http.ResponseWriter, r *http.Request) {

@@ -106,18 +106,22 @@ func holdsEvery(r *loci.Record, terms []string) bool {
 	return true
 }
 
-// agentScopedMatches returns the agents' own records (notes, blocks and
-// passages, which carry no user) that hold every term, of every agent of
-// the context's workspace (a forget refuses keys bound to one agent), and
+// agentScopedMatches returns the agents' own records (every record of an
+// agent and no user: notes, blocks and passages, and the facts a chat
+// model wrote about an agent) that hold every term, of every agent of the
+// context's workspace (a forget refuses keys bound to one agent), and
 // those that do not but keep past versions (versioned), whose versions
 // are matched next (pastMatches). Each record is read once, streamed.
 func agentScopedMatches(ctx context.Context, tx loci.Tx, terms []string) (found, versioned []*loci.Record, _ error) {
 	noUser := ""
-	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), Kinds: loci.AgentScopedKinds(), UserID: &noUser, Order: loci.OrderCreatedAsc}
+	f := loci.RecordFilter{Workspace: loci.WorkspaceFrom(ctx), UserID: &noUser, Order: loci.OrderCreatedAsc}
 	err := tx.ScanRecords(ctx, f, func(r *loci.Record) error {
-		if holdsEvery(r, terms) {
+		switch {
+		case r.AgentID == "":
+			// A global fact is no agent's memory.
+		case holdsEvery(r, terms):
 			found = append(found, r)
-		} else if keepsVersions(r) {
+		case keepsVersions(r):
 			versioned = append(versioned, r)
 		}
 		return nil

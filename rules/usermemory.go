@@ -148,7 +148,8 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // current value does not hold them.
 //
 // With req.IncludeAgents (editor; a query), the query also matches the
-// notes, blocks and passages of agents, which carry no user
+// agents' own memory, every record of an agent and no user: notes, blocks
+// and passages, and what a chat model wrote about an agent
 // (agentScopedMatches); they are answered first.
 //
 // It is audited with the ids of the records it forgot (or, dry, would
@@ -180,18 +181,16 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 			return err
 		}
 		// Agents' own memory (no user) only when asked, by query only.
-		var agentIDs []string
+		var agents []*loci.Record
 		if req.IncludeAgents {
 			recs, more, err := agentScopedMatches(ctx, tx, terms)
 			if err != nil {
 				return err
 			}
 			for _, r := range recs {
-				if !where.Match(r) {
-					continue
+				if where.Match(r) {
+					agents = append(agents, r)
 				}
-				agentIDs = append(agentIDs, r.ID)
-				out = append(out, userMemoryOf(r))
 			}
 			for _, r := range more {
 				if where.Match(r) {
@@ -199,15 +198,21 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				}
 			}
 		}
+		// Each record once, the agents' answered first.
 		seen := map[string]bool{}
-		var ids []string
+		var mine []*loci.Record
+		for _, r := range agents {
+			seen[r.ID] = true
+			out = append(out, userMemoryOf(r))
+		}
 		for _, r := range found {
 			if !seen[r.ID] {
 				seen[r.ID] = true
-				ids = append(ids, r.ID)
+				mine = append(mine, r)
 				out = append(out, userMemoryOf(r))
 			}
 		}
+		gone := slices.Concat(mine, agents)
 		// The past versions that match, of the records that stay: what
 		// the user said once is forgotten from history too.
 		versioned = slices.DeleteFunc(versioned, func(r *loci.Record) bool { return seen[r.ID] })
@@ -218,8 +223,9 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 		for _, p := range past {
 			out = append(out, p.memory())
 		}
-		a.touch(ids...)
-		a.touch(agentIDs...)
+		for _, r := range gone {
+			a.touch(r.ID)
+		}
 		for _, p := range past {
 			a.touch(p.rec.ID)
 		}
@@ -231,21 +237,10 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				return err
 			}
 		}
-		if len(ids)+len(agentIDs) == 0 {
+		if len(gone) == 0 {
 			return nil
 		}
-		if len(agentIDs) > 0 {
-			noUser := ""
-			if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{
-				Workspace: f.Workspace, Kinds: loci.AgentScopedKinds(), UserID: &noUser, IDs: agentIDs,
-			}); err != nil {
-				return err
-			}
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		return s.forgetFound(ctx, tx, a, f, found, ids, seen)
+		return s.forgetFound(ctx, tx, a, f.Workspace, gone, seen)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
@@ -321,10 +316,12 @@ func forgetMatches(ctx context.Context, tx loci.Tx, f loci.RecordFilter, ids, te
 	return found, versioned, nil
 }
 
-// forgetFound deletes the user's records found (ids, the set seen), of
-// scope f: the versions of a keyed fact left stop naming them, and a
-// forgotten message leaves its session with one message less.
-func (s *Service) forgetFound(ctx context.Context, tx loci.Tx, a *audited, f loci.RecordFilter, found []*loci.Record, ids []string, seen map[string]bool) error {
+// forgetFound deletes the records found, each in its own user's scope of
+// workspace ws (an agent's own memory in the scope of no user): the
+// versions of a keyed fact left stop naming them (gone holds the ids of
+// every record the caller deletes), and a forgotten message leaves its
+// session with one message less.
+func (s *Service) forgetFound(ctx context.Context, tx loci.Tx, a *audited, ws string, found []*loci.Record, gone map[string]bool) error {
 	// The versions of a keyed fact are held still while the matched
 	// ones go: what is deleted is exactly what matched, and the
 	// versions left stop naming it (unlinkForgottenFacts).
@@ -332,12 +329,20 @@ func (s *Service) forgetFound(ctx context.Context, tx loci.Tx, a *audited, f loc
 	if err != nil {
 		return err
 	}
-	del := f
-	del.IDs = ids
-	if _, err := tx.DeleteRecords(ctx, del); err != nil {
-		return err
+	var users []string
+	byUser := map[string][]string{}
+	for _, r := range found {
+		if _, ok := byUser[r.UserID]; !ok {
+			users = append(users, r.UserID)
+		}
+		byUser[r.UserID] = append(byUser[r.UserID], r.ID)
 	}
-	if err := unlinkForgottenFacts(ctx, tx, a, keyed, seen, s.now()); err != nil {
+	for _, u := range users {
+		if _, err := tx.DeleteRecords(ctx, loci.RecordFilter{Workspace: ws, UserID: &u, IDs: byUser[u]}); err != nil {
+			return err
+		}
+	}
+	if err := unlinkForgottenFacts(ctx, tx, a, keyed, gone, s.now()); err != nil {
 		return err
 	}
 	var sessions []string
@@ -352,8 +357,10 @@ func (s *Service) forgetFound(ctx context.Context, tx loci.Tx, a *audited, f loc
 }
 
 // DeleteUser deletes every record about the user, of every kind (with
-// their versions, index entries and embeddings), the messages of the
-// user's sessions that carry no user, and the user.
+// their versions, index entries and embeddings), the records of the
+// user's sessions that carry no user (messages appended without one, what
+// a chat model wrote about the agent from the user's conversations), the
+// adds queued for the user, and the user.
 func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err error) {
 	a, err := s.begin(ctx, loci.OpUserDelete, loci.Scope{UserID: userID})
 	defer a.end(&err)
@@ -374,16 +381,27 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 		if err != nil {
 			return err
 		}
-		noUser, msgCat := "", messageCategory
+		noUser := ""
+		var userless []*loci.Record
 		for _, r := range sessions {
 			sid := sessionIDOf(r)
-			m, err := deleteTouched(ctx, tx, a, loci.RecordFilter{
-				Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: &sid, UserID: &noUser, Category: &msgCat,
-			})
-			if err != nil {
+			if err := tx.ScanRecords(ctx, loci.RecordFilter{Workspace: ws, SessionID: &sid, UserID: &noUser}, func(r *loci.Record) error {
+				userless = append(userless, r)
+				return nil
+			}); err != nil {
 				return err
 			}
-			n += m
+		}
+		if len(userless) > 0 {
+			gone := map[string]bool{}
+			for _, r := range userless {
+				gone[r.ID] = true
+				a.touch(r.ID)
+			}
+			if err := s.forgetFound(ctx, tx, a, ws, userless, gone); err != nil {
+				return err
+			}
+			n += len(userless)
 		}
 		m, err := deleteTouched(ctx, tx, a, loci.RecordFilter{Workspace: ws, UserID: &userID})
 		if err != nil {

@@ -1162,7 +1162,7 @@ export interface paths {
         post?: never;
         /**
          * Delete everything about a user
-         * @description Every record of the user, of every kind, and the user. Agent-scoped memory that names the user (agents' notes, blocks and passages, which carry no user) is not deleted: `POST /v1/users/{user_id}/forget` with `include_agents` reaches it.
+         * @description Every record of the user, of every kind; every record of the user's sessions that carries no user (a message appended without one, what a chat model wrote about the agent from the user's conversation); the adds of messages queued for the user, pending or done; and the user. Agent-scoped memory that names the user elsewhere (agents' notes, blocks and passages, which carry no user) is not deleted: `POST /v1/users/{user_id}/forget` with `include_agents` reaches it.
          *
          *     Needs the editor role.
          */
@@ -1205,7 +1205,7 @@ export interface paths {
         put?: never;
         /**
          * Forget what matches
-         * @description Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly the matching versions go) or whose id is in `ids`, and answers them. A past value a record keeps in its history (an edited memory's) that holds the words is removed from that history whatever the current value says, and answered with `history: true`; the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. Agent-scoped memory (agents' notes, blocks and passages, which carry no user) is not searched unless `include_agents` is true: then `query` also matches the notes, blocks and passages of every agent, and what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).
+         * @description Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly the matching versions go) or whose id is in `ids`, and answers them. A past value a record keeps in its history (an edited memory's) that holds the words is removed from that history whatever the current value says, and answered with `history: true`; the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. Agent-scoped memory (every record of an agent and no user: agents' notes, blocks and passages, and what a chat model wrote about an agent) is not searched unless `include_agents` is true: then `query` also matches those records of every agent, and what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).
          *
          *     Needs the editor role.
          */
@@ -5352,7 +5352,7 @@ export interface operations {
                     filters?: components["schemas"]["MemoryFilter"];
                     /** @description Record ids. */
                     ids?: string[];
-                    /** @description Also match agents' notes, blocks and passages (which carry no user) against `query`. Default false. */
+                    /** @description Also match agents' own memory (every record of an agent and no user: notes, blocks, passages, what a chat model wrote about an agent) against `query`. Default false. */
                     include_agents?: boolean;
                     /** @description Text to match. */
                     query?: string;
@@ -5367,7 +5367,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Success"] & {
-                        /** @description Whether agents' notes, blocks and passages were searched (`include_agents`). */
+                        /** @description Whether agents' own memory was searched (`include_agents`). */
                         agents_searched: boolean;
                         count: number;
                         deleted: components["schemas"]["UserMemory"][] | null;
