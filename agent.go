@@ -57,8 +57,9 @@ type AgentService interface {
 	ListAgents(ctx context.Context, limit, offset int) ([]*Agent, int, error)
 	// DeleteAgent deletes an agent and everything it owns: its records of
 	// every kind (blocks, notes, passages, …), its shared blocks with their
-	// links, and its links to other agents' shared blocks. ENOTFOUND when
-	// neither the agent nor any record of it exists.
+	// links, its links to other agents' shared blocks, and the adds of
+	// messages queued for it (pending or done). ENOTFOUND when neither the
+	// agent nor any record or queued add of it exists.
 	DeleteAgent(ctx context.Context, id string) error
 }
 

@@ -241,7 +241,9 @@ type ConversationService interface {
 	// the model decides to change a memory the key may not change.
 	AddMessages(ctx context.Context, in MessagesInput) (*MessagesResult, error)
 	// GetEvent returns a queued add: its status and, once done, its
-	// results. ENOTFOUND when absent or out of the key's reach.
+	// results. ENOTFOUND when absent or out of the key's reach, and once
+	// a delete took what it holds (a memory its results name, its words,
+	// its agent or its user: docs/rules.md, "Deletion is real").
 	GetEvent(ctx context.Context, id string) (*AsyncEvent, error)
 }
 

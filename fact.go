@@ -241,8 +241,8 @@ type FactService interface {
 	// absent; ECONFLICT when the fact is not disputed.
 	ResolveFact(ctx context.Context, id string, keep bool) (*Fact, error)
 	// DeleteFact deletes one fact (global facts included); the facts it
-	// superseded or that superseded it no longer name it. ENOTFOUND when
-	// absent.
+	// superseded or that superseded it no longer name it, and the adds of
+	// messages queued whose results name it go. ENOTFOUND when absent.
 	DeleteFact(ctx context.Context, id string) error
 }
 

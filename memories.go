@@ -121,7 +121,8 @@ type MemoryService interface {
 	// EINVALID, ETOOLARGE for bad input.
 	UpdateMemory(ctx context.Context, id string, p MemoryPatch) (*MemoryEvent, error)
 	// DeleteMemory deletes a memory of any kind, as the kind's own delete
-	// does. ENOTFOUND.
+	// does, and the adds of messages queued whose results name it.
+	// ENOTFOUND.
 	DeleteMemory(ctx context.Context, id string) error
 	// MemoryHistory returns every value the memory has had, newest first.
 	// ENOTFOUND.

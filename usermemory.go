@@ -113,7 +113,8 @@ type UserMemoryService interface {
 	// (exactly the versions of a keyed fact that match; the versions left
 	// stop naming them), and the past values the records keep that match
 	// (removed from their history, answered with History set), and
-	// returns it.
+	// returns it. The adds of messages queued that hold what it forgets
+	// go with it.
 	// EINVALID when req has neither query nor ids.
 	ForgetUserMemories(ctx context.Context, userID string, req ForgetRequest) ([]*UserMemory, error)
 	// DeleteUser deletes every record about the user (all kinds, their

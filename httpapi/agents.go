@@ -41,8 +41,9 @@ func agentRoutes() []endpoint {
 		{pattern: "DELETE /v1/agents/{agent_id}", handler: (*Server).handleDeleteAgent,
 			op: loci.OpAgentDelete,
 			doc: &apidoc.Op{ID: "deleteAgent", Tag: "agents",
-				Desc: "Cascades to the agent's notes, blocks (and the links of its shared blocks), passages and other records.",
-				OK:   apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
+				Desc: "Cascades to the agent's notes, blocks (and the links of its shared blocks), passages and other records, and to the adds of " +
+					"messages queued for it, pending or done. 404 when none of these exists.",
+				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
 	}
 }
 

@@ -25,7 +25,9 @@ func conversationRoutes() []endpoint {
 					"(it survives a restart of the server), then `SUCCEEDED` with the same `results`, `skipped`, `inference` and " +
 					"`session` as a synchronous add, or `FAILED` with `error` and `code`. While pending after a failed try (the chat " +
 					"model down), `error` says why, and it is tried again. 404 when absent, and for another agent's under a key bound to one. " +
-					"Finished events are kept 7 days.",
+					"Finished events are kept 7 days. An event goes with what it holds (404 since): when a delete or a forget takes a memory its " +
+					"results name, when a forget by query matches its messages or results (a pending one then never runs), and when its agent " +
+					"or its user is deleted.",
 				OK: apidoc.Okay("The event.", apidoc.Success(apidoc.Ref("AsyncEvent"))), Errs: []int{notFound}}},
 	}
 }

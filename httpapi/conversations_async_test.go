@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,121 @@ func TestMessagesAsyncUserDeleted(t *testing.T) {
 		}
 		if got := a.memories(t, "alex"); len(got) != 0 {
 			t.Errorf("the deleted user's memories = %v, want none", got)
+		}
+	})
+}
+
+// eventHolds reports whether GET /v1/events/{id} answers text anywhere,
+// and returns the answer's status.
+func (a *convAPI) eventHolds(t *testing.T, id, text string) (int, bool) {
+	t.Helper()
+	st, out, _ := a.call(t, "GET", "/v1/events/"+id, "")
+	raw, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, strings.Contains(string(raw), text)
+}
+
+// TestMessagesAsyncForgotten: a finished add's event holds what it wrote
+// (each memory's content): whichever way one of its memories is deleted
+// or forgotten, or its agent deleted, the event goes with it (404), and
+// GET /v1/events/{id} no longer answers the words. Another user's event
+// stays.
+func TestMessagesAsyncForgotten(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		a := newConvAPI(t, open(t), rules.WithEventQueue(rules.EventParams{Poll: 10 * time.Millisecond}))
+		defer a.svc.StartEvents(context.Background())()
+		_, kept, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I love tea"}], "user_id": "bo", "async": true}`)
+		tests := []struct {
+			name, method, path, body string
+		}{
+			{"ForgetQuery", "POST", "/v1/users/{user}/forget", `{"query": "phone number"}`},
+			{"ForgetIDs", "POST", "/v1/users/{user}/forget", `{"ids": ["{id}"]}`},
+			{"DeleteMemory", "DELETE", "/v1/memories/{id}", ``},
+			{"DeleteFact", "DELETE", "/v1/facts/{id}", ``},
+			{"Batch", "POST", "/v1/memories/batch", `{"delete": ["{id}"]}`},
+			{"Mem0Delete", "DELETE", "/mem0/v1/memories/{id}/", ``},
+			{"Mem0BatchDelete", "DELETE", "/mem0/v1/batch/", `{"memories": [{"memory_id": "{id}"}]}`},
+			{"DeleteAgent", "DELETE", "/v1/agents/{agent}", ``},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				user, agent := "alex-"+strings.ToLower(tt.name), "agent-"+strings.ToLower(tt.name)
+				_, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "My phone number is 555-0100"}], "user_id": "`+
+					user+`", "agent_id": "`+agent+`", "async": true}`)
+				id, _ := out["event_id"].(string)
+				ev := a.waitEvent(t, id)
+				if ev["status"] != "SUCCEEDED" || !sameList(results(t, ev), []string{"ADD My phone number is 555-0100"}) {
+					t.Fatalf("the event: %v", ev)
+				}
+				mid := ev["results"].([]any)[0].(map[string]any)["id"].(string)
+				r := strings.NewReplacer("{user}", user, "{agent}", agent, "{id}", mid)
+				if st, out, _ := a.call(t, tt.method, r.Replace(tt.path), r.Replace(tt.body)); st != 200 {
+					t.Fatalf("%s %s: %d %v", tt.method, tt.path, st, out)
+				}
+				if st, _, _ := a.call(t, "GET", "/v1/memories/"+mid, ""); st != 404 {
+					t.Fatalf("the memory after the delete: %d, want 404", st)
+				}
+				if st, holds := a.eventHolds(t, id, "555-0100"); st != 404 || holds {
+					t.Errorf("the event after the delete: %d, holds the number %v; want 404", st, holds)
+				}
+			})
+		}
+		if st, holds := a.eventHolds(t, kept["event_id"].(string), "I love tea"); st != 200 || !holds {
+			t.Errorf("another user's event: %d, holds its memory %v; want it kept", st, holds)
+		}
+	})
+}
+
+// TestMessagesAsyncPendingForgotten: an add still queued when a forget by
+// query matches its messages, or when its agent is deleted, is deleted
+// with them: it never runs to write the words back. The adds the forget
+// does not match still run.
+func TestMessagesAsyncPendingForgotten(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		a := newConvAPI(t, open(t), rules.WithEventQueue(rules.EventParams{Poll: 10 * time.Millisecond}))
+		queue := func(body string) string {
+			t.Helper()
+			st, out, _ := a.call(t, "POST", "/v1/memories", body)
+			if st != 202 {
+				t.Fatalf("async add: %d %v", st, out)
+			}
+			return out["event_id"].(string)
+		}
+		// Alex's phone number, said in one message or across two.
+		phone := queue(`{"messages": [{"role": "user", "content": "My phone number is 555-0100"}], "user_id": "alex", "async": true}`)
+		split := queue(`{"messages": [{"role": "user", "content": "Note my phone number"}, {"role": "user", "content": "It is 555-0100"}], "user_id": "alex", "infer": false, "async": true}`)
+		tea := queue(`{"messages": [{"role": "user", "content": "I love tea"}], "user_id": "alex", "async": true}`)
+		// Agent a2's add, about user cy.
+		if st, out, _ := a.call(t, "POST", "/v1/agents", `{"id": "a2"}`); st != 201 {
+			t.Fatalf("create agent: %d %v", st, out)
+		}
+		agent := queue(`{"messages": [{"role": "user", "content": "My phone number is 555-0199"}], "user_id": "cy", "agent_id": "a2", "async": true}`)
+		other := queue(`{"messages": [{"role": "user", "content": "My phone number is 555-0142"}], "user_id": "cy", "async": true}`)
+
+		if st, out, _ := a.call(t, "POST", "/v1/users/alex/forget", `{"query": "phone number 555-0100"}`); st != 200 || out["count"] != float64(0) {
+			t.Fatalf("forget: %d %v, want nothing stored yet", st, out)
+		}
+		if st, out, _ := a.call(t, "DELETE", "/v1/agents/a2", ""); st != 200 {
+			t.Fatalf("delete agent: %d %v", st, out)
+		}
+		for _, id := range []string{phone, split, agent} {
+			if st, out, _ := a.call(t, "GET", "/v1/events/"+id, ""); st != 404 {
+				t.Errorf("a forgotten add's event: %d %v, want 404", st, out)
+			}
+		}
+		defer a.svc.StartEvents(context.Background())()
+		for _, id := range []string{tea, other} {
+			if ev := a.waitEvent(t, id); ev["status"] != "SUCCEEDED" {
+				t.Errorf("an add the forget does not match: %v", ev)
+			}
+		}
+		if got := a.memories(t, "alex"); !sameList(got, []string{"fact:I love tea"}) {
+			t.Errorf("alex's memories = %v, want [fact:I love tea]: the forgotten adds never ran", got)
+		}
+		if got := a.memories(t, "cy"); !sameList(got, []string{"fact:My phone number is 555-0142"}) {
+			t.Errorf("cy's memories = %v, want only the add of no agent", got)
 		}
 	})
 }

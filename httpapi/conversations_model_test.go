@@ -340,3 +340,45 @@ func TestMessagesAboutAgentForgotten(t *testing.T) {
 		}
 	})
 }
+
+// TestMessagesAsyncForgottenPrevious: a finished add's event also holds
+// what a chat model's UPDATE or DELETE replaced (previous): a forget by
+// query of those words deletes the event, although the memory updated
+// stays (only its matching version goes) and the one deleted is gone
+// already.
+func TestMessagesAsyncForgottenPrevious(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		chat := newChatServer(t)
+		a := newConvAPI(t, open(t), rules.WithChatModel(chatModel(t, chat.URL, 5*time.Second), 5*time.Second),
+			rules.WithEventQueue(rules.EventParams{Poll: 10 * time.Millisecond}))
+		defer a.svc.StartEvents(context.Background())()
+		for _, tt := range []struct{ name, decision, want string }{
+			{"Update", `{"memory": [{"event": "UPDATE", "id": "0", "text": "Changed phone number"}]}`, "UPDATE Changed phone number"},
+			{"Delete", `{"memory": [{"event": "DELETE", "id": "0"}]}`, "DELETE Phone is 555-0100"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				user := "alex-" + strings.ToLower(tt.name)
+				chat.script(reply(`{"memories": [{"text": "Phone is 555-0100"}]}`))
+				if st, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "Call me at 555-0100"}], "user_id": "`+user+`"}`); st != 201 {
+					t.Fatalf("add: %d %v", st, out)
+				}
+				chat.script(reply(`{"memories": [{"text": "Changed phone number"}]}`), reply(tt.decision))
+				_, out, _ := a.call(t, "POST", "/v1/memories", `{"messages": [{"role": "user", "content": "I have a new phone"}], "user_id": "`+user+`", "async": true}`)
+				id, _ := out["event_id"].(string)
+				ev := a.waitEvent(t, id)
+				if ev["status"] != "SUCCEEDED" || !sameList(results(t, ev), []string{tt.want}) {
+					t.Fatalf("the event: %v, want %s", ev, tt.want)
+				}
+				if st, holds := a.eventHolds(t, id, "555-0100"); st != 200 || !holds {
+					t.Fatalf("the event before the forget: %d, holds the number %v", st, holds)
+				}
+				if st, out, _ := a.call(t, "POST", "/v1/users/"+user+"/forget", `{"query": "555-0100"}`); st != 200 {
+					t.Fatalf("forget: %d %v", st, out)
+				}
+				if st, holds := a.eventHolds(t, id, "555-0100"); st != 404 || holds {
+					t.Errorf("the event after the forget: %d, holds the number %v; want 404", st, holds)
+				}
+			})
+		}
+	})
+}

@@ -83,7 +83,7 @@ func factHistoryRoutes() []endpoint {
 			op: loci.OpFactDelete,
 			doc: &apidoc.Op{ID: "deleteFact", Tag: "facts",
 				Desc: "One fact, global facts included (editor). The versions of its key that named it (superseded_by, supersedes) no longer do; " +
-					"the one it superseded stays ended.",
+					"the one it superseded stays ended. The adds of messages queued whose results name it go too (their events answer 404).",
 				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
 		{pattern: "GET /v1/facts/{id}/history", handler: (*Server).handleFactHistory,
 			op: loci.OpFactHistory,

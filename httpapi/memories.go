@@ -80,7 +80,8 @@ func memoryRoutes() []endpoint {
 			op: loci.OpMemoryDelete,
 			doc: &apidoc.Op{ID: "deleteMemory", Tag: "memories",
 				Desc: "As the kind's own delete: a session with its messages, a message leaving its session one message less, a fact " +
-					"unlinked from its key's other versions, a block with its links. " + idNotFound,
+					"unlinked from its key's other versions, a block with its links; and the adds of messages queued whose results name it " +
+					"(their events answer 404). " + idNotFound,
 				OK: apidoc.Okay("Deleted.", apidoc.PlainSuccess), Errs: []int{notFound}}},
 		{pattern: "GET /v1/memories/{id}/history", handler: (*Server).handleMemoryHistory,
 			op: loci.OpMemoryHistory,

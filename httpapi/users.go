@@ -56,7 +56,10 @@ func userRoutes() []endpoint {
 					"the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. " +
 					"Agent-scoped memory (every record of an agent and no user: agents' notes, blocks and passages, and what a chat model wrote " +
 					"about an agent) is not searched unless `include_agents` is true: then `query` also matches those records of every agent, and " +
-					"what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).",
+					"what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it). " +
+					"The adds of messages sent with `\"async\": true` that hold what is forgotten go with it, pending or done (their events answer 404): " +
+					"those whose results name a record deleted or a past value removed, and, for a `query` without `filters`, the user's " +
+					"(with `include_agents`, also those of no user) whose messages or results hold every word.",
 				Body: apidoc.Closed(nil, apidoc.Obj{
 					"query": apidoc.Str("Text to match."), "ids": apidoc.StrList("Record ids."), "dry_run": apidoc.Boolean("Answer without deleting."),
 					"include_agents": apidoc.Boolean("Also match agents' own memory (every record of an agent and no user: notes, blocks, passages, what a chat model wrote about an agent) against `query`. Default false."),

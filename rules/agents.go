@@ -164,7 +164,10 @@ func (s *Service) ListAgents(ctx context.Context, limit, offset int) (_ []*loci.
 	return agents, total, err
 }
 
-// DeleteAgent deletes an agent and everything it owns.
+// DeleteAgent deletes an agent and everything it owns: its records of
+// every kind, its shared blocks' links, and the adds queued in the
+// background for it, pending or done (eventforget.go). ENOTFOUND when
+// there was none of these.
 func (s *Service) DeleteAgent(ctx context.Context, id string) (err error) {
 	au, err := s.begin(ctx, loci.OpAgentDelete, loci.Scope{AgentID: id})
 	defer au.end(&err)
@@ -177,6 +180,12 @@ func (s *Service) DeleteAgent(ctx context.Context, id string) (err error) {
 	ws := loci.WorkspaceFrom(ctx)
 	return au.update(func(tx loci.Tx) error {
 		if err := tx.Lock(ctx, lockName(ws, "agent", id)); err != nil {
+			return err
+		}
+		// The adds queued for the agent go first: a pending one would
+		// write to it again (one a worker holds rolls back).
+		events, err := forgetEvents(ctx, tx, ws, []loci.EventFilter{{AgentID: &id}}, func(*loci.QueuedEvent) bool { return true })
+		if err != nil {
 			return err
 		}
 		// Every record of the agent, of every kind; the links to its
@@ -199,7 +208,7 @@ func (s *Service) DeleteAgent(ctx context.Context, id string) (err error) {
 		// The agent row and its links to other agents' shared blocks.
 		err = tx.DeleteAgent(ctx, ws, id)
 		if loci.ErrorCode(err) == loci.ENOTFOUND {
-			if n > 0 {
+			if n > 0 || events > 0 {
 				return nil
 			}
 			return errAgentNotFound(id)

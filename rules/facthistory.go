@@ -375,7 +375,8 @@ func (s *Service) ResolveFact(ctx context.Context, id string, keep bool) (_ *loc
 
 // DeleteFact deletes one fact; its neighbours in its key's timeline stop
 // naming it (the one it superseded stays ended: deleting a fact does not
-// make an older one true again).
+// make an older one true again). The adds queued in the background whose
+// results name it go with it (eventforget.go).
 func (s *Service) DeleteFact(ctx context.Context, id string) (err error) {
 	a, err := s.begin(ctx, loci.OpFactDelete, loci.Scope{})
 	defer a.end(&err)
@@ -383,7 +384,10 @@ func (s *Service) DeleteFact(ctx context.Context, id string) (err error) {
 		return err
 	}
 	return s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
-		return deleteFactTx(ctx, tx, a, rec, now)
+		if err := deleteFactTx(ctx, tx, a, rec, now); err != nil {
+			return err
+		}
+		return forgetEventsOf(ctx, tx, rec.Workspace, []*loci.Record{rec})
 	})
 }
 

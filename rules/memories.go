@@ -262,7 +262,8 @@ func (w *memWrite) keepVersion(ctx context.Context, rec *loci.Record) error {
 	})
 }
 
-// DeleteMemory deletes a memory of any kind.
+// DeleteMemory deletes a memory of any kind, and the adds queued in the
+// background whose results name it (eventforget.go).
 func (s *Service) DeleteMemory(ctx context.Context, id string) (err error) {
 	a, err := s.begin(ctx, loci.OpMemoryDelete, loci.Scope{})
 	defer a.end(&err)
@@ -271,31 +272,46 @@ func (s *Service) DeleteMemory(ctx context.Context, id string) (err error) {
 	}
 	return a.update(func(tx loci.Tx) error {
 		w := &memWrite{s: s, tx: tx, a: a, ws: loci.WorkspaceFrom(ctx), now: s.now()}
-		kind, err := w.delete(ctx, id)
-		a.e.Kind = kind
-		return err
+		rec, err := w.deleteMemory(ctx, id)
+		if rec != nil {
+			a.e.Kind = rec.Kind
+		}
+		if err != nil {
+			return err
+		}
+		return forgetEventsOf(ctx, tx, w.ws, []*loci.Record{rec})
 	})
 }
 
 // delete deletes one memory in w's transaction, as its kind does, and
 // returns its kind.
 func (w *memWrite) delete(ctx context.Context, id string) (loci.Kind, error) {
-	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+	rec, err := w.deleteMemory(ctx, id)
+	if rec == nil {
 		return "", err
 	}
+	return rec.Kind, err
+}
+
+// deleteMemory deletes one memory in w's transaction, as its kind does,
+// and returns it as it was (nil when it was not found).
+func (w *memWrite) deleteMemory(ctx context.Context, id string) (*loci.Record, error) {
+	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
+		return nil, err
+	}
 	if err := w.lock(ctx, recordLock(w.ws, id)); err != nil {
-		return "", err
+		return nil, err
 	}
 	rec, err := w.get(ctx, id)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	w.a.touchRecord(rec)
 	kw, err := writesOf(rec.Kind)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return rec.Kind, kw.remove(ctx, w, rec)
+	return rec, kw.remove(ctx, w, rec)
 }
 
 // deleteRecord deletes one record by id (with its versions, index entries
@@ -363,7 +379,9 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 	return out, nil
 }
 
-// BatchMemories applies a batch in one transaction.
+// BatchMemories applies a batch in one transaction; its deletes take the
+// adds queued in the background whose results name what they delete, as
+// DeleteMemory does.
 func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []loci.MemoryEvent, err error) {
 	a, err := s.begin(ctx, loci.OpMemoryBatch, loci.Scope{})
 	defer a.end(&err)
@@ -399,14 +417,18 @@ func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []lo
 			}
 			out = append(out, *ev)
 		}
+		var gone []*loci.Record
 		for i, id := range b.Delete {
-			kind, err := w.delete(ctx, id)
+			rec, err := w.deleteMemory(ctx, id)
 			if err != nil {
 				return opError("delete", i, err)
 			}
-			out = append(out, loci.MemoryEvent{ID: id, Kind: kind, Event: loci.EventDelete})
+			gone = append(gone, rec)
+			out = append(out, loci.MemoryEvent{ID: id, Kind: rec.Kind, Event: loci.EventDelete})
 		}
-		return nil
+		// The adds queued in the background whose results name what went
+		// (eventforget.go).
+		return forgetEventsOf(ctx, tx, w.ws, gone)
 	})
 	if err != nil {
 		return nil, err

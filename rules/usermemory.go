@@ -152,6 +152,12 @@ func (s *Service) UserMemories(ctx context.Context, userID string, q loci.UserMe
 // and passages, and what a chat model wrote about an agent
 // (agentScopedMatches); they are answered first.
 //
+// The adds queued in the background that hold what it forgets go with it
+// (eventforget.go): with a query and no filters, the user's events (and,
+// with IncludeAgents, those of no user) whose messages or results hold
+// every word, pending or done, first; then the done events whose results
+// name a record it deleted or took a past value of.
+//
 // It is audited with the ids of the records it forgot (or, dry, would
 // forget) and of the sessions whose message count it changed.
 func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loci.ForgetRequest) (_ []*loci.UserMemory, err error) {
@@ -176,6 +182,17 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	err = run(func(tx loci.Tx) error {
 		out = out[:0] // the retry policy may run this twice
 		f := userFilter(ctx, userID)
+		if !req.DryRun && len(terms) > 0 && where == nil {
+			// The adds queued that hold the words go first: a pending
+			// one would write them back (eventforget.go).
+			scopes := []loci.EventFilter{{UserID: &userID}}
+			if req.IncludeAgents {
+				scopes = append(scopes, loci.EventFilter{UserID: loci.Ptr("")})
+			}
+			if _, err := forgetEvents(ctx, tx, f.Workspace, scopes, eventHoldsTerms(terms)); err != nil {
+				return err
+			}
+		}
 		found, versioned, err := forgetMatches(ctx, tx, f, req.IDs, terms, where)
 		if err != nil {
 			return err
@@ -237,10 +254,17 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				return err
 			}
 		}
-		if len(gone) == 0 {
-			return nil
+		if len(gone) > 0 {
+			if err := s.forgetFound(ctx, tx, a, f.Workspace, gone, seen); err != nil {
+				return err
+			}
 		}
-		return s.forgetFound(ctx, tx, a, f.Workspace, gone, seen)
+		// The done adds that name a record forgotten, or one whose past
+		// value was (eventforget.go).
+		for _, p := range past {
+			gone = append(gone, p.rec)
+		}
+		return forgetEventsOf(ctx, tx, f.Workspace, gone)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
@@ -376,6 +400,12 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 		if err := tx.Lock(ctx, lockName(ws, "user", userID)); err != nil {
 			return err
 		}
+		// The adds queued for the user hold what they said: deleted
+		// first, so that none writes it back (one a worker holds rolls
+		// back; eventforget.go).
+		if _, err := tx.DeleteEvents(ctx, ws, userID, time.Time{}); err != nil {
+			return err
+		}
 		cat := sessionCategory
 		sessions, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, UserID: &userID, Category: &cat, Keyed: true})
 		if err != nil {
@@ -401,6 +431,11 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 			if err := s.forgetFound(ctx, tx, a, ws, userless, gone); err != nil {
 				return err
 			}
+			// Another user's add may name one (a model's update of what
+			// it wrote about the agent).
+			if err := forgetEventsOf(ctx, tx, ws, userless); err != nil {
+				return err
+			}
 			n += len(userless)
 		}
 		m, err := deleteTouched(ctx, tx, a, loci.RecordFilter{Workspace: ws, UserID: &userID})
@@ -409,11 +444,6 @@ func (s *Service) DeleteUser(ctx context.Context, userID string) (n int, err err
 		}
 		n += m
 		a.count(n)
-		// The adds queued for the user hold what they said: deleted too,
-		// so that none writes it back (one a worker holds rolls back).
-		if _, err := tx.DeleteEvents(ctx, ws, userID, time.Time{}); err != nil {
-			return err
-		}
 		_, err = tx.DeleteUser(ctx, ws, userID)
 		return err
 	})

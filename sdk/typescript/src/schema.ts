@@ -107,7 +107,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an agent and everything it owns
-         * @description Cascades to the agent's notes, blocks (and the links of its shared blocks), passages and other records.
+         * @description Cascades to the agent's notes, blocks (and the links of its shared blocks), passages and other records, and to the adds of messages queued for it, pending or done. 404 when none of these exists.
          *
          *     Needs the editor role.
          */
@@ -534,7 +534,7 @@ export interface paths {
         };
         /**
          * A queued add of messages: its status and results
-         * @description The event of an add of messages sent with `"async": true`: `status` is `PENDING` until its work is done (it survives a restart of the server), then `SUCCEEDED` with the same `results`, `skipped`, `inference` and `session` as a synchronous add, or `FAILED` with `error` and `code`. While pending after a failed try (the chat model down), `error` says why, and it is tried again. 404 when absent, and for another agent's under a key bound to one. Finished events are kept 7 days.
+         * @description The event of an add of messages sent with `"async": true`: `status` is `PENDING` until its work is done (it survives a restart of the server), then `SUCCEEDED` with the same `results`, `skipped`, `inference` and `session` as a synchronous add, or `FAILED` with `error` and `code`. While pending after a failed try (the chat model down), `error` says why, and it is tried again. 404 when absent, and for another agent's under a key bound to one. Finished events are kept 7 days. An event goes with what it holds (404 since): when a delete or a forget takes a memory its results name, when a forget by query matches its messages or results (a pending one then never runs), and when its agent or its user is deleted.
          *
          *     Needs the viewer role.
          */
@@ -637,7 +637,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a fact
-         * @description One fact, global facts included (editor). The versions of its key that named it (superseded_by, supersedes) no longer do; the one it superseded stays ended.
+         * @description One fact, global facts included (editor). The versions of its key that named it (superseded_by, supersedes) no longer do; the one it superseded stays ended. The adds of messages queued whose results name it go too (their events answer 404).
          *
          *     Needs the editor role.
          */
@@ -917,7 +917,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a memory of any kind
-         * @description As the kind's own delete: a session with its messages, a message leaving its session one message less, a fact unlinked from its key's other versions, a block with its links. 404 when absent or expired, and for a record of another agent under a key bound to one.
+         * @description As the kind's own delete: a session with its messages, a message leaving its session one message less, a fact unlinked from its key's other versions, a block with its links; and the adds of messages queued whose results name it (their events answer 404). 404 when absent or expired, and for a record of another agent under a key bound to one.
          *
          *     Needs the editor role.
          */
@@ -1205,7 +1205,7 @@ export interface paths {
         put?: never;
         /**
          * Forget what matches
-         * @description Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly the matching versions go) or whose id is in `ids`, and answers them. A past value a record keeps in its history (an edited memory's) that holds the words is removed from that history whatever the current value says, and answered with `history: true`; the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. Agent-scoped memory (every record of an agent and no user: agents' notes, blocks and passages, and what a chat model wrote about an agent) is not searched unless `include_agents` is true: then `query` also matches those records of every agent, and what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it).
+         * @description Deletes the user's records that hold every word of `query` (in any text they hold and answer: content, a session's context, a fact's evidence, an episode's feedback, a preference's value and context; every version of a keyed fact, of which exactly the matching versions go) or whose id is in `ids`, and answers them. A past value a record keeps in its history (an edited memory's) that holds the words is removed from that history whatever the current value says, and answered with `history: true`; the record stays when its current value does not hold them. `filters` narrows either, or alone selects the user's records it matches. Agent-scoped memory (every record of an agent and no user: agents' notes, blocks and passages, and what a chat model wrote about an agent) is not searched unless `include_agents` is true: then `query` also matches those records of every agent, and what matches is deleted too (a whole note or block; needs the editor role and a `query`; `dry_run` previews it). The adds of messages sent with `"async": true` that hold what is forgotten go with it, pending or done (their events answer 404): those whose results name a record deleted or a past value removed, and, for a `query` without `filters`, the user's (with `include_agents`, also those of no user) whose messages or results hold every word.
          *
          *     Needs the editor role.
          */
