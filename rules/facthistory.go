@@ -195,11 +195,13 @@ func getFactRecord(ctx context.Context, tx loci.Tx, ws, id string) (*loci.Record
 }
 
 // getLiveFact reads a fact that a route may answer: ENOTFOUND when absent,
-// another kind, or expired at now (an expired record is answered by no route:
-// docs/rules.md, "Expiry hides at once, maintenance deletes later").
+// another kind, expired at now (an expired record is answered by no route:
+// docs/rules.md, "Expiry hides at once, maintenance deletes later"), or
+// another agent's under a key bound to one (reachable: docs/rules.md,
+// "Memory is isolated by workspace and scope").
 func getLiveFact(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) (*loci.Record, error) {
 	rec, err := getFactRecord(ctx, tx, ws, id)
-	if err == nil && rec.Expired(now) {
+	if err == nil && (rec.Expired(now) || !reachable(ctx, rec)) {
 		return nil, errFactNotFound()
 	}
 	return rec, err
