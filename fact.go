@@ -162,9 +162,11 @@ func (in FactInput) Validate() error {
 // FactQuery selects facts: a user's (with global ones when IncludeGlobal),
 // or only global ones when UserID is empty; only those true at AsOf (zero:
 // now), or every version when IncludeHistory; only disputed ones when
-// Status is FactDisputed.
+// Status is FactDisputed. A read for an agent (AgentID, or the agent a key
+// is bound to) selects only that agent's facts and those of no agent.
 type FactQuery struct {
 	UserID         string
+	AgentID        string // the agent read for (an MCP connection's); "": every agent's facts, unless the key is bound to one
 	Query          string // text of a search
 	Keyword        string // exact keyword of a lookup
 	Category       string
@@ -210,12 +212,15 @@ type FactService interface {
 	// time of what it returns. The user, global, category and validity
 	// filters apply before ranking; with IncludeHistory a superseded
 	// version never ranks above the version of its key true at AsOf.
-	// EINVALID for an empty query, an unknown category or status.
+	// Another agent's facts are never searched for an agent's reader.
+	// EINVALID for an empty query, an unknown category or status;
+	// EFORBIDDEN for q.AgentID other than the agent a key is bound to.
 	SearchFacts(ctx context.Context, q FactQuery) (*FactResults, error)
 	// FactsByKeyword returns facts carrying q.Keyword (every fact when it
 	// is empty), by relevance, and how many match in all; it bumps the
-	// access of what it returns. EINVALID for an unknown category or
-	// status.
+	// access of what it returns. Another agent's facts are never listed
+	// for an agent's reader. EINVALID for an unknown category or status;
+	// EFORBIDDEN for q.AgentID other than the agent a key is bound to.
 	FactsByKeyword(ctx context.Context, q FactQuery) ([]*Fact, int, error)
 	// ValidateFact adds 0.1 to a fact's relevance (at most 1.0) and marks
 	// it validated. ENOTFOUND when absent; ECONFLICT when the fact is no
@@ -225,7 +230,9 @@ type FactService interface {
 	// counts the contradiction and marks the fact disputed until resolved.
 	// ENOTFOUND when absent; ECONFLICT when the fact is no longer true.
 	ContradictFact(ctx context.Context, id string) (*Fact, error)
-	// GetFact returns one fact, whatever its status. ENOTFOUND when absent.
+	// GetFact returns one fact, whatever its status. ENOTFOUND when absent
+	// (and, as in every call by id below, for another agent's fact under a
+	// key bound to an agent).
 	GetFact(ctx context.Context, id string) (*Fact, error)
 	// FactHistory returns every fact of the key and slot of the fact id
 	// names, newest valid_at first (only that fact when it has no key).

@@ -55,11 +55,14 @@ func (it *ReviewItem) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, it.Fact)
 }
 
-// ReviewQuery pages through a user's review queue.
+// ReviewQuery pages through a user's review queue. A read for an agent
+// (AgentID, or the agent a key is bound to) finds only that agent's
+// records and those of no agent.
 type ReviewQuery struct {
-	UserID string
-	Limit  int
-	Offset int
+	UserID  string
+	AgentID string // the agent read for (an MCP connection's); "": every agent's, unless the key is bound to one
+	Limit   int
+	Offset  int
 }
 
 // ReviewService is what waits for a person's review.
@@ -67,7 +70,9 @@ type ReviewService interface {
 	// ReviewQueue returns the user's disputed facts (that have not ended)
 	// and preferences flagged for removal, most recently changed first,
 	// and how many there are in all. Resolve them with ResolveFact and
-	// ResolvePreference. EINVALID for an empty user.
+	// ResolvePreference. Another agent's records are never answered to an
+	// agent's reader. EINVALID for an empty user; EFORBIDDEN for q.AgentID
+	// other than the agent a key is bound to.
 	ReviewQueue(ctx context.Context, q ReviewQuery) ([]*ReviewItem, int, error)
 }
 

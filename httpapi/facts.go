@@ -12,8 +12,12 @@ var _ = addRoutes(factRoutes)
 
 // factRoutes are the routes of long-term memory: storing a fact, searching and
 // listing facts, validating and contradicting one. Without a user_id a fact is
-// global; a fact is not owned by an agent (its agent_id says who stored it),
-// so these are free to bound keys.
+// global. A fact belongs to the agent that stored it (its agent_id; none when
+// it names none): these routes are free to bound keys, and a key bound to an
+// agent reaches that agent's facts and those of no agent, never another
+// agent's, which by id are not found (docs/rules.md, "Memory is isolated by
+// workspace and scope"); a key bound to no agent reaches every agent's facts
+// of a user.
 func factRoutes() []endpoint {
 	return []endpoint{
 		{pattern: "POST /v1/facts", handler: (*Server).handleStoreFact,

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/loci-memory/loci"
@@ -67,5 +68,71 @@ func TestFactKeysAndReviewRoles(t *testing.T) {
 				}
 			})
 		}
+	})
+}
+
+// TestFactsOfAnotherAgent: a key bound to agent a1 finds a2's facts by no
+// route: by id they are not found (and stay unchanged), and listings, the
+// fact search and the review queue leave them out; a key bound to no agent
+// reads every agent's facts of the user.
+func TestFactsOfAnotherAgent(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := newSecEnv(t, open)
+		a1, _ := e.key(t, loci.RoleEditor, "a1")
+		a2, _ := e.key(t, loci.RoleEditor, "a2")
+		unbound, _ := e.key(t, loci.RoleEditor, "")
+		status, out, _ := e.call(t, "POST", "/v1/facts", a2, []byte(`{"user_id":"u","agent_id":"a2","category":"general_fact","fact":"a2 secret: lives in Paris","keywords":["home"]}`))
+		if status != http.StatusCreated {
+			t.Fatalf("a2 stores a fact: %d %v", status, out)
+		}
+		theirs, _ := out["id"].(string)
+		if status, out, _ := e.call(t, "POST", "/v1/facts/"+theirs+"/contradict", a2, nil); status != http.StatusOK {
+			t.Fatalf("a2 contradicts its fact: %d %v", status, out)
+		}
+		if status, out, _ := e.call(t, "POST", "/v1/facts", a1, []byte(`{"user_id":"u","agent_id":"a1","category":"general_fact","fact":"lives in Rome","keywords":["home"]}`)); status != http.StatusCreated {
+			t.Fatalf("a1 stores a fact: %d %v", status, out)
+		}
+		tests := []struct {
+			name, method, path, key, body string
+			want                          int
+			seen                          bool // a2's fact is in the answer
+		}{
+			{"ErrGet", "GET", "/v1/facts/" + theirs, a1, "", http.StatusNotFound, false},
+			{"ErrHistory", "GET", "/v1/facts/" + theirs + "/history", a1, "", http.StatusNotFound, false},
+			{"ErrValidate", "POST", "/v1/facts/" + theirs + "/validate", a1, "", http.StatusNotFound, false},
+			{"ErrContradict", "POST", "/v1/facts/" + theirs + "/contradict", a1, "", http.StatusNotFound, false},
+			{"ErrInvalidate", "POST", "/v1/facts/" + theirs + "/invalidate", a1, "", http.StatusNotFound, false},
+			{"ErrResolve", "POST", "/v1/facts/" + theirs + "/resolve", a1, `{"keep":false}`, http.StatusNotFound, false},
+			{"ErrDelete", "DELETE", "/v1/facts/" + theirs, a1, "", http.StatusNotFound, false},
+			{"ListLeavesOut", "GET", "/v1/facts?user_id=u&keyword=home", a1, "", http.StatusOK, false},
+			{"DisputedLeavesOut", "GET", "/v1/facts?user_id=u&status=disputed", a1, "", http.StatusOK, false},
+			{"SearchLeavesOut", "GET", "/v1/facts/search?user_id=u&q=secret+lives+Paris", a1, "", http.StatusOK, false},
+			{"ReviewLeavesOut", "GET", "/v1/users/u/review", a1, "", http.StatusOK, false},
+			{"UnboundGets", "GET", "/v1/facts/" + theirs, unbound, "", http.StatusOK, true},
+			{"UnboundLists", "GET", "/v1/facts?user_id=u&keyword=home", unbound, "", http.StatusOK, true},
+			{"UnboundSearches", "GET", "/v1/facts/search?user_id=u&q=secret+lives+Paris", unbound, "", http.StatusOK, true},
+			{"UnboundReviews", "GET", "/v1/users/u/review", unbound, "", http.StatusOK, true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				var body []byte
+				if tt.body != "" {
+					body = []byte(tt.body)
+				}
+				status, out, rec := e.call(t, tt.method, tt.path, tt.key, body)
+				if status != tt.want {
+					t.Errorf("status %d (%v), want %d", status, out, tt.want)
+				}
+				if seen := strings.Contains(rec.Body.String(), theirs); seen != tt.seen {
+					t.Errorf("a2's fact in the answer: %v, want %v: %s", seen, tt.seen, rec.Body.String())
+				}
+			})
+		}
+		t.Run("TheirsUnchanged", func(t *testing.T) {
+			f, err := e.svc.GetFact(t.Context(), theirs)
+			if err != nil || f.Status != loci.FactDisputed || f.IsValidated || f.ContradictionCount != 1 || f.AccessCount != 2 {
+				t.Errorf("a2's fact: %+v (%v), want disputed once, accessed by the unbound listing and search only", f, err)
+			}
+		})
 	})
 }

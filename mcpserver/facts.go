@@ -15,7 +15,9 @@ import (
 // connection's user's; a connection without a user stores and searches global
 // facts (a fact with no user is global knowledge), so an agent serving no one
 // can keep domain knowledge that every user-bound connection of the workspace
-// may find.
+// may find. A connection searches its agent's facts and those of no agent,
+// never another agent's (docs/rules.md, "Memory is isolated by workspace and
+// scope").
 
 // StoreFactInput is the input of store_fact.
 type StoreFactInput struct {
@@ -133,7 +135,7 @@ func (s *server) factTools() {
 		Name:  "search_facts",
 		Title: "Search facts",
 		Description: "Search long-term memory for what you know that bears on the task, best match first, before you start. On a connection with a user it searches that user's facts and, unless include_global is false, " +
-			"global knowledge; without a user only global facts. Only facts true now are searched (as_of: true at another time). " +
+			"global knowledge; without a user only global facts; either way only facts you stored or that no agent stored, never another agent's. Only facts true now are searched (as_of: true at another time). " +
 			"Trust a fact by its relevance_score (0 to 1), is_validated and status (disputed: contradicted, awaiting review); the search counts as an access." + " " + categoryGuide,
 		InputSchema:  searchFactsInputSchema,
 		OutputSchema: searchFactsOutputSchema,
@@ -173,7 +175,7 @@ func (s *server) searchFacts(ctx context.Context, in SearchFactsInput) (*SearchF
 		return nil, err
 	}
 	res, err := s.FactService.SearchFacts(ctx, loci.FactQuery{
-		UserID: s.id.UserID, Query: in.Query, Category: in.Category, IncludeGlobal: in.IncludeGlobal, AsOf: asOf, Limit: in.Limit,
+		UserID: s.id.UserID, AgentID: s.id.AgentID, Query: in.Query, Category: in.Category, IncludeGlobal: in.IncludeGlobal, AsOf: asOf, Limit: in.Limit,
 	})
 	if err != nil {
 		return nil, searchQueryError(err)

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/loci-memory/loci"
@@ -114,6 +115,57 @@ func TestListReview(t *testing.T) {
 		})
 		t.Run("ErrLimit", func(t *testing.T) {
 			wantSchemaError(t, MustCall(t, cs, "list_review", map[string]any{"limit": 101}), "limit")
+		})
+	})
+}
+
+// TestFactToolsKeepToTheAgent: a connection (bound to agent a1) searches and
+// lists for review a1's facts of its user and those of no agent, never
+// another agent's, and its search counts as no access of another agent's fact.
+func TestFactToolsKeepToTheAgent(t *testing.T) {
+	eachService(t, func(t *testing.T, svc loci.Service) {
+		ctx := context.Background()
+		store := func(agent, text string) string {
+			t.Helper()
+			f, err := svc.StoreFact(ctx, loci.FactInput{UserID: "u", AgentID: agent, Category: loci.CategoryGeneralFact, Fact: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.ContradictFact(ctx, f.ID); err != nil {
+				t.Fatal(err)
+			}
+			return f.ID
+		}
+		theirs := store("a2", "a2 secret: lives in Paris")
+		own := store("a1", "lives in Rome")
+		none := store("", "lives near the sea")
+		cs := MustConnect(t, svc, mcpserver.Identity{AgentID: "a1", UserID: "u"})
+		ids := func(r result, list string) []string {
+			t.Helper()
+			wantOK(t, r)
+			var out []string
+			items, _ := r.out[list].([]any)
+			for _, it := range items {
+				out = append(out, it.(map[string]any)["id"].(string))
+			}
+			slices.Sort(out)
+			return out
+		}
+		want := []string{own, none}
+		slices.Sort(want)
+		t.Run("SearchFacts", func(t *testing.T) {
+			if got := ids(MustCall(t, cs, "search_facts", map[string]any{"query": "secret lives Paris"}), "facts"); !slices.Equal(got, want) {
+				t.Errorf("a1's search: %v, want %v (its own and no agent's)", got, want)
+			}
+			if f, err := svc.GetFact(ctx, theirs); err != nil || f.AccessCount != 0 {
+				t.Errorf("a2's fact after a1's search: %+v (%v), want access_count 0", f, err)
+			}
+		})
+		t.Run("ListReview", func(t *testing.T) {
+			r := MustCall(t, cs, "list_review", nil)
+			if got := ids(r, "items"); !slices.Equal(got, want) || r.out["count"] != float64(2) {
+				t.Errorf("a1's review queue: %v (count %v), want %v", got, r.out["count"], want)
+			}
 		})
 	})
 }

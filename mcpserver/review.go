@@ -11,8 +11,9 @@ import (
 )
 
 // The review tool (list_review): what of the connection's user's memory
-// waits for the user's review. It needs a user: a connection without one
-// does not list it.
+// waits for the user's review, of the connection's agent or of no agent
+// (never another agent's). It needs a user: a connection without one does
+// not list it.
 
 // ListReviewInput is the input of list_review.
 type ListReviewInput struct {
@@ -75,7 +76,7 @@ func (s *server) listReview(ctx context.Context, in ListReviewInput) (*ListRevie
 	if limit == 0 {
 		limit = defaultFactResults
 	}
-	items, total, err := s.ReviewService.ReviewQueue(ctx, loci.ReviewQuery{UserID: s.id.UserID, Limit: limit})
+	items, total, err := s.ReviewService.ReviewQueue(ctx, loci.ReviewQuery{UserID: s.id.UserID, AgentID: s.id.AgentID, Limit: limit})
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,8 @@ func (w *memWrite) sameFact(ctx context.Context, in loci.FactInput) (*loci.Recor
 // factFilter selects the facts q's user may see: the user's own (and
 // global ones when IncludeGlobal), or only global ones without a user;
 // those true at q.AsOf (now when zero) unless q.IncludeHistory; only the
-// disputed ones when q.Status asks.
+// disputed ones when q.Status asks. Whatever agent wrote them: the callers
+// keep to what the reader's agent reaches (inReach).
 func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.RecordFilter, error) {
 	if err := checkCategory(q.Category, false); err != nil {
 		return loci.RecordFilter{}, err
@@ -192,7 +193,7 @@ func (s *Service) factFilter(ctx context.Context, q loci.FactQuery) (loci.Record
 // relevance is the confidence that weighs in) and bumps the access of what
 // it returns. The query is embedded before the transaction.
 func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.FactResults, err error) {
-	a, err := s.begin(ctx, loci.OpFactSearch, loci.Scope{UserID: q.UserID})
+	a, err := s.begin(ctx, loci.OpFactSearch, loci.Scope{UserID: q.UserID, AgentID: q.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func (s *Service) SearchFacts(ctx context.Context, q loci.FactQuery) (_ *loci.Fa
 	var out *loci.FactResults
 	// A write: the search bumps the access of what it returns.
 	err = a.update(func(tx loci.Tx) error {
-		ranked, err := s.rank(ctx, tx, Query{Text: q.Query, Filters: []loci.RecordFilter{f}, Limit: limit, Explain: q.Explain}, qvec)
+		ranked, err := s.rank(ctx, tx, Query{Text: q.Query, Filters: inReach(f, readerAgent(ctx, q.AgentID)), Limit: limit, Explain: q.Explain}, qvec)
 		if err != nil {
 			return err
 		}
@@ -263,7 +264,7 @@ func (s *Service) touchFacts(ctx context.Context, tx loci.Tx, recs []*loci.Recor
 // FactsByKeyword returns the facts carrying q.Keyword, by relevance, and
 // bumps the access of what it returns.
 func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*loci.Fact, _ int, err error) {
-	a, err := s.begin(ctx, loci.OpFactList, loci.Scope{UserID: q.UserID})
+	a, err := s.begin(ctx, loci.OpFactList, loci.Scope{UserID: q.UserID, AgentID: q.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -279,18 +280,17 @@ func (s *Service) FactsByKeyword(ctx context.Context, q loci.FactQuery) (_ []*lo
 		f.Tags = []string{k}
 	}
 	f.Order = loci.OrderConfidenceDesc
+	parts := inReach(f, readerAgent(ctx, q.AgentID))
 	out := []*loci.Fact{}
 	var total int
 	// A write: the listing bumps the access of what it returns.
 	err = a.update(func(tx loci.Tx) (err error) {
 		out = out[:0] // the retry policy may run this twice
-		if total, err = tx.CountRecords(ctx, f); err != nil {
-			return err
-		}
-		recs, err := tx.FindRecords(ctx, f)
+		recs, n, err := findParts(ctx, tx, parts)
 		if err != nil {
 			return err
 		}
+		total = n
 		a.touchRecords(recs)
 		a.count(total)
 		if err := s.touchFacts(ctx, tx, recs); err != nil {

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/loci-memory/loci"
@@ -82,6 +83,106 @@ func TestFactByIDOutOfReach(t *testing.T) {
 				if err := e.svc.DeleteFact(a1, f.ID); err != nil {
 					t.Errorf("delete %q: %v", f.Fact, err)
 				}
+			}
+		})
+	})
+}
+
+// TestFactReadsKeepToTheAgent: a fact search, a fact listing (by keyword,
+// or the disputed ones) and the review queue answer a key bound to a1 with
+// a1's facts and those of no agent, and count only those; a search does not
+// count as an access of another agent's fact. An unbound key still reads
+// every agent's facts of the user.
+func TestFactReadsKeepToTheAgent(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := lcOpen(t, open)
+		store := func(agent, text string) string {
+			t.Helper()
+			f, err := e.svc.StoreFact(e.ctx, loci.FactInput{UserID: "u", AgentID: agent, Category: loci.CategoryGeneralFact, Fact: text, Keywords: []string{"home"}})
+			if err != nil {
+				t.Fatalf("store %q: %v", text, err)
+			}
+			if _, err := e.svc.ContradictFact(e.ctx, f.ID); err != nil {
+				t.Fatal(err)
+			}
+			return f.ID
+		}
+		theirs := store("a2", "a2 secret: lives in Paris")
+		own := store("a1", "lives in Rome")
+		none := store("", "lives near the sea")
+		reads := []struct {
+			name string
+			read func(ctx context.Context) ([]string, int)
+		}{
+			{"Search", func(ctx context.Context) ([]string, int) {
+				res, err := e.svc.SearchFacts(ctx, loci.FactQuery{UserID: "u", Query: "lives"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return scoredIDs(res.Results), len(res.Results)
+			}},
+			{"Keyword", func(ctx context.Context) ([]string, int) {
+				facts, n, err := e.svc.FactsByKeyword(ctx, loci.FactQuery{UserID: "u", Keyword: "home"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return factIDs(facts), n
+			}},
+			{"Disputed", func(ctx context.Context) ([]string, int) {
+				facts, n, err := e.svc.FactsByKeyword(ctx, loci.FactQuery{UserID: "u", Status: loci.FactDisputed, Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for offset := 1; offset < n; offset++ { // a page at a time
+					more, _, err := e.svc.FactsByKeyword(ctx, loci.FactQuery{UserID: "u", Status: loci.FactDisputed, Limit: 1, Offset: offset})
+					if err != nil {
+						t.Fatal(err)
+					}
+					facts = append(facts, more...)
+				}
+				return factIDs(facts), n
+			}},
+			{"Review", func(ctx context.Context) ([]string, int) {
+				items, n, err := e.svc.ReviewQueue(ctx, loci.ReviewQuery{UserID: "u"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, it := range items {
+					ids = append(ids, it.Fact.ID)
+				}
+				return ids, n
+			}},
+		}
+		for _, r := range reads {
+			t.Run(r.name+"Bound", func(t *testing.T) {
+				ids, n := r.read(boundTo("a1"))
+				slices.Sort(ids)
+				want := []string{own, none}
+				slices.Sort(want)
+				if !slices.Equal(ids, want) || n != len(want) {
+					t.Errorf("a1's key reads %v (count %d), want %v (its own and no agent's)", ids, n, want)
+				}
+			})
+			t.Run(r.name+"Unbound", func(t *testing.T) {
+				ids, n := r.read(e.ctx)
+				if len(ids) != 3 || n != 3 || !slices.Contains(ids, theirs) {
+					t.Errorf("an unbound read: %v (count %d), want every agent's facts of the user", ids, n)
+				}
+			})
+		}
+		t.Run("SearchTouchesNoOtherAgents", func(t *testing.T) {
+			before := e.fact(t, theirs).AccessCount
+			e.search(t, loci.FactQuery{UserID: "u", Query: "secret Paris"}) // unbound: counts
+			counted := e.fact(t, theirs).AccessCount
+			if counted != before+1 {
+				t.Fatalf("an unbound search: access_count %d, want %d", counted, before+1)
+			}
+			if _, err := e.svc.SearchFacts(boundTo("a1"), loci.FactQuery{UserID: "u", Query: "secret Paris"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.fact(t, theirs).AccessCount; got != counted {
+				t.Errorf("a2's fact after a1's search: access_count %d, want %d", got, counted)
 			}
 		})
 	})

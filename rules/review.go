@@ -11,9 +11,11 @@ import (
 // contradicted and not resolved (that have not ended) and preferences the
 // user explicitly contradicted (flagged for removal), most recently
 // changed first, with how many there are in all. Both kinds carry the
-// reason in the record's review column, so the queue is one query.
+// reason in the record's review column, so the queue is one query (two,
+// merged, for an agent's reader: its agent's records and those of no
+// agent, inReach).
 func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loci.ReviewItem, _ int, err error) {
-	a, err := s.begin(ctx, loci.OpUserReview, loci.Scope{UserID: q.UserID})
+	a, err := s.begin(ctx, loci.OpUserReview, loci.Scope{UserID: q.UserID, AgentID: q.AgentID})
 	defer a.end(&err)
 	if err != nil {
 		return nil, 0, err
@@ -37,14 +39,11 @@ func (s *Service) ReviewQueue(ctx context.Context, q loci.ReviewQuery) (_ []*loc
 		now := s.now()
 		f.AsOf = now   // a disputed fact that has ended is history, not a question
 		f.LiveAt = now // nor is one that has expired: it is answered nowhere
-		var err error
-		if total, err = tx.CountRecords(ctx, f); err != nil {
-			return err
-		}
-		recs, err := tx.FindRecords(ctx, f)
+		recs, n, err := findParts(ctx, tx, inReach(f, readerAgent(ctx, q.AgentID)))
 		if err != nil {
 			return err
 		}
+		total = n
 		for _, r := range recs {
 			it := &loci.ReviewItem{Kind: r.Kind, Reason: r.Review}
 			if rules, ok := rulesOf(r.Kind); ok {
