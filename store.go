@@ -54,6 +54,13 @@ type StoreTx interface {
 	// so read-modify-write rules are safe across processes that share one
 	// database. On SQLite (one writer) it does nothing.
 	Lock(ctx context.Context, name string) error
+	// LockRecords locks the records of workspace with the given ids
+	// against every other writer until the transaction ends: an update
+	// or delete of one waits, and a read after it sees each as last
+	// committed. A delete that decides on what it read (a forget's match)
+	// locks before it reads again. Ids absent are ignored. On SQLite (one
+	// writer) it does nothing.
+	LockRecords(ctx context.Context, workspace string, ids []string) error
 
 	// InsertRecords stores new records in as few round trips as the
 	// backend allows (an import's batches; one record: Tx.InsertRecord).

@@ -496,8 +496,13 @@ func translate(err error) error {
 		return loci.Errorf(loci.ENOTFOUND, "not found")
 	}
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
-		return loci.Errorf(loci.ECONFLICT, "already exists")
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505": // unique_violation
+			return loci.Errorf(loci.ECONFLICT, "already exists")
+		case "23503": // foreign_key_violation: what the row refers to is gone
+			return loci.Errorf(loci.ENOTFOUND, "what it refers to does not exist")
+		}
 	}
 	return err
 }

@@ -422,6 +422,19 @@ func (tx *Tx) DeleteRecords(ctx context.Context, f loci.RecordFilter) (int, erro
 	return int(tag.RowsAffected()), nil
 }
 
+// LockRecords locks the rows of the records (FOR UPDATE: row locks, which
+// take no room in the server's lock table however many there are).
+func (tx *Tx) LockRecords(ctx context.Context, workspace string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := tx.tx.Exec(ctx, `SELECT 1 FROM records WHERE `+workspaceByID("", "$1")+` AND id = ANY($2::text[]) ORDER BY id FOR UPDATE`, workspace, ids)
+	if err != nil {
+		return fmt.Errorf("lock records: %w", err)
+	}
+	return nil
+}
+
 // TouchRecords bumps access_count and last_accessed_at.
 func (tx *Tx) TouchRecords(ctx context.Context, workspace string, ids []string, at time.Time) error {
 	if len(ids) == 0 {

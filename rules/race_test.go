@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loci-memory/loci"
 	"github.com/loci-memory/loci/internal/testdb"
@@ -300,6 +301,62 @@ func TestConcurrentPatchesInOrder(t *testing.T) {
 						}
 					})
 				})
+			}
+		})
+	}
+}
+
+// TestForgetRacingAnEdit: a forget by query and an edit of a record it
+// matches, at once from two replicas, end as if one came first: the edit
+// first, and the record stays with its new content (it no longer matches);
+// the forget first, and the edit finds nothing. An acknowledged edit is
+// never deleted by a forget of what the record said before it. The
+// forget reads the user's 1,000 other facts too, so that the edit lands
+// while it reads.
+func TestForgetRacingAnEdit(t *testing.T) {
+	ctx := context.Background()
+	for _, pair := range testdb.Pairs() {
+		t.Run(pair.Name, func(t *testing.T) {
+			svcs := twoServices(t, pair.Open)
+			for r := range 8 {
+				user := fmt.Sprintf("fu%d", r)
+				f, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "lives in Berlin", UserID: user})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b loci.MemoryBatch
+				for i := range 1000 {
+					b.Add = append(b.Add, loci.MemoryInput{Content: fmt.Sprintf("filler fact number %d", i), UserID: user})
+				}
+				if _, err := svcs[0].BatchMemories(ctx, b); err != nil {
+					t.Fatal(err)
+				}
+				var editErr, forgetErr error
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				wg.Go(func() {
+					<-start
+					time.Sleep(time.Duration(r%4) * time.Millisecond) // into the forget's read, at several points
+					_, editErr = svcs[1].UpdateMemory(ctx, f.ID, loci.MemoryPatch{Content: loci.Ptr("lives in Paris")})
+				})
+				wg.Go(func() {
+					<-start
+					_, forgetErr = svcs[0].ForgetUserMemories(ctx, user, loci.ForgetRequest{Query: "Berlin"})
+				})
+				close(start)
+				wg.Wait()
+				if forgetErr != nil {
+					t.Fatalf("round %d: forget: %v", r, forgetErr)
+				}
+				got, err := svcs[0].GetMemory(ctx, f.ID)
+				switch {
+				case editErr == nil && err != nil:
+					t.Errorf("round %d: the edit to %q was acknowledged, then the record was forgotten for what it said before: %v", r, "lives in Paris", err)
+				case editErr == nil && got.Content != "lives in Paris":
+					t.Errorf("round %d: the record says %q after an acknowledged edit", r, got.Content)
+				case editErr != nil && loci.ErrorCode(editErr) != loci.ENOTFOUND:
+					t.Errorf("round %d: the edit: %v, want it done or not found", r, editErr)
+				}
 			}
 		})
 	}

@@ -215,6 +215,22 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 				}
 			}
 		}
+		if !req.DryRun {
+			// What was read is locked and read again: an edit that
+			// committed since is seen, one that comes later waits.
+			named := func(r *loci.Record) bool { return slices.Contains(req.IDs, r.ID) }
+			if found, err = s.recheckForgotten(ctx, tx, f.Workspace, found, versioned, func(r *loci.Record) bool {
+				return f.Match(r) && where.Match(r) &&
+					(named(r) || len(terms) > 0 && holdsEvery(r, terms) || len(terms) == 0 && len(req.IDs) == 0)
+			}); err != nil {
+				return err
+			}
+			if agents, err = s.recheckForgotten(ctx, tx, f.Workspace, agents, nil, func(r *loci.Record) bool {
+				return r.UserID == "" && r.AgentID != "" && where.Match(r) && holdsEvery(r, terms)
+			}); err != nil {
+				return err
+			}
+		}
 		// Each record once, the agents' answered first.
 		seen := map[string]bool{}
 		var mine []*loci.Record
@@ -268,6 +284,50 @@ func (s *Service) ForgetUserMemories(ctx context.Context, userID string, req loc
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
+	}
+	return out, nil
+}
+
+// recheckForgotten locks the records a forget found (recs), and those
+// whose past versions it may take (versioned), against every other
+// writer (the slots of keyed facts first, as their writers take them),
+// and returns recs as they are now that still match: a record an edit
+// changed since the forget read it is read again, and stays if it no
+// longer matches (the edit came first); one deleted meanwhile is left
+// out. An edit that comes later waits for the forget, and finds the
+// record gone. Without it, an acknowledged edit could be deleted by a
+// forget of what the record said before it (PostgreSQL, whose
+// statements each read what is committed).
+func (s *Service) recheckForgotten(ctx context.Context, tx loci.Tx, ws string, recs, versioned []*loci.Record, matches func(*loci.Record) bool) ([]*loci.Record, error) {
+	if len(recs)+len(versioned) == 0 {
+		return recs, nil
+	}
+	if _, err := lockFactSlots(ctx, tx, recs); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(recs)+len(versioned))
+	for _, r := range slices.Concat(recs, versioned) {
+		ids = append(ids, r.ID)
+	}
+	if err := tx.LockRecords(ctx, ws, ids); err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return recs, nil
+	}
+	now, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids[:len(recs)], Order: loci.OrderNone})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*loci.Record, len(now))
+	for _, r := range now {
+		byID[r.ID] = r
+	}
+	out := recs[:0:0]
+	for _, r := range recs {
+		if cur := byID[r.ID]; cur != nil && (cur.Version == r.Version || matches(cur)) {
+			out = append(out, cur)
+		}
 	}
 	return out, nil
 }

@@ -398,6 +398,8 @@ func translate(err error) error {
 		switch serr.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return loci.Errorf(loci.ECONFLICT, "already exists")
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY: // what the row refers to is gone
+			return loci.Errorf(loci.ENOTFOUND, "what it refers to does not exist")
 		}
 	}
 	return err

@@ -56,6 +56,9 @@ func (tx *Tx) stamp(ctx context.Context) (int64, error) {
 // Lock does nothing: SQLite has one writer, and Update holds it.
 func (tx *Tx) Lock(ctx context.Context, name string) error { return nil }
 
+// LockRecords does nothing: SQLite has one writer, and Update holds it.
+func (tx *Tx) LockRecords(ctx context.Context, workspace string, ids []string) error { return nil }
+
 const recordColumns = `id, workspace, kind, agent_id, user_id, session_id, task_id, key, content, search_text,
 	data, tags, category, action_type, outcome, confidence, access_count, last_accessed_at,
 	created_at, updated_at, expires_at, version, embedding, embedding_model, valid_at, invalid_at, review, metadata`

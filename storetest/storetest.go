@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ExactValues", func(t *testing.T) { testExactValues(t, open) })
 	t.Run("ScanRowByRow", func(t *testing.T) { testScanRowByRow(t, open) })
 	t.Run("LockSerializes", func(t *testing.T) { testLockSerializes(t, open) })
+	t.Run("LockRecords", func(t *testing.T) { testLockRecords(t, open) })
 	t.Run("ListUsers", func(t *testing.T) { testListUsers(t, open) })
 	t.Run("UserSummaries", func(t *testing.T) { testUserSummaries(t, open) })
 	t.Run("CountRecordsBy", func(t *testing.T) { testCountRecordsBy(t, open) })
@@ -541,6 +542,14 @@ func testVersions(t *testing.T, open Opener) {
 	s.View(ctx, func(tx loci.Tx) (err error) { vs, err = tx.ListVersions(ctx, r.ID); return err })
 	if len(vs) != 0 {
 		t.Fatalf("versions left after delete: %+v", vs)
+	}
+	// A version of a record that is gone (deleted by another writer
+	// meanwhile) is not found.
+	err := s.Update(ctx, func(tx loci.Tx) error {
+		return tx.InsertVersion(ctx, loci.RecordVersion{RecordID: r.ID, Version: 3, Content: "v3", Data: json.RawMessage(`{}`), UpdatedAt: base})
+	})
+	if loci.ErrorCode(err) != loci.ENOTFOUND {
+		t.Fatalf("a version of a deleted record: %v, want not found", err)
 	}
 }
 
