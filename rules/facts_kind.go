@@ -88,6 +88,13 @@ func (factKind) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 	if err := w.lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
 		return nil, err
 	}
+	// Read again under the slot's lock: a keyed write of another process
+	// may have superseded it since it was read.
+	if cur, err := getFactRecord(ctx, w.tx, w.ws, rec.ID); err != nil {
+		return nil, err
+	} else if !cur.InvalidAt.IsZero() {
+		return nil, loci.Errorf(loci.ECONFLICT, "fact %s is a past version of its key %q: edit the current one", rec.ID, rec.Key)
+	}
 	nv := &loci.Record{
 		ID: newID(), Workspace: w.ws, Kind: loci.KindFact, Scope: rec.Scope, Key: rec.Key,
 		Content: next.Content, SearchText: search, Tags: next.Tags, Metadata: rec.Metadata,

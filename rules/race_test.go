@@ -361,3 +361,49 @@ func TestForgetRacingAnEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestEditRacingASupersession: an edit of a keyed fact's current version
+// and a keyed add of the same slot, at once from two replicas, end as if
+// one came first: never both superseding the same version (the edit of a
+// version the add superseded is a conflict, as it is after it).
+func TestEditRacingASupersession(t *testing.T) {
+	ctx := context.Background()
+	for _, pair := range testdb.Pairs() {
+		t.Run(pair.Name, func(t *testing.T) {
+			svcs := twoServices(t, pair.Open)
+			for r := range 20 {
+				user := fmt.Sprintf("es%d", r)
+				f0, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "lives in city 0", UserID: user, Key: "home"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var add, edit *loci.MemoryEvent
+				var addErr, editErr error
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				wg.Go(func() {
+					<-start
+					add, addErr = svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "lives in city A", UserID: user, Key: "home"})
+				})
+				wg.Go(func() {
+					<-start
+					edit, editErr = svcs[1].UpdateMemory(ctx, f0.ID, loci.MemoryPatch{Content: loci.Ptr("lives in city B")})
+				})
+				close(start)
+				wg.Wait()
+				if addErr != nil {
+					t.Fatalf("round %d: add: %v", r, addErr)
+				}
+				if editErr != nil {
+					if loci.ErrorCode(editErr) != loci.ECONFLICT {
+						t.Errorf("round %d: edit: %v, want done or a conflict", r, editErr)
+					}
+					continue
+				}
+				if add.Previous == f0.ID && edit.Previous == f0.ID {
+					t.Errorf("round %d: the add (%s) and the edit (%s) both superseded %s", r, add.ID, edit.ID, f0.ID)
+				}
+			}
+		})
+	}
+}
