@@ -136,3 +136,54 @@ func TestFactsOfAnotherAgent(t *testing.T) {
 		})
 	})
 }
+
+// TestKeyedFactsOfAnotherAgent: a keyed fact's slot is the user's,
+// whichever agent writes it (API.md v1.1: "per user or global"), so a key
+// bound to agent a1 that writes the key of a fact a2 stored supersedes it,
+// but is told nothing of it: the answer names no previous id, a repeat of
+// a2's content is no repeat (a2's record, its metadata, stay as they
+// were), and the history of a1's fact holds a1's versions alone, with no
+// link to a2's. A key bound to no agent reads the whole slot.
+func TestKeyedFactsOfAnotherAgent(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := newSecEnv(t, open)
+		admin, _ := e.key(t, loci.RoleAdmin, "")
+		a1, _ := e.key(t, loci.RoleEditor, "a1")
+		a1Creator, _ := e.key(t, loci.RoleCreator, "a1")
+		a2, _ := e.key(t, loci.RoleEditor, "a2")
+		add := func(key, path, body string) (int, map[string]any) {
+			t.Helper()
+			status, out, _ := e.call(t, "POST", path, key, []byte(body))
+			return status, out
+		}
+		_, paris := add(a2, "/v1/memories", `{"content":"a2 secret: lives in Paris","user_id":"u","agent_id":"a2","key":"home_city"}`)
+		_, acme := add(a2, "/v1/memories", `{"content":"a2 secret: works at Acme","user_id":"u","agent_id":"a2","key":"employer","metadata":{"source":"a2"}}`)
+
+		status, rome := add(a1, "/v1/memories", `{"content":"lives in Rome","user_id":"u","agent_id":"a1","key":"home_city"}`)
+		if status != http.StatusCreated || rome["event"] != "UPDATE" || rome["previous_id"] != nil {
+			t.Errorf("a1 writes a2's key: %d %v, want an UPDATE naming no previous id", status, rome)
+		}
+		// a2's content again, from a1: no repeat of a2's record.
+		status, out := add(a1Creator, "/v1/memories", `{"content":"a2 secret: works at Acme","user_id":"u","agent_id":"a1","key":"employer","metadata":{"source":"a1"}}`)
+		if out["id"] == acme["id"] || out["previous_id"] != nil {
+			t.Errorf("a1's creator key repeats a2's content: %d %v, want no answer naming a2's record", status, out)
+		}
+		_, got, _ := e.call(t, "GET", "/v1/memories/"+acme["id"].(string), admin, nil)
+		if meta, _ := got["metadata"].(map[string]any); meta["source"] != "a2" || got["version"] != float64(1) {
+			t.Errorf("a2's record after a1's repeat: %v, want its own metadata, version 1", got)
+		}
+		status, lyon := add(a1, "/v1/facts", `{"user_id":"u","agent_id":"a1","category":"general_fact","key":"home_city","fact":"lives in Lyon"}`)
+		if status != http.StatusCreated || lyon["supersedes"] != rome["id"] {
+			t.Errorf("a1 stores a fact of its key: %d %v, want it to supersede a1's", status, lyon)
+		}
+		for _, path := range []string{"/v1/memories/" + rome["id"].(string) + "/history", "/v1/facts/" + lyon["id"].(string) + "/history"} {
+			status, out, rec := e.call(t, "GET", path, a1, nil)
+			if body := rec.Body.String(); status != http.StatusOK || strings.Contains(body, "a2 secret") || strings.Contains(body, paris["id"].(string)) {
+				t.Errorf("GET %s with a1's key: %d %v, want a1's versions alone", path, status, out)
+			}
+			if status, _, rec := e.call(t, "GET", path, admin, nil); status != http.StatusOK || !strings.Contains(rec.Body.String(), "a2 secret") {
+				t.Errorf("GET %s unbound: %d %s, want every version of the slot", path, status, rec.Body.String())
+			}
+		}
+	})
+}

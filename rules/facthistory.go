@@ -295,10 +295,27 @@ func (s *Service) FactHistory(ctx context.Context, id string) (_ []*loci.Fact, e
 				return err
 			}
 		}
+		// A key bound to an agent reads the versions it reaches (the slot
+		// is the user's, whichever agent), and no link to another's.
+		hidden := map[string]bool{}
 		for _, r := range recs {
+			if !reachable(ctx, r) {
+				hidden[r.ID] = true
+			}
+		}
+		for _, r := range recs {
+			if hidden[r.ID] {
+				continue
+			}
 			f, err := factOf(r, now)
 			if err != nil {
 				return err
+			}
+			if hidden[f.SupersededBy] {
+				f.SupersededBy = ""
+			}
+			if hidden[f.Supersedes] {
+				f.Supersedes = ""
 			}
 			a.touch(r.ID)
 			out = append(out, f)

@@ -130,8 +130,18 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 			return err
 		}
 		a.touch(changed.ids()...)
-		fact, err = factOf(rec, now)
-		return err
+		if fact, err = factOf(rec, now); err != nil {
+			return err
+		}
+		// Another agent's version of the slot is not named to a key
+		// bound to an agent.
+		if changed.superseded != nil && !reachable(ctx, changed.superseded) {
+			fact.Supersedes = ""
+		}
+		if changed.next != nil && !reachable(ctx, changed.next) {
+			fact.SupersededBy = ""
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store fact: %w", err)

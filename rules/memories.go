@@ -346,6 +346,10 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) (_ []loci.Memory
 				if recs, err = tx.FindRecords(ctx, f); err != nil {
 					return err
 				}
+				// A keyed fact's slot is the user's, whichever agent
+				// wrote each version: a key bound to an agent reads
+				// only those it reaches.
+				recs = slices.DeleteFunc(recs, func(r *loci.Record) bool { return !reachable(ctx, r) })
 			}
 		}
 		for _, r := range recs {

@@ -77,7 +77,10 @@ func (w *memWrite) sameContent(ctx context.Context, f loci.RecordFilter, key, c 
 	}
 	norm := normContent(c)
 	for _, r := range recs {
-		if r.InvalidAt.IsZero() && r.Key == key && normContent(r.Content) == norm {
+		// Another agent's record (a keyed fact's slot is the user's,
+		// whichever agent) is no repeat for a key bound to an agent: the
+		// answer would name it, and a repeat's tags and metadata change it.
+		if r.InvalidAt.IsZero() && r.Key == key && normContent(r.Content) == norm && reachable(ctx, r) {
 			return r, nil
 		}
 	}
