@@ -208,31 +208,18 @@ func getLiveFact(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) 
 }
 
 // updateFactTx runs fn on a fact in the write transaction of the
-// operation a audits, holding the fact's lock and, for a keyed fact, its
-// slot's (taken in that order; the slot's writers take no fact lock, so
-// none waits for another in a cycle). The fact is noted as touched.
+// operation a audits, holding, for a keyed fact, its slot's lock and then
+// the fact's (lockByID: the order every writer takes them). The fact is
+// noted as touched.
 func (s *Service) updateFactTx(ctx context.Context, a *audited, id string, fn func(tx loci.Tx, rec *loci.Record, now time.Time) error) error {
 	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return err
 	}
 	ws := loci.WorkspaceFrom(ctx)
 	return a.update(func(tx loci.Tx) error {
-		if err := tx.Lock(ctx, recordLock(ws, id)); err != nil {
-			return err
-		}
-		rec, err := getLiveFact(ctx, tx, ws, id, s.now())
+		rec, err := lockByID(ctx, tx, ws, id, func() (*loci.Record, error) { return getLiveFact(ctx, tx, ws, id, s.now()) })
 		if err != nil {
 			return err
-		}
-		if rec.Key != "" {
-			if err := tx.Lock(ctx, factSlotLock(ws, rec.UserID, rec.Key)); err != nil {
-				return err
-			}
-			// Read again under the slot's lock: a new version may have
-			// superseded it meanwhile.
-			if rec, err = getLiveFact(ctx, tx, ws, id, s.now()); err != nil {
-				return err
-			}
 		}
 		a.touchRecord(rec)
 		return fn(tx, rec, s.now())

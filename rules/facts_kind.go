@@ -113,14 +113,7 @@ func (factKind) edit(ctx context.Context, w *memWrite, rec *loci.Record, p *memE
 }
 
 func (factKind) remove(ctx context.Context, w *memWrite, rec *loci.Record) error {
-	if err := w.lock(ctx, recordLock(w.ws, rec.ID)); err != nil {
-		return err
-	}
-	if rec.Key != "" {
-		if err := w.lock(ctx, factSlotLock(w.ws, rec.UserID, rec.Key)); err != nil {
-			return err
-		}
-	}
+	// The caller holds the slot's lock, then the fact's (lockByID).
 	return deleteFactTx(ctx, w.tx, w.a, rec, w.now)
 }
 

@@ -108,6 +108,19 @@ func (w *memWrite) get(ctx context.Context, id string) (*loci.Record, error) {
 	return getMemoryTx(ctx, w.tx, w.ws, id, w.now)
 }
 
+// lockByID takes the locks of an edit or delete of memory id, its slot's
+// then its own (lockByID), and reads it under them, timed after them.
+func (w *memWrite) lockByID(ctx context.Context, id string) (*loci.Record, error) {
+	rec, err := lockByID(ctx, w.tx, w.ws, id, func() (*loci.Record, error) { return w.get(ctx, id) })
+	if err != nil {
+		return nil, err
+	}
+	if now := w.s.now(); now.After(w.now) {
+		w.now = now
+	}
+	return rec, nil
+}
+
 func getMemoryTx(ctx context.Context, tx loci.Tx, ws, id string, now time.Time) (*loci.Record, error) {
 	if err := loci.RequireText("id", id, loci.MaxRecordIDBytes); err != nil {
 		return nil, err
@@ -204,10 +217,7 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 			return nil, err
 		}
 	}
-	if err := w.lock(ctx, recordLock(w.ws, id)); err != nil {
-		return nil, err
-	}
-	rec, err := w.get(ctx, id)
+	rec, err := w.lockByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -299,10 +309,7 @@ func (w *memWrite) deleteMemory(ctx context.Context, id string) (*loci.Record, e
 	if err := loci.Authorize(ctx, loci.RoleEditor); err != nil {
 		return nil, err
 	}
-	if err := w.lock(ctx, recordLock(w.ws, id)); err != nil {
-		return nil, err
-	}
-	rec, err := w.get(ctx, id)
+	rec, err := w.lockByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}

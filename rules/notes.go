@@ -152,7 +152,7 @@ func (s *Service) Remember(ctx context.Context, agentID, key string, value json.
 // of the key is replaced as if absent. It is timed under the note's lock.
 func (w *memWrite) writeNote(ctx context.Context, agentID, key string, value json.RawMessage, text string) (*loci.Record, string, error) {
 	s, tx, a, ws := w.s, w.tx, w.a, w.ws
-	if err := w.lock(ctx, lockName(ws, "note", agentID, key)); err != nil {
+	if err := w.lock(ctx, noteLock(ws, agentID, key)); err != nil {
 		return nil, "", err
 	}
 	now := w.now

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -403,6 +404,80 @@ func TestEditRacingASupersession(t *testing.T) {
 				if add.Previous == f0.ID && edit.Previous == f0.ID {
 					t.Errorf("round %d: the add (%s) and the edit (%s) both superseded %s", r, add.ID, edit.ID, f0.ID)
 				}
+			}
+		})
+	}
+}
+
+// TestKeyedWritesRacingEditsByID: a write that reaches a record by its key
+// (remember, a keyed add, a repeat that brings metadata or tags) and an
+// edit of the same record by id, neither conditional, at once from two
+// replicas, both succeed: they take the record's slot's lock and its own
+// in one order, so neither waits for the other in a cycle (a deadlock on
+// PostgreSQL) or loses the race to a version conflict.
+func TestKeyedWritesRacingEditsByID(t *testing.T) {
+	ctx := context.Background()
+	note := func(agent string) loci.MemoryInput {
+		return loci.MemoryInput{Content: "v0", AgentID: agent, Kind: loci.KindNote, Key: "k"}
+	}
+	fact := func(user string) loci.MemoryInput {
+		return loci.MemoryInput{Content: "lives in city 0", UserID: user, Key: "home"}
+	}
+	cases := []struct {
+		name  string
+		first func(r int) loci.MemoryInput
+		byKey func(svc *rules.Service, r int) error
+		byID  loci.MemoryPatch
+	}{
+		{"RememberAndMetadata", func(r int) loci.MemoryInput { return note(fmt.Sprint("rm", r)) },
+			func(svc *rules.Service, r int) error {
+				_, err := svc.Remember(ctx, fmt.Sprint("rm", r), "k", jsonString("v1"))
+				return err
+			}, loci.MemoryPatch{Metadata: json.RawMessage(`{"n":1}`)}},
+		{"NoteRepeatAndContent", func(r int) loci.MemoryInput { return note(fmt.Sprint("nr", r)) },
+			func(svc *rules.Service, r int) error {
+				in := note(fmt.Sprint("nr", r))
+				in.Metadata = json.RawMessage(`{"a":1}`)
+				_, err := svc.AddMemory(ctx, in)
+				return err
+			}, loci.MemoryPatch{Content: loci.Ptr("v1")}},
+		{"KeyedAddAndTags", func(r int) loci.MemoryInput { return fact(fmt.Sprint("ka", r)) },
+			func(svc *rules.Service, r int) error {
+				in := fact(fmt.Sprint("ka", r))
+				in.Content = "lives in city 1"
+				_, err := svc.AddMemory(ctx, in)
+				return err
+			}, loci.MemoryPatch{Tags: &[]string{"t"}}},
+		{"KeyedRepeatAndContent", func(r int) loci.MemoryInput { return fact(fmt.Sprint("kr", r)) },
+			func(svc *rules.Service, r int) error {
+				in := fact(fmt.Sprint("kr", r))
+				in.Tags = []string{"t"}
+				_, err := svc.AddMemory(ctx, in)
+				return err
+			}, loci.MemoryPatch{Content: loci.Ptr("lives in city 9")}},
+	}
+	for _, pair := range testdb.Pairs() {
+		t.Run(pair.Name, func(t *testing.T) {
+			svcs := twoServices(t, pair.Open)
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					for r := range 10 {
+						first, err := svcs[0].AddMemory(ctx, tc.first(r))
+						if err != nil {
+							t.Fatal(err)
+						}
+						var keyErr, idErr error
+						var wg sync.WaitGroup
+						start := make(chan struct{})
+						wg.Go(func() { <-start; keyErr = tc.byKey(svcs[0], r) })
+						wg.Go(func() { <-start; _, idErr = svcs[1].UpdateMemory(ctx, first.ID, tc.byID) })
+						close(start)
+						wg.Wait()
+						if keyErr != nil || idErr != nil {
+							t.Errorf("round %d: by key: %v; by id: %v; want both done", r, keyErr, idErr)
+						}
+					}
+				})
 			}
 		})
 	}
