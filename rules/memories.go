@@ -414,6 +414,9 @@ func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []lo
 	err = a.update(func(tx loci.Tx) error {
 		out = out[:0]
 		w := &memWrite{s: s, tx: tx, a: a, ws: loci.WorkspaceFrom(ctx), now: s.now()}
+		if err := w.lockBatch(ctx, b); err != nil {
+			return err
+		}
 		for i, in := range b.Add {
 			ev, err := w.add(ctx, in)
 			if err != nil {
@@ -446,6 +449,52 @@ func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []lo
 	}
 	s.kickEmbedding()
 	return out, nil
+}
+
+// lockBatch takes, before any of b's operations runs, the locks they take
+// one by one (the slots of its keyed adds, and of the records it updates
+// and deletes, then those records'), each class in order: two batches
+// that touch the same records in different orders would otherwise each
+// hold one the other waits for (a deadlock on PostgreSQL). Each operation
+// takes its locks again, which it holds already.
+func (w *memWrite) lockBatch(ctx context.Context, b loci.MemoryBatch) error {
+	var slots, records []string
+	for _, in := range b.Add {
+		switch {
+		case in.Key == "":
+		case in.Kind == loci.KindNote:
+			slots = append(slots, noteLock(w.ws, in.AgentID, in.Key))
+		case in.Kind == "" || in.Kind == loci.KindFact:
+			slots = append(slots, factSlotLock(w.ws, in.UserID, in.Key))
+		}
+	}
+	ids := slices.Clone(b.Delete)
+	for _, u := range b.Update {
+		ids = append(ids, u.ID)
+	}
+	for _, id := range ids {
+		if loci.RequireText("id", id, loci.MaxRecordIDBytes) != nil {
+			continue // refused when its operation runs
+		}
+		records = append(records, recordLock(w.ws, id))
+		rec, err := w.tx.GetRecord(ctx, w.ws, id)
+		if loci.ErrorCode(err) == loci.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if l := slotLock(w.ws, rec); l != "" {
+			slots = append(slots, l)
+		}
+	}
+	slices.Sort(slots)
+	slices.Sort(records)
+	for _, l := range slices.Concat(slices.Compact(slots), slices.Compact(records)) {
+		if err := w.lock(ctx, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // opError names the batch operation an error came from, keeping its code.

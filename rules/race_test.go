@@ -482,3 +482,59 @@ func TestKeyedWritesRacingEditsByID(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchesRacingInOtherOrders: two batches that update the same
+// records in opposite orders, at once from two replicas, both succeed
+// (they lock what they touch in one order before any operation runs: a
+// deadlock on PostgreSQL otherwise), and the records end as one of them
+// left them, each batch whole.
+func TestBatchesRacingInOtherOrders(t *testing.T) {
+	ctx := context.Background()
+	for _, pair := range testdb.Pairs() {
+		t.Run(pair.Name, func(t *testing.T) {
+			svcs := twoServices(t, pair.Open)
+			for r := range 10 {
+				user := fmt.Sprintf("bo%d", r)
+				x, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "x0", UserID: user})
+				if err != nil {
+					t.Fatal(err)
+				}
+				y, err := svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "y0", UserID: user, Key: "y"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				patch := func(id, content string) loci.MemoryUpdate {
+					return loci.MemoryUpdate{ID: id, MemoryPatch: loci.MemoryPatch{Metadata: json.RawMessage(`{"by":"` + content + `"}`)}}
+				}
+				var errA, errB error
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				wg.Go(func() {
+					<-start
+					_, errA = svcs[0].BatchMemories(ctx, loci.MemoryBatch{Update: []loci.MemoryUpdate{patch(x.ID, "a"), patch(y.ID, "a")}})
+				})
+				wg.Go(func() {
+					<-start
+					_, errB = svcs[1].BatchMemories(ctx, loci.MemoryBatch{Update: []loci.MemoryUpdate{patch(y.ID, "b"), patch(x.ID, "b")}})
+				})
+				close(start)
+				wg.Wait()
+				if errA != nil || errB != nil {
+					t.Errorf("round %d: batches: %v; %v; want both done", r, errA, errB)
+					continue
+				}
+				gx, err := svcs[0].GetMemory(ctx, x.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gy, err := svcs[0].GetMemory(ctx, y.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(gx.Metadata) != string(gy.Metadata) {
+					t.Errorf("round %d: x %s, y %s: want both from the batch that ran last", r, gx.Metadata, gy.Metadata)
+				}
+			}
+		})
+	}
+}
