@@ -133,6 +133,9 @@ type EventFilter struct {
 	Workspace string
 	UserID    *string
 	AgentID   *string
+	// ResultHolds, when set, narrows to the events whose result's JSON
+	// text holds it (a record id): a read that then decodes only those.
+	ResultHolds string
 }
 
 // ScanEvents calls fn with each event of f, whatever its status, in the
@@ -145,6 +148,9 @@ func (tx Tx) ScanEvents(ctx context.Context, f EventFilter, fn func(*QueuedEvent
 	}
 	if f.AgentID != nil {
 		where = append(where, Cond{"agent_id", CmpEq, *f.AgentID})
+	}
+	if f.ResultHolds != "" {
+		where = append(where, Cond{"result", CmpHolds, f.ResultHolds})
 	}
 	return tx.FindRows(ctx, RowQuery{Table: eventsTable, Where: where, Order: []Sort{{Column: "id"}}},
 		func(r Row) error { return fn(queuedEventFrom(r)) })

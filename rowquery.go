@@ -52,13 +52,16 @@ type Row []any
 // Cmp compares a column with a value in a Cond.
 type Cmp string
 
-// Comparisons. CmpNull ignores the value.
+// Comparisons. CmpNull ignores the value. CmpHolds selects the rows whose
+// column, as text (a JSON column's text), holds the value, a string, as a
+// substring (case sensitive; a NULL holds nothing).
 const (
-	CmpEq   Cmp = "="
-	CmpLt   Cmp = "<"
-	CmpLe   Cmp = "<="
-	CmpGe   Cmp = ">="
-	CmpNull Cmp = "IS NULL"
+	CmpEq    Cmp = "="
+	CmpLt    Cmp = "<"
+	CmpLe    Cmp = "<="
+	CmpGe    Cmp = ">="
+	CmpNull  Cmp = "IS NULL"
+	CmpHolds Cmp = "HOLDS"
 )
 
 // Cond is one condition of a RowQuery: Column Cmp Value.

@@ -22,6 +22,7 @@ var dialect = &sqltable.Dialect{
 	Decode:       decodeColumn,
 	NoLimit:      nil, // LIMIT NULL: none
 	SkipConflict: " ON CONFLICT DO NOTHING",
+	Holds:        func(c loci.Column, param string) string { return "strpos(" + read(c) + ", " + param + ") > 0" },
 }
 
 func param(n int, t loci.ColumnType) string {

@@ -64,7 +64,20 @@ func forgetEventsOf(ctx context.Context, tx loci.Tx, ws string, recs []*loci.Rec
 	if len(facts) == 0 {
 		return nil
 	}
-	_, err := forgetEvents(ctx, tx, ws, eventScopesOf(facts), func(e *loci.QueuedEvent) bool {
+	scopes := eventScopesOf(facts)
+	if len(facts) <= narrowEventReads {
+		// Only the events whose result's text holds one of the ids are
+		// read (a user's week of queued adds may be thousands).
+		var narrowed []loci.EventFilter
+		for _, f := range scopes {
+			for _, r := range facts {
+				f.ResultHolds = r.ID
+				narrowed = append(narrowed, f)
+			}
+		}
+		scopes = narrowed
+	}
+	_, err := forgetEvents(ctx, tx, ws, scopes, func(e *loci.QueuedEvent) bool {
 		res, ok := eventResult(e)
 		if !ok {
 			return len(e.Result) > 0 // unreadable: it may name them
@@ -78,6 +91,11 @@ func forgetEventsOf(ctx context.Context, tx loci.Tx, ws string, recs []*loci.Rec
 	})
 	return err
 }
+
+// narrowEventReads is how many deleted facts forgetEventsOf reads the
+// events naming each of, one read each, before it reads its scopes' events
+// whole instead.
+const narrowEventReads = 16
 
 // eventScopesOf returns the scopes of the events that may name recs: an
 // event writes a memory about its user (with its agent), or, with a

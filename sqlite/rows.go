@@ -20,6 +20,7 @@ var dialect = &sqltable.Dialect{
 	Dest:    destColumn,
 	Decode:  decodeColumn,
 	NoLimit: -1,
+	Holds:   func(c loci.Column, param string) string { return "instr(" + c.Name + ", " + param + ") > 0" },
 }
 
 // runner runs the plain tables' statements (sqltable.Rows) in a

@@ -171,6 +171,21 @@ func rowsJSON(t *testing.T, s loci.Store) {
 		if err := json.Unmarshal(rows[1][5].(json.RawMessage), &meta); err != nil || meta["topic"] != "x" {
 			t.Errorf("metadata read back as %q", rows[1][5])
 		}
+		// Holds: a text column's, or a JSON column's text, substring; a
+		// NULL holds nothing; case counts.
+		for _, c := range []struct {
+			col, holds string
+			want       int
+		}{
+			{"record_id", r.ID[2:10], 2}, {"metadata", "topic", 1}, {"metadata", `"x"`, 1}, {"metadata", "TOPIC", 0},
+			{"data", `"n"`, 1}, {"content", "zz", 0},
+		} {
+			n, err := tx.CountRows(ctx, loci.RowQuery{Table: rowsVersions, Where: []loci.Cond{
+				{Column: "record_id", Cmp: loci.CmpEq, Value: r.ID}, {Column: c.col, Cmp: loci.CmpHolds, Value: c.holds}}})
+			if err != nil || n != c.want {
+				t.Errorf("%s holds %q: %d, %v; want %d", c.col, c.holds, n, err, c.want)
+			}
+		}
 		return nil
 	})
 }

@@ -35,6 +35,9 @@ type Dialect struct {
 	Decode func(t loci.ColumnType, dest any) (any, error)
 	// NoLimit is the LIMIT argument that means no limit.
 	NoLimit any
+	// Holds returns the condition that column c's text holds the string
+	// of placeholder param (loci.CmpHolds).
+	Holds func(c loci.Column, param string) string
 	// SkipConflict is the clause an INSERT ends with so that a row whose
 	// key exists is skipped rather than failing the statement (" ON
 	// CONFLICT DO NOTHING", as PostgreSQL needs: a failed statement fails
@@ -93,6 +96,19 @@ func (b *builder) where(q loci.RowQuery) error {
 		col, err := column(q.Table, c.Column)
 		if err != nil {
 			return err
+		}
+		if c.Cmp == loci.CmpHolds {
+			v, ok := c.Value.(string)
+			if !ok {
+				return fmt.Errorf("table %s, column %s: holds %T, not a string", q.Table.Name, col.Name, c.Value)
+			}
+			enc, err := b.d.Encode(loci.ColText, v)
+			if err != nil {
+				return err
+			}
+			b.args = append(b.args, enc)
+			b.sql.WriteString(sep(i, " WHERE ", " AND ") + b.d.Holds(col, b.d.Param(len(b.args), loci.ColText)))
+			continue
 		}
 		b.sql.WriteString(sep(i, " WHERE ", " AND ") + col.Name)
 		switch c.Cmp {
