@@ -351,8 +351,10 @@ func (s *Service) expireSessions(ctx context.Context, tx loci.Tx, now time.Time,
 		if d.IsPersistent {
 			continue
 		}
+		// The session and its messages: its user's (a session id of
+		// another user's, which only an import could bring, stays).
 		n, err := tx.DeleteRecords(ctx, loci.RecordFilter{
-			Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: loci.Ptr(r.SessionID),
+			Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: loci.Ptr(r.SessionID), UserID: loci.Ptr(r.UserID),
 		})
 		if err != nil {
 			return err

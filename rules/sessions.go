@@ -384,14 +384,16 @@ func (s *Service) DeleteSession(ctx context.Context, id string) (_ bool, err err
 		if err := tx.Lock(ctx, lockName(ws, "session", id)); err != nil {
 			return err
 		}
-		// The entry names the session's user, when there is a session.
+		// The entry names the session's user, when there is a session;
+		// what goes is that user's session and messages.
+		f := s.sessionFilter(ctx)
+		f.SessionID = &id
 		if rec, err := s.findSession(ctx, tx, id); err == nil {
 			a.touchIn(rec.Scope)
+			f.UserID = &rec.UserID
 		} else if loci.ErrorCode(err) != loci.ENOTFOUND {
 			return err
 		}
-		f := s.sessionFilter(ctx)
-		f.SessionID = &id
 		var err error
 		n, err = deleteTouched(ctx, tx, a, f)
 		return err
