@@ -126,6 +126,8 @@ func (in FactInput) Validate() error {
 		return Errorf(EINVALID, "category must be a name of a-z, 0-9 and _ starting with a letter, at most 64 bytes (for example %s)", strings.Join(FactCategories, ", "))
 	} else if err := RequireText("fact", in.Fact, 0); err != nil {
 		return err
+	} else if err := CheckTime("valid_at", in.ValidAt); err != nil {
+		return err
 	}
 	if in.UserID != "" {
 		if err := RequireText("user_id", in.UserID, MaxUserIDBytes); err != nil {

@@ -63,6 +63,28 @@ func ValidateThreshold(t float64) error {
 	return nil
 }
 
+// Times loci stores: what both backends keep exactly (PostgreSQL's
+// timestamptz, SQLite's Unix microseconds) and RFC 3339, hence JSON, can
+// write.
+var (
+	MinTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
+// CheckTime refuses (EINVALID, naming field) a time outside MinTime and
+// MaxTime once in UTC ("9999-12-31T23:59:59-01:00" is year 10000): stored,
+// it would make every answer that holds it fail to encode. The zero time
+// (none) passes.
+func CheckTime(field string, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	if t = t.UTC(); t.Before(MinTime) || t.After(MaxTime) {
+		return Errorf(EINVALID, "%s must lie between years 1 and 9999 (UTC)", field)
+	}
+	return nil
+}
+
 // ParseReferenceDate reads a search's reference_date: an RFC 3339 time,
 // or a date (2026-01-31) meaning its midnight UTC. The zero time for "";
 // EINVALID for anything else.
@@ -72,7 +94,7 @@ func ParseReferenceDate(s string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+		return t.UTC(), CheckTime("reference_date", t)
 	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t, nil

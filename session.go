@@ -80,6 +80,8 @@ func (p SessionPut) Validate() error {
 		return Errorf(ETOOLARGE, "summary must be at most %d bytes", MaxSessionSummary)
 	} else if math.IsNaN(p.Confidence) || p.Confidence < 0 || p.Confidence > MaxSessionConfidence {
 		return Errorf(EINVALID, "confidence must be between 0 and %d", MaxSessionConfidence)
+	} else if err := CheckTime("expires_at", p.ExpiresAt); err != nil {
+		return err
 	}
 	for _, m := range p.Messages {
 		if err := m.Validate(); err != nil {

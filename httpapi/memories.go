@@ -166,13 +166,13 @@ func expiryTime(field string, v *string) (*time.Time, error) {
 	}
 	if d, err := time.Parse(time.DateOnly, *v); err == nil {
 		end := d.AddDate(0, 0, 1)
-		return &end, nil
+		return &end, givenTime(field, end)
 	}
 	t, err := time.Parse(time.RFC3339Nano, *v)
 	if err != nil {
 		return nil, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time or a date (2026-01-31: the end of that day, UTC)", field)
 	}
-	return &t, nil
+	return &t, givenTime(field, t)
 }
 
 // optionalTime parses an RFC 3339 time a body may carry.
@@ -184,7 +184,7 @@ func optionalTime(field string, v *string) (*time.Time, error) {
 	if err != nil {
 		return nil, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time", field)
 	}
-	return &t, nil
+	return &t, givenTime(field, t)
 }
 
 func (s *Server) handleAddMemory(w http.ResponseWriter, r *http.Request) {

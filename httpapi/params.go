@@ -54,6 +54,16 @@ func page[T any](items []T, limit, offset int) []T {
 	return items[min(offset, len(items)):min(offset+limit, len(items))]
 }
 
+// givenTime checks a time a request gave: one loci stores
+// (loci.CheckTime), and not Go's zero time, 0001-01-01T00:00:00Z, which
+// the rules read as none given (now, or no expiry).
+func givenTime(field string, t time.Time) error {
+	if t.IsZero() {
+		return loci.Errorf(loci.EINVALID, "%s must be after 0001-01-01T00:00:00Z", field)
+	}
+	return loci.CheckTime(field, t)
+}
+
 // parseTime reads an RFC 3339 time (zero when v is empty), in UTC.
 func parseTime(name, v string) (time.Time, error) {
 	if v == "" {
@@ -63,5 +73,5 @@ func parseTime(name, v string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time, e.g. 2026-01-02T15:04:05Z", name)
 	}
-	return t.UTC(), nil
+	return t.UTC(), givenTime(name, t)
 }

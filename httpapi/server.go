@@ -274,12 +274,20 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, status, map[string]any{"success": false, "error": msg, "code": code})
 }
 
+// writeJSON writes v as the answer, encoded before its status is sent: a
+// value that does not encode answers 500, never a status with no body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		enc.Encode(map[string]any{"success": false, "error": "the answer could not be encoded: " + err.Error(), "code": loci.EINTERNAL})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	w.Write(buf.Bytes())
 }
 
 // ok writes a success response: fields beside "success": true.

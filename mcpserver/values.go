@@ -41,5 +41,5 @@ func parseTime(name, v string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, loci.Errorf(loci.EINVALID, "%s must be an RFC 3339 time, e.g. 2026-01-02T15:04:05Z", name)
 	}
-	return t, nil
+	return t, loci.CheckTime(name, t)
 }

@@ -323,6 +323,9 @@ func (s *Service) InvalidateFact(ctx context.Context, id string, at time.Time) (
 	if err != nil {
 		return nil, err
 	}
+	if err := loci.CheckTime("at", at); err != nil {
+		return nil, err
+	}
 	var fact *loci.Fact
 	err = s.updateFactTx(ctx, a, id, func(tx loci.Tx, rec *loci.Record, now time.Time) error {
 		end := now

@@ -63,7 +63,7 @@ func expiryOf(at *time.Time, ttl *int64, now time.Time) (time.Time, error) {
 		if !t.After(now) {
 			return time.Time{}, loci.Errorf(loci.EINVALID, "expires_at must be in the future")
 		}
-		return t, nil
+		return t, loci.CheckTime("expires_at", t)
 	case ttl != nil:
 		if *ttl <= 0 || *ttl > loci.MaxTTLSeconds {
 			return time.Time{}, loci.Errorf(loci.EINVALID, "ttl_seconds must be from 1 to %d", loci.MaxTTLSeconds)
