@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -113,13 +114,39 @@ func (s *Server) handleListPreferences(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleUsePreference(w http.ResponseWriter, r *http.Request) {
+	if err := checkSourceBody(r); err != nil {
+		s.Error(w, r, err)
+		return
+	}
 	p, err := s.PreferenceService.UsePreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
 	s.answerPreference(w, r, p, err)
 }
 
 func (s *Server) handleConfirmPreference(w http.ResponseWriter, r *http.Request) {
+	if err := checkSourceBody(r); err != nil {
+		s.Error(w, r, err)
+		return
+	}
 	p, err := s.PreferenceService.ConfirmPreference(r.Context(), r.PathValue("user_id"), r.PathValue("type"), r.URL.Query().Get("session_id"))
 	s.answerPreference(w, r, p, err)
+}
+
+// checkSourceBody checks the body of a preference's use or confirm
+// (API.md: {"source"}), which may be empty: a source, when given, is
+// implicit or explicit, and nothing else is taken. The rules need none:
+// a use is observed, a confirmation explicit.
+func checkSourceBody(r *http.Request) error {
+	if len(bytes.TrimSpace(bodyOf(r))) == 0 {
+		return nil
+	}
+	var req contradictRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Source != "" && req.Source != loci.SourceImplicit && req.Source != loci.SourceExplicit {
+		return loci.Errorf(loci.EINVALID, "source must be implicit or explicit")
+	}
+	return nil
 }
 
 // contradictRequest is the body of POST .../preferences/{type}/contradict.

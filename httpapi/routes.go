@@ -137,17 +137,29 @@ func (s *Server) handle(ep endpoint) {
 	s.mux.HandleFunc(ep.pattern, s.guard(rt, func(w http.ResponseWriter, r *http.Request) { h(s, w, r) }))
 }
 
+// repeatable are the query parameters a route may take more than once
+// (GET /v1/memories' kind: a list); any other given twice is refused, as
+// a handler reads only its first value (a second filters was dropped,
+// widening the read).
+var repeatable = map[string]bool{"kind": true}
+
 // checkQuery refuses a query parameter that takes does not list, naming
-// the ones the route takes.
+// the ones the route takes, and one given twice that is not repeatable.
 func checkQuery(r *http.Request, takes []string) error {
 	if r.URL.RawQuery == "" {
 		return nil
 	}
-	var unknown []string
-	for name := range r.URL.Query() {
+	var unknown, twice []string
+	for name, vals := range r.URL.Query() {
 		if !slices.Contains(takes, name) {
 			unknown = append(unknown, name)
+		} else if len(vals) > 1 && !repeatable[name] {
+			twice = append(twice, name)
 		}
+	}
+	if len(unknown) == 0 && len(twice) > 0 {
+		slices.Sort(twice)
+		return loci.Errorf(loci.EINVALID, "query parameter %s is given more than once: give it once", strings.Join(twice, ", "))
 	}
 	if len(unknown) == 0 {
 		return nil

@@ -66,3 +66,22 @@ func TestUnknownQueryParameter(t *testing.T) {
 		t.Fatalf("GET /v1/memories?user=alice: %d %s, want 400 naming user_id", rec.Code, rec.Body)
 	}
 }
+
+// TestQueryParameterTwice: a query parameter given twice is refused (a
+// handler reads its first value: a second filters was dropped, widening
+// the read), but for kind, which GET /v1/memories takes as a list.
+func TestQueryParameterTwice(t *testing.T) {
+	h := httpapi.NewServer(rules.New(testdb.OpenSQLite(t)), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for url, want := range map[string]int{
+		`/v1/memories?user_id=u1&filters={}&filters={"metadata.n":{"gt":2}}`: http.StatusBadRequest,
+		`/v1/memories?user_id=u1&user_id=u2`:                                 http.StatusBadRequest,
+		`/v1/facts?user_id=u1&user_id=u2`:                                    http.StatusBadRequest,
+		`/v1/memories?user_id=u1&kind=fact&kind=note`:                        http.StatusOK,
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, strings.ReplaceAll(url, `"`, "%22"), nil))
+		if rec.Code != want || want != http.StatusOK && !strings.Contains(rec.Body.String(), "more than once") {
+			t.Errorf("GET %s: %d %s, want %d", url, rec.Code, rec.Body, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -78,4 +79,31 @@ func TestWriteJSONEncodesFirst(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); rec.Code != http.StatusInternalServerError || err != nil || out["code"] != loci.EINTERNAL {
 		t.Errorf("writeJSON of a value that does not encode: %d %q, want 500 with the error envelope", rec.Code, rec.Body.String())
 	}
+}
+
+// TestPreferenceUseChecksItsBody: a preference's use and confirm take
+// {"source"} (API.md) or nothing: a bad source or an unknown field is 400
+// and changes nothing; a good one, or none, is applied.
+func TestPreferenceUseChecksItsBody(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := newSecEnv(t, open)
+		e.call(t, "POST", "/v1/users/u1/preferences", "", []byte(`{"type":"color","value":"blue","source":"implicit"}`))
+		_, before, _ := e.call(t, "GET", "/v1/users/u1/preferences", "", nil)
+		for _, verb := range []string{"use", "confirm"} {
+			for _, body := range []string{`{"source":"bogus"}`, `{"zzz_unknown_field":1}`, `[]`} {
+				status, out, rec := e.call(t, "POST", "/v1/users/u1/preferences/color/"+verb, "", []byte(body))
+				if status != http.StatusBadRequest || out["code"] != loci.EINVALID {
+					t.Errorf("%s %s: %d %s, want 400 invalid", verb, body, status, rec.Body.String())
+				}
+			}
+		}
+		if _, after, _ := e.call(t, "GET", "/v1/users/u1/preferences", "", nil); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("refused uses changed the preference: %v, was %v", after, before)
+		}
+		for _, body := range []string{``, `{}`, `{"source":"explicit"}`} {
+			if status, _, rec := e.call(t, "POST", "/v1/users/u1/preferences/color/use", "", []byte(body)); status != http.StatusOK {
+				t.Errorf("use %q: %d %s, want 200", body, status, rec.Body.String())
+			}
+		}
+	})
 }
