@@ -237,6 +237,30 @@ func TestFactSearchAndAccess(t *testing.T) {
 	})
 }
 
+// TestConsolidationOfIDsWithColons: an agent or action type holding ':'
+// keeps a pattern of its own (agent a with action b:c, agent a:b with
+// action c), so consolidation stays idempotent: a second run creates and
+// updates nothing.
+func TestConsolidationOfIDsWithColons(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := lcOpen(t, open)
+		for _, p := range [][2]string{{"a", "b:c"}, {"a:b", "c"}, {"a%3Ab", "c"}} {
+			for range 3 {
+				if _, err := e.svc.RecordEpisode(e.ctx, lcEpisode("u", p[0], p[1], "did it", loci.OutcomeSuccess, 0.9)); err != nil {
+					t.Fatal(err)
+				}
+				e.clock.Add(time.Minute)
+			}
+		}
+		if r := e.lcMaintain(t, loci.MaintainConsolidate).Tasks[loci.MaintainConsolidate]; r.Created != 3 || r.Updated != 0 {
+			t.Errorf("first run: %+v, want a pattern created for each of the 3 pairs", r)
+		}
+		if r := e.lcMaintain(t, loci.MaintainConsolidate).Tasks[loci.MaintainConsolidate]; r.Created != 0 || r.Updated != 0 {
+			t.Errorf("second run: %+v, want nothing", r)
+		}
+	})
+}
+
 func TestConsolidation(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		e := lcOpen(t, open)

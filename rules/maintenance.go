@@ -86,8 +86,14 @@ func (s *Service) Maintain(ctx context.Context, req loci.MaintenanceRequest) (_ 
 
 // patternKey is the key of the pattern_learned fact of an agent's action
 // type; with the user it names the slot consolidation keeps one current
-// fact in.
-func patternKey(agentID, actionType string) string { return "pattern:" + agentID + ":" + actionType }
+// fact in. A ':' or '%' of either is escaped (%3A, %25), so that agent a
+// with action b:c and agent a:b with action c keep slots of their own (a
+// key without either is as it always was).
+func patternKey(agentID, actionType string) string {
+	return "pattern:" + patternKeyPart.Replace(agentID) + ":" + patternKeyPart.Replace(actionType)
+}
+
+var patternKeyPart = strings.NewReplacer("%", "%25", ":", "%3A")
 
 // consolidate turns, for each user+agent, the action types with at least
 // PatternMinEpisodes successful episodes of confidence above
