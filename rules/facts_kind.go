@@ -143,6 +143,11 @@ func (factKind) uniqueKey(r *loci.Record) string {
 	return strings.Join([]string{string(r.Kind), r.UserID, r.Key}, "\x00")
 }
 
+// keyHolders: the facts of r's slot, whichever agent wrote them.
+func (factKind) keyHolders(ws string, r *loci.Record) loci.RecordFilter {
+	return loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: &r.UserID, Key: &r.Key, Order: loci.OrderNone}
+}
+
 // historyOf: a keyed fact's history is its slot's, newest first.
 func (factKind) historyOf(r *loci.Record) (loci.RecordFilter, bool) {
 	if r.Key == "" {

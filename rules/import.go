@@ -313,7 +313,9 @@ func keyOf(r *loci.Record) string {
 }
 
 // findPresent marks the entries whose record is already stored, the same;
-// one stored with other content is a conflict.
+// one stored with other content is a conflict, and so is a keyed record
+// whose key a stored one with another id holds (the write would fail on
+// the key, after the batches before it were stored).
 func (s *Service) findPresent(ctx context.Context, ws string, entries []importEntry) error {
 	var ids []string
 	for _, e := range entries {
@@ -324,18 +326,30 @@ func (s *Service) findPresent(ctx context.Context, ws string, entries []importEn
 	if len(ids) == 0 {
 		return nil
 	}
-	var stored []*loci.Record
+	byID := map[string]*loci.Record{}
+	holders := map[int][]*loci.Record{} // by entry, of the new keyed ones
 	err := s.store.View(ctx, func(tx loci.Tx) error {
-		var err error
-		stored, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids, Order: loci.OrderNone})
-		return err
+		clear(byID)
+		clear(holders)
+		stored, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, IDs: ids, Order: loci.OrderNone})
+		if err != nil {
+			return err
+		}
+		for _, r := range stored {
+			byID[r.ID] = r
+		}
+		for i, e := range entries {
+			if e.rec == nil || !keyed(e.rec) || byID[e.rec.ID] != nil {
+				continue
+			}
+			if holders[i], err = tx.FindRecords(ctx, keyHoldersOf(ws, e.rec)); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
-	}
-	byID := make(map[string]*loci.Record, len(stored))
-	for _, r := range stored {
-		byID[r.ID] = r
 	}
 	for i := range entries {
 		e := &entries[i]
@@ -347,9 +361,30 @@ func (s *Service) findPresent(ctx context.Context, ws string, entries []importEn
 				return lineError(e.line, errPresent(old))
 			}
 			e.present = true
+			continue
+		}
+		for _, h := range holders[i] {
+			if h.ID != e.rec.ID && keyed(h) && keyOf(h) == keyOf(e.rec) {
+				return lineError(e.line, errKeyHeld(e.rec, h))
+			}
 		}
 	}
 	return nil
+}
+
+// keyHoldersOf selects the stored records that may hold r's key, as its
+// kind says (kindImport.keyHolders).
+func keyHoldersOf(ws string, r *loci.Record) loci.RecordFilter {
+	k, ok := importOf(r.Kind)
+	if !ok {
+		return defaultRules{}.keyHolders(ws, r)
+	}
+	return k.keyHolders(ws, r)
+}
+
+func errKeyHeld(r, holder *loci.Record) error {
+	return loci.Errorf(loci.ECONFLICT, "the %s key %q of this scope is held by record %s, stored: "+
+		"delete it or import into another workspace", r.Kind, r.Key, holder.ID)
 }
 
 // sameRecord reports whether a stored record is the state an imported one

@@ -107,6 +107,23 @@ func noteLine(id, key, value string) string {
 		id, key, value, importTimes)
 }
 
+func blockLine(id, agent, label string) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"block","agent_id":%q,"key":%q,"content":"c","data":{"limit":100},%s}`,
+		id, agent, label, importTimes)
+}
+
+func preferenceLine(id, user, key string) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"preference","user_id":%q,"key":%q,"content":"formal","data":{"type":"tone"},%s}`,
+		id, user, key, importTimes)
+}
+
+// factLine is a fact of user and agent in slot key (none: ""); extra
+// fields, such as an invalid_at, go before the times.
+func factLine(id, user, agent, key, extra string) string {
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"fact","user_id":%q,"agent_id":%q,"key":%q,"content":"lives in Paris","category":"general_fact",%s%s}`,
+		id, user, agent, key, extra, importTimes)
+}
+
 // exportIn exports the workspace of ctx.
 func exportIn(ctx context.Context, t *testing.T, svc *rules.Service) string {
 	t.Helper()
@@ -169,6 +186,23 @@ func TestImportRules(t *testing.T) {
 			code: loci.EINVALID, line: 2, words: "empty"},
 		{name: "ErrNoteBlankValue", body: lines(noteLine("n1", "k", `" \t"`)),
 			code: loci.EINVALID, line: 1, words: "empty"},
+		{name: "OKKeyOfAnotherScope", held: lines(noteLine("n-old", "k", `"v"`), factLine("f-old", "u", "a", "k", "")),
+			body: lines(strings.Replace(noteLine("n-new", "k", `"v"`), `"agent_id":"a"`, `"agent_id":"b"`, 1), factLine("f-new", "v", "a", "k", ""),
+				factLine("f-past", "u", "a", "k", `"invalid_at":"2026-01-01T00:00:00Z",`))},
+		{name: "ErrNoteKeyHeld", held: lines(noteLine("n-old", "k", `"v"`)), body: lines(noteLine("n-other", "k2", `"v"`), noteLine("n-new", "k", `"w"`)),
+			code: loci.ECONFLICT, line: 2, words: "held by record ErrNoteKeyHeld-n-old"},
+		{name: "ErrExpiredNoteKeyHeld", held: lines(strings.Replace(noteLine("n-old", "k", `"v"`), `"version"`, `"expires_at":"2026-01-01T00:00:01Z","version"`, 1)),
+			body: lines(noteLine("n-new", "k", `"w"`)), code: loci.ECONFLICT, line: 1, words: "n-old"},
+		{name: "ErrBlockKeyHeld", held: lines(blockLine("b-old", "a", "persona")), body: lines(blockLine("b-new", "a", "persona")),
+			code: loci.ECONFLICT, line: 1, words: "b-old"},
+		{name: "ErrPreferenceKeyHeld", held: lines(preferenceLine("p-old", "u", "tone")), body: lines(preferenceLine("p-new", "u", "tone")),
+			code: loci.ECONFLICT, line: 1, words: "p-old"},
+		{name: "ErrFactSlotHeld", held: lines(factLine("f-old", "u", "a1", "home_city", "")), body: lines(factLine("f-new", "u", "a2", "home_city", "")),
+			code: loci.ECONFLICT, line: 1, words: "f-old"},
+		{name: "ErrSessionKeyHeld", held: lines(sessionLine("s-old", "u", "sess", "sess", 0)), body: lines(sessionLine("s-new", "u", "sess", "sess", 0)),
+			code: loci.ECONFLICT, line: 1, words: "s-old"},
+		{name: "ErrWorkingKeyHeld", held: lines(workingLine("w-old", "t", "k", 10)), body: lines(workingLine("w-new", "t", "k", 10)),
+			code: loci.ECONFLICT, line: 1, words: "w-old"},
 		{name: "ErrWorkingNullValue", body: lines(strings.Replace(workingLine("w1", "t", "k1", 10), `"data":{"value":"xxxxxxxx"}`, `"data":{"value":null}`, 1)),
 			code: loci.EINVALID, line: 1, words: "value"},
 	}
@@ -206,6 +240,33 @@ func TestImportRules(t *testing.T) {
 					t.Errorf("a refused import changed the workspace")
 				}
 			})
+		}
+	})
+}
+
+// TestImportKeyHeldAfterABatch: a keyed line whose key a stored record
+// with another id holds is refused before anything is written, however
+// many batches come before it (it was refused by the key's index as its
+// batch was written, the batches before it stored, and the error said to
+// run the same import again, which failed there again).
+func TestImportKeyHeldAfterABatch(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		svc := rules.New(open(t))
+		if _, err := svc.Import(ctx, strings.NewReader(lines(noteLine("n-old", "k", `"v"`)))); err != nil {
+			t.Fatal(err)
+		}
+		const batch = 25000
+		_, err := svc.Import(ctx, strings.NewReader(passages(batch)+lines(noteLine("n-new", "k", `"w"`))))
+		msg := loci.ErrorMessage(err)
+		if loci.ErrorCode(err) != loci.ECONFLICT || !strings.HasPrefix(msg, fmt.Sprintf("line %d: ", batch+1)) || !strings.Contains(msg, "n-old") {
+			t.Errorf("err = %v, want a conflict on line %d naming n-old", err, batch+1)
+		}
+		if strings.Contains(msg, "run the same import again") {
+			t.Errorf("the error says to run the import again: %s", msg)
+		}
+		if _, n, err := svc.ListPassages(ctx, "a", loci.PassageFilter{Limit: 1}); err != nil || n != 0 {
+			t.Errorf("the refused import stored %d passages (%v)", n, err)
 		}
 	})
 }

@@ -61,6 +61,11 @@ type kindImport interface {
 	// uniqueKey is what an open record's key is unique in: the kind,
 	// scope and key unless the kind says otherwise.
 	uniqueKey(r *loci.Record) string
+	// keyHolders selects the records of workspace ws that may hold the
+	// key of r, an open keyed record: those whose uniqueKey may be r's
+	// (the kind, scope and key unless the kind says otherwise), history
+	// included, so that an import finds a stored one before writing.
+	keyHolders(ws string, r *loci.Record) loci.RecordFilter
 	// linkable reports whether a block link may point at a record of the
 	// kind: blocks alone.
 	linkable() bool
@@ -233,6 +238,12 @@ func (defaultRules) readExpired() bool     { return false }
 func (defaultRules) expiresByDelete() bool { return false }
 func (defaultRules) uniqueKey(r *loci.Record) string {
 	return strings.Join([]string{string(r.Kind), r.AgentID, r.UserID, r.SessionID, r.TaskID, r.Key}, "\x00")
+}
+func (defaultRules) keyHolders(ws string, r *loci.Record) loci.RecordFilter {
+	return loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{r.Kind}, Key: &r.Key,
+		AgentID: &r.AgentID, UserID: &r.UserID, SessionID: &r.SessionID, TaskID: &r.TaskID, Order: loci.OrderNone,
+	}
 }
 func (defaultRules) reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) error {
 	return fmt.Errorf("review queue: record %s is a %s", r.ID, r.Kind)
