@@ -13,15 +13,20 @@ import (
 )
 
 // failingStore fails its failAt-th write transaction as storage would
-// (unavailable), passing every other through to the real store.
+// (unavailable), or with err when set, passing every other through to the
+// real store.
 type failingStore struct {
 	loci.Store
 	updates atomic.Int32
 	failAt  int32
+	err     error
 }
 
 func (s *failingStore) Update(ctx context.Context, fn func(loci.Tx) error) error {
 	if s.updates.Add(1) == s.failAt {
+		if s.err != nil {
+			return s.err
+		}
 		return loci.Errorf(loci.EUNAVAILABLE, "the database does not answer")
 	}
 	return s.Store.Update(ctx, fn)
@@ -70,6 +75,27 @@ func TestImportBatches(t *testing.T) {
 		found, err := svc.SearchPassages(ctx, "a", "passages numbered 25321", loci.PassageFilter{Limit: 1})
 		if err != nil || len(found.Results) == 0 || found.Results[0].Content != "passage number 25321" {
 			t.Errorf("search of an imported passage: %+v %v", found, err)
+		}
+	})
+}
+
+// TestImportRefusedWhileWriting: a line refused as its batch is written
+// (a write that took its key or its limit after the check) keeps the
+// batches before it and says so, but not that the same import run again
+// imports the rest: it is refused again (the error said so of any
+// failure). A storage failure says it (TestImportBatches).
+func TestImportRefusedWhileWriting(t *testing.T) {
+	const batch, total = 25000, 25010
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		refused := loci.Errorf(loci.ECONFLICT, "line %d: record p025002 (or its key) already exists", batch+3)
+		_, err := rules.New(&failingStore{Store: open(t), failAt: 2, err: refused}).Import(ctx, strings.NewReader(passages(total)))
+		msg := loci.ErrorMessage(err)
+		if loci.ErrorCode(err) != loci.ECONFLICT || !strings.Contains(msg, fmt.Sprintf("the lines before line %d were imported: %d records", batch+1, batch)) {
+			t.Errorf("import refused in its second batch: %v", err)
+		}
+		if strings.Contains(msg, "run the same import again") {
+			t.Errorf("a refused line says to run the same import again: %s", msg)
 		}
 	})
 }

@@ -18,7 +18,8 @@ type importBatch struct {
 // writeImport is the second phase: it writes the spooled lines in
 // batches, each its own transaction, then the block links. A line that
 // fails stops it; what the batches before stored stays, and the error
-// says so.
+// says so, and, for a storage failure, that the same import run again
+// completes it.
 // The ids of the records each batch stored or skipped are noted in a once
 // the batch is committed.
 func (s *Service) writeImport(ctx context.Context, ws string, sp *spool, plan *importPlan, a *audited) (*loci.ImportResult, error) {
@@ -46,14 +47,31 @@ func (s *Service) writeImport(ctx context.Context, ws string, sp *spool, plan *i
 			} else if len(b.links) > 0 {
 				first = b.links[0].line
 			}
+			// Only a storage failure passes when run again: a line refused
+			// (a write that took its key or its limit meanwhile) is refused
+			// again.
+			rest := "the rest were not"
+			if storageFailure(err) {
+				rest = "run the same import again to import the rest"
+			}
 			return res, relabel(err, "%s (the lines before line %d were imported: %d records, "+
-				"%d skipped as already there; run the same import again to import the rest)", loci.ErrorMessage(err), first, res.Records, res.Skipped)
+				"%d skipped as already there; %s)", loci.ErrorMessage(err), first, res.Records, res.Skipped, rest)
 		}
 	}
 	if err := <-readErr; err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// storageFailure reports whether err is the storage's failure (internal,
+// unavailable, full), not a refusal of what was written.
+func storageFailure(err error) bool {
+	switch loci.ErrorCode(err) {
+	case loci.EINTERNAL, loci.EUNAVAILABLE, loci.ESTORAGEFULL:
+		return true
+	}
+	return false
 }
 
 // readImportBatches decodes the spooled lines into batches, then the
