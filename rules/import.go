@@ -382,9 +382,18 @@ func keyHoldersOf(ws string, r *loci.Record) loci.RecordFilter {
 	return k.keyHolders(ws, r)
 }
 
+// keyName names r's key in an error, as its kind says (kindImport.keyName).
+func keyName(r *loci.Record) string {
+	k, ok := importOf(r.Kind)
+	if !ok {
+		return defaultRules{}.keyName(r)
+	}
+	return k.keyName(r)
+}
+
 func errKeyHeld(r, holder *loci.Record) error {
-	return loci.Errorf(loci.ECONFLICT, "the %s key %q of this scope is held by record %s, stored: "+
-		"delete it or import into another workspace", r.Kind, r.Key, holder.ID)
+	return loci.Errorf(loci.ECONFLICT, "%s is held by record %s, stored: "+
+		"delete it or import into another workspace", keyName(r), holder.ID)
 }
 
 // sameRecord reports whether a stored record is the state an imported one
@@ -432,7 +441,7 @@ func (s *Service) checkImportDuplicates(plan *importPlan, sp *spool) error {
 		}
 		if k := keyOf(e.rec); keyed(e.rec) && dupKeys[maphash.String(plan.seed, k)] {
 			if first, ok := seenKey[k]; ok {
-				return lineError(e.line, loci.Errorf(loci.ECONFLICT, "the %s key %q of this scope is also on line %d", e.rec.Kind, e.rec.Key, first))
+				return lineError(e.line, loci.Errorf(loci.ECONFLICT, "%s is also on line %d", keyName(e.rec), first))
 			}
 			seenKey[k] = e.line
 		}

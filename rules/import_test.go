@@ -166,7 +166,9 @@ func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 // what later reads would disagree with (a session whose message_count is
 // not its messages', a message index given twice or beyond the session's
 // next, a message without its session, a session whose key is not its
-// id, a tag given twice) and what the API refuses across records or in a
+// id, a session id another user's or agent's session holds, in the file
+// or stored, a key a stored record of another id holds, a tag given
+// twice) and what the API refuses across records or in a
 // value (a task's working values over the limit in all, more than the
 // episode cap for one user and agent, a note with an empty value, a
 // working entry without one), counting what the workspace holds already.
@@ -227,6 +229,12 @@ func TestImportRules(t *testing.T) {
 			code: loci.ECONFLICT, line: 1, words: "f-old"},
 		{name: "ErrSessionKeyHeld", held: lines(sessionLine("s-old", "u", "sess", "sess", 0)), body: lines(sessionLine("s-new", "u", "sess", "sess", 0)),
 			code: loci.ECONFLICT, line: 1, words: "s-old"},
+		{name: "ErrSessionOfAnotherUser", body: lines(sessionLine("s1", "u", "sess", "sess", 0), sessionLine("s2", "v", "sess", "sess", 0)),
+			code: loci.ECONFLICT, line: 2, words: `session "sess" (a session id is unique in the workspace, whichever its user) is also on line 1`},
+		{name: "ErrSessionOfAnotherAgent", body: lines(sessionLine("s1", "u", "sess", "sess", 0), strings.Replace(sessionLine("s2", "u", "sess", "sess", 0), `"user_id"`, `"agent_id":"a","user_id"`, 1)),
+			code: loci.ECONFLICT, line: 2, words: "line 1"},
+		{name: "ErrSessionOfAnotherUserHeld", held: lines(sessionLine("s-old", "u", "sess", "sess", 0)), body: lines(sessionLine("s-new", "v", "sess", "sess", 0)),
+			code: loci.ECONFLICT, line: 1, words: "held by record ErrSessionOfAnotherUserHeld-s-old"},
 		{name: "ErrWorkingKeyHeld", held: lines(workingLine("w-old", "t", "k", 10)), body: lines(workingLine("w-new", "t", "k", 10)),
 			code: loci.ECONFLICT, line: 1, words: "w-old"},
 		{name: "ErrWorkingNullValue", body: lines(strings.Replace(workingLine("w1", "t", "k1", 10), `"data":{"value":"xxxxxxxx"}`, `"data":{"value":null}`, 1)),

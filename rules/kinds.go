@@ -66,6 +66,9 @@ type kindImport interface {
 	// (the kind, scope and key unless the kind says otherwise), history
 	// included, so that an import finds a stored one before writing.
 	keyHolders(ws string, r *loci.Record) loci.RecordFilter
+	// keyName names r's key, and where it is unique, in an import's
+	// errors.
+	keyName(r *loci.Record) string
 	// linkable reports whether a block link may point at a record of the
 	// kind: blocks alone.
 	linkable() bool
@@ -244,6 +247,9 @@ func (defaultRules) keyHolders(ws string, r *loci.Record) loci.RecordFilter {
 		Workspace: ws, Kinds: []loci.Kind{r.Kind}, Key: &r.Key,
 		AgentID: &r.AgentID, UserID: &r.UserID, SessionID: &r.SessionID, TaskID: &r.TaskID, Order: loci.OrderNone,
 	}
+}
+func (defaultRules) keyName(r *loci.Record) string {
+	return fmt.Sprintf("the %s key %q of this scope", r.Kind, r.Key)
 }
 func (defaultRules) reviewItem(it *loci.ReviewItem, r *loci.Record, now time.Time) error {
 	return fmt.Errorf("review queue: record %s is a %s", r.ID, r.Kind)

@@ -2,7 +2,9 @@ package rules
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/loci-memory/loci"
 )
@@ -93,6 +95,35 @@ func (sessionKind) keepImportData(e *importEntry, data any) {
 	case *messageData:
 		e.messageIndex = d.Index
 	}
+}
+
+// uniqueKey: a session's id (its key) is unique in the workspace, whoever
+// its user or agent, as the session routes keep it (a session is found by
+// its id alone, and another user's is a conflict); a message has no key.
+func (sessionKind) uniqueKey(r *loci.Record) string {
+	if r.Category != sessionCategory {
+		return defaultRules{}.uniqueKey(r)
+	}
+	return strings.Join([]string{string(r.Kind), r.Category, r.Key}, "\x00")
+}
+
+// keyHolders: the sessions of r's id, whoever their user, as findSession
+// reads them.
+func (sessionKind) keyHolders(ws string, r *loci.Record) loci.RecordFilter {
+	if r.Category != sessionCategory {
+		return defaultRules{}.keyHolders(ws, r)
+	}
+	return loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindSession}, SessionID: &r.SessionID, Key: &r.Key,
+		Category: loci.Ptr(sessionCategory), Order: loci.OrderNone,
+	}
+}
+
+func (sessionKind) keyName(r *loci.Record) string {
+	if r.Category != sessionCategory {
+		return defaultRules{}.keyName(r)
+	}
+	return fmt.Sprintf("session %q (a session id is unique in the workspace, whichever its user)", r.Key)
 }
 
 // isMessage reports whether r is a conversation message, not a session.
