@@ -117,12 +117,15 @@ type importLink struct {
 // importPlan is what the check learned for the writes.
 type importPlan struct {
 	checkPresent bool // the workspace held records: look for them
-	idHashes     []uint64
-	keyHashes    []uint64
-	blocks       map[string]bool
-	links        []importLink
-	seed         maphash.Seed
-	rules        *importRules
+	// keyedKinds: the kinds of which the workspace held keyed records:
+	// look for the holders of their keys.
+	keyedKinds map[loci.Kind]bool
+	idHashes   []uint64
+	keyHashes  []uint64
+	blocks     map[string]bool
+	links      []importLink
+	seed       maphash.Seed
+	rules      *importRules
 }
 
 // lineError is the error of a line: its domain code, "line N: message".
@@ -163,7 +166,16 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 		defer close(chunks)
 		readDone <- readImportChunks(ctx, r, chunks, inflight)
 	}()
-	checkChunks(ctx, workers, chunks, checked)
+	checkChunks(ctx, workers, chunks, checked, func(c *importChunk) {
+		c.check()
+		// The records already stored, looked for by each worker: a
+		// read per chunk, and one per new keyed line.
+		if plan.checkPresent {
+			if err := s.findPresent(ctx, ws, plan, c.entries); err != nil {
+				c.err = err // its lines come before the chunk's refused one
+			}
+		}
+	})
 
 	// Collect in input order, so the first refused line is reported.
 	pending := map[int]*importChunk{}
@@ -205,25 +217,36 @@ func (s *Service) checkImport(ctx context.Context, ws string, r io.Reader, sp *s
 }
 
 // newImportPlan starts the plan of an import into ws: records already
-// stored are looked for only when the workspace holds any.
+// stored are looked for only when the workspace holds any, and keys
+// already held only in the kinds of which it holds keyed records.
 func (s *Service) newImportPlan(ctx context.Context, ws string) (*importPlan, error) {
-	var some []*loci.Record
+	plan := &importPlan{blocks: map[string]bool{}, keyedKinds: map[loci.Kind]bool{}, seed: maphash.MakeSeed()}
 	err := s.store.View(ctx, func(tx loci.Tx) error {
-		var err error
-		some, err = tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Limit: 1})
-		return err
+		some, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Limit: 1})
+		if err != nil || len(some) == 0 {
+			return err
+		}
+		plan.checkPresent = true
+		for _, k := range loci.Kinds {
+			some, err := tx.FindRecords(ctx, loci.RecordFilter{Workspace: ws, Kinds: []loci.Kind{k}, Keyed: true, Limit: 1})
+			if err != nil {
+				return err
+			}
+			plan.keyedKinds[k] = len(some) > 0
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	plan := &importPlan{checkPresent: len(some) > 0, blocks: map[string]bool{}, seed: maphash.MakeSeed()}
 	plan.rules = s.newImportRules(plan.seed)
 	return plan, nil
 }
 
-// checkChunks starts workers that check the chunks read from chunks and
-// send them, checked, to checked, which is closed when they are done.
-func checkChunks(ctx context.Context, workers int, chunks <-chan *importChunk, checked chan<- *importChunk) {
+// checkChunks starts workers that check the chunks read from chunks with
+// check and send them, checked, to checked, which is closed when they are
+// done.
+func checkChunks(ctx context.Context, workers int, chunks <-chan *importChunk, checked chan<- *importChunk, check func(*importChunk)) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -233,7 +256,7 @@ func checkChunks(ctx context.Context, workers int, chunks <-chan *importChunk, c
 					if !ok {
 						return
 					}
-					c.check()
+					check(c)
 					select {
 					case checked <- c:
 					case <-ctx.Done():
@@ -257,17 +280,14 @@ type errImportRead struct{ err error }
 func (e *errImportRead) Error() string { return "read the import: " + e.err.Error() }
 func (e *errImportRead) Unwrap() error { return e.err }
 
-// collectImport takes a checked chunk, in input order: it refuses its
-// first bad line, looks for its records among those stored, notes what the
-// final checks need, and spools its lines.
+// collectImport takes a checked chunk, in input order (its records
+// already looked for among those stored: findPresent): it refuses its
+// first bad line, notes what the final checks need, and spools its lines.
 func (s *Service) collectImport(ctx context.Context, ws string, c *importChunk, plan *importPlan, sp *spool) error {
 	if c.err != nil {
 		return c.err
 	}
 	if plan.checkPresent {
-		if err := s.findPresent(ctx, ws, c.entries); err != nil {
-			return err
-		}
 		if err := s.holdImportRules(ctx, ws, plan.rules, c.entries); err != nil {
 			return err
 		}
@@ -316,7 +336,7 @@ func keyOf(r *loci.Record) string {
 // one stored with other content is a conflict, and so is a keyed record
 // whose key a stored one with another id holds (the write would fail on
 // the key, after the batches before it were stored).
-func (s *Service) findPresent(ctx context.Context, ws string, entries []importEntry) error {
+func (s *Service) findPresent(ctx context.Context, ws string, plan *importPlan, entries []importEntry) error {
 	var ids []string
 	for _, e := range entries {
 		if e.rec != nil {
@@ -339,7 +359,7 @@ func (s *Service) findPresent(ctx context.Context, ws string, entries []importEn
 			byID[r.ID] = r
 		}
 		for i, e := range entries {
-			if e.rec == nil || !keyed(e.rec) || byID[e.rec.ID] != nil {
+			if e.rec == nil || !keyed(e.rec) || !plan.keyedKinds[e.rec.Kind] || byID[e.rec.ID] != nil {
 				continue
 			}
 			if holders[i], err = tx.FindRecords(ctx, keyHoldersOf(ws, e.rec)); err != nil {

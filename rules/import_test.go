@@ -354,10 +354,11 @@ func TestImportPresent(t *testing.T) {
 			body string
 			want string
 		}{
-			"OtherContent":        {edit(map[int]string{1500: other(1500)}), "line 1500: record p001499 already exists with other content"},
-			"OtherContentFirst":   {edit(map[int]string{700: other(700), 1600: "{"}), "line 700: record p000699 already exists"},
-			"RefusedLineFirst":    {edit(map[int]string{300: "{", 1500: other(1500)}), "line 300: malformed JSON"},
-			"BothInOneChunkFirst": {edit(map[int]string{1030: "{", 1040: other(1040)}), "line 1030: malformed JSON"},
+			"OtherContent":                {edit(map[int]string{1500: other(1500)}), "line 1500: record p001499 already exists with other content"},
+			"OtherContentFirst":           {edit(map[int]string{700: other(700), 1600: "{"}), "line 700: record p000699 already exists"},
+			"RefusedLineFirst":            {edit(map[int]string{300: "{", 1500: other(1500)}), "line 300: malformed JSON"},
+			"BothInOneChunkFirst":         {edit(map[int]string{1030: "{", 1040: other(1040)}), "line 1030: malformed JSON"},
+			"OtherContentInOneChunkFirst": {edit(map[int]string{1030: other(1030), 1040: "{"}), "line 1030: record p001029 already exists"},
 		} {
 			_, err := svc.Import(ctx, strings.NewReader(c.body))
 			if !strings.Contains(loci.ErrorMessage(err), c.want) {
