@@ -149,13 +149,14 @@ func TestExportImportHTTP(t *testing.T) {
 // twice, a message without its session, a tag twice).
 func TestImportRulesHTTP(t *testing.T) {
 	const at = `"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1`
+	const expires = `"expires_at":"2099-01-01T00:00:00Z"` // every working entry and episode has one
 	working := func(id, key string, n int) string {
 		v := `"` + strings.Repeat("w", n-2) + `"`
-		return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"working","agent_id":"a","task_id":"t","key":%q,"content":%q,"data":{"value":%s},%s}`, id, key, v, v, at)
+		return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"working","agent_id":"a","task_id":"t","key":%q,"content":%q,"data":{"value":%s},%s,%s}`, id, key, v, v, expires, at)
 	}
 	var episodes strings.Builder
 	for i := range 1005 {
-		fmt.Fprintf(&episodes, `{"type":"record","id":"e%d","workspace":"default","kind":"episode","user_id":"u","agent_id":"a","content":"did it","data":{},"outcome":"success",%s}`+"\n", i, at)
+		fmt.Fprintf(&episodes, `{"type":"record","id":"e%d","workspace":"default","kind":"episode","user_id":"u","agent_id":"a","content":"did it","data":{},"outcome":"success",%s,%s}`+"\n", i, expires, at)
 	}
 	session := func(count int) string {
 		return fmt.Sprintf(`{"type":"record","id":"s","workspace":"default","kind":"session","user_id":"u","session_id":"s1","key":"s1","content":"","data":{"message_count":%d},"category":"session",%s}`, count, at)

@@ -44,7 +44,7 @@ func (blockKind) linkable() bool { return true }
 
 func (blockKind) importLimits() importLimits {
 	// A block's limit is in characters.
-	return importLimits{maxContent: loci.MaxBlockLimit * 4, maxConfidence: 100}
+	return importLimits{maxContent: loci.MaxBlockLimit * 4, maxConfidence: 100, expiry: expiryNever}
 }
 
 func (blockKind) checkImportScope(rec *loci.Record) error {

@@ -36,7 +36,7 @@ func (episodeKind) remove(ctx context.Context, w *memWrite, rec *loci.Record) er
 }
 
 func (episodeKind) importLimits() importLimits {
-	return importLimits{maxContent: maxImportContentBytes, maxConfidence: 1}
+	return importLimits{maxContent: maxImportContentBytes, maxConfidence: 1, expiry: expiryRequired}
 }
 
 func (episodeKind) checkImportScope(rec *loci.Record) error {

@@ -46,6 +46,9 @@ func seedEverything(t *testing.T, s loci.Store) {
 		}
 		r.Confidence, r.AccessCount = 0.1*float64(i+1), i
 		r.LastAccessedAt, r.ExpiresAt = at.Add(time.Duration(i)*time.Hour), at.Add(48*time.Hour)
+		if k == loci.KindBlock || k == loci.KindPreference {
+			r.ExpiresAt = time.Time{} // they never expire
+		}
 		r.Embedding, r.EmbeddingModel = []float32{0.1, -0.2, 1.0 / 3, float32(i)}, "hash-v1"
 		r.Version = 3
 		r.ValidAt, r.InvalidAt, r.Review = at.Add(-time.Hour), at.Add(time.Hour), loci.ReviewDisputed

@@ -103,6 +103,10 @@ func TestImportRefusedWhileWriting(t *testing.T) {
 // Lines of an import written by hand, as export writes them.
 const importTimes = `"confidence":0,"access_count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","version":1`
 
+// importExpiry is the expiry of a working entry or an episode, which
+// every one has.
+const importExpiry = `"expires_at":"2099-01-01T00:00:00Z",`
+
 func sessionLine(id, user, sid, key string, count int) string {
 	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"session","user_id":%q,"session_id":%q,"key":%q,"content":"","data":{"message_count":%d},"category":"session",%s}`,
 		id, user, sid, key, count, importTimes)
@@ -115,15 +119,15 @@ func messageLine(id, user, sid string, index int) string {
 
 func workingLine(id, task, key string, bytes int) string {
 	value := `"` + strings.Repeat("x", bytes-2) + `"`
-	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"working","agent_id":"a","task_id":%q,"key":%q,"content":%q,"data":{"value":%s},%s}`,
-		id, task, key, value, value, importTimes)
+	return fmt.Sprintf(`{"type":"record","id":%q,"workspace":"default","kind":"working","agent_id":"a","task_id":%q,"key":%q,"content":%q,"data":{"value":%s},%s%s}`,
+		id, task, key, value, value, importExpiry, importTimes)
 }
 
 func episodeLines(first, n int, user, agent string) string {
 	var b strings.Builder
 	for i := first; i < first+n; i++ {
-		fmt.Fprintf(&b, `{"type":"record","id":"e%06d","workspace":"default","kind":"episode","user_id":%q,"agent_id":%q,"content":"did %d","data":{},"outcome":"success",%s}`+"\n",
-			i, user, agent, i, importTimes)
+		fmt.Fprintf(&b, `{"type":"record","id":"e%06d","workspace":"default","kind":"episode","user_id":%q,"agent_id":%q,"content":"did %d","data":{},"outcome":"success",%s%s}`+"\n",
+			i, user, agent, i, importExpiry, importTimes)
 	}
 	return b.String()
 }
@@ -168,7 +172,8 @@ func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 // next, a message without its session, a session whose key is not its
 // id, a session id another user's or agent's session holds, in the file
 // or stored, a key a stored record of another id holds, a tag given
-// twice) and what the API refuses across records or in a
+// twice, an expiry a kind's lifecycle does not give: a block's or a
+// preference's, none on a working entry or an episode) and what the API refuses across records or in a
 // value (a task's working values over the limit in all, more than the
 // episode cap for one user and agent, a note with an empty value, a
 // working entry without one), counting what the workspace holds already.
@@ -237,6 +242,18 @@ func TestImportRules(t *testing.T) {
 			code: loci.ECONFLICT, line: 1, words: "held by record ErrSessionOfAnotherUserHeld-s-old"},
 		{name: "ErrWorkingKeyHeld", held: lines(workingLine("w-old", "t", "k", 10)), body: lines(workingLine("w-new", "t", "k", 10)),
 			code: loci.ECONFLICT, line: 1, words: "w-old"},
+		{name: "OKExpiries", body: lines(strings.Replace(sessionLine("s1", "u", "sess", "sess", 0), `"version"`, `"expires_at":"2099-01-01T00:00:00Z","version"`, 1),
+			strings.Replace(noteLine("n1", "k", `"v"`), `"version"`, `"expires_at":"2099-01-01T00:00:00Z","version"`, 1),
+			strings.Replace(factLine("f1", "u", "a", "", ""), `"version"`, `"expires_at":"2099-01-01T00:00:00Z","version"`, 1),
+			blockLine("b1", "a", "persona"), preferenceLine("p1", "u", "tone"))},
+		{name: "ErrBlockExpires", body: lines(strings.Replace(blockLine("b1", "a", "persona"), `"version"`, `"expires_at":"2099-01-01T00:00:00Z","version"`, 1)),
+			code: loci.EINVALID, line: 1, words: "a block takes no expires_at"},
+		{name: "ErrPreferenceExpires", body: lines(strings.Replace(preferenceLine("p1", "u", "tone"), `"version"`, `"expires_at":"2099-01-01T00:00:00Z","version"`, 1)),
+			code: loci.EINVALID, line: 1, words: "a preference takes no expires_at"},
+		{name: "ErrWorkingNoExpiry", body: lines(workingLine("w1", "t", "k1", 10), strings.Replace(workingLine("w2", "t", "k2", 10), importExpiry, "", 1)),
+			code: loci.EINVALID, line: 2, words: "expires_at is required: every working record expires"},
+		{name: "ErrEpisodeNoExpiry", body: strings.Replace(episodeLines(0, 1, "u", "a"), importExpiry, "", 1),
+			code: loci.EINVALID, line: 1, words: "expires_at is required: every episode record expires"},
 		{name: "ErrWorkingNullValue", body: lines(strings.Replace(workingLine("w1", "t", "k1", 10), `"data":{"value":"xxxxxxxx"}`, `"data":{"value":null}`, 1)),
 			code: loci.EINVALID, line: 1, words: "value"},
 	}

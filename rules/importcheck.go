@@ -192,6 +192,9 @@ func checkImportRanges(rec *loci.Record, limits importLimits) error {
 	} else if err := checkImportTime("expires_at", rec.ExpiresAt, false); err != nil {
 		return err
 	}
+	if err := checkImportExpiry(rec, limits.expiry); err != nil {
+		return err
+	}
 	if rec.UpdatedAt.Before(rec.CreatedAt) {
 		return loci.Errorf(loci.EINVALID, "updated_at must not be before created_at")
 	}
@@ -201,6 +204,19 @@ func checkImportRanges(rec *loci.Record, limits importLimits) error {
 		} else if len(rec.Embedding) > maxImportDims {
 			return loci.Errorf(loci.EINVALID, "an embedding has at most %d dimensions", maxImportDims)
 		}
+	}
+	return nil
+}
+
+// checkImportExpiry checks that an imported record has an expires_at if
+// and only if its kind's lifecycle gives it one (importExpiry).
+func checkImportExpiry(rec *loci.Record, expiry importExpiry) error {
+	switch {
+	case expiry == expiryNever && !rec.ExpiresAt.IsZero():
+		return loci.Errorf(loci.EINVALID, "a %s takes no expires_at: it never expires", rec.Kind)
+	case expiry == expiryRequired && rec.ExpiresAt.IsZero():
+		return loci.Errorf(loci.EINVALID, "expires_at is required: every %s record expires "+
+			"(working memory after its last write, an episode after its creation)", rec.Kind)
 	}
 	return nil
 }

@@ -108,7 +108,25 @@ type importLimits struct {
 	maxContent    int     // content bytes
 	maxConfidence float64 // the confidence's top (its bottom is 0)
 	dataRequired  bool    // data must be given, not empty
+	expiry        importExpiry
 }
+
+// importExpiry says whether an imported record of a kind has an
+// expires_at, as the kind's writes and lifecycle give one.
+type importExpiry int
+
+const (
+	// expiryOptional: a time to live, or none (notes, passages, facts);
+	// a session's end.
+	expiryOptional importExpiry = iota
+	// expiryRequired: every one expires, as its kind's lifecycle says
+	// (working memory after its last write, an episode after its
+	// creation); one without would live for ever.
+	expiryRequired
+	// expiryNever: never expires (blocks, preferences); an expired one
+	// would still be read, but be left out of the next export.
+	expiryNever
+)
 
 // memKind is all a kind declares: its writes, its import and its rules.
 type memKind interface {

@@ -32,7 +32,7 @@ func (preferenceKind) remove(ctx context.Context, w *memWrite, rec *loci.Record)
 }
 
 func (preferenceKind) importLimits() importLimits {
-	return importLimits{maxContent: maxImportContentBytes, maxConfidence: 100}
+	return importLimits{maxContent: maxImportContentBytes, maxConfidence: 100, expiry: expiryNever}
 }
 
 func (preferenceKind) checkImportScope(rec *loci.Record) error {

@@ -33,7 +33,7 @@ func (workingKind) remove(ctx context.Context, w *memWrite, rec *loci.Record) er
 }
 
 func (workingKind) importLimits() importLimits {
-	return importLimits{maxContent: loci.MaxWorkingTaskBytes, maxConfidence: 100, dataRequired: true}
+	return importLimits{maxContent: loci.MaxWorkingTaskBytes, maxConfidence: 100, dataRequired: true, expiry: expiryRequired}
 }
 
 func (workingKind) checkImportScope(rec *loci.Record) error {
