@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/loci-memory/loci"
 )
@@ -80,8 +81,11 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		n = 0
 		// An expired record is in no export (docs/rules.md, "Expiry hides at
 		// once, maintenance deletes later"), but for the kinds still read once
-		// past their expiry (an ended session).
-		rf := loci.RecordFilter{Workspace: ws, LiveAt: s.now(), Lasting: readExpiredKinds(), Order: loci.OrderCreatedAsc}
+		// past their expiry (an ended session). The versions of a keyed
+		// fact's timeline that name an expired one left out are written as
+		// maintenance will leave them, naming it no more (unlinkExpired).
+		now := s.now()
+		rf := loci.RecordFilter{Workspace: ws, LiveAt: now, Lasting: readExpiredKinds(), Order: loci.OrderCreatedAsc}
 		if f.UserID != "" {
 			rf.UserID = &f.UserID
 		}
@@ -92,9 +96,16 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		if err != nil {
 			return err
 		}
+		gone, err := expiredFacts(ctx, tx, rf.UserID, ws, now)
+		if err != nil {
+			return err
+		}
 		for _, r := range recs {
 			versions, err := tx.ListVersions(ctx, r.ID)
 			if err != nil {
+				return err
+			}
+			if r, err = unlinkExpired(r, gone); err != nil {
 				return err
 			}
 			if err := enc.Encode(recordLine{Type: lineRecord, Record: r, SearchText: &r.SearchText, Versions: versions}); err != nil {
@@ -115,6 +126,55 @@ func (s *Service) Export(ctx context.Context, f loci.ExportFilter, w io.Writer) 
 		return n, fmt.Errorf("export: %w", err)
 	}
 	return n, nil
+}
+
+// expiredFacts returns the ids of the keyed facts of workspace ws (of
+// user userID, when set) expired at now, which an export leaves out, and
+// which maintenance's expire deletes, unlinking their neighbours
+// (unlinkForgottenFacts).
+func expiredFacts(ctx context.Context, tx loci.Tx, userID *string, ws string, now time.Time) (map[string]bool, error) {
+	recs, err := tx.FindRecords(ctx, loci.RecordFilter{
+		Workspace: ws, Kinds: []loci.Kind{loci.KindFact}, UserID: userID, Keyed: true, ExpiredAt: now, Order: loci.OrderNone,
+	})
+	if err != nil {
+		return nil, err
+	}
+	gone := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		gone[r.ID] = true
+	}
+	return gone, nil
+}
+
+// unlinkExpired returns r, a fact of a key's timeline that names an
+// expired version (gone, which the export leaves out), as maintenance's
+// expire leaves it once it has deleted that version: the link dropped,
+// its validity kept (unlinkForgottenFacts); its version and updated_at
+// are the stored ones. Any other record is returned as it is.
+func unlinkExpired(r *loci.Record, gone map[string]bool) (*loci.Record, error) {
+	if len(gone) == 0 || r.Kind != loci.KindFact || r.Key == "" {
+		return r, nil
+	}
+	var d factData
+	if err := decodeData(r, &d); err != nil {
+		return nil, err
+	}
+	if !gone[d.SupersededBy] && !gone[d.Supersedes] {
+		return r, nil
+	}
+	if gone[d.SupersededBy] {
+		d.SupersededBy = ""
+	}
+	if gone[d.Supersedes] {
+		d.Supersedes = ""
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode fact: %w", err)
+	}
+	next := *r
+	next.Data = data
+	return &next, nil
 }
 
 // exportAccounts writes the agents and users of workspace ws, or user

@@ -270,3 +270,63 @@ func TestImportKeepsSearchText(t *testing.T) {
 		})
 	})
 }
+
+// TestExportUnlinksExpiredFacts: an export taken after a keyed fact's
+// version expired, and before maintenance deleted it, leaves it out and
+// writes its neighbours in its key's timeline as maintenance leaves them,
+// naming it no more: the copy's timeline is the source's once expire has
+// run (the copy's neighbours named the missing fact for ever).
+func TestExportUnlinksExpiredFacts(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		clock := loci.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		src := rules.New(open(t), rules.WithClock(clock))
+		var ids []string
+		for _, city := range []string{"Berlin", "Paris", "Rome"} {
+			clock.Add(time.Minute)
+			f, err := src.StoreFact(ctx, loci.FactInput{UserID: "u", Category: "general_fact", Fact: "lives in " + city, Key: "home_city"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, f.ID)
+		}
+		// The middle version expires: the first names it as its successor,
+		// the last as the version it superseded.
+		at := clock.Now().Add(time.Hour)
+		if _, err := src.UpdateMemory(ctx, ids[1], loci.MemoryPatch{ExpiresAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+		clock.Add(2 * time.Hour)
+		first, _ := export(t, src, loci.ExportFilter{})
+		if strings.Contains(first, ids[1]) {
+			t.Errorf("the export names the expired fact %s:\n%s", ids[1], first)
+		}
+		if user, _ := export(t, src, loci.ExportFilter{UserID: "u"}); strings.Contains(user, ids[1]) {
+			t.Errorf("the user's export names the expired fact %s:\n%s", ids[1], user)
+		}
+		dst := rules.New(open(t), rules.WithClock(clock))
+		if _, err := dst.Import(ctx, strings.NewReader(first)); err != nil {
+			t.Fatal(err)
+		}
+		if second, _ := export(t, dst, loci.ExportFilter{}); second != first {
+			t.Errorf("export after import differs:\nfirst:\n%s\nsecond:\n%s", first, second)
+		}
+		if _, err := src.Maintain(ctx, loci.MaintenanceRequest{Tasks: []string{loci.MaintainExpire}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{ids[0], ids[2]} {
+			want, err := src.GetFact(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := dst.GetFact(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.SupersededBy != want.SupersededBy || got.Supersedes != want.Supersedes || !got.InvalidAt.Equal(want.InvalidAt) || got.Status != want.Status {
+				t.Errorf("fact %s in the copy: superseded_by %q, supersedes %q, invalid_at %v, %s; in the source after expire: %q, %q, %v, %s",
+					id, got.SupersededBy, got.Supersedes, got.InvalidAt, got.Status, want.SupersededBy, want.Supersedes, want.InvalidAt, want.Status)
+			}
+		}
+	})
+}
