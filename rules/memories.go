@@ -226,7 +226,9 @@ func (w *memWrite) update(ctx context.Context, id string, p loci.MemoryPatch) (*
 	if err != nil {
 		return nil, err
 	}
-	if !expires.IsZero() && !kw.ttl() {
+	if (!expires.IsZero() || p.NoExpiry) && !kw.ttl() {
+		// Nor is the expiry its lifecycle gives (working memory's,
+		// an episode's) removed.
 		return nil, errNoTTL(rec.Kind)
 	}
 	ev := &loci.MemoryEvent{ID: rec.ID, Kind: rec.Kind, Event: loci.EventNoop, Version: rec.Version}

@@ -301,3 +301,33 @@ func TestWorkingScopeAndErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestLifecycleExpiryKept: the expiry a kind's lifecycle gives (working
+// memory's 24 hours, an episode's 30 days) is not removed through the
+// memories API (PATCH expires_at null): 400, and the record still expires
+// (an export of it imports again, which refuses such records without one).
+func TestLifecycleExpiryKept(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		e := lcOpen(t, open)
+		if _, _, err := e.svc.SetWorking(e.ctx, loci.WorkingInput{TaskID: "t", AgentID: "a", Key: "k", Value: json.RawMessage(`"v"`)}); err != nil {
+			t.Fatal(err)
+		}
+		ep, err := e.svc.RecordEpisode(e.ctx, lcEpisode("u", "a", "act", "did it", loci.OutcomeSuccess, 0.9))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mems, _, err := e.svc.ListMemories(e.ctx, loci.MemoryQuery{Kinds: []loci.Kind{loci.KindWorking}})
+		if err != nil || len(mems) != 1 {
+			t.Fatalf("working memories: %d, %v", len(mems), err)
+		}
+		for _, id := range []string{mems[0].ID, ep.ID} {
+			if _, err := e.svc.UpdateMemory(e.ctx, id, loci.MemoryPatch{NoExpiry: true}); loci.ErrorCode(err) != loci.EINVALID {
+				t.Errorf("PATCH %s expires_at null: %v, want invalid", id, err)
+			}
+			m, err := e.svc.GetMemory(e.ctx, id)
+			if err != nil || m.ExpiresAt.IsZero() {
+				t.Errorf("after the refused patch: %+v, %v; want its expiry kept", m, err)
+			}
+		}
+	})
+}
