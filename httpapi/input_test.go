@@ -167,6 +167,9 @@ func TestImportRulesHTTP(t *testing.T) {
 	note := func(value, tags string) string {
 		return fmt.Sprintf(`{"type":"record","id":"n","workspace":"default","kind":"note","agent_id":"a","key":"k","content":"x","tags":%s,"data":{"value":%s},%s}`, tags, value, at)
 	}
+	fact := func(content, extra string) string {
+		return fmt.Sprintf(`{"type":"record","id":"f1","workspace":"default","kind":"fact","user_id":"u1","content":%s,"data":{"is_validated":false,"contradiction_count":0},"category":"general_fact",%s%s}`, content, at, extra)
+	}
 	tests := []struct {
 		name, body, want string
 	}{
@@ -177,6 +180,12 @@ func TestImportRulesHTTP(t *testing.T) {
 		{"ErrDuplicateIndex", session(2) + "\n" + message("m0", "s1", 0) + "\n" + message("m1", "s1", 0), "line 3: "},
 		{"ErrMessageWithoutSession", message("m0", "nope", 0), "line 1: "},
 		{"ErrDuplicateTags", note(`"v"`, `["x","x"]`), "line 1: "},
+		// A fact's validity in the years both backends store (once in UTC),
+		// its end not before its start, its content not empty.
+		{"ErrValidAtBeforeYear1", fact(`"lives in Paris"`, `,"valid_at":"0000-01-01T00:00:00+01:00"`), "line 1: "},
+		{"ErrInvalidAtPast9999", fact(`"lives in Paris"`, `,"valid_at":"2026-01-01T00:00:00Z","invalid_at":"9999-12-31T23:59:59-01:00"`), "line 1: "},
+		{"ErrInvalidBeforeValid", fact(`"lives in Paris"`, `,"valid_at":"2026-01-01T00:00:00Z","invalid_at":"2025-01-01T00:00:00Z"`), "line 1: "},
+		{"ErrFactEmpty", fact(`""`, ``), "line 1: "},
 	}
 	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
 		// One server: every case is refused, storing nothing.

@@ -122,6 +122,9 @@ func (factKind) importLimits() importLimits {
 }
 
 func (factKind) checkImportScope(rec *loci.Record) error {
+	if err := need(rec, "content", rec.Content); err != nil { // as POST /v1/facts needs a fact
+		return err
+	}
 	return checkCategory(rec.Category, true)
 }
 

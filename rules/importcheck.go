@@ -191,6 +191,13 @@ func checkImportRanges(rec *loci.Record, limits importLimits) error {
 		return err
 	} else if err := checkImportTime("expires_at", rec.ExpiresAt, false); err != nil {
 		return err
+	} else if err := checkImportTime("valid_at", rec.ValidAt, false); err != nil {
+		return err
+	} else if err := checkImportTime("invalid_at", rec.InvalidAt, false); err != nil {
+		return err
+	}
+	if !rec.InvalidAt.IsZero() && rec.InvalidAt.Before(validFrom(rec)) {
+		return loci.Errorf(loci.EINVALID, "invalid_at must not be before valid_at (or created_at, without one)")
 	}
 	if err := checkImportExpiry(rec, limits.expiry); err != nil {
 		return err
