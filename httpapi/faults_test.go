@@ -47,7 +47,7 @@ func rawRequest(t *testing.T, srv *httptest.Server, head, body string) net.Conn 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := io.WriteString(c, head+"\r\nHost: loci\r\n\r\n"+body); err != nil {
+	if _, err := io.WriteString(c, head+"\r\nHost: localhost\r\n\r\n"+body); err != nil {
 		t.Fatal(err)
 	}
 	return c

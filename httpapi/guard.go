@@ -200,6 +200,12 @@ func (s *Server) guard(route Route, h http.HandlerFunc) http.HandlerFunc {
 // the request may go on, with the context that carries its principal.
 func (s *Server) admit(rec http.ResponseWriter, r *http.Request, pol Policy) (context.Context, bool) {
 	ctx := loci.WithVia(r.Context(), loci.ViaREST)
+	// A page of another origin is refused before anything (origin.go).
+	if err := checkBrowser(r); err != nil {
+		rec.Header().Set("Connection", "close") // its body, unread, is not awaited
+		s.refuse(ctx, rec, r, pol, err)
+		return ctx, false
+	}
 	var principal *loci.Principal
 	if pol.Role != public {
 		var err error
@@ -215,6 +221,10 @@ func (s *Server) admit(rec http.ResponseWriter, r *http.Request, pol Policy) (co
 		}
 		if principal != nil {
 			ctx = loci.WithPrincipal(loci.WithWorkspace(ctx, principal.Workspace), principal)
+		} else if err := checkHostWithoutAuth(r); err != nil {
+			rec.Header().Set("Connection", "close")
+			s.refuse(ctx, rec, r, pol, err)
+			return ctx, false
 		}
 	}
 	if s.limiter != nil {
