@@ -7,6 +7,12 @@ import (
 	"unicode/utf8"
 )
 
+// MaxJSONDepth bounds how deeply the JSON loci takes nests: a request
+// body (the values in it a level less at least), and each value an
+// import's line brings back (a record's data and metadata, a version's,
+// a user's defaults), counted from the value.
+const MaxJSONDepth = 32
+
 // RequireText checks a required text field: valid UTF-8, free of NUL
 // bytes, not only whitespace and at most max bytes (max 0: no limit).
 // EINVALID, naming field.

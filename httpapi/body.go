@@ -5,16 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/jsoncheck"
 )
 
 // A JSON request body is read once, by the guard, checked once, by
@@ -25,7 +24,7 @@ import (
 const MaxBodyBytes = 1 << 20
 
 // MaxJSONDepth bounds how deeply a request body may nest.
-const MaxJSONDepth = 32
+const MaxJSONDepth = loci.MaxJSONDepth
 
 // bodyKey is the context key of the body the guard read.
 type bodyKey struct{}
@@ -106,7 +105,8 @@ func decodeJSON(body []byte, v any, at string) error {
 // escape of a lone surrogate), well formed, nested at most MaxJSONDepth
 // deep, no NUL in any string or key, no object with a member named twice
 // (the decoder would keep the last), and every number finite as a
-// float64. An empty body passes: handlers that need one say so.
+// float64. An empty body passes: handlers that need one say so. An
+// import checks each of its lines the same way (rules, checkImportLine).
 //
 // scanJSON decides, in one pass over the bytes that builds no tokens;
 // checkJSON, the tokenizing reference, words a refusal.
@@ -117,146 +117,22 @@ func checkBody(body []byte) error {
 	return checkJSON(body)
 }
 
-// checkJSON is checkBody by tokens: what it refuses, and how it says so.
-// It is the reference scanJSON is fuzzed against (FuzzCheckJSON), and it
-// runs only to word a refusal.
-func checkJSON(body []byte) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	if !utf8.Valid(body) {
-		return loci.Errorf(loci.EINVALID, "request body must be valid UTF-8")
-	}
-	if esc := loneSurrogate(body); esc != "" {
-		return loci.Errorf(loci.EINVALID, "request body must be valid UTF-8: %s is half of a surrogate pair, not a character", esc)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	// The containers open at this point, innermost last: for an object, the
-	// member names seen and whether the next string is a name.
-	type container struct {
-		object  bool
-		names   map[string]bool
-		name    string // the member being read
-		index   int    // the element being read
-		wantKey bool
-	}
-	var open []*container
-	// where names the place of the innermost open container.
-	where := func() string {
-		var b strings.Builder
-		for _, c := range open[:len(open)-1] {
-			if c.object {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(loggableName(c.name))
-			} else {
-				fmt.Fprintf(&b, "[%d]", c.index)
-			}
-		}
-		return b.String()
-	}
-	// value is called for each value read: it moves its container on.
-	value := func() {
-		if n := len(open); n > 0 {
-			if c := open[n-1]; c.object {
-				c.wantKey = true
-			} else {
-				c.index++
-			}
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			if len(open) != 0 {
-				return loci.Errorf(loci.EINVALID, "malformed JSON: unexpected end of input")
-			}
-			return nil
-		} else if err != nil {
-			var se *json.SyntaxError
-			if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return loci.Errorf(loci.EINVALID, "malformed JSON: %s", jsonProblem(err))
-			}
-			return loci.Errorf(loci.EINVALID, "malformed JSON")
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			if v == '{' || v == '[' {
-				if len(open) >= MaxJSONDepth {
-					return loci.Errorf(loci.EINVALID, "JSON must not nest more than %d levels deep", MaxJSONDepth)
-				}
-				open = append(open, &container{object: v == '{', names: map[string]bool{}, wantKey: true})
-			} else {
-				open = open[:len(open)-1]
-				value()
-			}
-			continue
-		case string:
-			if strings.IndexByte(v, 0) >= 0 {
-				return loci.Errorf(loci.EINVALID, "JSON strings must not contain NUL characters")
-			}
-			if n := len(open); n > 0 && open[n-1].object && open[n-1].wantKey {
-				c := open[n-1]
-				if c.names[v] {
-					if at := where(); at != "" {
-						return loci.Errorf(loci.EINVALID, "%s: member %s is given twice", at, loggableName(v))
-					}
-					return loci.Errorf(loci.EINVALID, "member %s is given twice", loggableName(v))
-				}
-				c.names[v], c.name, c.wantKey = true, v, false
-				continue
-			}
-		case json.Number:
-			if _, err := strconv.ParseFloat(string(v), 64); err != nil {
-				return loci.Errorf(loci.EINVALID, "number %.40s is out of range", string(v))
-			}
-		}
-		value()
-	}
+// scanJSON reports whether body passes checkJSON (jsoncheck.Scan).
+func scanJSON(body []byte) bool {
+	_, ok := jsoncheck.Scan(body, MaxJSONDepth)
+	return ok
 }
 
-// loneSurrogate returns the first \u escape in body that names half of a
-// UTF-16 surrogate pair alone (which decoders silently turn into U+FFFD),
-// or "" when there is none.
-func loneSurrogate(body []byte) string {
-	inString := false
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c == '"':
-			inString = !inString
-		case c == '\\' && inString && i+1 < len(body):
-			if body[i+1] != 'u' {
-				i++ // the escaped character
-				continue
-			}
-			r, ok := hex4(body[i+2:])
-			switch {
-			case !ok:
-			case 0xD800 <= r && r < 0xDC00:
-				if lo, ok := hex4(body[min(i+8, len(body)):]); ok && i+8 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' && 0xDC00 <= lo && lo <= 0xDFFF {
-					i += 11
-					continue
-				}
-				return string(body[i : i+6])
-			case 0xDC00 <= r && r <= 0xDFFF:
-				return string(body[i : i+6])
-			}
-			i++
-		}
-	}
-	return ""
+// checkJSON is checkBody by tokens: what it refuses, and how it says so
+// (jsoncheck.Refusal). It is the reference scanJSON is fuzzed against
+// (FuzzCheckJSON), and it runs only to word a refusal.
+func checkJSON(body []byte) error {
+	return jsoncheck.Refusal(body, "request body", MaxJSONDepth)
 }
 
 // loggableName is a field name as an error message may quote it: at most
 // 64 bytes (the body is not echoed at length).
-func loggableName(name string) string {
-	if len(name) > 64 {
-		return strings.ToValidUTF8(name[:64], "") + "…"
-	}
-	return name
-}
+func loggableName(name string) string { return jsoncheck.Name(name) }
 
 // jsonFields returns the JSON names of the fields a value of type t
 // decodes, in declaration order (those of embedded structs in place).

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/jsoncheck"
 )
 
 // checkMembers checks a well-formed JSON value against the Go type t it is
@@ -29,12 +30,12 @@ import (
 // stops and returns nil, leaving the decoder to word the problem. at names
 // the member of a body that body is ("" for a body).
 func checkMembers(body []byte, t reflect.Type, at string) error {
-	w := memberWalker{scanner: scanner{b: body}}
+	w := memberWalker{Scanner: jsoncheck.NewScanner(body, MaxJSONDepth)}
 	if at != "" {
 		w.path = append(w.path, pathStep{name: at})
 	}
-	w.space()
-	if w.i >= len(w.b) {
+	w.Space()
+	if _, ok := w.Peek(); !ok {
 		return nil
 	}
 	err := w.value(t)
@@ -49,7 +50,7 @@ var errMalformed = loci.Errorf(loci.EINVALID, "malformed JSON")
 
 // memberWalker walks a JSON value beside its Go type; path is where it is.
 type memberWalker struct {
-	scanner
+	jsoncheck.Scanner
 	path []pathStep
 }
 
@@ -77,10 +78,10 @@ func (w *memberWalker) value(t reflect.Type) error {
 	for t.Kind() == reflect.Pointer && !decodesItself(t) {
 		t = t.Elem()
 	}
-	if w.i >= len(w.b) {
+	c, ok := w.Peek()
+	if !ok {
 		return errMalformed
 	}
-	c := w.b[w.i]
 	if c == 'n' || decodesItself(t) || t.Kind() == reflect.Interface {
 		return w.skip()
 	}
@@ -121,11 +122,11 @@ func (w *memberWalker) value(t reflect.Type) error {
 		if c != '-' && (c < '0' || c > '9') {
 			return w.mustBe(t)
 		}
-		start := w.i
-		if !w.number() {
+		text, ok := w.Number()
+		if !ok {
 			return errMalformed
 		}
-		if !numberFits(string(w.b[start:w.i]), t) {
+		if !numberFits(string(text), t) {
 			return w.mustBe(t)
 		}
 		return nil
@@ -155,17 +156,17 @@ func (w *memberWalker) object(t reflect.Type) error {
 	if t.Kind() == reflect.Struct {
 		fields = fieldsOf(t)
 	}
-	w.i++ // {
-	w.space()
-	if w.next('}') {
+	w.Next('{')
+	w.Space()
+	if w.Next('}') {
 		return nil
 	}
 	for {
-		start := w.i
-		if w.i >= len(w.b) || w.b[w.i] != '"' || !w.str() {
+		raw, ok := w.Str()
+		if !ok {
 			return errMalformed
 		}
-		name := memberName(w.b[start+1 : w.i-1])
+		name := jsoncheck.MemberName(raw)
 		var elem reflect.Type
 		if fields != nil {
 			ft, ok := fields.byName[name]
@@ -176,32 +177,32 @@ func (w *memberWalker) object(t reflect.Type) error {
 		} else {
 			elem = t.Elem()
 		}
-		w.space()
-		if !w.next(':') {
+		w.Space()
+		if !w.Next(':') {
 			return errMalformed
 		}
-		w.space()
+		w.Space()
 		w.path = append(w.path, pathStep{name: name})
 		if err := w.value(elem); err != nil {
 			return err
 		}
 		w.path = w.path[:len(w.path)-1]
-		w.space()
-		if w.next('}') {
+		w.Space()
+		if w.Next('}') {
 			return nil
 		}
-		if !w.next(',') {
+		if !w.Next(',') {
 			return errMalformed
 		}
-		w.space()
+		w.Space()
 	}
 }
 
 // array checks each element of an array against elem.
 func (w *memberWalker) array(elem reflect.Type) error {
-	w.i++ // [
-	w.space()
-	if w.next(']') {
+	w.Next('[')
+	w.Space()
+	if w.Next(']') {
 		return nil
 	}
 	for i := 0; ; i++ {
@@ -210,20 +211,20 @@ func (w *memberWalker) array(elem reflect.Type) error {
 			return err
 		}
 		w.path = w.path[:len(w.path)-1]
-		w.space()
-		if w.next(']') {
+		w.Space()
+		if w.Next(']') {
 			return nil
 		}
-		if !w.next(',') {
+		if !w.Next(',') {
 			return errMalformed
 		}
-		w.space()
+		w.Space()
 	}
 }
 
 // skip consumes any one value.
 func (w *memberWalker) skip() error {
-	if !w.scanner.value(0) {
+	if !w.Value() {
 		return errMalformed
 	}
 	return nil

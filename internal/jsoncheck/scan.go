@@ -1,4 +1,4 @@
-package httpapi
+package jsoncheck
 
 import (
 	"bytes"
@@ -7,34 +7,77 @@ import (
 	"unicode/utf8"
 )
 
-// scanJSON reports whether body passes checkJSON (whose tokens accept a
-// stream of JSON values, one after another), in one pass over its bytes
-// that builds no tokens: valid UTF-8, no \u escape of a lone surrogate
-// (half of a UTF-16 pair, which is no character), well-formed JSON, nested
-// at most MaxJSONDepth deep, no \u0000 in any string or key (a raw NUL is
-// malformed), no object with one member name twice, every number finite
-// as a float64. It allocates nothing but for an object of more than
-// smallObject members, whose names it keeps in a map.
-func scanJSON(body []byte) bool {
-	s := scanner{b: body}
-	s.space()
+// Scan reports whether b passes Refusal with maxDepth (whose tokens accept
+// a stream of JSON values, one after another), and how deeply b nests, in
+// one pass over its bytes that builds no tokens: valid UTF-8, no \u escape
+// of a lone surrogate (half of a UTF-16 pair, which is no character),
+// well-formed JSON, nested at most maxDepth deep, no \u0000 in any string
+// or member name (a raw NUL is malformed), no object with one member name
+// twice, every number finite as a float64. It allocates nothing but for
+// an object of more than smallObject members, whose names it keeps in a
+// map. The depth is that of what it read, when it refuses b.
+func Scan(b []byte, maxDepth int) (depth int, ok bool) {
+	s := Scanner{b: b, maxDepth: maxDepth}
+	s.Space()
 	for s.i < len(s.b) {
 		if !s.value(0) {
-			return false
+			return s.deepest, false
 		}
-		s.space()
+		s.Space()
 	}
-	return true
+	return s.deepest, true
 }
 
-// scanner walks a JSON text; each method consumes what it names and
-// reports whether it was valid.
-type scanner struct {
-	b []byte
-	i int
+// Scanner walks a JSON text; each method consumes what it names and
+// reports whether it was valid (as Scan, which walks the whole text with
+// one). A caller that walks a text beside something else (httpapi's check
+// of a body's members against the type it decodes into) steps through it
+// with the exported methods.
+type Scanner struct {
+	b        []byte
+	i        int
+	maxDepth int // how deep containers may nest
+	deepest  int // how deep they nested
 }
 
-func (s *scanner) space() {
+// NewScanner returns a Scanner at the start of b, whose values nest at
+// most maxDepth deep.
+func NewScanner(b []byte, maxDepth int) Scanner {
+	return Scanner{b: b, maxDepth: maxDepth}
+}
+
+// Peek returns the byte that comes next, false at the end of the text.
+func (s *Scanner) Peek() (byte, bool) {
+	if s.i >= len(s.b) {
+		return 0, false
+	}
+	return s.b[s.i], true
+}
+
+// Value consumes one value, as Scan checks it.
+func (s *Scanner) Value() bool { return s.value(0) }
+
+// Str consumes a string and returns its contents as written, between
+// the quotes (MemberName reads a member name's escapes).
+func (s *Scanner) Str() ([]byte, bool) {
+	start := s.i
+	if c, _ := s.Peek(); c != '"' || !s.str() {
+		return nil, false
+	}
+	return s.b[start+1 : s.i-1], true
+}
+
+// Number consumes a number and returns its text.
+func (s *Scanner) Number() ([]byte, bool) {
+	start := s.i
+	if !s.number() {
+		return nil, false
+	}
+	return s.b[start:s.i], true
+}
+
+// Space consumes white space.
+func (s *Scanner) Space() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -46,15 +89,20 @@ func (s *scanner) space() {
 }
 
 // value scans one value nested in depth containers.
-func (s *scanner) value(depth int) bool {
+func (s *Scanner) value(depth int) bool {
 	if s.i >= len(s.b) {
 		return false
 	}
 	switch c := s.b[s.i]; {
-	case c == '{':
-		return depth < MaxJSONDepth && s.object(depth+1)
-	case c == '[':
-		return depth < MaxJSONDepth && s.array(depth+1)
+	case c == '{' || c == '[':
+		if depth >= s.maxDepth {
+			return false
+		}
+		s.deepest = max(s.deepest, depth+1)
+		if c == '{' {
+			return s.object(depth + 1)
+		}
+		return s.array(depth + 1)
 	case c == '"':
 		return s.str()
 	case c == '-' || '0' <= c && c <= '9':
@@ -69,10 +117,10 @@ func (s *scanner) value(depth int) bool {
 	return false
 }
 
-func (s *scanner) object(depth int) bool {
+func (s *Scanner) object(depth int) bool {
 	s.i++ // {
-	s.space()
-	if s.next('}') {
+	s.Space()
+	if s.Next('}') {
 		return true
 	}
 	var names memberNames
@@ -84,48 +132,48 @@ func (s *scanner) object(depth int) bool {
 		if !names.add(s.b[start+1 : s.i-1]) {
 			return false
 		}
-		s.space()
-		if !s.next(':') {
+		s.Space()
+		if !s.Next(':') {
 			return false
 		}
-		s.space()
+		s.Space()
 		if !s.value(depth) {
 			return false
 		}
-		s.space()
-		if s.next('}') {
+		s.Space()
+		if s.Next('}') {
 			return true
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return false
 		}
-		s.space()
+		s.Space()
 	}
 }
 
-func (s *scanner) array(depth int) bool {
+func (s *Scanner) array(depth int) bool {
 	s.i++ // [
-	s.space()
-	if s.next(']') {
+	s.Space()
+	if s.Next(']') {
 		return true
 	}
 	for {
 		if !s.value(depth) {
 			return false
 		}
-		s.space()
-		if s.next(']') {
+		s.Space()
+		if s.Next(']') {
 			return true
 		}
-		if !s.next(',') {
+		if !s.Next(',') {
 			return false
 		}
-		s.space()
+		s.Space()
 	}
 }
 
-// next consumes c when it comes next.
-func (s *scanner) next(c byte) bool {
+// Next consumes c when it comes next.
+func (s *Scanner) Next(c byte) bool {
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
 		return true
@@ -135,7 +183,7 @@ func (s *scanner) next(c byte) bool {
 
 // str scans a string: no control character, valid escapes, valid UTF-8,
 // no \u0000, no \u escape of a lone surrogate.
-func (s *scanner) str() bool {
+func (s *Scanner) str() bool {
 	s.i++ // "
 	for s.i < len(s.b) {
 		c := s.b[s.i]
@@ -190,21 +238,21 @@ func (s *scanner) str() bool {
 }
 
 // number scans a number that is finite as a float64.
-func (s *scanner) number() bool {
+func (s *Scanner) number() bool {
 	start := s.i
-	s.next('-')
+	s.Next('-')
 	switch {
-	case s.next('0'):
+	case s.Next('0'):
 	case s.digits() == 0:
 		return false
 	}
-	if s.next('.') && s.digits() == 0 {
+	if s.Next('.') && s.digits() == 0 {
 		return false
 	}
-	exp := s.next('e') || s.next('E')
+	exp := s.Next('e') || s.Next('E')
 	if exp {
-		if !s.next('+') {
-			s.next('-')
+		if !s.Next('+') {
+			s.Next('-')
 		}
 		if s.digits() == 0 {
 			return false
@@ -220,7 +268,7 @@ func (s *scanner) number() bool {
 }
 
 // digits consumes a run of digits and returns its length.
-func (s *scanner) digits() int {
+func (s *Scanner) digits() int {
 	start := s.i
 	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
 		s.i++
@@ -229,7 +277,7 @@ func (s *scanner) digits() int {
 }
 
 // literal scans true, false or null.
-func (s *scanner) literal(lit string) bool {
+func (s *Scanner) literal(lit string) bool {
 	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
 		return false
 	}
@@ -258,7 +306,7 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// smallObject is how many member names of one object scanJSON compares in
+// smallObject is how many member names of one object Scan compares in
 // place, one with another, before it keeps them in a map.
 const smallObject = 16
 
@@ -274,7 +322,7 @@ type memberNames struct {
 // add records name and reports whether it is new to the object.
 func (m *memberNames) add(name []byte) bool {
 	if m.big != nil {
-		k := memberName(name)
+		k := MemberName(name)
 		if _, dup := m.big[k]; dup {
 			return false
 		}
@@ -293,9 +341,9 @@ func (m *memberNames) add(name []byte) bool {
 	}
 	m.big = make(map[string]struct{}, 2*smallObject)
 	for _, seen := range m.small[:m.n] {
-		m.big[memberName(seen)] = struct{}{}
+		m.big[MemberName(seen)] = struct{}{}
 	}
-	m.big[memberName(name)] = struct{}{}
+	m.big[MemberName(name)] = struct{}{}
 	return true
 }
 
@@ -305,12 +353,12 @@ func sameMemberName(a, b []byte) bool {
 	if bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0 {
 		return bytes.Equal(a, b)
 	}
-	return memberName(a) == memberName(b)
+	return MemberName(a) == MemberName(b)
 }
 
-// memberName is a raw name (a well-formed JSON string's contents) with its
+// MemberName is a raw name (a well-formed JSON string's contents) with its
 // escapes read.
-func memberName(raw []byte) string {
+func MemberName(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
 	}
