@@ -6,10 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"unicode/utf8"
 
 	"github.com/loci-memory/loci"
+	"github.com/loci-memory/loci/internal/jsoncheck"
 )
 
 // readImportChunks splits r into chunks of lines, numbered from 1.
@@ -86,8 +89,9 @@ func (c *importChunk) check() {
 // write it stands for.
 func checkImportLine(raw []byte) (importEntry, error) {
 	e := importEntry{size: len(raw)}
-	if !utf8.Valid(raw) {
-		return e, loci.Errorf(loci.EINVALID, "not valid UTF-8")
+	deep, err := checkLineJSON(raw)
+	if err != nil {
+		return e, err
 	}
 	var head struct {
 		Type string `json:"type"`
@@ -121,6 +125,8 @@ func checkImportLine(raw []byte) (importEntry, error) {
 			return e, err
 		} else if err := loci.RequireText("user id", l.ID, loci.MaxUserIDBytes); err != nil {
 			return e, err
+		} else if err := checkDepth(deep, "defaults", l.Defaults); err != nil {
+			return e, err
 		} else if d := bytes.TrimSpace(l.Defaults); len(d) > 0 && (d[0] != '{' || !json.Valid(d)) {
 			return e, loci.Errorf(loci.EINVALID, "a user's defaults must be a JSON object")
 		} else if err := checkImportTime("created_at", l.CreatedAt, true); err != nil {
@@ -130,7 +136,7 @@ func checkImportLine(raw []byte) (importEntry, error) {
 		}
 		e.user = l.User
 	case lineRecord:
-		if err := checkRecordLine(raw, &e); err != nil {
+		if err := checkRecordLine(raw, deep, &e); err != nil {
 			return e, err
 		}
 	case lineBlockLink:
@@ -151,12 +157,63 @@ func checkImportLine(raw []byte) (importEntry, error) {
 	return e, nil
 }
 
+// lineNesting is how many levels of a line hold the deepest of the values
+// it brings back: a version's data is in the line's object, its versions
+// and the version's object (versions[0].data); a record's data and
+// metadata and a user's defaults are in the line's object alone.
+const lineNesting = 3
+
+// checkLineJSON refuses a line that no request body could be: invalid
+// UTF-8 (a lone surrogate included), malformed JSON, a NUL in a string or
+// a member name, an object with a member named twice, a number out of
+// float64's range, anywhere in the line (jsoncheck, as httpapi checks a
+// body). Nesting counts from each value the line brings back, as it
+// counted from the body that wrote it: deep reports a line that nests
+// deeper than its values may where they stand, each of which the line's
+// check then checks by itself (checkDepth).
+func checkLineJSON(raw []byte) (deep bool, err error) {
+	depth, ok := jsoncheck.Scan(raw, loci.MaxJSONDepth+lineNesting)
+	if ok {
+		return depth > loci.MaxJSONDepth+1, nil
+	}
+	if err := jsoncheck.Refusal(raw, "each line", math.MaxInt); err != nil {
+		return false, err
+	}
+	return true, nil // refused for its depth alone
+}
+
+// checkDepth refuses v, a value of a line that checkLineJSON found deep,
+// when it nests more than loci.MaxJSONDepth levels, naming it field.
+func checkDepth(deep bool, field string, v json.RawMessage) error {
+	if !deep {
+		return nil
+	}
+	if _, ok := jsoncheck.Scan(v, loci.MaxJSONDepth); !ok {
+		return loci.Errorf(loci.EINVALID, "%s: JSON must not nest more than %d levels deep", field, loci.MaxJSONDepth)
+	}
+	return nil
+}
+
 // checkRecordLine checks raw, a record's line, and keeps in e the record,
-// its versions and what its kind's import rules need of its data.
-func checkRecordLine(raw []byte, e *importEntry) error {
+// its versions and what its kind's import rules need of its data; deep is
+// checkLineJSON's.
+func checkRecordLine(raw []byte, deep bool, e *importEntry) error {
 	l := recordLine{Record: &loci.Record{}}
 	if err := strict(raw, &l); err != nil {
 		return err
+	}
+	if err := checkDepth(deep, "data", l.Data); err != nil {
+		return err
+	} else if err := checkDepth(deep, "metadata", l.Metadata); err != nil {
+		return err
+	}
+	for i := 0; deep && i < len(l.Versions); i++ {
+		v := l.Versions[i]
+		if err := checkDepth(deep, fmt.Sprintf("versions[%d].data", i), v.Data); err != nil {
+			return err
+		} else if err := checkDepth(deep, fmt.Sprintf("versions[%d].metadata", i), v.Metadata); err != nil {
+			return err
+		}
 	}
 	data, err := checkImportRecord(l.Record, deref(l.SearchText), l.Versions)
 	if err != nil {
