@@ -144,18 +144,7 @@ func eventHoldsTerms(terms []string) func(*loci.QueuedEvent) bool {
 		} else {
 			texts = append(texts, string(e.Result))
 		}
-		have := map[string]bool{}
-		for _, text := range texts {
-			for _, t := range contentTerms(text) {
-				have[t] = true
-			}
-		}
-		for _, t := range terms {
-			if !have[t] {
-				return false
-			}
-		}
-		return true
+		return textsHoldEvery(map[string]bool{}, texts, terms)
 	}
 }
 

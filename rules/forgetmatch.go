@@ -93,7 +93,13 @@ func holdsEvery(r *loci.Record, terms []string) bool {
 	for _, t := range strings.Fields(r.SearchText) {
 		have[t] = true
 	}
-	for _, text := range recordTexts(r) {
+	return textsHoldEvery(have, recordTexts(r), terms)
+}
+
+// textsHoldEvery reports whether every term is among have and the terms
+// of texts, all together (have gains those).
+func textsHoldEvery(have map[string]bool, texts []string, terms []string) bool {
+	for _, text := range texts {
 		for _, t := range contentTerms(text) {
 			have[t] = true
 		}

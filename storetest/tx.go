@@ -156,45 +156,7 @@ func testScanRowByRow(t *testing.T, open Opener) {
 // concurrent transactions that take the same lock first: none may fail or
 // lose an update.
 func testLockSerializes(t *testing.T, open Opener) {
-	ctx := context.Background()
-	s := open(t)
-	r := NewRecord(loci.KindBlock, loci.Scope{AgentID: "a"}, "counter", "0")
-	MustInsert(t, s, r)
-	const workers, each = 4, 5
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*each)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				errs <- s.Update(ctx, func(tx loci.Tx) error {
-					if err := tx.Lock(ctx, "counter"); err != nil {
-						return err
-					}
-					cur, err := tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
-					if err != nil {
-						return err
-					}
-					next := *cur
-					next.Version++
-					next.Content = fmt.Sprint(next.Version - 1)
-					return tx.UpdateRecord(ctx, &next, cur.Version)
-				})
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatalf("update: %v", err)
-		}
-	}
-	got := MustFind(t, s, loci.RecordFilter{Workspace: loci.DefaultWorkspace, IDs: []string{r.ID}})
-	if len(got) != 1 || got[0].Version != 1+workers*each || got[0].Content != fmt.Sprint(workers*each) {
-		t.Fatalf("after %d updates: %+v", workers*each, got)
-	}
+	counterRace(t, open, func(ctx context.Context, tx loci.Tx, id string) error { return tx.Lock(ctx, "counter") })
 }
 
 // testLockRecords: transactions that lock a record (LockRecords) before
@@ -202,6 +164,20 @@ func testLockSerializes(t *testing.T, open Opener) {
 // committed, so none loses its update (a version conflict); ids that do
 // not exist are ignored.
 func testLockRecords(t *testing.T, open Opener) {
+	s := counterRace(t, open, func(ctx context.Context, tx loci.Tx, id string) error {
+		return tx.LockRecords(ctx, loci.DefaultWorkspace, []string{"absent", id})
+	})
+	if err := s.Update(context.Background(), func(tx loci.Tx) error {
+		return tx.LockRecords(context.Background(), loci.DefaultWorkspace, nil)
+	}); err != nil {
+		t.Errorf("lock no records: %v", err)
+	}
+}
+
+// counterRace runs 20 read-modify-write updates of one record, from 4
+// concurrent writers, each transaction taking lock first: none may fail or
+// lose an update. It returns the store.
+func counterRace(t *testing.T, open Opener, lock func(ctx context.Context, tx loci.Tx, id string) error) loci.Store {
 	ctx := context.Background()
 	s := open(t)
 	r := NewRecord(loci.KindBlock, loci.Scope{AgentID: "a"}, "counter", "0")
@@ -215,7 +191,7 @@ func testLockRecords(t *testing.T, open Opener) {
 			defer wg.Done()
 			for range each {
 				errs <- s.Update(ctx, func(tx loci.Tx) error {
-					if err := tx.LockRecords(ctx, loci.DefaultWorkspace, []string{"absent", r.ID}); err != nil {
+					if err := lock(ctx, tx, r.ID); err != nil {
 						return err
 					}
 					cur, err := tx.GetRecord(ctx, loci.DefaultWorkspace, r.ID)
@@ -241,9 +217,7 @@ func testLockRecords(t *testing.T, open Opener) {
 	if len(got) != 1 || got[0].Version != 1+workers*each || got[0].Content != fmt.Sprint(workers*each) {
 		t.Fatalf("after %d updates: %+v", workers*each, got)
 	}
-	if err := s.Update(ctx, func(tx loci.Tx) error { return tx.LockRecords(ctx, loci.DefaultWorkspace, nil) }); err != nil {
-		t.Errorf("lock no records: %v", err)
-	}
+	return s
 }
 
 // testPanicRollsBack: a panic in a transaction function is passed on, the
