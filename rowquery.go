@@ -60,6 +60,7 @@ const (
 	CmpLt    Cmp = "<"
 	CmpLe    Cmp = "<="
 	CmpGe    Cmp = ">="
+	CmpGt    Cmp = ">"
 	CmpNull  Cmp = "IS NULL"
 	CmpHolds Cmp = "HOLDS"
 )

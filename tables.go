@@ -254,10 +254,12 @@ func (tx Tx) FindAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, int, 
 }
 
 // PruneAudit deletes the entries of every workspace older than before
-// (unless zero) and then the oldest beyond the newest keep (unless 0), and
-// returns how many it deleted. The second is one lookup of the newest
-// entry's number, however long the log: entries are numbered without gaps
-// but for what was deleted, so it may keep a few fewer than keep.
+// (unless zero) and then, in each workspace, the oldest beyond its newest
+// keep (unless 0: a workspace's activity never pushes another's history
+// out), and returns how many it deleted. Below keep entries in all (the
+// newest and oldest entries' numbers tell, however long the log) nothing
+// more is read; above, each workspace's keep-th newest entry is found,
+// and those before it go.
 func (tx Tx) PruneAudit(ctx context.Context, before time.Time, keep int) (int, error) {
 	n := 0
 	if !before.IsZero() {
@@ -267,16 +269,44 @@ func (tx Tx) PruneAudit(ctx context.Context, before time.Time, keep int) (int, e
 		}
 		n += d
 	}
-	if keep > 0 {
-		newest := -1
-		err := tx.FindRows(ctx, RowQuery{Table: auditTable, Order: []Sort{{Column: "seq", Desc: true}}, Limit: 1},
-			func(r Row) error { newest = r.int(0); return nil })
-		if err != nil || newest < 0 {
+	if keep <= 0 {
+		return n, nil
+	}
+	seq := func(desc bool) (int, error) {
+		v := -1
+		err := tx.FindRows(ctx, RowQuery{Table: auditTable, Order: []Sort{{Column: "seq", Desc: desc}}, Limit: 1},
+			func(r Row) error { v = r.int(0); return nil })
+		return v, err
+	}
+	newest, err := seq(true)
+	if err != nil || newest < 0 {
+		return n, err
+	}
+	oldest, err := seq(false)
+	if err != nil || newest-oldest < keep {
+		return n, err // at most keep entries in all
+	}
+	// Each workspace in turn (the next after the last, on its index).
+	for ws, more := "", true; more; {
+		more = false
+		err := tx.FindRows(ctx, RowQuery{Table: auditTable, Where: []Cond{{"workspace", CmpGt, ws}}, Order: []Sort{{Column: "workspace"}}, Limit: 1},
+			func(r Row) error { ws, more = r.text(6), true; return nil })
+		if err != nil || !more {
 			return n, err
 		}
-		d, err := tx.DeleteRows(ctx, RowQuery{Table: auditTable, Where: []Cond{{"seq", CmpLe, newest - keep}}})
+		cut := -1
+		err = tx.FindRows(ctx, RowQuery{Table: auditTable, Where: []Cond{{"workspace", CmpEq, ws}},
+			Order: []Sort{{Column: "seq", Desc: true}}, Offset: keep - 1, Limit: 1},
+			func(r Row) error { cut = r.int(0); return nil })
 		if err != nil {
-			return 0, err
+			return n, err
+		}
+		if cut < 0 {
+			continue // at most keep entries
+		}
+		d, err := tx.DeleteRows(ctx, RowQuery{Table: auditTable, Where: []Cond{{"workspace", CmpEq, ws}, {"seq", CmpLt, cut}}})
+		if err != nil {
+			return n, err
 		}
 		n += d
 	}

@@ -126,3 +126,33 @@ func TestKeys(t *testing.T) {
 		}
 	})
 }
+
+// TestAuditRetentionSizePerWorkspace: the size bound keeps each
+// workspace's newest MaxEntries entries: a busy workspace never pushes
+// another's history out.
+func TestAuditRetentionSizePerWorkspace(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, open func(testing.TB) loci.Store) {
+		ctx := context.Background()
+		other := loci.WithWorkspace(ctx, "busy")
+		svc := rules.New(open(t))
+		for i := range 3 {
+			if err := svc.Audit(ctx, loci.AuditEntry{Operation: fmt.Sprint("quiet", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 30 {
+			if err := svc.Audit(other, loci.AuditEntry{Operation: fmt.Sprint("busy", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := svc.PruneAudit(ctx, loci.AuditRetention{MaxAge: time.Hour, MaxEntries: 10}); err != nil {
+			t.Fatal(err)
+		}
+		if _, total, err := svc.FindAudit(ctx, loci.AuditFilter{}); err != nil || total != 4 {
+			t.Errorf("the quiet workspace kept %d entries, %v; want its 3 and the prune's", total, err)
+		}
+		if entries, total, err := svc.FindAudit(other, loci.AuditFilter{}); err != nil || total != 10 || entries[0].Operation != "busy29" {
+			t.Errorf("the busy workspace kept %d entries, %v; want its newest 10", total, err)
+		}
+	})
+}

@@ -104,6 +104,7 @@ func rowsInsertFindCount(t *testing.T, s loci.Store) {
 			{nil, 5},
 			{[]loci.Cond{{Column: "at", Cmp: loci.CmpGe, Value: base.Add(2 * time.Hour)}}, 3},
 			{[]loci.Cond{{Column: "at", Cmp: loci.CmpLt, Value: base.Add(2 * time.Hour)}}, 2},
+			{[]loci.Cond{{Column: "at", Cmp: loci.CmpGt, Value: base.Add(2 * time.Hour)}}, 2},
 			{[]loci.Cond{{Column: "count", Cmp: loci.CmpLe, Value: 20}, {Column: "dry_run", Cmp: loci.CmpEq, Value: true}}, 2},
 			{[]loci.Cond{{Column: "workspace", Cmp: loci.CmpEq, Value: "other"}}, 0},
 		} {

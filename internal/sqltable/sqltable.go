@@ -115,7 +115,7 @@ func (b *builder) where(q loci.RowQuery) error {
 		case loci.CmpNull:
 			b.sql.WriteString(" IS NULL")
 			continue
-		case loci.CmpEq, loci.CmpLt, loci.CmpLe, loci.CmpGe:
+		case loci.CmpEq, loci.CmpLt, loci.CmpLe, loci.CmpGe, loci.CmpGt:
 			b.sql.WriteString(" " + string(c.Cmp) + " ")
 		default:
 			return fmt.Errorf("table %s: unknown comparison %q", q.Table.Name, c.Cmp)
