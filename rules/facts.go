@@ -135,11 +135,11 @@ func (s *Service) StoreFact(ctx context.Context, in loci.FactInput) (_ *loci.Fac
 		}
 		// Another agent's version of the slot is not named to a key
 		// bound to an agent.
-		if changed.superseded != nil && !reachable(ctx, changed.superseded) {
-			fact.Supersedes = ""
+		if changed.superseded != nil {
+			fact.Supersedes = toldID(ctx, changed.superseded)
 		}
-		if changed.next != nil && !reachable(ctx, changed.next) {
-			fact.SupersededBy = ""
+		if changed.next != nil {
+			fact.SupersededBy = toldID(ctx, changed.next)
 		}
 		return nil
 	})

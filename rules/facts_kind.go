@@ -58,10 +58,7 @@ func (factKind) add(ctx context.Context, w *memWrite, in *memInput) (*loci.Memor
 	w.a.touch(changed.ids()...)
 	ev := &loci.MemoryEvent{ID: rec.ID, Kind: loci.KindFact, Event: loci.EventAdd, Version: 1}
 	if changed.superseded != nil {
-		ev.Event = loci.EventUpdate
-		if reachable(ctx, changed.superseded) { // another agent's id is not told
-			ev.Previous = changed.superseded.ID
-		}
+		ev.Event, ev.Previous = loci.EventUpdate, toldID(ctx, changed.superseded) // another agent's id is not told
 	}
 	return ev, nil
 }

@@ -146,6 +146,15 @@ func reachable(ctx context.Context, rec *loci.Record) bool {
 	return p == nil || p.AgentID == "" || rec.AgentID == "" || rec.AgentID == p.AgentID
 }
 
+// toldID is the id of rec that an answer may name to ctx's caller: rec's
+// when it reaches it, else "" (as for none: nil).
+func toldID(ctx context.Context, rec *loci.Record) string {
+	if rec == nil || !reachable(ctx, rec) {
+		return ""
+	}
+	return rec.ID
+}
+
 // GetMemory returns one memory of any kind.
 func (s *Service) GetMemory(ctx context.Context, id string) (_ *loci.UserMemory, err error) {
 	a, err := s.begin(ctx, loci.OpMemoryGet, loci.Scope{})
@@ -462,12 +471,13 @@ func (s *Service) BatchMemories(ctx context.Context, b loci.MemoryBatch) (_ []lo
 func (w *memWrite) lockBatch(ctx context.Context, b loci.MemoryBatch) error {
 	var slots, records []string
 	for _, in := range b.Add {
-		switch {
-		case in.Key == "":
-		case in.Kind == loci.KindNote:
-			slots = append(slots, noteLock(w.ws, in.AgentID, in.Key))
-		case in.Kind == "" || in.Kind == loci.KindFact:
-			slots = append(slots, factSlotLock(w.ws, in.UserID, in.Key))
+		kind := in.Kind
+		if kind == "" {
+			kind = loci.KindFact
+		}
+		// The slot the record it adds will be in.
+		if l := slotLock(w.ws, &loci.Record{Kind: kind, Scope: loci.Scope{AgentID: in.AgentID, UserID: in.UserID}, Key: in.Key}); l != "" {
+			slots = append(slots, l)
 		}
 	}
 	ids := slices.Clone(b.Delete)

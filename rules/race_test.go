@@ -46,6 +46,21 @@ func race(fn func(i int) error) error {
 	return nil
 }
 
+// atOnce runs fns at once, released together, and returns when all
+// have returned.
+func atOnce(fns ...func()) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, fn := range fns {
+		wg.Go(func() {
+			<-start
+			fn()
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
 // twoServices returns two services on two stores of one database.
 func twoServices(t *testing.T, open func(t *testing.T) (loci.Store, loci.Store)) [2]*rules.Service {
 	a, b := open(t)
@@ -333,19 +348,12 @@ func TestForgetRacingAnEdit(t *testing.T) {
 					t.Fatal(err)
 				}
 				var editErr, forgetErr error
-				var wg sync.WaitGroup
-				start := make(chan struct{})
-				wg.Go(func() {
-					<-start
+				atOnce(func() {
 					time.Sleep(time.Duration(r%4) * time.Millisecond) // into the forget's read, at several points
 					_, editErr = svcs[1].UpdateMemory(ctx, f.ID, loci.MemoryPatch{Content: loci.Ptr("lives in Paris")})
-				})
-				wg.Go(func() {
-					<-start
+				}, func() {
 					_, forgetErr = svcs[0].ForgetUserMemories(ctx, user, loci.ForgetRequest{Query: "Berlin"})
 				})
-				close(start)
-				wg.Wait()
 				if forgetErr != nil {
 					t.Fatalf("round %d: forget: %v", r, forgetErr)
 				}
@@ -380,18 +388,11 @@ func TestEditRacingASupersession(t *testing.T) {
 				}
 				var add, edit *loci.MemoryEvent
 				var addErr, editErr error
-				var wg sync.WaitGroup
-				start := make(chan struct{})
-				wg.Go(func() {
-					<-start
+				atOnce(func() {
 					add, addErr = svcs[0].AddMemory(ctx, loci.MemoryInput{Content: "lives in city A", UserID: user, Key: "home"})
-				})
-				wg.Go(func() {
-					<-start
+				}, func() {
 					edit, editErr = svcs[1].UpdateMemory(ctx, f0.ID, loci.MemoryPatch{Content: loci.Ptr("lives in city B")})
 				})
-				close(start)
-				wg.Wait()
 				if addErr != nil {
 					t.Fatalf("round %d: add: %v", r, addErr)
 				}
@@ -467,12 +468,7 @@ func TestKeyedWritesRacingEditsByID(t *testing.T) {
 							t.Fatal(err)
 						}
 						var keyErr, idErr error
-						var wg sync.WaitGroup
-						start := make(chan struct{})
-						wg.Go(func() { <-start; keyErr = tc.byKey(svcs[0], r) })
-						wg.Go(func() { <-start; _, idErr = svcs[1].UpdateMemory(ctx, first.ID, tc.byID) })
-						close(start)
-						wg.Wait()
+						atOnce(func() { keyErr = tc.byKey(svcs[0], r) }, func() { _, idErr = svcs[1].UpdateMemory(ctx, first.ID, tc.byID) })
 						if keyErr != nil || idErr != nil {
 							t.Errorf("round %d: by key: %v; by id: %v; want both done", r, keyErr, idErr)
 						}
@@ -507,18 +503,11 @@ func TestBatchesRacingInOtherOrders(t *testing.T) {
 					return loci.MemoryUpdate{ID: id, MemoryPatch: loci.MemoryPatch{Metadata: json.RawMessage(`{"by":"` + content + `"}`)}}
 				}
 				var errA, errB error
-				var wg sync.WaitGroup
-				start := make(chan struct{})
-				wg.Go(func() {
-					<-start
+				atOnce(func() {
 					_, errA = svcs[0].BatchMemories(ctx, loci.MemoryBatch{Update: []loci.MemoryUpdate{patch(x.ID, "a"), patch(y.ID, "a")}})
-				})
-				wg.Go(func() {
-					<-start
+				}, func() {
 					_, errB = svcs[1].BatchMemories(ctx, loci.MemoryBatch{Update: []loci.MemoryUpdate{patch(y.ID, "b"), patch(x.ID, "b")}})
 				})
-				close(start)
-				wg.Wait()
 				if errA != nil || errB != nil {
 					t.Errorf("round %d: batches: %v; %v; want both done", r, errA, errB)
 					continue
